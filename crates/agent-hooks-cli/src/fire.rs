@@ -1,0 +1,65 @@
+//! `agent-hooks fire <event>`: one dispatch from the shell (SPEC §11). Exit 0 whatever the
+//! decision; 2 for an unknown event or a payload that is not a JSON object.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use agent_hooks::{Engine, Event, Workspace};
+use serde_json::Value;
+
+pub(crate) async fn run(ws: Workspace, event: &str) -> ExitCode {
+    let event: Event = match event.parse() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("agent-hooks fire: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        eprintln!("agent-hooks fire: cannot read the payload from stdin: {e}");
+        return ExitCode::from(2);
+    }
+    let payload = match serde_json::from_slice::<Value>(&input) {
+        Ok(Value::Object(map)) => map,
+        Ok(other) => {
+            eprintln!(
+                "agent-hooks fire: the payload must be one JSON object, got {}",
+                kind(&other)
+            );
+            return ExitCode::from(2);
+        }
+        Err(e) if input.iter().all(u8::is_ascii_whitespace) => {
+            let _ = e;
+            eprintln!("agent-hooks fire: no payload on stdin (expected one JSON object)");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("agent-hooks fire: the payload is not valid JSON: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let engine = Engine::open(ws);
+    let outcome = engine.dispatch(event, payload).await;
+    match serde_json::to_string(&outcome) {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("agent-hooks fire: cannot print the outcome: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

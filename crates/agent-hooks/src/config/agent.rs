@@ -1,0 +1,268 @@
+//! `config/agent.yaml`: the host's settings file. agent-hooks reads the `shell_hooks` section
+//! (the master switch) and writes only `shell_hooks.enabled`, editing the text in place so every
+//! other key, comment and blank line the user wrote survives.
+
+use serde_json::Value;
+
+use super::ConfigError;
+use super::yaml::parse_error;
+use crate::store::{self, FileLock};
+use crate::workspace::Workspace;
+
+/// The parts of `config/agent.yaml` agent-hooks reads.
+#[derive(Debug, Clone, Default)]
+pub struct AgentSettings {
+    /// `shell_hooks.enabled`: the master switch. Off unless the file says `true`.
+    pub shell_hooks_enabled: bool,
+    /// `shell_hooks.self_approve`: whether the sidecar's self-approve route answers (default on).
+    pub self_approve: bool,
+    /// The whole document, for sections other modules read (`claude_hooks`, ...).
+    pub document: Value,
+    pub error: Option<ConfigError>,
+}
+
+impl AgentSettings {
+    pub fn load(ws: &Workspace) -> AgentSettings {
+        let path = ws.agent_yaml();
+        let display = ws.display(&path).into_owned();
+        let mut settings = AgentSettings {
+            self_approve: true,
+            document: Value::Null,
+            ..AgentSettings::default()
+        };
+        let text = match store::read_optional(&path) {
+            Ok(Some(text)) => text,
+            Ok(None) => return settings,
+            Err(err) => {
+                settings.error = Some(ConfigError {
+                    file: display,
+                    line: 0,
+                    column: 0,
+                    message: format!("cannot read: {err}"),
+                });
+                return settings;
+            }
+        };
+        match parse(&text) {
+            Ok(doc) => {
+                let section = doc.get("shell_hooks");
+                match section.and_then(|s| s.get("enabled")) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Bool(b)) => settings.shell_hooks_enabled = *b,
+                    Some(other) => {
+                        settings.error = Some(ConfigError {
+                            file: display.clone(),
+                            line: 0,
+                            column: 0,
+                            message: format!(
+                                "shell_hooks.enabled: expected true or false, found {other}; the master switch stays off"
+                            ),
+                        });
+                    }
+                }
+                if let Some(Value::Bool(b)) = section.and_then(|s| s.get("self_approve")) {
+                    settings.self_approve = *b;
+                }
+                settings.document = doc;
+            }
+            Err(err) => settings.error = Some(parse_error(&display, &err)),
+        }
+        settings
+    }
+}
+
+fn parse(text: &str) -> Result<Value, serde_saphyr::Error> {
+    Ok(serde_saphyr::from_str::<Option<Value>>(text)?.unwrap_or(Value::Null))
+}
+
+/// Why the master switch could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum SwitchError {
+    #[error("failed to write {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{0}; fix the file before flipping the switch (nothing was written)")]
+    Unparseable(ConfigError),
+}
+
+/// Sets `shell_hooks.enabled` in `config/agent.yaml`, keeping everything else.
+pub fn set_master_switch(ws: &Workspace, enabled: bool) -> Result<(), SwitchError> {
+    let path = ws.agent_yaml();
+    let display = ws.display(&path).into_owned();
+    let io = |source| SwitchError::Io {
+        path: display.clone(),
+        source,
+    };
+    let _lock = FileLock::acquire(&path).map_err(io)?;
+    let old = store::read_optional(&path).map_err(io)?.unwrap_or_default();
+    let before = parse(&old).map_err(|e| SwitchError::Unparseable(parse_error(&display, &e)))?;
+    let new = edit_enabled(&old, &before, enabled);
+    store::write_atomic(&path, new.as_bytes()).map_err(io)
+}
+
+/// Returns `text` with `shell_hooks.enabled` set. Edits the line in place where the section is
+/// in block style; otherwise rewrites the document from its parsed form (keeping every key).
+fn edit_enabled(text: &str, before: &Value, enabled: bool) -> String {
+    let edited = edit_block_style(text, enabled);
+    if let Some(edited) = edited {
+        if let Ok(after) = parse(&edited) {
+            if same_except_switch(before, &after, enabled) {
+                return edited;
+            }
+        }
+    }
+    let mut doc = match before {
+        Value::Object(map) => map.clone(),
+        _ => serde_json::Map::new(),
+    };
+    let section = doc
+        .entry("shell_hooks")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if !section.is_object() {
+        *section = Value::Object(serde_json::Map::new());
+    }
+    if let Value::Object(s) = section {
+        s.insert("enabled".into(), Value::Bool(enabled));
+    }
+    serde_saphyr::to_string(&Value::Object(doc))
+        .unwrap_or_else(|_| format!("shell_hooks:\n  enabled: {enabled}\n"))
+}
+
+fn same_except_switch(before: &Value, after: &Value, enabled: bool) -> bool {
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(Value::Object(s)) = v.get_mut("shell_hooks") {
+            s.remove("enabled");
+        }
+        v
+    };
+    let switched = after
+        .get("shell_hooks")
+        .and_then(|s| s.get("enabled"))
+        .and_then(Value::as_bool)
+        == Some(enabled);
+    let before_doc = if before.is_null() {
+        Value::Object(Default::default())
+    } else {
+        before.clone()
+    };
+    let mut b = strip(&before_doc);
+    let mut a = strip(after);
+    // A section that existed only to hold the switch is not "another key".
+    for v in [&mut a, &mut b] {
+        if let Value::Object(m) = v {
+            if m.get("shell_hooks").is_some_and(|s| s.as_object().is_some_and(|o| o.is_empty())) {
+                m.remove("shell_hooks");
+            }
+        }
+    }
+    switched && a == b
+}
+
+fn edit_block_style(text: &str, enabled: bool) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let value = if enabled { "true" } else { "false" };
+    let header = lines.iter().position(|l| {
+        let rest = l.strip_prefix("shell_hooks:");
+        rest.is_some_and(|r| {
+            let r = r.trim();
+            r.is_empty() || r.starts_with('#')
+        })
+    });
+    let mut out: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    match header {
+        None => {
+            if lines.iter().any(|l| l.starts_with("shell_hooks")) {
+                return None; // flow style or odd spelling: let the caller rewrite
+            }
+            if !text.is_empty() && !text.ends_with('\n') {
+                out.push(String::new());
+                let mut joined = out.join("\n");
+                joined.push_str(&format!("shell_hooks:\n  enabled: {value}\n"));
+                return Some(joined);
+            }
+            let mut s = text.to_owned();
+            s.push_str(&format!("shell_hooks:\n  enabled: {value}\n"));
+            Some(s)
+        }
+        Some(h) => {
+            let mut indent: Option<String> = None;
+            let mut end = lines.len();
+            for (i, line) in lines.iter().enumerate().skip(h + 1) {
+                let trimmed = line.trim_start();
+                if trimmed.is_empty() || trimmed.starts_with('#') {
+                    continue;
+                }
+                let ws_len = line.len() - trimmed.len();
+                if ws_len == 0 {
+                    end = i;
+                    break;
+                }
+                let this_indent = &line[..ws_len];
+                let first = indent.get_or_insert_with(|| this_indent.to_owned());
+                if this_indent == first.as_str() {
+                    if let Some(rest) = trimmed.strip_prefix("enabled:") {
+                        let comment = rest
+                            .find(" #")
+                            .map(|i| &rest[rest[..i].trim_end().len()..])
+                            .unwrap_or("");
+                        out[i] = format!("{this_indent}enabled: {value}{comment}");
+                        return Some(join(out, text));
+                    }
+                }
+            }
+            let _ = end;
+            let indent = indent.unwrap_or_else(|| "  ".to_owned());
+            out.insert(h + 1, format!("{indent}enabled: {value}"));
+            Some(join(out, text))
+        }
+    }
+}
+
+fn join(lines: Vec<String>, original: &str) -> String {
+    let mut s = lines.join("\n");
+    if original.ends_with('\n') || original.is_empty() {
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flip(text: &str, enabled: bool) -> String {
+        let before = parse(text).expect("test input parses");
+        edit_enabled(text, &before, enabled)
+    }
+
+    #[test]
+    fn flips_in_place_keeping_comments_and_keys() {
+        let text = "# host settings\nmodel: opus\nshell_hooks:\n  enabled: false  # master\n  self_approve: true\nother: {a: 1}\n";
+        assert_eq!(
+            flip(text, true),
+            "# host settings\nmodel: opus\nshell_hooks:\n  enabled: true  # master\n  self_approve: true\nother: {a: 1}\n"
+        );
+    }
+
+    #[test]
+    fn adds_the_key_or_section_when_missing() {
+        assert_eq!(flip("model: x\n", true), "model: x\nshell_hooks:\n  enabled: true\n");
+        assert_eq!(flip("", false), "shell_hooks:\n  enabled: false\n");
+        assert_eq!(
+            flip("shell_hooks:\n    self_approve: false\n", true),
+            "shell_hooks:\n    enabled: true\n    self_approve: false\n"
+        );
+    }
+
+    #[test]
+    fn flow_style_is_rewritten_with_every_key() {
+        let out = flip("model: x\nshell_hooks: {enabled: false, self_approve: true}\n", true);
+        let doc = parse(&out).expect("output parses");
+        assert_eq!(doc["model"], "x");
+        assert_eq!(doc["shell_hooks"]["enabled"], true);
+        assert_eq!(doc["shell_hooks"]["self_approve"], true);
+    }
+}

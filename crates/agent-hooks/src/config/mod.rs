@@ -1,0 +1,136 @@
+//! Loading a workspace's configuration: the master switch from `config/agent.yaml` and the hooks
+//! of every source. Each source is one module that turns its files into [`Hook`]s and
+//! [`ConfigError`]s; adding a source is adding a module and a line to [`SOURCES`].
+//! A file that fails to parse loses only its own hooks — and on reload it keeps its previous
+//! good ones (SPEC §2, issue "reload").
+
+pub mod agent;
+pub mod shell;
+mod yaml;
+
+pub(crate) use yaml::kind_of as json_kind;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::hook::{Hook, SourceKind};
+use crate::workspace::Workspace;
+
+/// A configuration problem, located as precisely as the file allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// Workspace-relative path of the file.
+    pub file: String,
+    pub line: u64,
+    pub column: u64,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+        } else {
+            write!(f, "{}: {}", self.file, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The outcome of reading one configuration file.
+#[derive(Debug, Clone)]
+pub struct FileLoad {
+    pub source: SourceKind,
+    pub path: PathBuf,
+    pub display: String,
+    pub state: FileState,
+    /// Hooks that loaded (entries with errors are left out and listed in `errors`).
+    pub hooks: Vec<Hook>,
+    /// Entry-level errors (the rest of the file still loads), or the one file-level error.
+    pub errors: Vec<ConfigError>,
+    /// Unknown keys, clamped values: things the user should know that do not stop a hook.
+    pub warnings: Vec<ConfigError>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileState {
+    Missing,
+    Loaded,
+    /// The file could not be read or parsed: none of its hooks run (unless kept from before).
+    Broken,
+    /// Broken now; the hooks shown are the last good ones, still running.
+    BrokenKeptPrevious,
+}
+
+/// A source of hooks: reads its files from the workspace.
+pub type SourceLoader = fn(&Workspace) -> Vec<FileLoad>;
+
+/// Every source, in run order (SPEC §5).
+pub const SOURCES: &[SourceLoader] = &[shell::load];
+
+/// Everything loaded from a workspace at one moment. Immutable; a reload builds a new one.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub master_enabled: bool,
+    pub agent: agent::AgentSettings,
+    pub files: Vec<FileLoad>,
+    pub hooks: Vec<Arc<Hook>>,
+}
+
+impl Config {
+    /// Reads every source. With `previous`, a file that is broken now keeps its previous hooks.
+    pub fn load(ws: &Workspace, previous: Option<&Config>) -> Config {
+        let agent = agent::AgentSettings::load(ws);
+        let mut files: Vec<FileLoad> = SOURCES.iter().flat_map(|load| load(ws)).collect();
+        if let Some(prev) = previous {
+            for file in &mut files {
+                if file.state != FileState::Broken {
+                    continue;
+                }
+                if let Some(old) = prev.files.iter().find(|f| f.path == file.path) {
+                    if !old.hooks.is_empty() {
+                        file.hooks = old.hooks.clone();
+                        file.state = FileState::BrokenKeptPrevious;
+                    }
+                }
+            }
+        }
+        let master_enabled = match (&agent.error, previous) {
+            // A broken agent.yaml keeps the switch where it was rather than silently flipping it.
+            (Some(_), Some(prev)) => prev.master_enabled,
+            _ => agent.shell_hooks_enabled,
+        };
+        let hooks = files
+            .iter()
+            .flat_map(|f| f.hooks.iter().cloned().map(Arc::new))
+            .collect();
+        Config {
+            master_enabled,
+            agent,
+            files,
+            hooks,
+        }
+    }
+
+    /// Every error of every file, `config/agent.yaml` first.
+    pub fn errors(&self) -> impl Iterator<Item = &ConfigError> {
+        self.agent
+            .error
+            .iter()
+            .chain(self.files.iter().flat_map(|f| f.errors.iter()))
+    }
+
+    /// Every warning of every file.
+    pub fn warnings(&self) -> impl Iterator<Item = &ConfigError> {
+        self.files.iter().flat_map(|f| f.warnings.iter())
+    }
+
+    /// The declared hooks whose approval key is `key`.
+    pub fn hooks_with_key<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a Arc<Hook>> {
+        self.hooks
+            .iter()
+            .filter(move |h| h.approval_key.as_deref() == Some(key))
+    }
+}

@@ -1,0 +1,381 @@
+//! The shell-hook source: `config/shell_hooks.yaml` (SPEC §5). Each entry becomes one [`Hook`]
+//! speaking the decision protocol over the command transport, gated by approval.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::Value;
+use serde_saphyr::Spanned;
+
+use super::yaml::{LocatedMap, error_at, kind_of, parse_error};
+use super::{ConfigError, FileLoad, FileState};
+use crate::dialect::Dialect;
+use crate::event::Event;
+use crate::hook::{Hook, MAX_TIMEOUT_SECS, Matcher, OnError, SourceKind, filesystem_safe};
+use crate::transport::{CommandSpec, TransportSpec};
+use crate::workspace::Workspace;
+
+/// Default timeout of a shell hook (SPEC §5).
+pub const DEFAULT_TIMEOUT_SECS: f64 = 20.0;
+
+const KNOWN_KEYS: &[&str] = &[
+    "event", "matcher", "command", "timeout", "type", "name", "on_error", "env", "url", "headers",
+    "secret", "allowed_env",
+];
+
+#[derive(Deserialize)]
+struct ShellHooksFile {
+    hooks: Option<Vec<Spanned<LocatedMap>>>,
+}
+
+pub(crate) fn load(ws: &Workspace) -> Vec<FileLoad> {
+    let path = ws.shell_hooks_yaml();
+    let display = ws.display(&path).into_owned();
+    let mut load = FileLoad {
+        source: SourceKind::ShellHooks,
+        path: path.clone(),
+        display: display.clone(),
+        state: FileState::Missing,
+        hooks: Vec::new(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    match crate::store::read_optional(&path) {
+        Ok(None) => {}
+        Ok(Some(text)) => parse_into(ws, &text, &mut load),
+        Err(err) => {
+            load.state = FileState::Broken;
+            load.errors.push(ConfigError {
+                file: display,
+                line: 0,
+                column: 0,
+                message: format!("cannot read: {err}"),
+            });
+        }
+    }
+    vec![load]
+}
+
+/// Parses the text of a `shell_hooks.yaml` into `load` (hooks, errors, warnings).
+fn parse_into(ws: &Workspace, text: &str, load: &mut FileLoad) {
+    let file = load.display.clone();
+    if text.trim().is_empty() {
+        load.state = FileState::Loaded;
+        return;
+    }
+    // Top-level keys first, so a misspelt `hook:` is pointed out instead of meaning "no hooks".
+    match serde_saphyr::from_str::<Option<BTreeMap<String, Spanned<IgnoredAny>>>>(text) {
+        Ok(Some(top)) => {
+            for (key, at) in &top {
+                if key != "hooks" {
+                    load.warnings.push(ConfigError {
+                        file: file.clone(),
+                        line: at.referenced.line(),
+                        column: at.referenced.column(),
+                        message: format!("unknown key \"{key}\" ignored (expected \"hooks\")"),
+                    });
+                }
+            }
+        }
+        Ok(None) => {
+            load.state = FileState::Loaded;
+            return;
+        }
+        Err(err) => {
+            load.state = FileState::Broken;
+            let mut e = parse_error(&file, &err);
+            if e.message.contains("expected") && !text.contains("hooks:") {
+                e.message = format!("{} (expected a mapping with a \"hooks\" list)", e.message);
+            }
+            load.errors.push(e);
+            return;
+        }
+    }
+    let parsed: ShellHooksFile = match serde_saphyr::from_str(text) {
+        Ok(parsed) => parsed,
+        Err(err) => {
+            load.state = FileState::Broken;
+            let mut e = parse_error(&file, &err);
+            e.message = format!("{} (\"hooks\" must be a list of mappings)", e.message);
+            load.errors.push(e);
+            return;
+        }
+    };
+    load.state = FileState::Loaded;
+    for (index, entry) in parsed.hooks.unwrap_or_default().into_iter().enumerate() {
+        match parse_entry(ws, &file, index, &entry, &mut load.warnings) {
+            Ok(hook) => load.hooks.push(hook),
+            Err(err) => load.errors.push(err),
+        }
+    }
+}
+
+fn parse_entry(
+    ws: &Workspace,
+    file: &str,
+    index: usize,
+    entry: &Spanned<LocatedMap>,
+    warnings: &mut Vec<ConfigError>,
+) -> Result<Hook, ConfigError> {
+    let map = &entry.value;
+    let line = entry.referenced.line();
+    let whole = |message: String| ConfigError {
+        file: file.to_owned(),
+        line,
+        column: entry.referenced.column(),
+        message,
+    };
+    for (key, at) in map {
+        if !KNOWN_KEYS.contains(&key.as_str()) {
+            let hint = KNOWN_KEYS
+                .iter()
+                .min_by_key(|k| strsim::damerau_levenshtein(k, key))
+                .filter(|k| strsim::damerau_levenshtein(k, key) <= 2)
+                .map(|k| format!(" (did you mean \"{k}\"?)"))
+                .unwrap_or_default();
+            warnings.push(error_at(
+                file,
+                at,
+                format!("hook #{}: unknown key \"{key}\" ignored{hint}", index + 1),
+            ));
+        }
+    }
+
+    let event_at = map
+        .get("event")
+        .ok_or_else(|| whole(format!("hook #{}: missing \"event\"", index + 1)))?;
+    let event_name = string(file, "event", event_at)?;
+    let event: Event = event_name
+        .parse()
+        .map_err(|e: crate::event::UnknownEvent| error_at(file, event_at, e.to_string()))?;
+
+    let kind = match map.get("type") {
+        None => "command".to_owned(),
+        Some(at) => string(file, "type", at)?,
+    };
+    if kind != "command" {
+        let at = map.get("type").unwrap_or(event_at);
+        return Err(error_at(
+            file,
+            at,
+            match kind.as_str() {
+                "http" => "type \"http\" is not supported by this build (expected \"command\")"
+                    .to_owned(),
+                other => format!("unknown type \"{other}\" (expected \"command\")"),
+            },
+        ));
+    }
+
+    let command_at = map.get("command").ok_or_else(|| {
+        whole(format!(
+            "hook #{} ({event}): missing \"command\" (the program to run, e.g. \"/abs/path/hooks/guard.py\")",
+            index + 1
+        ))
+    })?;
+    let command = string(file, "command", command_at)?;
+    let spec = CommandSpec::argv(ws, &command)
+        .map_err(|msg| error_at(file, command_at, format!("command: {msg}")))?;
+
+    let matcher = match map.get("matcher") {
+        None => None,
+        Some(at) => {
+            let pattern = string(file, "matcher", at)?;
+            if pattern.is_empty() {
+                None
+            } else {
+                let regex = regex::Regex::new(&pattern).map_err(|e| {
+                    error_at(
+                        file,
+                        at,
+                        format!("matcher is not a valid regex: {}", one_line(&e.to_string())),
+                    )
+                })?;
+                Some(Matcher { pattern, regex })
+            }
+        }
+    };
+
+    let timeout = match map.get("timeout") {
+        None => DEFAULT_TIMEOUT_SECS,
+        Some(at) => {
+            let secs = at.value.as_f64().filter(|s| *s > 0.0).ok_or_else(|| {
+                error_at(
+                    file,
+                    at,
+                    format!(
+                        "timeout: expected a positive number of seconds, found {}",
+                        kind_of(&at.value)
+                    ),
+                )
+            })?;
+            if secs > MAX_TIMEOUT_SECS {
+                warnings.push(error_at(
+                    file,
+                    at,
+                    format!("timeout {secs} s is above the {MAX_TIMEOUT_SECS} s ceiling; using {MAX_TIMEOUT_SECS} s"),
+                ));
+                MAX_TIMEOUT_SECS
+            } else {
+                secs
+            }
+        }
+    };
+
+    let on_error = match map.get("on_error") {
+        None => OnError::Continue,
+        Some(at) => match string(file, "on_error", at)?.as_str() {
+            "continue" => OnError::Continue,
+            "block" => OnError::Block,
+            other => {
+                return Err(error_at(
+                    file,
+                    at,
+                    format!("on_error: expected \"continue\" or \"block\", found \"{other}\""),
+                ));
+            }
+        },
+    };
+
+    let env = match map.get("env") {
+        None => Vec::new(),
+        Some(at) => env_map(file, at)?,
+    };
+
+    let name = match map.get("name") {
+        None => command.clone(),
+        Some(at) => string(file, "name", at)?,
+    };
+
+    Ok(Hook {
+        state_dir: ws.state_dir().join(filesystem_safe(&name)),
+        name,
+        source: SourceKind::ShellHooks,
+        file: ws.shell_hooks_yaml(),
+        file_display: file.to_owned(),
+        line,
+        events: vec![event],
+        matcher,
+        transport: TransportSpec::Command(spec),
+        dialect: Dialect::Shell,
+        timeout: Duration::from_secs_f64(timeout),
+        on_error,
+        env,
+        approval_key: Some(command),
+    })
+}
+
+fn string(file: &str, key: &str, at: &Spanned<Value>) -> Result<String, ConfigError> {
+    match &at.value {
+        Value::String(s) => Ok(s.clone()),
+        other => Err(error_at(
+            file,
+            at,
+            format!("{key}: expected a string, found {}", kind_of(other)),
+        )),
+    }
+}
+
+/// `env:` — a mapping of names to scalar values (numbers and booleans are written as text).
+pub(crate) fn env_map(file: &str, at: &Spanned<Value>) -> Result<Vec<(String, String)>, ConfigError> {
+    let Value::Object(map) = &at.value else {
+        return Err(error_at(
+            file,
+            at,
+            format!("env: expected a mapping of NAME: value, found {}", kind_of(&at.value)),
+        ));
+    };
+    map.iter()
+        .map(|(k, v)| {
+            let value = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                other => {
+                    return Err(error_at(
+                        file,
+                        at,
+                        format!("env.{k}: expected a string, found {}", kind_of(other)),
+                    ));
+                }
+            };
+            Ok((k.clone(), value))
+        })
+        .collect()
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> FileLoad {
+        let ws = Workspace::new("/ws");
+        let mut load = FileLoad {
+            source: SourceKind::ShellHooks,
+            path: ws.shell_hooks_yaml(),
+            display: "config/shell_hooks.yaml".into(),
+            state: FileState::Missing,
+            hooks: Vec::new(),
+            errors: Vec::new(),
+            warnings: Vec::new(),
+        };
+        parse_into(&ws, text, &mut load);
+        load
+    }
+
+    #[test]
+    fn parses_a_full_entry() {
+        let load = parse(
+            "hooks:\n  - event: pre_tool_call\n    matcher: \"rm -rf\"\n    command: /abs/guard.py --strict\n    timeout: 5\n    name: guard\n    on_error: block\n    env: {LEVEL: 3}\n",
+        );
+        assert!(load.errors.is_empty(), "{:?}", load.errors);
+        let hook = &load.hooks[0];
+        assert_eq!(hook.name, "guard");
+        assert_eq!(hook.events, vec![Event::PreToolCall]);
+        assert_eq!(hook.timeout, Duration::from_secs(5));
+        assert_eq!(hook.on_error, OnError::Block);
+        assert_eq!(hook.env, vec![("LEVEL".to_owned(), "3".to_owned())]);
+        assert_eq!(hook.approval_key.as_deref(), Some("/abs/guard.py --strict"));
+        assert_eq!(hook.line, 2);
+    }
+
+    #[test]
+    fn misspelt_event_is_located_and_suggested() {
+        let load = parse("hooks:\n  - event: pre_tool\n    command: /x\n  - event: on_stop\n    command: /y\n");
+        assert_eq!(load.hooks.len(), 1, "the good entry still loads");
+        assert_eq!(
+            load.errors[0].to_string(),
+            "config/shell_hooks.yaml:2:12: unknown event \"pre_tool\" (did you mean \"pre_tool_call\"?)"
+        );
+    }
+
+    #[test]
+    fn broken_yaml_is_one_located_error() {
+        let load = parse("hooks:\n  - event: on_stop\n   command: [\n");
+        assert_eq!(load.state, FileState::Broken);
+        assert_eq!(load.errors[0].line, 3);
+        assert!(load.errors[0].to_string().starts_with("config/shell_hooks.yaml:3:"));
+    }
+
+    #[test]
+    fn unknown_keys_warn_and_timeouts_clamp() {
+        let load = parse("hooks:\n  - event: on_stop\n    command: /x\n    comand: /y\n    timeout: 500\n");
+        assert_eq!(load.hooks[0].timeout, Duration::from_secs(120));
+        let text: Vec<String> = load.warnings.iter().map(|w| w.to_string()).collect();
+        assert!(text.iter().any(|w| w.contains("unknown key \"comand\"") && w.contains("did you mean \"command\"")), "{text:?}");
+        assert!(text.iter().any(|w| w.contains("120")), "{text:?}");
+    }
+
+    #[test]
+    fn unsupported_type_and_bad_matcher_are_entry_errors() {
+        let load = parse("hooks:\n  - event: on_stop\n    type: grpc\n    command: /x\n  - event: on_stop\n    command: /x\n    matcher: \"(\"\n");
+        assert_eq!(load.hooks.len(), 0);
+        assert!(load.errors[0].message.contains("unknown type \"grpc\""));
+        assert!(load.errors[1].message.contains("matcher is not a valid regex"));
+    }
+}

@@ -1,0 +1,163 @@
+//! `logs/events.jsonl`: one JSON object a line for every hook failure and notable decision
+//! (SPEC §9). Each record is written with a single `write` on an `O_APPEND` descriptor, so lines
+//! from concurrent processes never interleave; the file is rotated past 10 MiB.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// The record types of SPEC §9.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagKind {
+    HookInvalidJson,
+    HookInvalidFormat,
+    HookMissingFields,
+    HookTimeout,
+    HookExecError,
+    HookStderr,
+    HookNonzeroExit,
+    HookBlockedToolCall,
+    HookInvalidBlock,
+    HookInvalidMutation,
+    HookInvalidOutput,
+    HookConfigError,
+    HookDrift,
+}
+
+impl DiagKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagKind::HookInvalidJson => "hook_invalid_json",
+            DiagKind::HookInvalidFormat => "hook_invalid_format",
+            DiagKind::HookMissingFields => "hook_missing_fields",
+            DiagKind::HookTimeout => "hook_timeout",
+            DiagKind::HookExecError => "hook_exec_error",
+            DiagKind::HookStderr => "hook_stderr",
+            DiagKind::HookNonzeroExit => "hook_nonzero_exit",
+            DiagKind::HookBlockedToolCall => "hook_blocked_tool_call",
+            DiagKind::HookInvalidBlock => "hook_invalid_block",
+            DiagKind::HookInvalidMutation => "hook_invalid_mutation",
+            DiagKind::HookInvalidOutput => "hook_invalid_output",
+            DiagKind::HookConfigError => "hook_config_error",
+            DiagKind::HookDrift => "hook_drift",
+        }
+    }
+}
+
+/// One line of `logs/events.jsonl`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DiagRecord {
+    pub ts: String,
+    #[serde(rename = "type")]
+    pub kind: DiagKind,
+    pub event: Option<String>,
+    pub hook: Option<String>,
+    pub source: Option<String>,
+    pub detail: String,
+}
+
+impl DiagRecord {
+    pub fn new(kind: DiagKind, detail: impl Into<String>) -> DiagRecord {
+        DiagRecord {
+            ts: now_rfc3339(),
+            kind,
+            event: None,
+            hook: None,
+            source: None,
+            detail: detail.into(),
+        }
+    }
+
+    pub fn event(mut self, event: impl Into<String>) -> Self {
+        self.event = Some(event.into());
+        self
+    }
+
+    pub fn hook(mut self, hook: impl Into<String>, source: impl Into<String>) -> Self {
+        self.hook = Some(hook.into());
+        self.source = Some(source.into());
+        self
+    }
+
+    pub fn source(mut self, source: impl Into<String>) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+}
+
+/// The current time as RFC 3339 UTC.
+pub fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| String::from("1970-01-01T00:00:00Z"))
+}
+
+/// The longest detail kept in one record; hook output can be megabytes.
+const MAX_DETAIL: usize = 4096;
+/// Rotation threshold (SPEC §9).
+pub const ROTATE_AT: u64 = 10 * 1024 * 1024;
+
+/// Appends records to a workspace's `logs/events.jsonl`.
+#[derive(Debug, Clone)]
+pub struct EventLog {
+    path: PathBuf,
+}
+
+impl EventLog {
+    pub fn new(path: PathBuf) -> EventLog {
+        EventLog { path }
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
+    /// Writes one record. Logging must never take a dispatch down, so a failure to write is
+    /// reported through `tracing` and otherwise swallowed.
+    pub fn write(&self, mut record: DiagRecord) {
+        if record.detail.len() > MAX_DETAIL {
+            let mut cut = MAX_DETAIL;
+            while !record.detail.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            record.detail.truncate(cut);
+            record.detail.push_str("… (truncated)");
+        }
+        if let Err(err) = self.append(&record) {
+            tracing::warn!(path = %self.path.display(), %err, "cannot write the event log");
+        }
+    }
+
+    fn append(&self, record: &DiagRecord) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(record)?;
+        line.push(b'\n');
+        if let Some(dir) = self.path.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        self.rotate_if_large()?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)?;
+        // One write of the whole line: O_APPEND makes it land after every other complete line.
+        file.write_all(&line)
+    }
+
+    fn rotate_if_large(&self) -> std::io::Result<()> {
+        match fs::metadata(&self.path) {
+            Ok(meta) if meta.len() >= ROTATE_AT => {
+                let mut rotated = self.path.clone().into_os_string();
+                rotated.push(".1");
+                // Two processes may race here; the loser's rename fails with NotFound, which is fine.
+                match fs::rename(&self.path, PathBuf::from(rotated)) {
+                    Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
+                    _ => Ok(()),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+}

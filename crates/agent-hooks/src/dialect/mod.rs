@@ -1,0 +1,109 @@
+//! Dialects translate between the canonical payload and what one family of hook scripts
+//! expects, and between their answers and canonical [`Answer`]s. The dispatcher calls only the
+//! methods here; each dialect's field names live in its own module.
+
+pub mod shell;
+
+use std::cell::OnceCell;
+
+use serde_json::{Map, Value};
+
+use crate::answer::{Answer, Unusable};
+use crate::event::Event;
+use crate::hook::Hook;
+use crate::transport::Reply;
+
+/// The protocol a hook speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// `config/shell_hooks.yaml`: the decision protocol of SPEC §5, Claude Code answers accepted.
+    Shell,
+}
+
+/// The payload as it stands at one point of a dispatch, with the matcher text computed at most
+/// once however many hooks look at it.
+#[derive(Debug)]
+pub struct PayloadView<'a> {
+    pub event: Event,
+    pub payload: &'a Map<String, Value>,
+    match_text: OnceCell<String>,
+}
+
+impl<'a> PayloadView<'a> {
+    pub fn new(event: Event, payload: &'a Map<String, Value>) -> Self {
+        PayloadView {
+            event,
+            payload,
+            match_text: OnceCell::new(),
+        }
+    }
+
+    /// The payload's string values (nested ones too), common fields excluded, joined with
+    /// newlines: what shell-hook matchers search (SPEC §5).
+    pub fn match_text(&self) -> &str {
+        self.match_text.get_or_init(|| {
+            let mut text = String::new();
+            for (key, value) in self.payload {
+                if crate::event::COMMON_FIELDS.contains(&key.as_str()) {
+                    continue;
+                }
+                collect_strings(value, &mut text);
+            }
+            text
+        })
+    }
+}
+
+fn collect_strings(value: &Value, out: &mut String) {
+    match value {
+        Value::String(s) => {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(s);
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_strings(v, out)),
+        Value::Object(map) => map.values().for_each(|v| collect_strings(v, out)),
+        _ => {}
+    }
+}
+
+impl Dialect {
+    /// Whether the hook's matcher lets it run on this payload (no matcher: always).
+    pub fn matches(self, hook: &Hook, view: &PayloadView<'_>) -> bool {
+        match &hook.matcher {
+            None => true,
+            Some(m) => match self {
+                Dialect::Shell => m.is_match(view.match_text()),
+            },
+        }
+    }
+
+    /// Whether hooks of this dialect must run one after another at `event` (they may block or
+    /// rewrite there), rather than concurrently.
+    pub fn chains(self, event: Event) -> bool {
+        match self {
+            Dialect::Shell => !event.spec().observe_only,
+        }
+    }
+
+    /// The bytes written to the hook's stdin.
+    pub fn input(self, view: &PayloadView<'_>) -> Vec<u8> {
+        match self {
+            Dialect::Shell => shell::input(view),
+        }
+    }
+
+    /// Reads a completed run's raw reply into canonical effects.
+    pub fn interpret(self, event: Event, reply: &Reply) -> Result<Answer, Unusable> {
+        match self {
+            Dialect::Shell => shell::interpret(event, reply),
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Dialect::Shell => "decision protocol",
+        }
+    }
+}

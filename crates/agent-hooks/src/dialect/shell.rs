@@ -1,0 +1,339 @@
+//! The shell-hook dialect (SPEC §5): the canonical payload as one JSON line in; the decision
+//! protocol out, with every Claude Code answer shape translated, and exit 2 meaning "block".
+
+use serde_json::{Map, Value};
+
+use super::PayloadView;
+use crate::answer::{Answer, Decision, Rewrite, Unusable};
+use crate::diag::DiagKind;
+use crate::event::Event;
+use crate::transport::{Exit, Reply};
+
+pub(crate) fn input(view: &PayloadView<'_>) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(view.payload).unwrap_or_else(|_| b"{}".to_vec());
+    bytes.push(b'\n');
+    bytes
+}
+
+pub(crate) fn interpret(event: Event, reply: &Reply) -> Result<Answer, Unusable> {
+    if reply.stdout_overflow {
+        return Err(Unusable {
+            kind: DiagKind::HookInvalidOutput,
+            detail: format!(
+                "stdout is larger than {} bytes; the answer was discarded",
+                crate::transport::STDOUT_CAP
+            ),
+        });
+    }
+    let stdout = std::str::from_utf8(&reply.stdout).map_err(|e| Unusable {
+        kind: DiagKind::HookInvalidJson,
+        detail: format!("stdout is not valid UTF-8 (at byte {})", e.valid_up_to()),
+    })?;
+    let stdout = stdout.trim();
+    match reply.exit {
+        Exit::Code(0) => {}
+        Exit::Code(2) => {
+            // Claude Code's convention: exit 2 blocks, with stderr as the reason. A JSON reason
+            // on stdout, when present, is the more deliberate text.
+            let reason = parse_object(stdout)
+                .ok()
+                .flatten()
+                .and_then(|o| o.get("reason").and_then(Value::as_str).map(str::to_owned))
+                .or_else(|| {
+                    let err = String::from_utf8_lossy(&reply.stderr).trim().to_owned();
+                    (!err.is_empty()).then_some(err)
+                });
+            return Ok(Answer {
+                decision: Some(Decision::Block),
+                reason,
+                ..Answer::default()
+            });
+        }
+        other => {
+            let stderr = String::from_utf8_lossy(&reply.stderr);
+            let tail = stderr.trim();
+            return Err(Unusable {
+                kind: DiagKind::HookNonzeroExit,
+                detail: if tail.is_empty() {
+                    other.to_string()
+                } else {
+                    format!("{other}: {}", last_lines(tail, 3))
+                },
+            });
+        }
+    }
+    match parse_object(stdout)? {
+        None => Ok(Answer::default()),
+        Some(object) => decode(event, &object),
+    }
+}
+
+/// Parses stdout as exactly one JSON object; `None` for empty output.
+pub(crate) fn parse_object(stdout: &str) -> Result<Option<Map<String, Value>>, Unusable> {
+    if stdout.is_empty() {
+        return Ok(None);
+    }
+    let mut stream = serde_json::Deserializer::from_str(stdout).into_iter::<Value>();
+    let first = match stream.next() {
+        Some(Ok(v)) => v,
+        Some(Err(e)) => {
+            return Err(Unusable {
+                kind: DiagKind::HookInvalidJson,
+                detail: format!("stdout is not JSON ({e}): {}", preview(stdout)),
+            });
+        }
+        None => return Ok(None),
+    };
+    if stream.next().is_some() {
+        return Err(Unusable {
+            kind: DiagKind::HookInvalidJson,
+            detail: format!(
+                "stdout holds more than one JSON document (a shell profile or a debug print?): {}",
+                preview(stdout)
+            ),
+        });
+    }
+    match first {
+        Value::Object(map) => Ok(Some(map)),
+        other => Err(Unusable {
+            kind: DiagKind::HookInvalidFormat,
+            detail: format!(
+                "expected one JSON object, found {}: {}",
+                crate::config::json_kind(&other),
+                preview(stdout)
+            ),
+        }),
+    }
+}
+
+/// Decodes a decision-protocol object (with the Claude Code shapes of SPEC §5).
+fn decode(event: Event, object: &Map<String, Value>) -> Result<Answer, Unusable> {
+    let mut answer = Answer::default();
+    let mut fields = Fields { object };
+
+    if let Some(decision) = fields.string("decision")? {
+        answer.decision = match decision.as_str() {
+            "block" | "deny" => Some(Decision::Block),
+            "ask" => Some(Decision::Ask),
+            "allow" | "continue" | "approve" | "" => None,
+            other => {
+                return Err(Unusable {
+                    kind: DiagKind::HookInvalidOutput,
+                    detail: format!(
+                        "decision \"{other}\" is not one of block, ask, allow, continue"
+                    ),
+                });
+            }
+        };
+    }
+    answer.reason = fields.string("reason")?;
+    if fields.object.get("continue") == Some(&Value::Bool(false)) {
+        answer.decision = Some(Decision::Block);
+        if let Some(stop) = fields.string("stopReason")? {
+            answer.reason = Some(stop);
+        }
+    } else if let Some(v) = fields.object.get("continue") {
+        if !v.is_boolean() {
+            return Err(wrong_type("continue", "a boolean", v));
+        }
+    }
+    if let Some(input) = fields.object_field("tool_input")? {
+        answer.rewrites.push(Rewrite {
+            field: "tool_input".into(),
+            value: Value::Object(input.clone()),
+            rule: None,
+        });
+    }
+    for field in ["message", "notification", "response"] {
+        if let Some(text) = fields.string(field)? {
+            answer.rewrites.push(Rewrite {
+                field: field.into(),
+                value: Value::String(text),
+                rule: None,
+            });
+        }
+    }
+    if let Some(note) = fields.string("note")? {
+        answer.notes.push(note);
+    }
+    if let Some(context) = fields.text_or_list("context")? {
+        answer.context.extend(context);
+    }
+    answer.model = fields.string("model")?;
+    for key in ["systemMessage", "add_warning"] {
+        if let Some(text) = fields.string(key)? {
+            if event == Event::TransformToolResult {
+                // The seed's result-transform templates put their note here.
+                answer.notes.push(text.clone());
+            }
+            answer.warnings.push(text);
+        }
+    }
+
+    if let Some(specific) = fields.object_field("hookSpecificOutput")? {
+        let mut inner = Fields { object: specific };
+        if let Some(decision) = inner.string("permissionDecision")? {
+            match decision.as_str() {
+                "deny" => answer.decision = Some(Decision::Block),
+                "ask" | "defer" => {
+                    answer.decision = Some(answer.decision.unwrap_or_default().max(Decision::Ask))
+                }
+                "allow" => {}
+                other => {
+                    return Err(Unusable {
+                        kind: DiagKind::HookInvalidOutput,
+                        detail: format!(
+                            "hookSpecificOutput.permissionDecision \"{other}\" is not one of allow, deny, ask, defer"
+                        ),
+                    });
+                }
+            }
+        }
+        if let Some(reason) = inner.string("permissionDecisionReason")? {
+            answer.reason = Some(reason);
+        }
+        if let Some(context) = inner.text_or_list("additionalContext")? {
+            answer.context.extend(context);
+        }
+        if let Some(input) = inner.object_field("updatedInput")? {
+            answer.rewrites.push(Rewrite {
+                field: "tool_input".into(),
+                value: Value::Object(input.clone()),
+                rule: None,
+            });
+        }
+    }
+    Ok(answer)
+}
+
+struct Fields<'a> {
+    object: &'a Map<String, Value>,
+}
+
+impl<'a> Fields<'a> {
+    fn string(&mut self, key: &str) -> Result<Option<String>, Unusable> {
+        match self.object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(wrong_type(key, "a string", other)),
+        }
+    }
+
+    fn text_or_list(&mut self, key: &str) -> Result<Option<Vec<String>>, Unusable> {
+        match self.object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s.is_empty() => Ok(None),
+            Some(Value::String(s)) => Ok(Some(vec![s.clone()])),
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => Ok(Some(
+                items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect(),
+            )),
+            Some(other) => Err(wrong_type(key, "a string", other)),
+        }
+    }
+
+    fn object_field(&mut self, key: &str) -> Result<Option<&'a Map<String, Value>>, Unusable> {
+        match self.object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(map)) => Ok(Some(map)),
+            Some(other) => Err(wrong_type(key, "an object", other)),
+        }
+    }
+}
+
+fn wrong_type(key: &str, expected: &str, found: &Value) -> Unusable {
+    Unusable {
+        kind: DiagKind::HookInvalidOutput,
+        detail: format!(
+            "\"{key}\" must be {expected}, found {}",
+            crate::config::json_kind(found)
+        ),
+    }
+}
+
+/// The first bytes of an answer, for messages.
+pub(crate) fn preview(text: &str) -> String {
+    const MAX: usize = 120;
+    let flat: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if flat.chars().count() > MAX {
+        format!("{}…", flat.chars().take(MAX).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn reply(stdout: &str, code: i32, stderr: &str) -> Reply {
+        Reply {
+            stdout: stdout.as_bytes().to_vec(),
+            stdout_overflow: false,
+            stderr: stderr.as_bytes().to_vec(),
+            exit: Exit::Code(code),
+            left_behind: None,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    fn answer(stdout: &str) -> Answer {
+        interpret(Event::PreToolCall, &reply(stdout, 0, "")).expect("usable answer")
+    }
+
+    #[test]
+    fn empty_stdout_is_noop() {
+        assert!(answer("  \n").is_noop());
+    }
+
+    #[test]
+    fn claude_deny_becomes_block() {
+        let a = answer(r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}"#);
+        assert_eq!(a.decision, Some(Decision::Block));
+        assert_eq!(a.reason.as_deref(), Some("no"));
+    }
+
+    #[test]
+    fn continue_false_blocks_with_stop_reason() {
+        let a = answer(r#"{"continue": false, "stopReason": "halt"}"#);
+        assert_eq!(a.decision, Some(Decision::Block));
+        assert_eq!(a.reason.as_deref(), Some("halt"));
+    }
+
+    #[test]
+    fn exit_two_blocks_with_stderr() {
+        let a = interpret(Event::PreToolCall, &reply("", 2, "dangerous\n")).expect("block");
+        assert_eq!(a.decision, Some(Decision::Block));
+        assert_eq!(a.reason.as_deref(), Some("dangerous"));
+    }
+
+    #[test]
+    fn two_documents_and_arrays_are_unusable() {
+        let two = interpret(Event::OnStop, &reply("{}\n{}", 0, "")).unwrap_err();
+        assert_eq!(two.kind, DiagKind::HookInvalidJson);
+        let arr = interpret(Event::OnStop, &reply("[1]", 0, "")).unwrap_err();
+        assert_eq!(arr.kind, DiagKind::HookInvalidFormat);
+        let typed = interpret(Event::OnStop, &reply(r#"{"reason": 5}"#, 0, "")).unwrap_err();
+        assert_eq!(typed.kind, DiagKind::HookInvalidOutput);
+    }
+
+    #[test]
+    fn legacy_approve_is_no_decision() {
+        assert_eq!(answer(r#"{"decision":"approve"}"#).decision, None);
+    }
+
+    #[test]
+    fn warnings_become_notes_on_transform() {
+        let a = interpret(Event::TransformToolResult, &reply(r#"{"add_warning":"careful"}"#, 0, "")).expect("ok");
+        assert_eq!(a.notes, vec!["careful".to_owned()]);
+        assert_eq!(a.warnings, vec!["careful".to_owned()]);
+    }
+}

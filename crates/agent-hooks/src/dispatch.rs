@@ -1,0 +1,493 @@
+//! Dispatch: run the hooks of one event in declaration order and merge what they said.
+//!
+//! Hooks that may block or rewrite run one after another, each on the payload as rewritten so
+//! far; the first block ends the chain. Hooks that only observe run concurrently. Every effect
+//! is checked against the event's row of the capability table before it counts; every failure
+//! is logged and reported, and fails open unless the hook says `on_error: block`.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+
+use crate::answer::{Answer, Decision, Unusable};
+use crate::config::Config;
+use crate::diag::{DiagKind, DiagRecord, EventLog};
+use crate::dialect::PayloadView;
+use crate::event::{Event, REDO_CAP, RewriteRule, complete_payload};
+use crate::hook::{Hook, OnError};
+use crate::outcome::{HookReport, HookStatus, Outcome};
+use crate::transport::{Failure, TransportSpec};
+use crate::trust::{Approvals, DriftChecker, Verdict};
+use crate::workspace::Workspace;
+
+/// Everything a dispatch reads; cheap to share, never changed once built.
+#[derive(Debug)]
+pub struct Snapshot {
+    pub config: Config,
+    pub approvals: Approvals,
+    /// Hooks per event (indexed by `Event as usize`), in run order.
+    by_event: Vec<Vec<Arc<Hook>>>,
+}
+
+impl Snapshot {
+    pub fn new(config: Config, approvals: Approvals) -> Snapshot {
+        let by_event = Event::all()
+            .map(|event| {
+                let mut hooks: Vec<Arc<Hook>> = config
+                    .hooks
+                    .iter()
+                    .filter(|h| h.handles(event))
+                    .cloned()
+                    .collect();
+                // Stable: declaration order within a source, sources in SPEC §5 order.
+                hooks.sort_by_key(|h| h.source);
+                hooks
+            })
+            .collect();
+        Snapshot {
+            config,
+            approvals,
+            by_event,
+        }
+    }
+
+    pub fn hooks_for(&self, event: Event) -> &[Arc<Hook>] {
+        &self.by_event[event as usize]
+    }
+}
+
+/// The shared pieces a dispatch needs besides the snapshot.
+#[derive(Debug)]
+pub(crate) struct Runtime<'a> {
+    pub ws: &'a Workspace,
+    pub log: &'a EventLog,
+    pub drift: &'a DriftChecker,
+}
+
+/// One hook's run, before it is merged.
+struct HookRun {
+    report: HookReport,
+    answer: Option<Answer>,
+}
+
+impl Runtime<'_> {
+    pub(crate) async fn dispatch(
+        &self,
+        snapshot: &Snapshot,
+        event: Event,
+        mut payload: Map<String, Value>,
+    ) -> Outcome {
+        let given: Vec<String> = payload.keys().cloned().collect();
+        complete_payload(event, &mut payload, &self.ws.root().to_string_lossy());
+        let mut merge = Merge::new(event, payload);
+        let hooks = snapshot.hooks_for(event);
+
+        let mut i = 0;
+        while i < hooks.len() {
+            if merge.decision == Decision::Block {
+                for hook in &hooks[i..] {
+                    merge.reports.push(skipped(hook, "an earlier hook blocked"));
+                }
+                break;
+            }
+            let hook = &hooks[i];
+            if hook.dialect.chains(event) {
+                let run = self.run_hook(snapshot, hook, event, &merge.payload).await;
+                merge.absorb(self, hook, run);
+                i += 1;
+            } else {
+                let end = hooks[i..]
+                    .iter()
+                    .position(|h| h.dialect.chains(event))
+                    .map_or(hooks.len(), |p| i + p);
+                let group = &hooks[i..end];
+                let payload = &merge.payload;
+                let runs = futures::future::join_all(
+                    group
+                        .iter()
+                        .map(|hook| self.run_hook(snapshot, hook, event, payload)),
+                )
+                .await;
+                for (hook, run) in group.iter().zip(runs) {
+                    merge.absorb(self, hook, run);
+                }
+                i = end;
+            }
+        }
+        merge.finish(&given)
+    }
+
+    async fn run_hook(
+        &self,
+        snapshot: &Snapshot,
+        hook: &Arc<Hook>,
+        event: Event,
+        payload: &Map<String, Value>,
+    ) -> HookRun {
+        let view = PayloadView::new(event, payload);
+        if !hook.dialect.matches(hook, &view) {
+            return HookRun {
+                report: skipped(hook, "no match"),
+                answer: None,
+            };
+        }
+        if let Some(key) = &hook.approval_key {
+            if !snapshot.config.master_enabled {
+                return HookRun {
+                    report: skipped(hook, "master switch off"),
+                    answer: None,
+                };
+            }
+            match self.drift.check(&snapshot.approvals, event, key) {
+                Verdict::Approved => {}
+                Verdict::NotApproved => {
+                    return HookRun {
+                        report: skipped(hook, "not approved"),
+                        answer: None,
+                    };
+                }
+                Verdict::Drifted(why) => {
+                    self.log.write(
+                        DiagRecord::new(
+                            DiagKind::HookDrift,
+                            format!("changed since approval, not run: {why}"),
+                        )
+                        .event(event.name())
+                        .hook(&hook.name, &hook.file_display),
+                    );
+                    return HookRun {
+                        report: skipped(hook, "drift"),
+                        answer: None,
+                    };
+                }
+            }
+        }
+
+        let started = Instant::now();
+        let input = hook.dialect.input(&view);
+        let result = match &hook.transport {
+            TransportSpec::Command(spec) => {
+                if let Err(e) = std::fs::create_dir_all(&hook.state_dir) {
+                    tracing::warn!(dir = %hook.state_dir.display(), %e, "cannot create STATE_DIR");
+                }
+                let env = hook_env(self.ws, hook, event);
+                spec.run(input.into(), &env, hook.timeout).await
+            }
+        };
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let report = |status, detail: Option<String>| HookReport {
+            hook: hook.name.clone(),
+            source: hook.file_display.clone(),
+            status,
+            detail,
+            ms: (ms * 10.0).round() / 10.0,
+        };
+        let log = |kind: DiagKind, detail: &str| {
+            self.log.write(
+                DiagRecord::new(kind, detail)
+                    .event(event.name())
+                    .hook(&hook.name, &hook.file_display),
+            );
+        };
+
+        let reply = match result {
+            Ok(reply) => reply,
+            Err(failure) => {
+                let (status, kind) = match failure {
+                    Failure::Timeout(_) => (HookStatus::Timeout, DiagKind::HookTimeout),
+                    _ => (HookStatus::Error, DiagKind::HookExecError),
+                };
+                let detail = failure.to_string();
+                log(kind, &detail);
+                return HookRun {
+                    report: report(status, Some(detail)),
+                    answer: None,
+                };
+            }
+        };
+        if let Some(why) = &reply.left_behind {
+            log(DiagKind::HookTimeout, why);
+        }
+        let stderr = String::from_utf8_lossy(&reply.stderr);
+        if !stderr.trim().is_empty() {
+            log(DiagKind::HookStderr, stderr.trim());
+        }
+        match hook.dialect.interpret(event, &reply) {
+            Ok(answer) => {
+                for (kind, detail) in &answer.problems {
+                    log(*kind, detail);
+                }
+                let status = match answer.decision {
+                    Some(Decision::Block | Decision::Ask) => HookStatus::Blocked,
+                    _ if answer.is_noop() => HookStatus::Noop,
+                    _ => HookStatus::Ok,
+                };
+                HookRun {
+                    report: report(status, None),
+                    answer: Some(answer),
+                }
+            }
+            Err(Unusable { kind, detail }) => {
+                log(kind, &detail);
+                let status = if kind == DiagKind::HookNonzeroExit {
+                    HookStatus::Error
+                } else {
+                    HookStatus::InvalidOutput
+                };
+                HookRun {
+                    report: report(status, Some(detail)),
+                    answer: None,
+                }
+            }
+        }
+    }
+}
+
+/// The environment a command hook gets on top of the runtime's (SPEC §5).
+fn hook_env(ws: &Workspace, hook: &Hook, event: Event) -> Vec<(String, String)> {
+    let mut env = vec![
+        ("HOOK_NAME".to_owned(), hook.name.clone()),
+        ("HOOK_EVENT".to_owned(), event.name().to_owned()),
+        (
+            crate::workspace::WORKSPACE_ENV.to_owned(),
+            ws.root().to_string_lossy().into_owned(),
+        ),
+        (
+            "STATE_DIR".to_owned(),
+            hook.state_dir.to_string_lossy().into_owned(),
+        ),
+    ];
+    env.extend(hook.env.iter().cloned());
+    env
+}
+
+fn skipped(hook: &Hook, why: &str) -> HookReport {
+    HookReport {
+        hook: hook.name.clone(),
+        source: hook.file_display.clone(),
+        status: HookStatus::Skipped,
+        detail: Some(why.to_owned()),
+        ms: 0.0,
+    }
+}
+
+/// The outcome being built, hook by hook.
+struct Merge {
+    event: Event,
+    payload: Map<String, Value>,
+    decision: Decision,
+    reason: Option<String>,
+    result: Option<Value>,
+    context: Vec<String>,
+    notes: Vec<String>,
+    warnings: Vec<String>,
+    model: Option<String>,
+    reports: Vec<HookReport>,
+}
+
+impl Merge {
+    fn new(event: Event, payload: Map<String, Value>) -> Merge {
+        Merge {
+            event,
+            payload,
+            decision: Decision::Continue,
+            reason: None,
+            result: None,
+            context: Vec::new(),
+            notes: Vec::new(),
+            warnings: Vec::new(),
+            model: None,
+            reports: Vec::new(),
+        }
+    }
+
+    /// Folds one hook's run into the outcome, enforcing the event's capabilities.
+    fn absorb(&mut self, rt: &Runtime<'_>, hook: &Hook, mut run: HookRun) {
+        let spec = self.event.spec();
+        let log = |kind: DiagKind, detail: String| {
+            rt.log.write(
+                DiagRecord::new(kind, detail)
+                    .event(self.event.name())
+                    .hook(&hook.name, &hook.file_display),
+            );
+        };
+        let Some(answer) = run.answer.take() else {
+            if run.report.status.is_failure() && hook.on_error == OnError::Block {
+                self.decision = Decision::Block;
+                self.reason = Some(format!(
+                    "hook \"{}\" failed ({}) and is set to fail closed (on_error: block)",
+                    hook.name,
+                    run.report.detail.as_deref().unwrap_or(run.report.status.as_str())
+                ));
+            }
+            self.reports.push(run.report);
+            return;
+        };
+        let mut ignored: Vec<String> = Vec::new();
+
+        match answer.decision {
+            Some(Decision::Block) if spec.may_block => {
+                self.decision = Decision::Block;
+                self.reason = Some(
+                    answer
+                        .reason
+                        .clone()
+                        .unwrap_or_else(|| format!("blocked by hook \"{}\"", hook.name)),
+                );
+            }
+            Some(Decision::Ask) if spec.may_ask => {
+                if self.decision < Decision::Ask {
+                    self.decision = Decision::Ask;
+                    self.reason = Some(
+                        answer
+                            .reason
+                            .clone()
+                            .unwrap_or_else(|| format!("hook \"{}\" asks for confirmation", hook.name)),
+                    );
+                }
+            }
+            Some(d @ (Decision::Block | Decision::Ask)) => {
+                ignored.push(format!("decision \"{}\"", d.as_str()));
+                run.report.status = HookStatus::Ok;
+            }
+            _ => {}
+        }
+        if answer.result.is_some() {
+            if self.event == Event::PreToolCall {
+                self.result = answer.result.clone();
+            } else {
+                ignored.push("a synthetic result".into());
+            }
+        }
+
+        for rewrite in &answer.rewrites {
+            let Some(rule) = self.event.rewrite_rule(&rewrite.field) else {
+                ignored.push(format!("a rewrite of \"{}\"", rewrite.field));
+                continue;
+            };
+            match rewrite.rule.unwrap_or(rule) {
+                RewriteRule::Replace => {
+                    self.payload
+                        .insert(rewrite.field.clone(), rewrite.value.clone());
+                }
+                RewriteRule::ExistingKeys => {
+                    let Value::Object(changes) = &rewrite.value else {
+                        ignored.push(format!("a non-object \"{}\"", rewrite.field));
+                        continue;
+                    };
+                    let target = self
+                        .payload
+                        .entry(rewrite.field.clone())
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    let Value::Object(target) = target else {
+                        continue;
+                    };
+                    let mut added = Vec::new();
+                    for (key, value) in changes {
+                        if let Some(slot) = target.get_mut(key) {
+                            *slot = value.clone();
+                        } else {
+                            added.push(key.clone());
+                        }
+                    }
+                    if !added.is_empty() {
+                        log(
+                            DiagKind::HookInvalidMutation,
+                            format!(
+                                "{}: new key(s) {} dropped; a hook may only change keys that exist",
+                                rewrite.field,
+                                added.join(", ")
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        if spec.context {
+            self.context.extend(answer.context.iter().cloned());
+        } else if !answer.context.is_empty() {
+            ignored.push("context".into());
+        }
+        if spec.note {
+            self.notes.extend(answer.notes.iter().cloned());
+        } else if !answer.notes.is_empty() {
+            ignored.push("a note".into());
+        }
+        if spec.model {
+            if answer.model.is_some() {
+                self.model = answer.model.clone();
+            }
+        } else if answer.model.is_some() {
+            ignored.push("a model".into());
+        }
+        self.warnings.extend(answer.warnings.iter().cloned());
+        for (kind, detail) in &answer.records {
+            log(*kind, detail.clone());
+        }
+        if !ignored.is_empty() {
+            let detail = format!(
+                "{} {} not allowed on {}; ignored",
+                ignored.join(", "),
+                if ignored.len() == 1 { "is" } else { "are" },
+                self.event
+            );
+            log(DiagKind::HookInvalidOutput, detail.clone());
+            run.report.detail = Some(detail);
+            if run.report.status == HookStatus::Ok && answer.is_noop() {
+                run.report.status = HookStatus::Noop;
+            }
+        }
+        self.reports.push(run.report);
+    }
+
+    fn finish(mut self, given: &[String]) -> Outcome {
+        let spec = self.event.spec();
+        if spec.redo && self.decision == Decision::Block {
+            let redo_count = self
+                .payload
+                .get("redo_count")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            if redo_count >= REDO_CAP {
+                self.warnings.push(format!(
+                    "redo cap reached ({redo_count} redos this turn): a hook blocked {} but the turn ends anyway; its reason was: {}",
+                    self.event,
+                    self.reason.as_deref().unwrap_or("(none)")
+                ));
+                self.decision = Decision::Continue;
+                self.reason = None;
+            }
+        }
+        // Hand back the caller's payload as rewritten, without the defaults filled in for hooks.
+        let defaults: Vec<String> = self
+            .payload
+            .keys()
+            .filter(|k| !given.contains(k))
+            .cloned()
+            .collect();
+        let mut scratch = Map::new();
+        complete_payload(self.event, &mut scratch, "");
+        for key in defaults {
+            let untouched = match scratch.get(&key) {
+                Some(default) => self.payload.get(&key) == Some(default) || key == "cwd",
+                None => false,
+            };
+            if untouched {
+                self.payload.remove(&key);
+            }
+        }
+        Outcome {
+            event: self.event,
+            decision: self.decision,
+            reason: self.reason,
+            result: self.result,
+            payload: self.payload,
+            context: self.context,
+            notes: self.notes,
+            warnings: self.warnings,
+            model: self.model,
+            hooks: self.reports,
+        }
+    }
+}

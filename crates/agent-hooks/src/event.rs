@@ -1,0 +1,405 @@
+//! The canonical events, their payload fields, and the capability table: which events let hooks
+//! block, ask, rewrite which field, inject context, append notes, swap the model — and which only
+//! observe (so their hooks run concurrently). The dispatcher, `doctor` and the docs all read
+//! [`EventSpec`]; nothing else decides what an event allows.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde_json::{Map, Value};
+
+/// A lifecycle point of the host at which hooks run. The names are those of the shell-hook
+/// dialect (SPEC §3); other dialects translate to and from them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Event {
+    OnUserMessage,
+    PreToolCall,
+    PostToolCall,
+    TransformToolResult,
+    PreLlmCall,
+    PostLlmCall,
+    OnResponseEnd,
+    OnStop,
+    OnOutboundMessage,
+    OnCompletionClaim,
+    OnSessionStart,
+    OnSessionEnd,
+    PreStartup,
+    PostStartup,
+    PreShutdown,
+    PostShutdown,
+}
+
+/// The default a missing payload field gets, so a hook that indexes a documented field never
+/// trips on its absence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    Text,
+    Object,
+    List,
+    Number,
+    Bool,
+    /// Absent unless the caller gives it (`error`, `cost`).
+    Optional,
+}
+
+/// A payload field of one event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    pub name: &'static str,
+    pub kind: FieldKind,
+}
+
+const fn f(name: &'static str, kind: FieldKind) -> Field {
+    Field { name, kind }
+}
+
+/// How a hook's rewrite of a payload field is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RewriteRule {
+    /// The value replaces the field (a string stays a string).
+    Replace,
+    /// Only keys that already exist may change; a new key is `hook_invalid_mutation`.
+    ExistingKeys,
+}
+
+/// What hooks may do at one event. One row per event in [`EVENTS`].
+#[derive(Debug, Clone, Copy)]
+pub struct EventSpec {
+    pub event: Event,
+    pub name: &'static str,
+    /// One line for `help`, `doctor` and the docs.
+    pub fires: &'static str,
+    pub fields: &'static [Field],
+    pub may_block: bool,
+    pub may_ask: bool,
+    /// Payload fields a hook may rewrite, and how.
+    pub rewrites: &'static [(&'static str, RewriteRule)],
+    pub context: bool,
+    pub note: bool,
+    pub model: bool,
+    /// A block here means "redo" and is subject to the redo cap (SPEC §8).
+    pub redo: bool,
+    /// Hooks only observe: they run concurrently (a dialect that rewrites here still chains).
+    pub observe_only: bool,
+}
+
+use FieldKind::{Bool, List, Number, Object, Optional, Text};
+use RewriteRule::{ExistingKeys, Replace};
+
+const fn spec(event: Event, name: &'static str, fires: &'static str) -> EventSpec {
+    EventSpec {
+        event,
+        name,
+        fires,
+        fields: &[],
+        may_block: false,
+        may_ask: false,
+        rewrites: &[],
+        context: false,
+        note: false,
+        model: false,
+        redo: false,
+        observe_only: true,
+    }
+}
+
+/// The capability table (SPEC §3 and §5), in the order `help` lists the events.
+pub static EVENTS: [EventSpec; 16] = [
+    EventSpec {
+        fields: &[f("message", Text), f("channel", Text)],
+        may_block: true,
+        rewrites: &[("message", Replace)],
+        context: true,
+        observe_only: false,
+        ..spec(
+            Event::OnUserMessage,
+            "on_user_message",
+            "a user message arrives, before the model sees it",
+        )
+    },
+    EventSpec {
+        fields: &[f("tool_name", Text), f("tool_input", Object)],
+        may_block: true,
+        may_ask: true,
+        rewrites: &[("tool_input", ExistingKeys)],
+        observe_only: false,
+        ..spec(Event::PreToolCall, "pre_tool_call", "before a tool runs")
+    },
+    EventSpec {
+        fields: &[
+            f("tool_name", Text),
+            f("tool_input", Object),
+            f("tool_result", Optional),
+            f("status", Text),
+            f("error", Optional),
+        ],
+        // Only skill hooks may replace the result; the shell dialect observes.
+        rewrites: &[("tool_result", Replace)],
+        ..spec(Event::PostToolCall, "post_tool_call", "after a tool ran")
+    },
+    EventSpec {
+        fields: &[f("tool_name", Text), f("tool_result", Optional)],
+        note: true,
+        observe_only: false,
+        ..spec(
+            Event::TransformToolResult,
+            "transform_tool_result",
+            "a tool result, before the agent sees it",
+        )
+    },
+    EventSpec {
+        fields: &[
+            f("system", Text),
+            f("last_user_message", Text),
+            f("model", Text),
+            f("prompt", Optional),
+        ],
+        context: true,
+        rewrites: &[("prompt", Replace)],
+        observe_only: false,
+        ..spec(Event::PreLlmCall, "pre_llm_call", "before each model call")
+    },
+    EventSpec {
+        fields: &[f("model", Text), f("response", Text)],
+        model: true,
+        ..spec(Event::PostLlmCall, "post_llm_call", "after each model reply")
+    },
+    EventSpec {
+        fields: &[
+            f("response", Text),
+            f("model", Text),
+            f("tokens", Object),
+            f("cost", Optional),
+            f("tool_names", List),
+        ],
+        rewrites: &[("response", Replace)],
+        observe_only: false,
+        ..spec(
+            Event::OnResponseEnd,
+            "on_response_end",
+            "the final reply is assembled, once a turn",
+        )
+    },
+    EventSpec {
+        fields: &[
+            f("response", Text),
+            f("tool_names", List),
+            f("stop_hook_active", Bool),
+            f("redo_count", Number),
+        ],
+        may_block: true,
+        redo: true,
+        observe_only: false,
+        ..spec(Event::OnStop, "on_stop", "turn boundary, after on_response_end")
+    },
+    EventSpec {
+        fields: &[f("notification", Text), f("type", Text)],
+        may_block: true,
+        rewrites: &[("notification", Replace)],
+        observe_only: false,
+        ..spec(
+            Event::OnOutboundMessage,
+            "on_outbound_message",
+            "before a push to an outside channel",
+        )
+    },
+    EventSpec {
+        fields: &[
+            f("goal", Text),
+            f("summary", Text),
+            f("response", Text),
+            f("tool_names", List),
+            f("stop_hook_active", Bool),
+            f("redo_count", Number),
+        ],
+        may_block: true,
+        redo: true,
+        observe_only: false,
+        ..spec(
+            Event::OnCompletionClaim,
+            "on_completion_claim",
+            "the agent claims a goal is done",
+        )
+    },
+    EventSpec {
+        fields: &[f("status", Text)],
+        context: true,
+        ..spec(Event::OnSessionStart, "on_session_start", "a session begins")
+    },
+    EventSpec {
+        fields: &[f("status", Text)],
+        ..spec(Event::OnSessionEnd, "on_session_end", "a session ends")
+    },
+    EventSpec {
+        fields: &[f("status", Text)],
+        ..spec(Event::PreStartup, "pre_startup", "the runtime is starting")
+    },
+    EventSpec {
+        fields: &[f("status", Text)],
+        ..spec(Event::PostStartup, "post_startup", "the runtime has started")
+    },
+    EventSpec {
+        fields: &[f("status", Text)],
+        ..spec(Event::PreShutdown, "pre_shutdown", "the runtime is stopping")
+    },
+    EventSpec {
+        fields: &[f("status", Text)],
+        ..spec(Event::PostShutdown, "post_shutdown", "the runtime has stopped")
+    },
+];
+
+/// The fields every payload carries (SPEC §3). They are not searched by matchers.
+pub const COMMON_FIELDS: [&str; 4] = ["event", "session_id", "agent_id", "cwd"];
+
+/// How many redos hooks may force in one turn before a block is no longer honoured (SPEC §8).
+pub const REDO_CAP: u64 = 3;
+
+impl Event {
+    /// Every event, in table order.
+    pub fn all() -> impl Iterator<Item = Event> {
+        EVENTS.iter().map(|s| s.event)
+    }
+
+    /// This event's row of the capability table.
+    pub fn spec(self) -> &'static EventSpec {
+        // The table is in enum order; the assertion test pins that.
+        &EVENTS[self as usize]
+    }
+
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// Whether a hook may rewrite `field` at this event, and how.
+    pub fn rewrite_rule(self, field: &str) -> Option<RewriteRule> {
+        self.spec()
+            .rewrites
+            .iter()
+            .find(|(name, _)| *name == field)
+            .map(|(_, rule)| *rule)
+    }
+
+    /// The nearest event name to a misspelt one, for "did you mean" hints.
+    pub fn suggest(name: &str) -> Option<&'static str> {
+        EVENTS
+            .iter()
+            .map(|s| (strsim::damerau_levenshtein(name, s.name), s.name))
+            .filter(|(d, candidate)| *d <= 3.max(candidate.len() / 3) || candidate.starts_with(name))
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, n)| n)
+    }
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An event name that is not in the table.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown event \"{name}\"{}", .suggestion.map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default())]
+pub struct UnknownEvent {
+    pub name: String,
+    pub suggestion: Option<&'static str>,
+}
+
+impl FromStr for Event {
+    type Err = UnknownEvent;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        EVENTS
+            .iter()
+            .find(|spec| spec.name == s)
+            .map(|spec| spec.event)
+            .ok_or_else(|| UnknownEvent {
+                name: s.to_owned(),
+                suggestion: Event::suggest(s),
+            })
+    }
+}
+
+/// Fills the common fields and every documented field of `event` that the caller left out, so
+/// hooks see the whole documented shape. Fields the caller added are kept untouched.
+pub fn complete_payload(event: Event, payload: &mut Map<String, Value>, cwd: &str) {
+    payload.insert("event".into(), Value::String(event.name().into()));
+    for key in ["session_id", "agent_id"] {
+        payload
+            .entry(key)
+            .or_insert_with(|| Value::String(String::new()));
+    }
+    payload
+        .entry("cwd")
+        .or_insert_with(|| Value::String(cwd.into()));
+    if event.spec().redo && !payload.contains_key("stop_hook_active") {
+        let active = payload
+            .get("redo_count")
+            .and_then(Value::as_u64)
+            .is_some_and(|n| n > 0);
+        payload.insert("stop_hook_active".into(), Value::Bool(active));
+    }
+    for field in event.spec().fields {
+        let default = match field.kind {
+            Text => Value::String(String::new()),
+            Object => Value::Object(Map::new()),
+            List => Value::Array(Vec::new()),
+            Number => Value::from(0),
+            Bool => Value::Bool(false),
+            Optional => continue,
+        };
+        payload.entry(field.name).or_insert(default);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_in_enum_order() {
+        for (i, spec) in EVENTS.iter().enumerate() {
+            assert_eq!(spec.event as usize, i, "{} is out of order", spec.name);
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for event in Event::all() {
+            assert_eq!(event.name().parse::<Event>(), Ok(event));
+        }
+    }
+
+    #[test]
+    fn misspelt_event_gets_a_suggestion() {
+        let err = "pre_tool".parse::<Event>().unwrap_err();
+        assert_eq!(err.suggestion, Some("pre_tool_call"));
+        assert_eq!(
+            err.to_string(),
+            "unknown event \"pre_tool\" (did you mean \"pre_tool_call\"?)"
+        );
+        assert_eq!("zzzzzzzzzzzzzzzzzzzzzzz".parse::<Event>().unwrap_err().suggestion, None);
+    }
+
+    #[test]
+    fn blocking_events_are_sequential() {
+        for spec in &EVENTS {
+            if spec.may_block || spec.note || !spec.rewrites.is_empty() && spec.event != Event::PostToolCall {
+                assert!(!spec.observe_only, "{}", spec.name);
+            }
+        }
+    }
+
+    #[test]
+    fn completion_fills_defaults_and_keeps_extras() {
+        let mut p = Map::new();
+        p.insert("extra".into(), Value::from(1));
+        p.insert("redo_count".into(), Value::from(2));
+        complete_payload(Event::OnStop, &mut p, "/ws");
+        assert_eq!(p["event"], "on_stop");
+        assert_eq!(p["cwd"], "/ws");
+        assert_eq!(p["response"], "");
+        assert_eq!(p["stop_hook_active"], true);
+        assert_eq!(p["extra"], 1);
+    }
+}

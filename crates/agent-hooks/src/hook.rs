@@ -1,0 +1,117 @@
+//! A hook as the dispatcher sees it, whatever file declared it: where it came from, the events
+//! it is wired to, how to run it (transport), how to talk to it (dialect), and how it is trusted.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use regex::Regex;
+
+use crate::dialect::Dialect;
+use crate::event::Event;
+use crate::transport::TransportSpec;
+
+/// Which kind of file declared a hook. Its order is the run order of SPEC §5: shell hooks,
+/// then skill hooks, then Claude Code hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SourceKind {
+    ShellHooks,
+    Skill,
+    ClaudeCode,
+}
+
+impl SourceKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            SourceKind::ShellHooks => "shell hook",
+            SourceKind::Skill => "skill hook",
+            SourceKind::ClaudeCode => "Claude Code hook",
+        }
+    }
+}
+
+/// What happens when a hook fails (cannot start, exits non-zero, times out, answers garbage).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnError {
+    /// Fail open: the action proceeds, and the failure is logged and reported.
+    #[default]
+    Continue,
+    /// Fail closed: the failure blocks the action with a reason naming the hook.
+    Block,
+}
+
+/// A compiled matcher. Compiled once at load; a miss means the hook is not spawned.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    pub pattern: String,
+    pub regex: Regex,
+}
+
+impl Matcher {
+    pub fn is_match(&self, text: &str) -> bool {
+        self.regex.is_match(text)
+    }
+}
+
+/// One declared hook.
+#[derive(Debug, Clone)]
+pub struct Hook {
+    /// Shown in list, outcomes and logs.
+    pub name: String,
+    pub source: SourceKind,
+    /// The declaring file, absolute, and as shown to users (workspace-relative).
+    pub file: PathBuf,
+    pub file_display: String,
+    /// Line of the entry in its file (1-based; 0 when unknown).
+    pub line: u64,
+    pub events: Vec<Event>,
+    pub matcher: Option<Matcher>,
+    pub transport: TransportSpec,
+    pub dialect: Dialect,
+    pub timeout: Duration,
+    pub on_error: OnError,
+    /// Extra environment for the hook process.
+    pub env: Vec<(String, String)>,
+    /// The string approvals are keyed on (the command, or the URL); `None` for hooks that need
+    /// no approval (skill hooks).
+    pub approval_key: Option<String>,
+    /// Where the hook may keep state (`STATE_DIR`).
+    pub state_dir: PathBuf,
+}
+
+impl Hook {
+    pub fn handles(&self, event: Event) -> bool {
+        self.events.contains(&event)
+    }
+}
+
+impl fmt::Display for Hook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}:{})", self.name, self.file_display, self.line)
+    }
+}
+
+/// The default, the ceiling, and the clamping of hook timeouts.
+pub const MAX_TIMEOUT_SECS: f64 = 120.0;
+
+/// Makes a hook name safe as one path component under `state/`.
+pub fn filesystem_safe(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    out = out.trim_matches(|c| c == '.' || c == '_').to_owned();
+    if out.len() > 100 {
+        out.truncate(100);
+    }
+    if out.is_empty() {
+        out.push_str("hook");
+    }
+    out
+}

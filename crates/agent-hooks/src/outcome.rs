@@ -1,0 +1,107 @@
+//! The result of one dispatch (SPEC §11): the decision, the rewritten payload, what to inject or
+//! show, and one report per hook of the event saying what it did.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::answer::Decision;
+use crate::event::Event;
+
+/// What happened to one hook in a dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookStatus {
+    /// Ran and answered with an effect.
+    Ok,
+    /// Ran and answered nothing that changes anything.
+    Noop,
+    /// Ran and blocked (or asked).
+    Blocked,
+    /// Not run: no match, not approved, drift, master switch off, an earlier block.
+    Skipped,
+    Timeout,
+    /// Could not start, or exited with an error.
+    Error,
+    /// Ran, but its answer could not be used.
+    InvalidOutput,
+}
+
+impl HookStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookStatus::Ok => "ok",
+            HookStatus::Noop => "noop",
+            HookStatus::Blocked => "blocked",
+            HookStatus::Skipped => "skipped",
+            HookStatus::Timeout => "timeout",
+            HookStatus::Error => "error",
+            HookStatus::InvalidOutput => "invalid_output",
+        }
+    }
+
+    /// A failure of the hook (as opposed to a decision or a skip).
+    pub fn is_failure(self) -> bool {
+        matches!(
+            self,
+            HookStatus::Timeout | HookStatus::Error | HookStatus::InvalidOutput
+        )
+    }
+}
+
+/// One hook's line in an outcome.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HookReport {
+    pub hook: String,
+    pub source: String,
+    pub status: HookStatus,
+    pub detail: Option<String>,
+    /// Wall time spent on this hook, in milliseconds.
+    pub ms: f64,
+}
+
+/// The outcome of dispatching one event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    pub event: Event,
+    pub decision: Decision,
+    /// Set on a block or an ask.
+    pub reason: Option<String>,
+    /// A synthetic tool result handed to the agent instead of running the tool.
+    pub result: Option<Value>,
+    /// The payload after every rewrite.
+    pub payload: Map<String, Value>,
+    /// Text to inject into the model's prompt, in hook order.
+    pub context: Vec<String>,
+    /// Notes appended to the tool result the agent sees.
+    pub notes: Vec<String>,
+    /// Notes shown to the user, never to the model.
+    pub warnings: Vec<String>,
+    /// The model for the next call, when a hook swapped it.
+    pub model: Option<String>,
+    pub hooks: Vec<HookReport>,
+}
+
+impl Serialize for Event {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl Outcome {
+    pub fn is_blocked(&self) -> bool {
+        self.decision == Decision::Block
+    }
+
+    /// The name of the hook whose block decided this outcome, if any.
+    pub fn blocked_by(&self) -> Option<&str> {
+        self.hooks
+            .iter()
+            .find(|h| h.status == HookStatus::Blocked)
+            .map(|h| h.hook.as_str())
+    }
+
+    /// The outcome as the JSON object `fire` prints.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}

@@ -1,0 +1,306 @@
+//! The command transport: spawn a hook process in its own process group, feed it the input,
+//! read its answer, and make sure nothing of it outlives its timeout.
+//!
+//! Stdin is written, stdout read and stderr read as three concurrent tasks, so a hook that never
+//! reads its input, or floods one stream, cannot deadlock the runtime. At the timeout the whole
+//! group gets SIGTERM, then SIGKILL after a short grace, and the hook is reaped. When the hook
+//! exits on its own, whatever it left in its group is killed at once: a hook is done when its
+//! process is (detach with `setsid` to start a long-lived job on purpose).
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+
+use super::unix::{SIGKILL, SIGTERM, signal_group};
+use super::{Exit, Failure, Reply, STDERR_CAP, STDOUT_CAP};
+use crate::workspace::Workspace;
+
+/// Time between SIGTERM and SIGKILL for a hook that ran out of time.
+pub const KILL_GRACE: Duration = Duration::from_millis(300);
+/// How long to wait for the pipes to close once the hook's group has been killed.
+const PIPE_GRACE: Duration = Duration::from_millis(500);
+
+/// How the command line is turned into a process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Invocation {
+    /// Split by POSIX shell-word rules and executed directly: no expansion of any kind.
+    Argv(Vec<String>),
+    /// Run through `sh -c`, as the dialects that were born in a shell expect.
+    Shell(String),
+}
+
+/// A command hook: what to run and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// The command exactly as written in the configuration (what approvals key on).
+    pub line: String,
+    pub invocation: Invocation,
+    /// Working directory of the process.
+    pub cwd: PathBuf,
+}
+
+impl CommandSpec {
+    /// A command run without a shell; a relative program path is taken from the workspace,
+    /// which is also the working directory (so relative script arguments resolve there too).
+    pub fn argv(ws: &Workspace, line: &str) -> Result<CommandSpec, String> {
+        let mut words = shell_words::split(line).map_err(|e| format!("cannot split \"{line}\": {e}"))?;
+        let Some(program) = words.first_mut() else {
+            return Err("empty command".into());
+        };
+        if program.contains('/') && !Path::new(program.as_str()).is_absolute() {
+            *program = ws.root().join(program.as_str()).to_string_lossy().into_owned();
+        }
+        Ok(CommandSpec {
+            line: line.to_owned(),
+            invocation: Invocation::Argv(words),
+            cwd: ws.root().to_path_buf(),
+        })
+    }
+
+    /// A command run through `sh -c` in `cwd`.
+    pub fn shell(line: &str, cwd: PathBuf) -> CommandSpec {
+        CommandSpec {
+            line: line.to_owned(),
+            invocation: Invocation::Shell(line.to_owned()),
+            cwd,
+        }
+    }
+
+    /// The words of the command that name existing files, resolved: the program (looked up on
+    /// `PATH` when it has no slash) and any argument that is a file. These are what an approval
+    /// records and what drift is checked against.
+    pub fn files(&self) -> Vec<PathBuf> {
+        let words = match &self.invocation {
+            Invocation::Argv(words) => words.clone(),
+            // Best effort for shell lines: the words a shell would see before expansion.
+            Invocation::Shell(line) => shell_words::split(line).unwrap_or_default(),
+        };
+        let mut files = Vec::new();
+        for (i, word) in words.iter().enumerate() {
+            let candidate = if i == 0 && !word.contains('/') {
+                match find_on_path(word) {
+                    Some(p) => p,
+                    None => continue,
+                }
+            } else if Path::new(word).is_absolute() {
+                PathBuf::from(word)
+            } else {
+                self.cwd.join(word)
+            };
+            if candidate.is_file() && !files.contains(&candidate) {
+                files.push(candidate);
+            }
+        }
+        files
+    }
+
+    /// The program that will be executed, resolved as far as it can be without running it.
+    pub fn program(&self) -> Option<PathBuf> {
+        match &self.invocation {
+            Invocation::Argv(words) => {
+                let first = words.first()?;
+                if first.contains('/') {
+                    Some(PathBuf::from(first))
+                } else {
+                    find_on_path(first)
+                }
+            }
+            Invocation::Shell(_) => find_on_path("sh"),
+        }
+    }
+
+    /// Runs the command with `input` on stdin and `env` added to the environment.
+    pub async fn run(
+        &self,
+        input: Arc<[u8]>,
+        env: &[(String, String)],
+        timeout: Duration,
+    ) -> Result<Reply, Failure> {
+        let started = Instant::now();
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut cmd = match &self.invocation {
+            Invocation::Argv(words) => {
+                let Some((program, args)) = words.split_first() else {
+                    return Err(Failure::Exec("empty command".into()));
+                };
+                let mut cmd = Command::new(program);
+                cmd.args(args);
+                cmd
+            }
+            Invocation::Shell(line) => {
+                let mut cmd = Command::new("sh");
+                cmd.arg("-c").arg(line);
+                cmd
+            }
+        };
+        cmd.current_dir(&self.cwd)
+            .envs(env.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|err| self.spawn_failure(&err))?;
+        let Some(pgid) = child.id() else {
+            return Err(Failure::Exec("the hook exited before it could be tracked".into()));
+        };
+        // From here on, whatever happens to this future, the group is killed.
+        let guard = GroupGuard(pgid);
+
+        let stdin = child.stdin.take();
+        let writer = tokio::spawn(async move {
+            if let Some(mut stdin) = stdin {
+                // A hook may exit without reading: a broken pipe is its business, not an error.
+                let _ = stdin.write_all(&input).await;
+                let _ = stdin.shutdown().await;
+            }
+        });
+        let out = child.stdout.take().map(|s| tokio::spawn(read_capped(s, STDOUT_CAP)));
+        let err = child.stderr.take().map(|s| tokio::spawn(read_capped(s, STDERR_CAP)));
+
+        let status = match tokio::time::timeout_at(deadline, child.wait()).await {
+            Ok(Ok(status)) => status,
+            Ok(Err(e)) => return Err(Failure::Exec(format!("cannot wait for the hook: {e}"))),
+            Err(_) => {
+                writer.abort();
+                signal_group(pgid, SIGTERM);
+                let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
+                signal_group(pgid, SIGKILL);
+                let _ = child.wait().await;
+                drop(guard);
+                return Err(Failure::Timeout(timeout));
+            }
+        };
+        writer.abort();
+
+        // The hook has exited; its output is complete once every holder of the pipes is gone.
+        let mut left_behind = None;
+        let pipes = async {
+            let out = match out {
+                Some(task) => task.await.unwrap_or_default(),
+                None => Captured::default(),
+            };
+            let err = match err {
+                Some(task) => task.await.unwrap_or_default(),
+                None => Captured::default(),
+            };
+            (out, err)
+        };
+        tokio::pin!(pipes);
+        let (out, err) = match tokio::time::timeout_at(deadline, &mut pipes).await {
+            Ok(result) => result,
+            Err(_) => {
+                left_behind = Some(format!(
+                    "the hook exited but a process it started kept its output open until the {} s timeout; that process group was killed",
+                    timeout.as_secs_f64()
+                ));
+                signal_group(pgid, SIGTERM);
+                tokio::time::sleep(KILL_GRACE).await;
+                signal_group(pgid, SIGKILL);
+                tokio::time::timeout(PIPE_GRACE, &mut pipes)
+                    .await
+                    .unwrap_or_default()
+            }
+        };
+        drop(guard);
+
+        use std::os::unix::process::ExitStatusExt;
+        let exit = match (status.code(), status.signal()) {
+            (Some(code), _) => Exit::Code(code),
+            (None, Some(sig)) => Exit::Signal(sig),
+            (None, None) => Exit::Code(-1),
+        };
+        Ok(Reply {
+            stdout: out.bytes,
+            stdout_overflow: out.overflow,
+            stderr: err.bytes,
+            exit,
+            left_behind,
+            elapsed: started.elapsed(),
+        })
+    }
+
+    fn spawn_failure(&self, err: &io::Error) -> Failure {
+        let what = match &self.invocation {
+            Invocation::Argv(words) => words.first().cloned().unwrap_or_default(),
+            Invocation::Shell(_) => "sh".to_owned(),
+        };
+        const ENOEXEC: i32 = nix::errno::Errno::ENOEXEC as i32;
+        match (err.kind(), err.raw_os_error()) {
+            (io::ErrorKind::NotFound, _) if !self.cwd.is_dir() => {
+                Failure::Exec(format!("working directory {} does not exist", self.cwd.display()))
+            }
+            (io::ErrorKind::NotFound, _) => {
+                if what.contains('/') {
+                    if Path::new(&what).exists() {
+                        Failure::NotFound(format!("{what} (its #! interpreter is missing)"))
+                    } else {
+                        Failure::NotFound(what)
+                    }
+                } else {
+                    Failure::NotFound(format!("{what} (not on PATH)"))
+                }
+            }
+            (io::ErrorKind::PermissionDenied, _) => {
+                Failure::NotExecutable(format!("{what} (no execute permission; chmod +x it)"))
+            }
+            (_, Some(ENOEXEC)) => Failure::NotExecutable(format!(
+                "{what} (not a program and no #! line; add one or name the interpreter in the command)"
+            )),
+            _ => Failure::Exec(format!("cannot start {what}: {err}")),
+        }
+    }
+}
+
+/// Kills the hook's process group when dropped, so an abandoned dispatch (a cancelled request,
+/// a panicking caller) cannot leave processes behind.
+struct GroupGuard(u32);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        signal_group(self.0, SIGKILL);
+    }
+}
+
+#[derive(Debug, Default)]
+struct Captured {
+    bytes: Vec<u8>,
+    overflow: bool,
+}
+
+/// Reads `reader` to its end, keeping the first `cap` bytes and draining the rest.
+async fn read_capped(mut reader: impl AsyncRead + Unpin, cap: usize) -> Captured {
+    let mut captured = Captured::default();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match reader.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let room = cap.saturating_sub(captured.bytes.len());
+                if n > room {
+                    captured.overflow = true;
+                }
+                captured.bytes.extend_from_slice(&buf[..n.min(room)]);
+            }
+        }
+    }
+    captured
+}
+
+/// Looks a program name up on `PATH` the way `execvp` would.
+pub fn find_on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}

@@ -1,0 +1,95 @@
+//! Transports run a hook and return its raw answer, knowing nothing of what it means. The
+//! command transport spawns a process; each further transport (HTTP, built-in) is one module
+//! beside it returning the same [`Reply`].
+
+pub mod command;
+mod unix;
+
+use std::time::Duration;
+
+pub use command::{CommandSpec, Invocation};
+
+/// How a hook is run.
+#[derive(Debug, Clone)]
+pub enum TransportSpec {
+    Command(CommandSpec),
+}
+
+impl TransportSpec {
+    /// What `list` shows as the hook's transport.
+    pub fn describe(&self) -> String {
+        match self {
+            TransportSpec::Command(spec) => spec.line.clone(),
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportSpec::Command(_) => "command",
+        }
+    }
+}
+
+/// How a hook process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+}
+
+impl Exit {
+    pub fn success(self) -> bool {
+        self == Exit::Code(0)
+    }
+}
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Exit::Code(c) => write!(f, "exit status {c}"),
+            Exit::Signal(s) => write!(f, "killed by signal {s}"),
+        }
+    }
+}
+
+/// The raw answer of a hook that ran to completion.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub stdout: Vec<u8>,
+    /// Stdout went past the cap; what is kept is its beginning, and it is not a usable answer.
+    pub stdout_overflow: bool,
+    pub stderr: Vec<u8>,
+    pub exit: Exit,
+    /// Processes the hook left behind held its output open and were killed.
+    pub left_behind: Option<String>,
+    pub elapsed: Duration,
+}
+
+/// A hook that could not be run to completion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The program or script does not exist.
+    NotFound(String),
+    /// It exists but cannot be executed (no execute bit, no `#!` line, ...).
+    NotExecutable(String),
+    /// Any other reason it could not start or be talked to.
+    Exec(String),
+    /// It ran past its timeout and was killed.
+    Timeout(Duration),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::NotFound(what) => write!(f, "not found: {what}"),
+            Failure::NotExecutable(what) => write!(f, "not executable: {what}"),
+            Failure::Exec(what) => f.write_str(what),
+            Failure::Timeout(t) => write!(f, "timed out after {} s", t.as_secs_f64()),
+        }
+    }
+}
+
+/// Stdout is read up to this many bytes; the rest is drained and dropped (SPEC §5).
+pub const STDOUT_CAP: usize = 1024 * 1024;
+/// Stderr is read up to this many bytes.
+pub const STDERR_CAP: usize = 64 * 1024;
