@@ -1,0 +1,337 @@
+//! What a guard may use besides the payload: the workspace, per-session state that spans
+//! events, a clock, and an optional credit-balance lookup. Hosts build one `GuardContext`
+//! per guard instance; tests inject the clock and an in-memory or temporary-directory store.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+
+/// Per-session state that outlives one event (pending edits, block counters, ...).
+///
+/// Keys are (guard name, session id); each value carries its own time to live and is
+/// gone once it has expired. Implementations must not panic; a failed write is reported
+/// and the guard then behaves as if nothing had been recorded (fail-open).
+pub trait StateStore: fmt::Debug + Send {
+    /// The value saved for this guard and session, unless absent or expired.
+    fn load(&mut self, guard: &str, session: &str, now: SystemTime) -> Option<Value>;
+    /// Replaces the value for this guard and session; it expires `ttl` after `now`.
+    fn save(
+        &mut self,
+        guard: &str,
+        session: &str,
+        value: &Value,
+        ttl: Duration,
+        now: SystemTime,
+    ) -> std::io::Result<()>;
+}
+
+/// State kept in this process, for guards run in-process (`type: builtin`).
+#[derive(Debug, Default)]
+pub struct MemoryState {
+    entries: HashMap<(String, String), (Value, SystemTime)>,
+}
+
+impl MemoryState {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl StateStore for MemoryState {
+    fn load(&mut self, guard: &str, session: &str, now: SystemTime) -> Option<Value> {
+        let key = (guard.to_owned(), session.to_owned());
+        match self.entries.get(&key) {
+            Some((value, expires)) if *expires > now => Some(value.clone()),
+            Some(_) => {
+                self.entries.remove(&key);
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn save(
+        &mut self,
+        guard: &str,
+        session: &str,
+        value: &Value,
+        ttl: Duration,
+        now: SystemTime,
+    ) -> std::io::Result<()> {
+        // Expired entries of other sessions are dropped here so a long-running host
+        // does not accumulate one entry per session forever.
+        self.entries.retain(|_, (_, expires)| *expires > now);
+        self.entries.insert(
+            (guard.to_owned(), session.to_owned()),
+            (value.clone(), now + ttl),
+        );
+        Ok(())
+    }
+}
+
+/// State kept as JSON files in a directory (`STATE_DIR` when a guard runs as a command),
+/// one file per guard and session, replaced atomically (temporary file, then rename).
+///
+/// Two processes updating the same session at the same instant may lose one update;
+/// a guard's state is advisory (counters, pending edits), so no lock is taken.
+#[derive(Debug, Clone)]
+pub struct DirState {
+    dir: PathBuf,
+}
+
+impl DirState {
+    /// A store under `dir`, created on the first save.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    fn path(&self, guard: &str, session: &str) -> PathBuf {
+        self.dir
+            .join(format!("{}--{}.json", safe_name(guard), safe_name(session)))
+    }
+}
+
+/// A file-name-safe form of a guard or session name (`_` for an empty one).
+fn safe_name(name: &str) -> String {
+    if name.is_empty() {
+        return "_".to_owned();
+    }
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+impl StateStore for DirState {
+    fn load(&mut self, guard: &str, session: &str, now: SystemTime) -> Option<Value> {
+        let path = self.path(guard, session);
+        let text = std::fs::read_to_string(&path).ok()?;
+        let stored: Value = serde_json::from_str(&text).ok()?;
+        let expires = stored.get("expires_unix").and_then(Value::as_f64)?;
+        if expires <= unix_seconds(now) {
+            // Expired: remove it so the directory does not grow with dead sessions.
+            let _ = std::fs::remove_file(&path);
+            return None;
+        }
+        stored.get("value").cloned()
+    }
+
+    fn save(
+        &mut self,
+        guard: &str,
+        session: &str,
+        value: &Value,
+        ttl: Duration,
+        now: SystemTime,
+    ) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        let path = self.path(guard, session);
+        let body = serde_json::json!({
+            "expires_unix": unix_seconds(now + ttl),
+            "value": value,
+        });
+        write_atomically(&path, body.to_string().as_bytes())
+    }
+}
+
+/// Writes a temporary file beside `path`, syncs it and renames it over `path`, so a
+/// reader sees the old or the new content, never a torn one.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let tmp = path.with_extension(format!("tmp.{}.{nanos}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+pub(crate) fn unix_seconds(time: SystemTime) -> f64 {
+    time.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// Looks up a credit balance at a URL; returns the text to show, or `None` on any failure.
+pub type BalanceLookup = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// A clock, injectable so TTL behaviour can be tested.
+pub type Clock = Box<dyn Fn() -> SystemTime + Send + Sync>;
+
+/// Everything a guard may use besides the payload.
+pub struct GuardContext {
+    /// The workspace: relative paths in rules (evidence files, the audit log) resolve here.
+    pub workspace: PathBuf,
+    /// Per-session state across events.
+    pub state: Box<dyn StateStore>,
+    /// The time now; `SystemTime::now` unless a test injects another.
+    pub clock: Clock,
+    /// The credit-balance lookup for `runtime_footer`, supplied by the core (an HTTP GET
+    /// of the URL with a 2 s timeout). This crate does no networking; without a lookup
+    /// the balance is simply left out of the footer.
+    pub balance: Option<BalanceLookup>,
+}
+
+impl fmt::Debug for GuardContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GuardContext")
+            .field("workspace", &self.workspace)
+            .field("state", &self.state)
+            .field("balance", &self.balance.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl GuardContext {
+    /// In-process use: state in memory, the system clock, no balance lookup.
+    pub fn in_memory(workspace: impl Into<PathBuf>) -> Self {
+        Self {
+            workspace: workspace.into(),
+            state: Box::new(MemoryState::new()),
+            clock: Box::new(SystemTime::now),
+            balance: None,
+        }
+    }
+
+    /// Command use: state as files under `state_dir` (the hook's `STATE_DIR`).
+    pub fn in_dir(workspace: impl Into<PathBuf>, state_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            state: Box::new(DirState::new(state_dir)),
+            ..Self::in_memory(workspace)
+        }
+    }
+
+    /// Replaces the clock (tests).
+    #[must_use]
+    pub fn with_clock(mut self, clock: impl Fn() -> SystemTime + Send + Sync + 'static) -> Self {
+        self.clock = Box::new(clock);
+        self
+    }
+
+    /// Supplies the credit-balance lookup used by `runtime_footer`.
+    #[must_use]
+    pub fn with_balance(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.balance = Some(Box::new(lookup));
+        self
+    }
+
+    pub(crate) fn now(&self) -> SystemTime {
+        (self.clock)()
+    }
+
+    /// A path from the rules, resolved against the workspace when relative.
+    pub(crate) fn resolve(&self, path: &str) -> PathBuf {
+        let path = Path::new(path);
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.workspace.join(path)
+        }
+    }
+
+    /// This guard's state for the payload's session (`Null` when there is none).
+    pub(crate) fn load(&mut self, guard: &str, session: &str) -> Value {
+        let now = self.now();
+        self.state.load(guard, session, now).unwrap_or(Value::Null)
+    }
+
+    /// Saves this guard's state for the session; a failed write is dropped (fail-open).
+    pub(crate) fn save(&mut self, guard: &str, session: &str, value: &Value, ttl_seconds: u64) {
+        let now = self.now();
+        let _ = self
+            .state
+            .save(guard, session, value, Duration::from_secs(ttl_seconds), now);
+    }
+}
+
+/// RFC 3339 UTC timestamp with milliseconds, without pulling in a date crate.
+pub(crate) fn rfc3339(time: SystemTime) -> String {
+    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs();
+    let millis = since.subsec_millis();
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day), Howard Hinnant's algorithm.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_formats_a_known_instant() {
+        let t = UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
+        assert_eq!(rfc3339(t), "2023-11-14T22:13:20.123Z");
+    }
+
+    #[test]
+    fn memory_state_expires_after_its_ttl() {
+        let mut store = MemoryState::new();
+        let now = UNIX_EPOCH + Duration::from_secs(1000);
+        let value = serde_json::json!({"n": 1});
+        assert!(
+            store
+                .save("g", "s", &value, Duration::from_secs(10), now)
+                .is_ok()
+        );
+        assert_eq!(
+            store.load("g", "s", now + Duration::from_secs(5)),
+            Some(value)
+        );
+        assert_eq!(store.load("g", "s", now + Duration::from_secs(11)), None);
+    }
+
+    #[test]
+    fn dir_state_round_trips_and_expires() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let mut store = DirState::new(dir.path().join("state"));
+        let now = UNIX_EPOCH + Duration::from_secs(1000);
+        let value = serde_json::json!({"pending": ["a.py"]});
+        store.save("g", "s/1", &value, Duration::from_secs(10), now)?;
+        assert_eq!(store.load("g", "s/1", now), Some(value));
+        assert_eq!(store.load("g", "other", now), None);
+        assert_eq!(store.load("g", "s/1", now + Duration::from_secs(20)), None);
+        Ok(())
+    }
+}

@@ -1,0 +1,118 @@
+//! Loading a guard's rules file: the user's YAML over the built-in defaults.
+//! Every top-level key the user leaves out takes its default value, so a rules file
+//! may hold only the tables the user changed; a wrong key or type is an error with a position.
+
+use serde::de::DeserializeOwned;
+
+/// Why a guard could not be built from its name and rules file.
+///
+/// Messages read after "failed to load guard rules: ...".
+#[derive(Debug, thiserror::Error)]
+pub enum RulesError {
+    /// The name is not one of [`crate::GUARDS`].
+    #[error("unknown guard {name:?} (known guards: {known})")]
+    UnknownGuard {
+        /// The name that was asked for.
+        name: String,
+        /// The known names, comma-separated.
+        known: String,
+    },
+    /// The YAML does not parse, or a key or value has the wrong shape.
+    #[error("{line}:{column}: {message}")]
+    Syntax {
+        /// 1-based line in the rules file (0 when the parser could not tell).
+        line: u64,
+        /// 1-based column in the rules file (0 when the parser could not tell).
+        column: u64,
+        /// What was expected.
+        message: String,
+    },
+    /// The YAML is well-formed but a value cannot be used (an invalid regex, say).
+    #[error("{field}: {message}")]
+    Invalid {
+        /// The rules key, dotted for nested ones (`destructive[2].args`).
+        field: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// Parses the user's rules (if any) and the defaults into the same raw shape.
+///
+/// Raw shapes have only `Option` fields so that "absent" can be told from "empty";
+/// the guard's compile step picks the user's value, else the default.
+pub(crate) fn load<T: DeserializeOwned + Default>(
+    defaults_yaml: &str,
+    user_yaml: Option<&str>,
+) -> Result<(T, T), RulesError> {
+    // The defaults ship in the binary and a test parses each one; should that ever
+    // fail anyway, empty tables are the fail-open answer rather than a panic.
+    let defaults = parse::<T>(defaults_yaml).unwrap_or_default();
+    let user = match user_yaml {
+        Some(text) => parse::<T>(text)?,
+        None => T::default(),
+    };
+    Ok((user, defaults))
+}
+
+/// Parses one YAML document; an empty or comment-only document is "nothing set".
+pub(crate) fn parse<T: DeserializeOwned + Default>(text: &str) -> Result<T, RulesError> {
+    let has_content = text.lines().any(|line| {
+        let line = line.trim();
+        !line.is_empty() && !line.starts_with('#') && line != "---"
+    });
+    if !has_content {
+        return Ok(T::default());
+    }
+    serde_saphyr::from_str::<T>(text).map_err(|error| {
+        let (line, column) = error
+            .location()
+            .map(|loc| (loc.line(), loc.column()))
+            .unwrap_or((0, 0));
+        let message = first_line(&error.without_snippet().to_string());
+        RulesError::Syntax {
+            line,
+            column,
+            message,
+        }
+    })
+}
+
+/// The parser's rendering may carry a position suffix and a snippet; the position is
+/// reported separately, so keep only the first line of the message.
+fn first_line(message: &str) -> String {
+    message.lines().next().unwrap_or(message).trim().to_owned()
+}
+
+/// Compiles a regex from the rules, naming the key when it is invalid.
+pub(crate) fn regex(field: &str, pattern: &str) -> Result<regex::Regex, RulesError> {
+    regex::Regex::new(pattern).map_err(|error| RulesError::Invalid {
+        field: field.to_owned(),
+        message: format!("invalid regex: {error}"),
+    })
+}
+
+/// Compiles a list of regexes (`field[i]` in errors).
+pub(crate) fn regexes(field: &str, patterns: &[String]) -> Result<Vec<regex::Regex>, RulesError> {
+    patterns
+        .iter()
+        .enumerate()
+        .map(|(index, pattern)| regex(&format!("{field}[{index}]"), pattern))
+        .collect()
+}
+
+/// Compiles an optional regex; `None` and `""` both mean "no pattern".
+pub(crate) fn optional_regex(
+    field: &str,
+    pattern: Option<&str>,
+) -> Result<Option<regex::Regex>, RulesError> {
+    match pattern {
+        Some(pattern) if !pattern.is_empty() => regex(field, pattern).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The user's value if set, else the default's, else the type's empty value.
+pub(crate) fn pick<T: Default>(user: Option<T>, default: Option<T>) -> T {
+    user.or(default).unwrap_or_default()
+}
