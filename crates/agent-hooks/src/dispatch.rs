@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use crate::answer::{Answer, Decision, Unusable};
 use crate::config::Config;
 use crate::diag::{DiagKind, DiagRecord, EventLog};
-use crate::dialect::PayloadView;
+use crate::dialect::{DispatchCache, PayloadView};
 use crate::event::{Event, REDO_CAP, RewriteRule, complete_payload};
 use crate::hook::{Hook, OnError};
 use crate::outcome::{HookReport, HookStatus, Outcome};
@@ -82,6 +82,7 @@ impl Runtime<'_> {
         complete_payload(event, &mut payload, &self.ws.root().to_string_lossy());
         let mut merge = Merge::new(event, payload);
         let hooks = snapshot.hooks_for(event);
+        let cache = DispatchCache::default();
 
         let mut i = 0;
         while i < hooks.len() {
@@ -93,7 +94,9 @@ impl Runtime<'_> {
             }
             let hook = &hooks[i];
             if hook.dialect.chains(event) {
-                let run = self.run_hook(snapshot, hook, event, &merge.payload).await;
+                let run = self
+                    .run_hook(snapshot, hook, event, &merge.payload, &cache)
+                    .await;
                 merge.absorb(self, hook, run);
                 i += 1;
             } else {
@@ -106,7 +109,7 @@ impl Runtime<'_> {
                 let runs = futures::future::join_all(
                     group
                         .iter()
-                        .map(|hook| self.run_hook(snapshot, hook, event, payload)),
+                        .map(|hook| self.run_hook(snapshot, hook, event, payload, &cache)),
                 )
                 .await;
                 for (hook, run) in group.iter().zip(runs) {
@@ -124,8 +127,9 @@ impl Runtime<'_> {
         hook: &Arc<Hook>,
         event: Event,
         payload: &Map<String, Value>,
+        cache: &DispatchCache,
     ) -> HookRun {
-        let view = PayloadView::new(event, payload);
+        let view = PayloadView::new(event, payload, self.ws, cache);
         if !hook.dialect.matches(hook, &view) {
             return HookRun {
                 report: skipped(hook, "no match"),
@@ -213,7 +217,7 @@ impl Runtime<'_> {
         if !stderr.trim().is_empty() {
             log(DiagKind::HookStderr, stderr.trim());
         }
-        match hook.dialect.interpret(event, &reply) {
+        match hook.dialect.interpret(&view, &reply) {
             Ok(answer) => {
                 for (kind, detail) in &answer.problems {
                     log(*kind, detail);
@@ -248,7 +252,10 @@ impl Runtime<'_> {
 fn hook_env(ws: &Workspace, hook: &Hook, event: Event) -> Vec<(String, String)> {
     let mut env = vec![
         ("HOOK_NAME".to_owned(), hook.name.clone()),
-        ("HOOK_EVENT".to_owned(), event.name().to_owned()),
+        (
+            "HOOK_EVENT".to_owned(),
+            hook.dialect.event_name(event).to_owned(),
+        ),
         (
             crate::workspace::WORKSPACE_ENV.to_owned(),
             ws.root().to_string_lossy().into_owned(),
@@ -318,7 +325,10 @@ impl Merge {
                 self.reason = Some(format!(
                     "hook \"{}\" failed ({}) and is set to fail closed (on_error: block)",
                     hook.name,
-                    run.report.detail.as_deref().unwrap_or(run.report.status.as_str())
+                    run.report
+                        .detail
+                        .as_deref()
+                        .unwrap_or(run.report.status.as_str())
                 ));
             }
             self.reports.push(run.report);
@@ -336,17 +346,13 @@ impl Merge {
                         .unwrap_or_else(|| format!("blocked by hook \"{}\"", hook.name)),
                 );
             }
-            Some(Decision::Ask) if spec.may_ask => {
-                if self.decision < Decision::Ask {
+            Some(Decision::Ask) if spec.may_ask
+                && self.decision < Decision::Ask => {
                     self.decision = Decision::Ask;
-                    self.reason = Some(
-                        answer
-                            .reason
-                            .clone()
-                            .unwrap_or_else(|| format!("hook \"{}\" asks for confirmation", hook.name)),
-                    );
+                    self.reason = Some(answer.reason.clone().unwrap_or_else(|| {
+                        format!("hook \"{}\" asks for confirmation", hook.name)
+                    }));
                 }
-            }
             Some(d @ (Decision::Block | Decision::Ask)) => {
                 ignored.push(format!("decision \"{}\"", d.as_str()));
                 run.report.status = HookStatus::Ok;

@@ -84,6 +84,15 @@ impl Engine {
         rt.dispatch(&snapshot, event, payload).await
     }
 
+    /// Fires one of the runtime's own lifecycle events (`pre_startup`, `post_startup`,
+    /// `pre_shutdown`, `post_shutdown`) with `status`, as a host does when it starts and stops.
+    /// Hooks there only observe, so they run concurrently.
+    pub async fn lifecycle(&self, event: Event, status: &str) -> Outcome {
+        let mut payload = Map::new();
+        payload.insert("status".into(), Value::String(status.to_owned()));
+        self.dispatch(event, payload).await
+    }
+
     /// Flips the master switch in `config/agent.yaml` and reloads.
     pub fn set_master(&self, enabled: bool) -> Result<(), EngineError> {
         agent::set_master_switch(&self.ws, enabled)?;
@@ -104,8 +113,10 @@ impl Engine {
         let events: Vec<Event> = match event {
             Some(e) => vec![e],
             None => {
-                let mut events: Vec<Event> =
-                    declared.iter().flat_map(|h| h.events.iter().copied()).collect();
+                let mut events: Vec<Event> = declared
+                    .iter()
+                    .flat_map(|h| h.events.iter().copied())
+                    .collect();
                 events.sort();
                 events.dedup();
                 events
@@ -129,13 +140,16 @@ fn load_snapshot(ws: &Workspace, log: &EventLog, previous: Option<&Snapshot>) ->
     let approvals = match Approvals::load(ws) {
         Ok(a) => a,
         Err(err) => {
-            log.write(DiagRecord::new(DiagKind::HookConfigError, err.to_string()).source(err.file.clone()));
+            log.write(
+                DiagRecord::new(DiagKind::HookConfigError, err.to_string())
+                    .source(err.file.clone()),
+            );
             // Keep what was trusted before rather than trusting nothing or everything.
             previous.map(|s| s.approvals.clone()).unwrap_or_default()
         }
     };
     for err in config.errors() {
-        log.write(DiagRecord::new(DiagKind::HookConfigError, err.to_string()).source(err.file.clone()));
+        log.write(DiagRecord::new(err.kind, err.to_string()).source(err.file.clone()));
     }
     Snapshot::new(config, approvals)
 }

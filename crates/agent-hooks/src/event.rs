@@ -163,7 +163,11 @@ pub static EVENTS: [EventSpec; 16] = [
     EventSpec {
         fields: &[f("model", Text), f("response", Text)],
         model: true,
-        ..spec(Event::PostLlmCall, "post_llm_call", "after each model reply")
+        ..spec(
+            Event::PostLlmCall,
+            "post_llm_call",
+            "after each model reply",
+        )
     },
     EventSpec {
         fields: &[
@@ -191,7 +195,11 @@ pub static EVENTS: [EventSpec; 16] = [
         may_block: true,
         redo: true,
         observe_only: false,
-        ..spec(Event::OnStop, "on_stop", "turn boundary, after on_response_end")
+        ..spec(
+            Event::OnStop,
+            "on_stop",
+            "turn boundary, after on_response_end",
+        )
     },
     EventSpec {
         fields: &[f("notification", Text), f("type", Text)],
@@ -225,7 +233,11 @@ pub static EVENTS: [EventSpec; 16] = [
     EventSpec {
         fields: &[f("status", Text)],
         context: true,
-        ..spec(Event::OnSessionStart, "on_session_start", "a session begins")
+        ..spec(
+            Event::OnSessionStart,
+            "on_session_start",
+            "a session begins",
+        )
     },
     EventSpec {
         fields: &[f("status", Text)],
@@ -237,15 +249,27 @@ pub static EVENTS: [EventSpec; 16] = [
     },
     EventSpec {
         fields: &[f("status", Text)],
-        ..spec(Event::PostStartup, "post_startup", "the runtime has started")
+        ..spec(
+            Event::PostStartup,
+            "post_startup",
+            "the runtime has started",
+        )
     },
     EventSpec {
         fields: &[f("status", Text)],
-        ..spec(Event::PreShutdown, "pre_shutdown", "the runtime is stopping")
+        ..spec(
+            Event::PreShutdown,
+            "pre_shutdown",
+            "the runtime is stopping",
+        )
     },
     EventSpec {
         fields: &[f("status", Text)],
-        ..spec(Event::PostShutdown, "post_shutdown", "the runtime has stopped")
+        ..spec(
+            Event::PostShutdown,
+            "post_shutdown",
+            "the runtime has stopped",
+        )
     },
 ];
 
@@ -285,7 +309,9 @@ impl Event {
         EVENTS
             .iter()
             .map(|s| (strsim::damerau_levenshtein(name, s.name), s.name))
-            .filter(|(d, candidate)| *d <= 3.max(candidate.len() / 3) || candidate.starts_with(name))
+            .filter(|(d, candidate)| {
+                *d <= 3.max(candidate.len() / 3) || candidate.starts_with(name)
+            })
             .min_by_key(|(d, _)| *d)
             .map(|(_, n)| n)
     }
@@ -378,13 +404,22 @@ mod tests {
             err.to_string(),
             "unknown event \"pre_tool\" (did you mean \"pre_tool_call\"?)"
         );
-        assert_eq!("zzzzzzzzzzzzzzzzzzzzzzz".parse::<Event>().unwrap_err().suggestion, None);
+        assert_eq!(
+            "zzzzzzzzzzzzzzzzzzzzzzz"
+                .parse::<Event>()
+                .unwrap_err()
+                .suggestion,
+            None
+        );
     }
 
     #[test]
     fn blocking_events_are_sequential() {
         for spec in &EVENTS {
-            if spec.may_block || spec.note || !spec.rewrites.is_empty() && spec.event != Event::PostToolCall {
+            if spec.may_block
+                || spec.note
+                || !spec.rewrites.is_empty() && spec.event != Event::PostToolCall
+            {
                 assert!(!spec.observe_only, "{}", spec.name);
             }
         }

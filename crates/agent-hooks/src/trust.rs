@@ -60,6 +60,7 @@ impl Approvals {
         let path = ws.approvals_json();
         let display = ws.display(&path).into_owned();
         let text = store::read_optional(&path).map_err(|e| ConfigError {
+            kind: crate::diag::DiagKind::HookConfigError,
             file: display.clone(),
             line: 0,
             column: 0,
@@ -72,6 +73,7 @@ impl Approvals {
             }),
             Some(text) if text.trim().is_empty() => Ok(Approvals::default()),
             Some(text) => serde_json::from_str(&text).map_err(|e| ConfigError {
+                kind: crate::diag::DiagKind::HookConfigError,
                 file: display,
                 line: e.line() as u64,
                 column: e.column() as u64,
@@ -264,14 +266,16 @@ impl DriftChecker {
         let print = Fingerprint::of(&meta);
         {
             let cache = self.verified.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some((seen, hash)) = cache.get(&file.path) {
-                if *seen == print && *hash == file.sha256 {
+            if let Some((seen, hash)) = cache.get(&file.path)
+                && *seen == print && *hash == file.sha256 {
                     return None;
                 }
-            }
         }
         if print.mtime_ns != file.mtime_ns {
-            return Some(format!("{} was modified (mtime changed)", file.path.display()));
+            return Some(format!(
+                "{} was modified (mtime changed)",
+                file.path.display()
+            ));
         }
         match hash_file(&file.path) {
             Ok(hash) if hash == file.sha256 => {

@@ -50,10 +50,7 @@ pub async fn run(engine: &Engine, args: &[String]) -> CommandOutput {
         "approve" => approve(engine, rest),
         "revoke" => revoke(engine, rest),
         "help" | "--help" | "-h" => CommandOutput::ok(help()),
-        other => CommandOutput::usage(format!(
-            "unknown command \"{other}\"\n\n{}",
-            help()
-        )),
+        other => CommandOutput::usage(format!("unknown command \"{other}\"\n\n{}", help())),
     }
 }
 
@@ -117,7 +114,9 @@ fn approve_joined(engine: &Engine, event: Option<Event>, command: &str) -> Comma
             let master = engine.snapshot().config.master_enabled;
             let mut text = format!("Approved {command} for {}.\n", names.join(", "));
             if !master {
-                text.push_str("Note: the master switch is off, so it will not run until /hooks on.\n");
+                text.push_str(
+                    "Note: the master switch is off, so it will not run until /hooks on.\n",
+                );
             }
             CommandOutput::ok(text)
         }

@@ -35,6 +35,7 @@ impl AgentSettings {
             Ok(None) => return settings,
             Err(err) => {
                 settings.error = Some(ConfigError {
+                    kind: crate::diag::DiagKind::HookConfigError,
                     file: display,
                     line: 0,
                     column: 0,
@@ -51,6 +52,7 @@ impl AgentSettings {
                     Some(Value::Bool(b)) => settings.shell_hooks_enabled = *b,
                     Some(other) => {
                         settings.error = Some(ConfigError {
+                            kind: crate::diag::DiagKind::HookConfigError,
                             file: display.clone(),
                             line: 0,
                             column: 0,
@@ -106,13 +108,11 @@ pub fn set_master_switch(ws: &Workspace, enabled: bool) -> Result<(), SwitchErro
 /// in block style; otherwise rewrites the document from its parsed form (keeping every key).
 fn edit_enabled(text: &str, before: &Value, enabled: bool) -> String {
     let edited = edit_block_style(text, enabled);
-    if let Some(edited) = edited {
-        if let Ok(after) = parse(&edited) {
-            if same_except_switch(before, &after, enabled) {
+    if let Some(edited) = edited
+        && let Ok(after) = parse(&edited)
+            && same_except_switch(before, &after, enabled) {
                 return edited;
             }
-        }
-    }
     let mut doc = match before {
         Value::Object(map) => map.clone(),
         _ => serde_json::Map::new(),
@@ -152,11 +152,12 @@ fn same_except_switch(before: &Value, after: &Value, enabled: bool) -> bool {
     let mut a = strip(after);
     // A section that existed only to hold the switch is not "another key".
     for v in [&mut a, &mut b] {
-        if let Value::Object(m) = v {
-            if m.get("shell_hooks").is_some_and(|s| s.as_object().is_some_and(|o| o.is_empty())) {
+        if let Value::Object(m) = v
+            && m.get("shell_hooks")
+                .is_some_and(|s| s.as_object().is_some_and(|o| o.is_empty()))
+            {
                 m.remove("shell_hooks");
             }
-        }
     }
     switched && a == b
 }
@@ -202,8 +203,8 @@ fn edit_block_style(text: &str, enabled: bool) -> Option<String> {
                 }
                 let this_indent = &line[..ws_len];
                 let first = indent.get_or_insert_with(|| this_indent.to_owned());
-                if this_indent == first.as_str() {
-                    if let Some(rest) = trimmed.strip_prefix("enabled:") {
+                if this_indent == first.as_str()
+                    && let Some(rest) = trimmed.strip_prefix("enabled:") {
                         let comment = rest
                             .find(" #")
                             .map(|i| &rest[rest[..i].trim_end().len()..])
@@ -211,7 +212,6 @@ fn edit_block_style(text: &str, enabled: bool) -> Option<String> {
                         out[i] = format!("{this_indent}enabled: {value}{comment}");
                         return Some(join(out, text));
                     }
-                }
             }
             let _ = end;
             let indent = indent.unwrap_or_else(|| "  ".to_owned());
@@ -249,7 +249,10 @@ mod tests {
 
     #[test]
     fn adds_the_key_or_section_when_missing() {
-        assert_eq!(flip("model: x\n", true), "model: x\nshell_hooks:\n  enabled: true\n");
+        assert_eq!(
+            flip("model: x\n", true),
+            "model: x\nshell_hooks:\n  enabled: true\n"
+        );
         assert_eq!(flip("", false), "shell_hooks:\n  enabled: false\n");
         assert_eq!(
             flip("shell_hooks:\n    self_approve: false\n", true),
@@ -259,7 +262,10 @@ mod tests {
 
     #[test]
     fn flow_style_is_rewritten_with_every_key() {
-        let out = flip("model: x\nshell_hooks: {enabled: false, self_approve: true}\n", true);
+        let out = flip(
+            "model: x\nshell_hooks: {enabled: false, self_approve: true}\n",
+            true,
+        );
         let doc = parse(&out).expect("output parses");
         assert_eq!(doc["model"], "x");
         assert_eq!(doc["shell_hooks"]["enabled"], true);

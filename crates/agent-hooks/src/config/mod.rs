@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod shell;
+pub mod skill;
 mod yaml;
 
 pub(crate) use yaml::kind_of as json_kind;
@@ -20,6 +21,9 @@ use crate::workspace::Workspace;
 /// A configuration problem, located as precisely as the file allows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
+    /// The `logs/events.jsonl` type this error is logged as (`hook_config_error` unless the
+    /// source has its own, like the skill dialect's `hook_invalid_json`).
+    pub kind: crate::diag::DiagKind,
     /// Workspace-relative path of the file.
     pub file: String,
     pub line: u64,
@@ -30,7 +34,11 @@ pub struct ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line > 0 {
-            write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
         } else {
             write!(f, "{}: {}", self.file, self.message)
         }
@@ -68,7 +76,7 @@ pub enum FileState {
 pub type SourceLoader = fn(&Workspace) -> Vec<FileLoad>;
 
 /// Every source, in run order (SPEC §5).
-pub const SOURCES: &[SourceLoader] = &[shell::load];
+pub const SOURCES: &[SourceLoader] = &[shell::load, skill::load];
 
 /// Everything loaded from a workspace at one moment. Immutable; a reload builds a new one.
 #[derive(Debug, Clone)]
@@ -89,12 +97,11 @@ impl Config {
                 if file.state != FileState::Broken {
                     continue;
                 }
-                if let Some(old) = prev.files.iter().find(|f| f.path == file.path) {
-                    if !old.hooks.is_empty() {
+                if let Some(old) = prev.files.iter().find(|f| f.path == file.path)
+                    && !old.hooks.is_empty() {
                         file.hooks = old.hooks.clone();
                         file.state = FileState::BrokenKeptPrevious;
                     }
-                }
             }
         }
         let master_enabled = match (&agent.error, previous) {

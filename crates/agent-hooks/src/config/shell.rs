@@ -21,8 +21,18 @@ use crate::workspace::Workspace;
 pub const DEFAULT_TIMEOUT_SECS: f64 = 20.0;
 
 const KNOWN_KEYS: &[&str] = &[
-    "event", "matcher", "command", "timeout", "type", "name", "on_error", "env", "url", "headers",
-    "secret", "allowed_env",
+    "event",
+    "matcher",
+    "command",
+    "timeout",
+    "type",
+    "name",
+    "on_error",
+    "env",
+    "url",
+    "headers",
+    "secret",
+    "allowed_env",
 ];
 
 #[derive(Deserialize)]
@@ -48,6 +58,7 @@ pub(crate) fn load(ws: &Workspace) -> Vec<FileLoad> {
         Err(err) => {
             load.state = FileState::Broken;
             load.errors.push(ConfigError {
+                kind: crate::diag::DiagKind::HookConfigError,
                 file: display,
                 line: 0,
                 column: 0,
@@ -71,6 +82,7 @@ fn parse_into(ws: &Workspace, text: &str, load: &mut FileLoad) {
             for (key, at) in &top {
                 if key != "hooks" {
                     load.warnings.push(ConfigError {
+                        kind: crate::diag::DiagKind::HookConfigError,
                         file: file.clone(),
                         line: at.referenced.line(),
                         column: at.referenced.column(),
@@ -122,6 +134,7 @@ fn parse_entry(
     let map = &entry.value;
     let line = entry.referenced.line();
     let whole = |message: String| ConfigError {
+        kind: crate::diag::DiagKind::HookConfigError,
         file: file.to_owned(),
         line,
         column: entry.referenced.column(),
@@ -161,8 +174,9 @@ fn parse_entry(
             file,
             at,
             match kind.as_str() {
-                "http" => "type \"http\" is not supported by this build (expected \"command\")"
-                    .to_owned(),
+                "http" => {
+                    "type \"http\" is not supported by this build (expected \"command\")".to_owned()
+                }
                 other => format!("unknown type \"{other}\" (expected \"command\")"),
             },
         ));
@@ -278,12 +292,18 @@ fn string(file: &str, key: &str, at: &Spanned<Value>) -> Result<String, ConfigEr
 }
 
 /// `env:` — a mapping of names to scalar values (numbers and booleans are written as text).
-pub(crate) fn env_map(file: &str, at: &Spanned<Value>) -> Result<Vec<(String, String)>, ConfigError> {
+pub(crate) fn env_map(
+    file: &str,
+    at: &Spanned<Value>,
+) -> Result<Vec<(String, String)>, ConfigError> {
     let Value::Object(map) = &at.value else {
         return Err(error_at(
             file,
             at,
-            format!("env: expected a mapping of NAME: value, found {}", kind_of(&at.value)),
+            format!(
+                "env: expected a mapping of NAME: value, found {}",
+                kind_of(&at.value)
+            ),
         ));
     };
     map.iter()
@@ -346,7 +366,9 @@ mod tests {
 
     #[test]
     fn misspelt_event_is_located_and_suggested() {
-        let load = parse("hooks:\n  - event: pre_tool\n    command: /x\n  - event: on_stop\n    command: /y\n");
+        let load = parse(
+            "hooks:\n  - event: pre_tool\n    command: /x\n  - event: on_stop\n    command: /y\n",
+        );
         assert_eq!(load.hooks.len(), 1, "the good entry still loads");
         assert_eq!(
             load.errors[0].to_string(),
@@ -359,23 +381,40 @@ mod tests {
         let load = parse("hooks:\n  - event: on_stop\n   command: [\n");
         assert_eq!(load.state, FileState::Broken);
         assert_eq!(load.errors[0].line, 3);
-        assert!(load.errors[0].to_string().starts_with("config/shell_hooks.yaml:3:"));
+        assert!(
+            load.errors[0]
+                .to_string()
+                .starts_with("config/shell_hooks.yaml:3:")
+        );
     }
 
     #[test]
     fn unknown_keys_warn_and_timeouts_clamp() {
-        let load = parse("hooks:\n  - event: on_stop\n    command: /x\n    comand: /y\n    timeout: 500\n");
+        let load = parse(
+            "hooks:\n  - event: on_stop\n    command: /x\n    comand: /y\n    timeout: 500\n",
+        );
         assert_eq!(load.hooks[0].timeout, Duration::from_secs(120));
         let text: Vec<String> = load.warnings.iter().map(|w| w.to_string()).collect();
-        assert!(text.iter().any(|w| w.contains("unknown key \"comand\"") && w.contains("did you mean \"command\"")), "{text:?}");
+        assert!(
+            text.iter()
+                .any(|w| w.contains("unknown key \"comand\"")
+                    && w.contains("did you mean \"command\"")),
+            "{text:?}"
+        );
         assert!(text.iter().any(|w| w.contains("120")), "{text:?}");
     }
 
     #[test]
     fn unsupported_type_and_bad_matcher_are_entry_errors() {
-        let load = parse("hooks:\n  - event: on_stop\n    type: grpc\n    command: /x\n  - event: on_stop\n    command: /x\n    matcher: \"(\"\n");
+        let load = parse(
+            "hooks:\n  - event: on_stop\n    type: grpc\n    command: /x\n  - event: on_stop\n    command: /x\n    matcher: \"(\"\n",
+        );
         assert_eq!(load.hooks.len(), 0);
         assert!(load.errors[0].message.contains("unknown type \"grpc\""));
-        assert!(load.errors[1].message.contains("matcher is not a valid regex"));
+        assert!(
+            load.errors[1]
+                .message
+                .contains("matcher is not a valid regex")
+        );
     }
 }

@@ -3,8 +3,9 @@
 //! methods here; each dialect's field names live in its own module.
 
 pub mod shell;
+pub mod skill;
 
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
@@ -12,12 +13,22 @@ use crate::answer::{Answer, Unusable};
 use crate::event::Event;
 use crate::hook::Hook;
 use crate::transport::Reply;
+use crate::workspace::Workspace;
 
 /// The protocol a hook speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
     /// `config/shell_hooks.yaml`: the decision protocol of SPEC §5, Claude Code answers accepted.
     Shell,
+    /// `skills/**/hooks.json`: the event-replacement chain of SPEC §6.
+    Skill { include_conversation: bool },
+}
+
+/// Work done at most once per dispatch however many hooks need it (the transcript a
+/// skill hook's `include_conversation` reads).
+#[derive(Debug, Default)]
+pub struct DispatchCache {
+    pub(crate) conversation: OnceLock<Value>,
 }
 
 /// The payload as it stands at one point of a dispatch, with the matcher text computed at most
@@ -26,15 +37,24 @@ pub enum Dialect {
 pub struct PayloadView<'a> {
     pub event: Event,
     pub payload: &'a Map<String, Value>,
-    match_text: OnceCell<String>,
+    pub ws: &'a Workspace,
+    pub(crate) cache: &'a DispatchCache,
+    match_text: OnceLock<String>,
 }
 
 impl<'a> PayloadView<'a> {
-    pub fn new(event: Event, payload: &'a Map<String, Value>) -> Self {
+    pub fn new(
+        event: Event,
+        payload: &'a Map<String, Value>,
+        ws: &'a Workspace,
+        cache: &'a DispatchCache,
+    ) -> Self {
         PayloadView {
             event,
             payload,
-            match_text: OnceCell::new(),
+            ws,
+            cache,
+            match_text: OnceLock::new(),
         }
     }
 
@@ -74,7 +94,7 @@ impl Dialect {
         match &hook.matcher {
             None => true,
             Some(m) => match self {
-                Dialect::Shell => m.is_match(view.match_text()),
+                Dialect::Shell | Dialect::Skill { .. } => m.is_match(view.match_text()),
             },
         }
     }
@@ -84,6 +104,7 @@ impl Dialect {
     pub fn chains(self, event: Event) -> bool {
         match self {
             Dialect::Shell => !event.spec().observe_only,
+            Dialect::Skill { .. } => skill::chains(event),
         }
     }
 
@@ -91,19 +112,34 @@ impl Dialect {
     pub fn input(self, view: &PayloadView<'_>) -> Vec<u8> {
         match self {
             Dialect::Shell => shell::input(view),
+            Dialect::Skill {
+                include_conversation,
+            } => skill::input(view, include_conversation),
         }
     }
 
     /// Reads a completed run's raw reply into canonical effects.
-    pub fn interpret(self, event: Event, reply: &Reply) -> Result<Answer, Unusable> {
+    pub fn interpret(self, view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusable> {
         match self {
-            Dialect::Shell => shell::interpret(event, reply),
+            Dialect::Shell => shell::interpret(view.event, reply),
+            Dialect::Skill { .. } => skill::interpret(view, reply),
+        }
+    }
+
+    /// The name this dialect's scripts know `event` by (`HOOK_EVENT`).
+    pub fn event_name(self, event: Event) -> &'static str {
+        match self {
+            Dialect::Shell => event.name(),
+            Dialect::Skill { .. } => {
+                crate::config::skill::skill_name(event).unwrap_or(event.name())
+            }
         }
     }
 
     pub fn label(self) -> &'static str {
         match self {
             Dialect::Shell => "decision protocol",
+            Dialect::Skill { .. } => "skill event replacement",
         }
     }
 }

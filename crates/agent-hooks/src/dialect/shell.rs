@@ -132,11 +132,10 @@ fn decode(event: Event, object: &Map<String, Value>) -> Result<Answer, Unusable>
         if let Some(stop) = fields.string("stopReason")? {
             answer.reason = Some(stop);
         }
-    } else if let Some(v) = fields.object.get("continue") {
-        if !v.is_boolean() {
+    } else if let Some(v) = fields.object.get("continue")
+        && !v.is_boolean() {
             return Err(wrong_type("continue", "a boolean", v));
         }
-    }
     if let Some(input) = fields.object_field("tool_input")? {
         answer.rewrites.push(Rewrite {
             field: "tool_input".into(),
@@ -256,7 +255,10 @@ fn wrong_type(key: &str, expected: &str, found: &Value) -> Unusable {
 /// The first bytes of an answer, for messages.
 pub(crate) fn preview(text: &str) -> String {
     const MAX: usize = 120;
-    let flat: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     if flat.chars().count() > MAX {
         format!("{}…", flat.chars().take(MAX).collect::<String>())
     } else {
@@ -296,7 +298,9 @@ mod tests {
 
     #[test]
     fn claude_deny_becomes_block() {
-        let a = answer(r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}"#);
+        let a = answer(
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}"#,
+        );
         assert_eq!(a.decision, Some(Decision::Block));
         assert_eq!(a.reason.as_deref(), Some("no"));
     }
@@ -332,7 +336,11 @@ mod tests {
 
     #[test]
     fn warnings_become_notes_on_transform() {
-        let a = interpret(Event::TransformToolResult, &reply(r#"{"add_warning":"careful"}"#, 0, "")).expect("ok");
+        let a = interpret(
+            Event::TransformToolResult,
+            &reply(r#"{"add_warning":"careful"}"#, 0, ""),
+        )
+        .expect("ok");
         assert_eq!(a.notes, vec!["careful".to_owned()]);
         assert_eq!(a.warnings, vec!["careful".to_owned()]);
     }

@@ -49,12 +49,17 @@ impl CommandSpec {
     /// A command run without a shell; a relative program path is taken from the workspace,
     /// which is also the working directory (so relative script arguments resolve there too).
     pub fn argv(ws: &Workspace, line: &str) -> Result<CommandSpec, String> {
-        let mut words = shell_words::split(line).map_err(|e| format!("cannot split \"{line}\": {e}"))?;
+        let mut words =
+            shell_words::split(line).map_err(|e| format!("cannot split \"{line}\": {e}"))?;
         let Some(program) = words.first_mut() else {
             return Err("empty command".into());
         };
         if program.contains('/') && !Path::new(program.as_str()).is_absolute() {
-            *program = ws.root().join(program.as_str()).to_string_lossy().into_owned();
+            *program = ws
+                .root()
+                .join(program.as_str())
+                .to_string_lossy()
+                .into_owned();
         }
         Ok(CommandSpec {
             line: line.to_owned(),
@@ -140,7 +145,10 @@ impl CommandSpec {
             }
         };
         cmd.current_dir(&self.cwd)
-            .envs(env.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))))
+            .envs(
+                env.iter()
+                    .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -148,7 +156,9 @@ impl CommandSpec {
             .kill_on_drop(true);
         let mut child = cmd.spawn().map_err(|err| self.spawn_failure(&err))?;
         let Some(pgid) = child.id() else {
-            return Err(Failure::Exec("the hook exited before it could be tracked".into()));
+            return Err(Failure::Exec(
+                "the hook exited before it could be tracked".into(),
+            ));
         };
         // From here on, whatever happens to this future, the group is killed.
         let guard = GroupGuard(pgid);
@@ -161,8 +171,14 @@ impl CommandSpec {
                 let _ = stdin.shutdown().await;
             }
         });
-        let out = child.stdout.take().map(|s| tokio::spawn(read_capped(s, STDOUT_CAP)));
-        let err = child.stderr.take().map(|s| tokio::spawn(read_capped(s, STDERR_CAP)));
+        let out = child
+            .stdout
+            .take()
+            .map(|s| tokio::spawn(read_capped(s, STDOUT_CAP)));
+        let err = child
+            .stderr
+            .take()
+            .map(|s| tokio::spawn(read_capped(s, STDERR_CAP)));
 
         let status = match tokio::time::timeout_at(deadline, child.wait()).await {
             Ok(Ok(status)) => status,
@@ -233,9 +249,10 @@ impl CommandSpec {
         };
         const ENOEXEC: i32 = nix::errno::Errno::ENOEXEC as i32;
         match (err.kind(), err.raw_os_error()) {
-            (io::ErrorKind::NotFound, _) if !self.cwd.is_dir() => {
-                Failure::Exec(format!("working directory {} does not exist", self.cwd.display()))
-            }
+            (io::ErrorKind::NotFound, _) if !self.cwd.is_dir() => Failure::Exec(format!(
+                "working directory {} does not exist",
+                self.cwd.display()
+            )),
             (io::ErrorKind::NotFound, _) => {
                 if what.contains('/') {
                     if Path::new(&what).exists() {
