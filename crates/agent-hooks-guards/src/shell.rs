@@ -243,8 +243,10 @@ impl Parser<'_> {
         if !self.in_word {
             return;
         }
-        let word = String::from_utf8_lossy(&self.word).into_owned();
-        self.word.clear();
+        // Words split only at ASCII bytes, so they are valid UTF-8 whenever the input is;
+        // taking the buffer avoids a copy per word (the hot path on long commands).
+        let word = String::from_utf8(std::mem::take(&mut self.word))
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         self.in_word = false;
         match self.redirect_op.take() {
             Some(op) if op == "<<" || op == "<<-" => {

@@ -291,26 +291,42 @@ impl SecurityGuard {
             }
         }
         for pipeline in &script.pipelines {
+            let runs: Vec<_> = pipeline
+                .commands
+                .iter()
+                .map(|command| {
+                    let argv = command.argv(&self.prefixes);
+                    let matched = self
+                        .program_set
+                        .matches(argv.map_or("", |(program, _)| program));
+                    (command, argv, matched)
+                })
+                .collect();
+            // Reading a credential only matters upstream of a network tool; most pipelines
+            // have none, and checking every word of every command is the costly part.
+            let last_network = self.network_index.and_then(|network| {
+                runs.iter()
+                    .rposition(|(_, argv, matched)| argv.is_some() && matched.matched(network))
+            });
             let mut leaked_before = false;
-            for command in &pipeline.commands {
-                let argv = command.argv(&self.prefixes);
-                let matched = self
-                    .program_set
-                    .matches(argv.map_or("", |(program, _)| program));
-                let is_network = self.network_index.is_some_and(|i| matched.matched(i));
+            for (position, (command, argv, matched)) in runs.iter().enumerate() {
                 let args = argv.map_or(&[][..], |(_, args)| args);
-                if let Some(rule) = self.destructive_match(command, argv.is_some(), args, &matched)
-                {
+                if let Some(rule) = self.destructive_match(command, argv.is_some(), args, matched) {
                     return Some(self.destructive_reason(rule, &display(command)));
                 }
+                let is_network = self
+                    .network_index
+                    .is_some_and(|network| argv.is_some() && matched.matched(network));
                 if is_network && (leaked_before || self.network_leaks(command, depth)) {
                     return Some(fill(
                         &self.messages.exfiltration,
                         &[("command", &quote(text))],
                     ));
                 }
-                leaked_before = leaked_before || self.leaks(command);
-                if let Some(reason) = self.nested(command, argv, depth) {
+                if last_network.is_some_and(|last| position < last) {
+                    leaked_before = leaked_before || self.leaks(command);
+                }
+                if let Some(reason) = self.nested(command, *argv, depth) {
                     return Some(reason);
                 }
             }
