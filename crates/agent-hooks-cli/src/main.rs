@@ -1,8 +1,12 @@
 //! The `agent-hooks` command: parses arguments and calls the library. Every behaviour lives in
 //! the `agent_hooks` crate; this file only wires stdin, stdout and exit codes.
 
+mod claude;
 mod fire;
+mod guard;
+mod serve;
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -32,9 +36,57 @@ enum Command {
         /// The canonical event name, e.g. pre_tool_call.
         event: String,
     },
+    /// Run the loopback HTTP sidecar (dispatch, self-approve, /hooks commands, hot reload).
+    Serve {
+        /// Loopback address to listen on (port 0 picks a free one).
+        #[arg(long, default_value = serve::DEFAULT_LISTEN, value_name = "IP:PORT")]
+        listen: String,
+    },
+    /// Claude Code bridge: read a Claude Code hook input on stdin, run this workspace's hooks,
+    /// answer in Claude Code's format (workspace: --workspace, else $CLAUDE_PROJECT_DIR).
+    ClaudeHook,
+    /// Wire every mapped Claude Code event in .claude/settings.json to `claude-hook`.
+    ClaudeInstall,
+    /// Run a ready-made hook as a command hook: one payload on stdin (`event`, or Claude Code's
+    /// `hook_event_name`), its answer on stdout.
+    Guard {
+        /// The ready-made hook (see `agent-hooks help`).
+        name: String,
+        /// The rules file (YAML); default: the built-in rules.
+        #[arg(long, value_name = "FILE")]
+        rules: Option<PathBuf>,
+        /// Answer in the decision protocol (default) or in Claude Code's format.
+        #[arg(long, value_enum, default_value_t = GuardFormat::Protocol)]
+        format: GuardFormat,
+        /// Print the default rules file and exit.
+        #[arg(long)]
+        print_rules: bool,
+    },
+    /// Install ready-made hooks by name, number (see `help`) or `all`.
+    Install {
+        #[arg(required = true, value_name = "NAME|NUMBER|all")]
+        targets: Vec<String>,
+    },
     /// The /hooks commands: list, on, off, doctor, approve, revoke, help.
     #[command(external_subcommand)]
     Hooks(Vec<String>),
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum GuardFormat {
+    /// The decision protocol (what a shell hook prints).
+    Protocol,
+    /// Claude Code's hook output.
+    Claude,
+}
+
+impl From<GuardFormat> for agent_hooks::guards::command::Format {
+    fn from(format: GuardFormat) -> Self {
+        match format {
+            GuardFormat::Protocol => Self::Protocol,
+            GuardFormat::Claude => Self::Claude,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -47,28 +99,47 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let ws = Workspace::resolve(cli.workspace.as_deref());
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    match cli.command {
+        Some(Command::Serve { listen }) => serve::run(ws, &listen),
+        Some(Command::Fire { event }) => block_on(fire::run(ws, &event)),
+        Some(Command::ClaudeHook) => {
+            block_on(claude::hook(claude::workspace(cli.workspace.as_deref())))
+        }
+        Some(Command::ClaudeInstall) => claude::install(ws),
+        // A guard is synchronous and runs on every tool call: no async runtime to start.
+        Some(Command::Guard {
+            name,
+            rules,
+            format,
+            print_rules,
+        }) => guard::run(ws, name, rules, format.into(), print_rules),
+        Some(Command::Install { targets }) => block_on(guard::install(ws, &targets)),
+        Some(Command::Hooks(args)) => block_on(hooks(ws, &args)),
+        None => block_on(hooks(ws, &[])),
+    }
+}
+
+/// Runs a one-shot command on a single-threaded runtime: `fire` and the `/hooks` commands wait
+/// on a few processes at most, and a small runtime keeps their start-up and memory low.
+fn block_on(future: impl std::future::Future<Output = ExitCode>) -> ExitCode {
+    match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
-        Ok(rt) => rt,
+        Ok(rt) => rt.block_on(future),
         Err(e) => {
             eprintln!("agent-hooks: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
-    };
-    runtime.block_on(async move {
-        match cli.command {
-            Some(Command::Fire { event }) => fire::run(ws, &event).await,
-            Some(Command::Hooks(args)) => hooks(ws, &args).await,
-            None => hooks(ws, &[]).await,
-        }
-    })
+    }
 }
 
 async fn hooks(ws: Workspace, args: &[String]) -> ExitCode {
     let engine = Engine::open(ws);
-    let out = agent_hooks::commands::run(&engine, args).await;
+    // Colour and symbols only on a terminal (and never with NO_COLOR); pipes get plain text,
+    // the same text a host gets from `commands::run_line`.
+    let style = agent_hooks::commands::Style::for_terminal(std::io::stdout().is_terminal());
+    let out = agent_hooks::commands::run_styled(&engine, args, style).await;
     print!("{}", out.text);
     ExitCode::from(u8::try_from(out.status).unwrap_or(1))
 }

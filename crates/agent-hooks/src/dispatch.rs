@@ -17,7 +17,7 @@ use crate::dialect::{DispatchCache, PayloadView};
 use crate::event::{Event, REDO_CAP, RewriteRule, complete_payload};
 use crate::hook::{Hook, OnError};
 use crate::outcome::{HookReport, HookStatus, Outcome};
-use crate::transport::{Failure, TransportSpec};
+use crate::transport::{Failure, Reply, TransportSpec};
 use crate::trust::{Approvals, DriftChecker, Verdict};
 use crate::workspace::Workspace;
 
@@ -76,7 +76,18 @@ impl Runtime<'_> {
         &self,
         snapshot: &Snapshot,
         event: Event,
+        payload: Map<String, Value>,
+    ) -> Outcome {
+        self.dispatch_filtered(snapshot, event, payload, None).await
+    }
+
+    /// Dispatches without the hooks of one source (reported as skipped with the reason).
+    pub(crate) async fn dispatch_filtered(
+        &self,
+        snapshot: &Snapshot,
+        event: Event,
         mut payload: Map<String, Value>,
+        skip: Option<(crate::hook::SourceKind, &str)>,
     ) -> Outcome {
         let given: Vec<String> = payload.keys().cloned().collect();
         complete_payload(event, &mut payload, &self.ws.root().to_string_lossy());
@@ -93,6 +104,13 @@ impl Runtime<'_> {
                 break;
             }
             let hook = &hooks[i];
+            if let Some((source, why)) = skip
+                && hook.source == source
+            {
+                merge.reports.push(skipped(hook, why));
+                i += 1;
+                continue;
+            }
             if hook.dialect.chains(event) {
                 let run = self
                     .run_hook(snapshot, hook, event, &merge.payload, &cache)
@@ -102,7 +120,9 @@ impl Runtime<'_> {
             } else {
                 let end = hooks[i..]
                     .iter()
-                    .position(|h| h.dialect.chains(event))
+                    .position(|h| {
+                        h.dialect.chains(event) || skip.is_some_and(|(s, _)| h.source == s)
+                    })
                     .map_or(hooks.len(), |p| i + p);
                 let group = &hooks[i..end];
                 let payload = &merge.payload;
@@ -169,16 +189,7 @@ impl Runtime<'_> {
         }
 
         let started = Instant::now();
-        let input = hook.dialect.input(&view);
-        let result = match &hook.transport {
-            TransportSpec::Command(spec) => {
-                if let Err(e) = std::fs::create_dir_all(&hook.state_dir) {
-                    tracing::warn!(dir = %hook.state_dir.display(), %e, "cannot create STATE_DIR");
-                }
-                let env = hook_env(self.ws, hook, event);
-                spec.run(input.into(), &env, hook.timeout).await
-            }
-        };
+        let result = self.execute(hook, &view).await;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let report = |status, detail: Option<String>| HookReport {
             hook: hook.name.clone(),
@@ -244,6 +255,30 @@ impl Runtime<'_> {
                     answer: None,
                 }
             }
+        }
+    }
+}
+
+impl Runtime<'_> {
+    /// Runs `hook` once on `view` through its transport: no matcher, trust gate or logging.
+    /// Dispatch calls it after its gate; `doctor` calls it to try one hook.
+    pub(crate) async fn execute(
+        &self,
+        hook: &Hook,
+        view: &PayloadView<'_>,
+    ) -> Result<Reply, Failure> {
+        let input = || hook.dialect.input(view);
+        match &hook.transport {
+            TransportSpec::Command(spec) => {
+                if let Err(e) = std::fs::create_dir_all(&hook.state_dir) {
+                    tracing::warn!(dir = %hook.state_dir.display(), %e, "cannot create STATE_DIR");
+                }
+                let env = hook_env(self.ws, hook, view.event);
+                spec.run(input().into(), &env, hook.timeout).await
+            }
+            TransportSpec::Http(spec) => spec.run(input(), hook.timeout).await,
+            // In-process: the guard reads the canonical payload itself, nothing is serialised.
+            TransportSpec::Builtin(spec) => spec.run(view.event, view.payload).await,
         }
     }
 }
@@ -346,13 +381,13 @@ impl Merge {
                         .unwrap_or_else(|| format!("blocked by hook \"{}\"", hook.name)),
                 );
             }
-            Some(Decision::Ask) if spec.may_ask
-                && self.decision < Decision::Ask => {
-                    self.decision = Decision::Ask;
-                    self.reason = Some(answer.reason.clone().unwrap_or_else(|| {
+            Some(Decision::Ask) if spec.may_ask && self.decision < Decision::Ask => {
+                self.decision = Decision::Ask;
+                self.reason =
+                    Some(answer.reason.clone().unwrap_or_else(|| {
                         format!("hook \"{}\" asks for confirmation", hook.name)
                     }));
-                }
+            }
             Some(d @ (Decision::Block | Decision::Ask)) => {
                 ignored.push(format!("decision \"{}\"", d.as_str()));
                 run.report.status = HookStatus::Ok;

@@ -84,6 +84,31 @@ impl Engine {
         rt.dispatch(&snapshot, event, payload).await
     }
 
+    /// Dispatches a typed payload (see [`crate::payload`]).
+    pub async fn fire<P: crate::payload::Payload>(&self, payload: P) -> Outcome {
+        self.dispatch(P::EVENT, payload.into_map()).await
+    }
+
+    /// Dispatches like [`Engine::dispatch`] but without the hooks of `skip`, which are reported
+    /// as skipped with `why` (the Claude Code bridge uses this so Claude Code's own hooks do
+    /// not run twice).
+    pub async fn dispatch_skipping(
+        &self,
+        event: Event,
+        payload: Map<String, Value>,
+        skip: crate::hook::SourceKind,
+        why: &str,
+    ) -> Outcome {
+        let snapshot = self.snapshot();
+        let rt = Runtime {
+            ws: &self.ws,
+            log: &self.log,
+            drift: &self.drift,
+        };
+        rt.dispatch_filtered(&snapshot, event, payload, Some((skip, why)))
+            .await
+    }
+
     /// Fires one of the runtime's own lifecycle events (`pre_startup`, `post_startup`,
     /// `pre_shutdown`, `post_shutdown`) with `status`, as a host does when it starts and stops.
     /// Hooks there only observe, so they run concurrently.

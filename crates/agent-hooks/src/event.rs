@@ -134,8 +134,10 @@ pub static EVENTS: [EventSpec; 16] = [
             f("status", Text),
             f("error", Optional),
         ],
-        // Only skill hooks may replace the result; the shell dialect observes.
+        // Only skill hooks may replace the result. Claude Code hooks may feed the model a note
+        // about the result (PostToolUse `decision: block` / exit 2); the rest observe.
         rewrites: &[("tool_result", Replace)],
+        note: true,
         ..spec(Event::PostToolCall, "post_tool_call", "after a tool ran")
     },
     EventSpec {
@@ -416,10 +418,10 @@ mod tests {
     #[test]
     fn blocking_events_are_sequential() {
         for spec in &EVENTS {
-            if spec.may_block
-                || spec.note
-                || !spec.rewrites.is_empty() && spec.event != Event::PostToolCall
-            {
+            if spec.event == Event::PostToolCall {
+                continue;
+            }
+            if spec.may_block || spec.note || !spec.rewrites.is_empty() {
                 assert!(!spec.observe_only, "{}", spec.name);
             }
         }

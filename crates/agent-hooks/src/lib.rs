@@ -33,15 +33,23 @@
 //! `on_error: block`.
 
 pub mod answer;
+pub mod bridge;
 pub mod commands;
 pub mod config;
 pub mod diag;
 pub mod dialect;
 mod dispatch;
+pub mod doctor;
 mod engine;
 pub mod event;
+pub mod guards;
+pub mod health;
 pub mod hook;
+pub mod host;
 pub mod outcome;
+pub mod payload;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod store;
 pub mod transport;
 pub mod trust;

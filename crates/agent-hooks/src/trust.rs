@@ -162,6 +162,10 @@ fn update(ws: &Workspace, change: impl FnOnce(&mut Approvals)) -> Result<(), Tru
 fn record_files(transport: &TransportSpec) -> Result<Vec<ApprovedFile>, TrustError> {
     let paths = match transport {
         TransportSpec::Command(spec) => spec.files(),
+        // An HTTP hook is its URL: there is no file on this machine to pin.
+        TransportSpec::Http(_) => Vec::new(),
+        // A built-in guard is pinned by its rules file, which decides what it blocks.
+        TransportSpec::Builtin(spec) => spec.files(),
     };
     paths
         .into_iter()
@@ -267,9 +271,11 @@ impl DriftChecker {
         {
             let cache = self.verified.lock().unwrap_or_else(|p| p.into_inner());
             if let Some((seen, hash)) = cache.get(&file.path)
-                && *seen == print && *hash == file.sha256 {
-                    return None;
-                }
+                && *seen == print
+                && *hash == file.sha256
+            {
+                return None;
+            }
         }
         if print.mtime_ns != file.mtime_ns {
             return Some(format!(

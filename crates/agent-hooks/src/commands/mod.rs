@@ -1,6 +1,12 @@
 //! The `/hooks` commands as text (SPEC §10): one function from a command line to what the user
 //! sees, shared by the CLI, the sidecar and any host that wires `/hooks` into its chat.
 
+mod doctor;
+mod list;
+mod style;
+
+pub use style::Style;
+
 use crate::engine::Engine;
 use crate::event::Event;
 
@@ -39,18 +45,58 @@ pub async fn run_line(engine: &Engine, line: &str) -> CommandOutput {
     run(engine, args).await
 }
 
-/// Runs a command given as words (`["approve", "pre_tool_call", "/x/guard.py"]`).
+/// Runs a command given as words (`["approve", "pre_tool_call", "/x/guard.py"]`), as plain
+/// text: what a host shows in its chat and what the CLI prints into a pipe.
 pub async fn run(engine: &Engine, args: &[String]) -> CommandOutput {
+    run_styled(engine, args, Style::PLAIN).await
+}
+
+/// [`run`] with a presentation style: the CLI passes colour when stdout is a terminal.
+pub async fn run_styled(engine: &Engine, args: &[String], style: Style) -> CommandOutput {
     let (command, rest) = match args.split_first() {
         None => ("list", &[][..]),
         Some((c, rest)) => (c.as_str(), rest),
     };
     match command {
+        "list" | "--json" if command == "list" || rest.is_empty() => {
+            let rest = if command == "--json" { args } else { rest };
+            match json_flag(command, rest) {
+                Ok(json) => list::run(engine, json, style),
+                Err(usage) => usage,
+            }
+        }
+        "doctor" => match json_flag(command, rest) {
+            Ok(json) => doctor::run(engine, json, style).await,
+            Err(usage) => usage,
+        },
         "on" | "off" => switch(engine, command == "on", rest),
         "approve" => approve(engine, rest),
         "revoke" => revoke(engine, rest),
+        "install" => crate::guards::install_command(engine, rest).await,
         "help" | "--help" | "-h" => CommandOutput::ok(help()),
         other => CommandOutput::usage(format!("unknown command \"{other}\"\n\n{}", help())),
+    }
+}
+
+/// `list` and `doctor` take one optional flag, `--json`.
+fn json_flag(command: &str, rest: &[String]) -> Result<bool, CommandOutput> {
+    match rest {
+        [] => Ok(false),
+        [flag] if flag == "--json" => Ok(true),
+        _ => Err(CommandOutput::usage(format!(
+            "usage: /hooks {command} [--json]\n"
+        ))),
+    }
+}
+
+/// The `--json` text of a report: pretty-printed, one trailing newline.
+fn to_json(value: &impl serde::Serialize) -> String {
+    match serde_json::to_string_pretty(value) {
+        Ok(mut text) => {
+            text.push('\n');
+            text
+        }
+        Err(e) => format!("{{\"error\": \"cannot serialise the report: {e}\"}}\n"),
     }
 }
 
@@ -139,27 +185,40 @@ fn revoke(engine: &Engine, rest: &[String]) -> CommandOutput {
     }
 }
 
-/// The usage text of every command.
+/// The usage text of every command, one example each.
 pub fn help() -> String {
     let mut text = String::from(
         "agent-hooks: run your own hooks at an agent's lifecycle points.\n\
          \n\
-         /hooks list                     master switch, config files, every hook and its health\n\
+         /hooks list [--json]            master switch, config files, every hook and its\n\
+         \x20                               health (also: /hooks with no argument)\n\
          \x20   e.g. /hooks list\n\
-         /hooks on | off                 flip the master switch for shell and Claude Code hooks\n\
+         /hooks doctor [--json]          run each approved hook once on a sample payload;\n\
+         \x20                               exits 1 when anything is broken\n\
+         \x20   e.g. /hooks doctor --json\n\
+         /hooks on | off                 the master switch of shell and Claude Code hooks\n\
          \x20   e.g. /hooks on\n\
-         /hooks doctor                   run each approved hook on a synthetic payload and check it\n\
-         \x20   e.g. /hooks doctor\n\
-         /hooks approve [<event>] <cmd>  approve a declared command (all its events, or one)\n\
+         /hooks approve [<event>] <cmd>  approve a declared command (every event, or one)\n\
          \x20   e.g. /hooks approve /ws/hooks/guard.py\n\
          /hooks revoke <cmd>             remove every approval of a command\n\
          \x20   e.g. /hooks revoke /ws/hooks/guard.py\n\
+         /hooks install <name|number|all>...  add ready-made hooks (listed below)\n\
+         \x20   e.g. /hooks install security_guard 7\n\
          /hooks help                     this text\n\
+         \x20   e.g. /hooks help\n\
          \n\
-         Events:\n",
+         From a shell, the same commands are `agent-hooks <command>`, plus:\n\
+         agent-hooks fire <event>        dispatch one event (payload in, outcome out)\n\
+         \x20   e.g. echo '{\"tool_name\":\"bash\"}' | agent-hooks fire pre_tool_call\n\
+         \n\
+         Ready-made hooks (agent-hooks install <name|number>):\n",
     );
+    // The ready-made hooks, numbered as `install <number>` takes them (crate::guards).
+    text.push_str(&crate::guards::numbered_list());
+    text.push_str("\nEvents:\n");
     for spec in &crate::event::EVENTS {
         text.push_str(&format!("  {:<22} {}\n", spec.name, spec.fires));
     }
+    text.push_str("\nGuide: docs/README.md (writing hooks, protocol, troubleshooting).\n");
     text
 }

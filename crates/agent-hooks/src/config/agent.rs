@@ -110,9 +110,10 @@ fn edit_enabled(text: &str, before: &Value, enabled: bool) -> String {
     let edited = edit_block_style(text, enabled);
     if let Some(edited) = edited
         && let Ok(after) = parse(&edited)
-            && same_except_switch(before, &after, enabled) {
-                return edited;
-            }
+        && same_except_switch(before, &after, enabled)
+    {
+        return edited;
+    }
     let mut doc = match before {
         Value::Object(map) => map.clone(),
         _ => serde_json::Map::new(),
@@ -155,9 +156,9 @@ fn same_except_switch(before: &Value, after: &Value, enabled: bool) -> bool {
         if let Value::Object(m) = v
             && m.get("shell_hooks")
                 .is_some_and(|s| s.as_object().is_some_and(|o| o.is_empty()))
-            {
-                m.remove("shell_hooks");
-            }
+        {
+            m.remove("shell_hooks");
+        }
     }
     switched && a == b
 }
@@ -204,14 +205,15 @@ fn edit_block_style(text: &str, enabled: bool) -> Option<String> {
                 let this_indent = &line[..ws_len];
                 let first = indent.get_or_insert_with(|| this_indent.to_owned());
                 if this_indent == first.as_str()
-                    && let Some(rest) = trimmed.strip_prefix("enabled:") {
-                        let comment = rest
-                            .find(" #")
-                            .map(|i| &rest[rest[..i].trim_end().len()..])
-                            .unwrap_or("");
-                        out[i] = format!("{this_indent}enabled: {value}{comment}");
-                        return Some(join(out, text));
-                    }
+                    && let Some(rest) = trimmed.strip_prefix("enabled:")
+                {
+                    let comment = rest
+                        .find(" #")
+                        .map(|i| &rest[rest[..i].trim_end().len()..])
+                        .unwrap_or("");
+                    out[i] = format!("{this_indent}enabled: {value}{comment}");
+                    return Some(join(out, text));
+                }
             }
             let _ = end;
             let indent = indent.unwrap_or_else(|| "  ".to_owned());

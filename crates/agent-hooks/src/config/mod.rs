@@ -5,6 +5,8 @@
 //! good ones (SPEC §2, issue "reload").
 
 pub mod agent;
+mod builtin;
+pub mod claude;
 pub mod shell;
 pub mod skill;
 mod yaml;
@@ -72,11 +74,12 @@ pub enum FileState {
     BrokenKeptPrevious,
 }
 
-/// A source of hooks: reads its files from the workspace.
-pub type SourceLoader = fn(&Workspace) -> Vec<FileLoad>;
+/// A source of hooks: reads its files from the workspace (some sources take settings from
+/// `config/agent.yaml`).
+pub type SourceLoader = fn(&Workspace, &agent::AgentSettings) -> Vec<FileLoad>;
 
 /// Every source, in run order (SPEC §5).
-pub const SOURCES: &[SourceLoader] = &[shell::load, skill::load];
+pub const SOURCES: &[SourceLoader] = &[shell::load, skill::load, claude::load];
 
 /// Everything loaded from a workspace at one moment. Immutable; a reload builds a new one.
 #[derive(Debug, Clone)]
@@ -91,17 +94,18 @@ impl Config {
     /// Reads every source. With `previous`, a file that is broken now keeps its previous hooks.
     pub fn load(ws: &Workspace, previous: Option<&Config>) -> Config {
         let agent = agent::AgentSettings::load(ws);
-        let mut files: Vec<FileLoad> = SOURCES.iter().flat_map(|load| load(ws)).collect();
+        let mut files: Vec<FileLoad> = SOURCES.iter().flat_map(|load| load(ws, &agent)).collect();
         if let Some(prev) = previous {
             for file in &mut files {
                 if file.state != FileState::Broken {
                     continue;
                 }
                 if let Some(old) = prev.files.iter().find(|f| f.path == file.path)
-                    && !old.hooks.is_empty() {
-                        file.hooks = old.hooks.clone();
-                        file.state = FileState::BrokenKeptPrevious;
-                    }
+                    && !old.hooks.is_empty()
+                {
+                    file.hooks = old.hooks.clone();
+                    file.state = FileState::BrokenKeptPrevious;
+                }
             }
         }
         let master_enabled = match (&agent.error, previous) {

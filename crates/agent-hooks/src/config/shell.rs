@@ -14,7 +14,8 @@ use super::{ConfigError, FileLoad, FileState};
 use crate::dialect::Dialect;
 use crate::event::Event;
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, Matcher, OnError, SourceKind, filesystem_safe};
-use crate::transport::{CommandSpec, TransportSpec};
+use crate::transport::http::{HttpSpecError, Template};
+use crate::transport::{CommandSpec, HttpSpec, TransportSpec};
 use crate::workspace::Workspace;
 
 /// Default timeout of a shell hook (SPEC §5).
@@ -33,6 +34,7 @@ const KNOWN_KEYS: &[&str] = &[
     "headers",
     "secret",
     "allowed_env",
+    "rules",
 ];
 
 #[derive(Deserialize)]
@@ -40,7 +42,7 @@ struct ShellHooksFile {
     hooks: Option<Vec<Spanned<LocatedMap>>>,
 }
 
-pub(crate) fn load(ws: &Workspace) -> Vec<FileLoad> {
+pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
     let path = ws.shell_hooks_yaml();
     let display = ws.display(&path).into_owned();
     let mut load = FileLoad {
@@ -117,7 +119,14 @@ fn parse_into(ws: &Workspace, text: &str, load: &mut FileLoad) {
     };
     load.state = FileState::Loaded;
     for (index, entry) in parsed.hooks.unwrap_or_default().into_iter().enumerate() {
-        match parse_entry(ws, &file, index, &entry, &mut load.warnings) {
+        match parse_entry(
+            ws,
+            &file,
+            index,
+            &entry,
+            &mut load.warnings,
+            &mut load.errors,
+        ) {
             Ok(hook) => load.hooks.push(hook),
             Err(err) => load.errors.push(err),
         }
@@ -130,6 +139,7 @@ fn parse_entry(
     index: usize,
     entry: &Spanned<LocatedMap>,
     warnings: &mut Vec<ConfigError>,
+    errors: &mut Vec<ConfigError>,
 ) -> Result<Hook, ConfigError> {
     let map = &entry.value;
     let line = entry.referenced.line();
@@ -168,29 +178,80 @@ fn parse_entry(
         None => "command".to_owned(),
         Some(at) => string(file, "type", at)?,
     };
-    if kind != "command" {
-        let at = map.get("type").unwrap_or(event_at);
-        return Err(error_at(
+    let (transport, key) = match kind.as_str() {
+        "command" => {
+            for http_only in ["url", "headers", "secret", "allowed_env"] {
+                if let Some(at) = map.get(http_only) {
+                    warnings.push(error_at(
+                        file,
+                        at,
+                        format!(
+                            "hook #{}: \"{http_only}\" is only for type: http; ignored",
+                            index + 1
+                        ),
+                    ));
+                }
+            }
+            let command_at = map.get("command").ok_or_else(|| {
+                whole(format!(
+                    "hook #{} ({event}): missing \"command\" (the program to run, e.g. \"/abs/path/hooks/guard.py\")",
+                    index + 1
+                ))
+            })?;
+            let command = string(file, "command", command_at)?;
+            let spec = CommandSpec::argv(ws, &command)
+                .map_err(|msg| error_at(file, command_at, format!("command: {msg}")))?;
+            (TransportSpec::Command(spec), command)
+        }
+        "http" => {
+            let spec = http_spec(file, map, || {
+                whole(format!(
+                    "hook #{} ({event}): missing \"url\" (where to POST, e.g. \"https://guard.example.com/hook\")",
+                    index + 1
+                ))
+            })?;
+            if let Some(at) = map.get("env") {
+                warnings.push(error_at(
+                    file,
+                    at,
+                    format!("hook #{}: \"env\" is only for command hooks; ignored (an http hook sends `headers`)", index + 1),
+                ));
+            }
+            let url = spec.url.clone();
+            (TransportSpec::Http(spec), url)
+        }
+        "builtin" => {
+            let (spec, problem) = super::builtin::entry(ws, file, index, map, warnings, || {
+                whole(format!(
+                    "hook #{} ({event}): missing \"name\" (the ready-made hook, e.g. \"security_guard\")",
+                    index + 1
+                ))
+            })?;
+            errors.extend(problem);
+            let key = spec.approval_key();
+            (TransportSpec::Builtin(spec), key)
+        }
+        other => {
+            let at = map.get("type").unwrap_or(event_at);
+            return Err(error_at(
+                file,
+                at,
+                format!("unknown type \"{other}\" (expected \"command\", \"http\" or \"builtin\")"),
+            ));
+        }
+    };
+    if kind != "builtin"
+        && let Some(at) = map.get("rules")
+    {
+        warnings.push(error_at(
             file,
             at,
-            match kind.as_str() {
-                "http" => {
-                    "type \"http\" is not supported by this build (expected \"command\")".to_owned()
-                }
-                other => format!("unknown type \"{other}\" (expected \"command\")"),
-            },
+            format!(
+                "hook #{}: \"rules\" is only for type: builtin; ignored",
+                index + 1
+            ),
         ));
     }
-
-    let command_at = map.get("command").ok_or_else(|| {
-        whole(format!(
-            "hook #{} ({event}): missing \"command\" (the program to run, e.g. \"/abs/path/hooks/guard.py\")",
-            index + 1
-        ))
-    })?;
-    let command = string(file, "command", command_at)?;
-    let spec = CommandSpec::argv(ws, &command)
-        .map_err(|msg| error_at(file, command_at, format!("command: {msg}")))?;
 
     let matcher = match map.get("matcher") {
         None => None,
@@ -258,7 +319,7 @@ fn parse_entry(
     };
 
     let name = match map.get("name") {
-        None => command.clone(),
+        None => key.clone(),
         Some(at) => string(file, "name", at)?,
     };
 
@@ -271,12 +332,100 @@ fn parse_entry(
         line,
         events: vec![event],
         matcher,
-        transport: TransportSpec::Command(spec),
+        transport,
         dialect: Dialect::Shell,
         timeout: Duration::from_secs_f64(timeout),
         on_error,
         env,
-        approval_key: Some(command),
+        approval_key: Some(key),
+    })
+}
+
+/// `type: http`: the URL (through the SSRF guard), `headers` whose `${NAME}`s must be in
+/// `allowed_env`, and `secret` (SPEC §5a).
+fn http_spec(
+    file: &str,
+    map: &LocatedMap,
+    missing_url: impl FnOnce() -> ConfigError,
+) -> Result<HttpSpec, ConfigError> {
+    if let Some(at) = map.get("command") {
+        return Err(error_at(
+            file,
+            at,
+            "an http hook takes \"url\", not \"command\" (drop `type: http` to run a command)",
+        ));
+    }
+    let url_at = map.get("url").ok_or_else(missing_url)?;
+    let url = string(file, "url", url_at)?;
+    let allowed_env: Vec<String> = match map.get("allowed_env") {
+        None => Vec::new(),
+        Some(at) => {
+            let names = match &at.value {
+                Value::Array(items) => items
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>(),
+                _ => None,
+            };
+            names.ok_or_else(|| {
+                error_at(
+                    file,
+                    at,
+                    format!(
+                        "allowed_env: expected a list of variable names, found {}",
+                        kind_of(&at.value)
+                    ),
+                )
+            })?
+        }
+    };
+    let template = |at: &Spanned<Value>, what: &str, raw: &str| {
+        Template::parse(raw, &allowed_env).map_err(|e| error_at(file, at, format!("{what}: {e}")))
+    };
+    let mut headers = Vec::new();
+    if let Some(at) = map.get("headers") {
+        let Value::Object(entries) = &at.value else {
+            return Err(error_at(
+                file,
+                at,
+                format!(
+                    "headers: expected a mapping of Name: value, found {}",
+                    kind_of(&at.value)
+                ),
+            ));
+        };
+        for (name, value) in entries {
+            let value = match value {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                other => {
+                    return Err(error_at(
+                        file,
+                        at,
+                        format!(
+                            "headers.{name}: expected a string, found {}",
+                            kind_of(other)
+                        ),
+                    ));
+                }
+            };
+            headers.push((
+                name.clone(),
+                template(at, &format!("headers.{name}"), &value)?,
+            ));
+        }
+    }
+    let secret = match map.get("secret") {
+        None => None,
+        Some(at) => Some(template(at, "secret", &string(file, "secret", at)?)?),
+    };
+    HttpSpec::new(&url, headers, secret).map_err(|e| {
+        let at = match &e {
+            HttpSpecError::Url(_) => url_at,
+            HttpSpecError::Header(_) => map.get("headers").unwrap_or(url_at),
+        };
+        error_at(file, at, e.to_string())
     })
 }
 
@@ -402,6 +551,68 @@ mod tests {
             "{text:?}"
         );
         assert!(text.iter().any(|w| w.contains("120")), "{text:?}");
+    }
+
+    #[test]
+    fn parses_an_http_entry() {
+        let load = parse(
+            "hooks:\n  - event: pre_tool_call\n    type: http\n    url: https://guard.example.com/hook\n    headers: {Authorization: \"Bearer ${GUARD_TOKEN}\", X-Team: infra}\n    allowed_env: [GUARD_TOKEN]\n    secret: \"${GUARD_TOKEN}\"\n    timeout: 3\n    on_error: block\n",
+        );
+        assert!(load.errors.is_empty(), "{:?}", load.errors);
+        let hook = &load.hooks[0];
+        let TransportSpec::Http(spec) = &hook.transport else {
+            panic!("expected an http transport, got {:?}", hook.transport);
+        };
+        assert_eq!(spec.headers.len(), 2);
+        assert!(spec.secret.is_some());
+        assert_eq!(
+            hook.transport.describe(),
+            "POST https://guard.example.com/hook"
+        );
+        assert_eq!(
+            hook.approval_key.as_deref(),
+            Some("https://guard.example.com/hook")
+        );
+        assert_eq!(hook.name, "https://guard.example.com/hook");
+        assert_eq!(hook.timeout, Duration::from_secs(3));
+        assert_eq!(hook.on_error, OnError::Block);
+    }
+
+    #[test]
+    fn http_header_may_not_read_an_unlisted_variable() {
+        let load = parse(
+            "hooks:\n  - event: on_stop\n    type: http\n    url: https://h.example/\n    headers:\n      Authorization: \"Bearer ${AWS_SECRET_ACCESS_KEY}\"\n",
+        );
+        assert!(load.hooks.is_empty());
+        let text = load.errors[0].to_string();
+        assert!(text.starts_with("config/shell_hooks.yaml:6:"), "{text}");
+        assert!(
+            text.contains("AWS_SECRET_ACCESS_KEY") && text.contains("allowed_env"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn http_url_is_guarded_at_load() {
+        if crate::transport::allow_local_enabled() {
+            return;
+        }
+        let load = parse(
+            "hooks:\n  - event: on_stop\n    type: http\n    url: http://169.254.169.254/latest\n  - event: on_stop\n    type: http\n    url: file:///etc/passwd\n  - event: on_stop\n    type: http\n    command: /x\n",
+        );
+        assert!(load.hooks.is_empty());
+        let text: Vec<String> = load.errors.iter().map(|e| e.to_string()).collect();
+        assert!(
+            text[0].starts_with(
+                "config/shell_hooks.yaml:4:10: url refused: 169.254.169.254 is link-local"
+            ),
+            "{text:?}"
+        );
+        assert!(text[1].contains("scheme \"file\""), "{text:?}");
+        assert!(
+            text[2].contains("takes \"url\", not \"command\""),
+            "{text:?}"
+        );
     }
 
     #[test]

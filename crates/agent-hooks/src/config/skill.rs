@@ -57,7 +57,7 @@ const KNOWN_KEYS: &[&str] = &[
     "include_conversation",
 ];
 
-pub(crate) fn load(ws: &Workspace) -> Vec<FileLoad> {
+pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
     let mut files = Vec::new();
     find_hooks_json(&ws.skills_dir(), &mut files);
     files.sort();

@@ -2,10 +2,11 @@
 //! expects, and between their answers and canonical [`Answer`]s. The dispatcher calls only the
 //! methods here; each dialect's field names live in its own module.
 
+pub mod claude;
 pub mod shell;
 pub mod skill;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
@@ -16,12 +17,17 @@ use crate::transport::Reply;
 use crate::workspace::Workspace;
 
 /// The protocol a hook speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Dialect {
     /// `config/shell_hooks.yaml`: the decision protocol of SPEC §5, Claude Code answers accepted.
     Shell,
     /// `skills/**/hooks.json`: the event-replacement chain of SPEC §6.
     Skill { include_conversation: bool },
+    /// `.claude/settings*.json`: Claude Code's hook input and answer rules (SPEC §7).
+    Claude {
+        event: claude::ClaudeEvent,
+        aliases: Arc<claude::ToolAliases>,
+    },
 }
 
 /// Work done at most once per dispatch however many hooks need it (the transcript a
@@ -29,6 +35,9 @@ pub enum Dialect {
 #[derive(Debug, Default)]
 pub struct DispatchCache {
     pub(crate) conversation: OnceLock<Value>,
+    /// The `tool_use_id` generated for Claude Code hooks when the payload has none, so every
+    /// hook of the dispatch sees the same one.
+    pub(crate) tool_use_id: OnceLock<String>,
 }
 
 /// The payload as it stands at one point of a dispatch, with the matcher text computed at most
@@ -90,55 +99,70 @@ fn collect_strings(value: &Value, out: &mut String) {
 
 impl Dialect {
     /// Whether the hook's matcher lets it run on this payload (no matcher: always).
-    pub fn matches(self, hook: &Hook, view: &PayloadView<'_>) -> bool {
+    pub fn matches(&self, hook: &Hook, view: &PayloadView<'_>) -> bool {
+        if let Dialect::Claude { event, aliases } = self {
+            // PostToolUse and PostToolUseFailure share post_tool_call; the status tells them apart.
+            if claude::ClaudeEvent::of(view.event, view.payload) != Some(*event) {
+                return false;
+            }
+            return match (
+                &hook.matcher,
+                claude::match_target(*event, view.payload, aliases),
+            ) {
+                (Some(m), Some(target)) => m.is_match(target),
+                _ => true,
+            };
+        }
         match &hook.matcher {
             None => true,
-            Some(m) => match self {
-                Dialect::Shell | Dialect::Skill { .. } => m.is_match(view.match_text()),
-            },
+            Some(m) => m.is_match(view.match_text()),
         }
     }
 
     /// Whether hooks of this dialect must run one after another at `event` (they may block or
     /// rewrite there), rather than concurrently.
-    pub fn chains(self, event: Event) -> bool {
+    pub fn chains(&self, event: Event) -> bool {
         match self {
-            Dialect::Shell => !event.spec().observe_only,
+            Dialect::Shell | Dialect::Claude { .. } => !event.spec().observe_only,
             Dialect::Skill { .. } => skill::chains(event),
         }
     }
 
     /// The bytes written to the hook's stdin.
-    pub fn input(self, view: &PayloadView<'_>) -> Vec<u8> {
+    pub fn input(&self, view: &PayloadView<'_>) -> Vec<u8> {
         match self {
             Dialect::Shell => shell::input(view),
             Dialect::Skill {
                 include_conversation,
-            } => skill::input(view, include_conversation),
+            } => skill::input(view, *include_conversation),
+            Dialect::Claude { event, aliases } => claude::input(view, *event, aliases),
         }
     }
 
     /// Reads a completed run's raw reply into canonical effects.
-    pub fn interpret(self, view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusable> {
+    pub fn interpret(&self, view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusable> {
         match self {
             Dialect::Shell => shell::interpret(view.event, reply),
             Dialect::Skill { .. } => skill::interpret(view, reply),
+            Dialect::Claude { event, .. } => claude::interpret(*event, reply),
         }
     }
 
     /// The name this dialect's scripts know `event` by (`HOOK_EVENT`).
-    pub fn event_name(self, event: Event) -> &'static str {
+    pub fn event_name(&self, event: Event) -> &'static str {
         match self {
             Dialect::Shell => event.name(),
+            Dialect::Claude { event, .. } => event.name(),
             Dialect::Skill { .. } => {
                 crate::config::skill::skill_name(event).unwrap_or(event.name())
             }
         }
     }
 
-    pub fn label(self) -> &'static str {
+    pub fn label(&self) -> &'static str {
         match self {
             Dialect::Shell => "decision protocol",
+            Dialect::Claude { .. } => "Claude Code",
             Dialect::Skill { .. } => "skill event replacement",
         }
     }

@@ -133,9 +133,10 @@ fn decode(event: Event, object: &Map<String, Value>) -> Result<Answer, Unusable>
             answer.reason = Some(stop);
         }
     } else if let Some(v) = fields.object.get("continue")
-        && !v.is_boolean() {
-            return Err(wrong_type("continue", "a boolean", v));
-        }
+        && !v.is_boolean()
+    {
+        return Err(wrong_type("continue", "a boolean", v));
+    }
     if let Some(input) = fields.object_field("tool_input")? {
         answer.rewrites.push(Rewrite {
             field: "tool_input".into(),
@@ -205,12 +206,17 @@ fn decode(event: Event, object: &Map<String, Value>) -> Result<Answer, Unusable>
     Ok(answer)
 }
 
-struct Fields<'a> {
-    object: &'a Map<String, Value>,
+/// Typed access to the fields of an answer object; a wrong type makes the answer unusable.
+pub(crate) struct Fields<'a> {
+    pub(crate) object: &'a Map<String, Value>,
 }
 
 impl<'a> Fields<'a> {
-    fn string(&mut self, key: &str) -> Result<Option<String>, Unusable> {
+    pub(crate) fn new(object: &'a Map<String, Value>) -> Self {
+        Fields { object }
+    }
+
+    pub(crate) fn string(&mut self, key: &str) -> Result<Option<String>, Unusable> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -218,7 +224,7 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn text_or_list(&mut self, key: &str) -> Result<Option<Vec<String>>, Unusable> {
+    pub(crate) fn text_or_list(&mut self, key: &str) -> Result<Option<Vec<String>>, Unusable> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if s.is_empty() => Ok(None),
@@ -233,7 +239,10 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn object_field(&mut self, key: &str) -> Result<Option<&'a Map<String, Value>>, Unusable> {
+    pub(crate) fn object_field(
+        &mut self,
+        key: &str,
+    ) -> Result<Option<&'a Map<String, Value>>, Unusable> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Object(map)) => Ok(Some(map)),

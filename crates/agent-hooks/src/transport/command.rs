@@ -43,6 +43,10 @@ pub struct CommandSpec {
     pub invocation: Invocation,
     /// Working directory of the process.
     pub cwd: PathBuf,
+    /// Variables the runtime sets for the process itself (Claude Code's `$CLAUDE_PROJECT_DIR`),
+    /// expanded when looking for the files a shell line runs, so that a script named through
+    /// one is still recorded on approval and checked for drift.
+    pub known_vars: Vec<(String, String)>,
 }
 
 impl CommandSpec {
@@ -65,6 +69,7 @@ impl CommandSpec {
             line: line.to_owned(),
             invocation: Invocation::Argv(words),
             cwd: ws.root().to_path_buf(),
+            known_vars: Vec::new(),
         })
     }
 
@@ -74,7 +79,14 @@ impl CommandSpec {
             line: line.to_owned(),
             invocation: Invocation::Shell(line.to_owned()),
             cwd,
+            known_vars: Vec::new(),
         }
+    }
+
+    /// The same command, with `$name` / `${name}` known to be `value` when it runs.
+    pub fn with_known_var(mut self, name: &str, value: &str) -> CommandSpec {
+        self.known_vars.push((name.to_owned(), value.to_owned()));
+        self
     }
 
     /// The words of the command that name existing files, resolved: the program (looked up on
@@ -84,7 +96,15 @@ impl CommandSpec {
         let words = match &self.invocation {
             Invocation::Argv(words) => words.clone(),
             // Best effort for shell lines: the words a shell would see before expansion.
-            Invocation::Shell(line) => shell_words::split(line).unwrap_or_default(),
+            Invocation::Shell(line) => {
+                let mut line = line.clone();
+                for (name, value) in &self.known_vars {
+                    line = line
+                        .replace(&format!("${{{name}}}"), value)
+                        .replace(&format!("${name}"), value);
+                }
+                shell_words::split(&line).unwrap_or_default()
+            }
         };
         let mut files = Vec::new();
         for (i, word) in words.iter().enumerate() {

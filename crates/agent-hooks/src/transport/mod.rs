@@ -2,17 +2,27 @@
 //! command transport spawns a process; each further transport (HTTP, built-in) is one module
 //! beside it returning the same [`Reply`].
 
+pub mod builtin;
 pub mod command;
+pub mod http;
+pub mod ssrf;
 mod unix;
 
 use std::time::Duration;
 
+pub use builtin::BuiltinSpec;
 pub use command::{CommandSpec, Invocation};
+pub use http::HttpSpec;
+pub use ssrf::{ALLOW_LOCAL_ENV, allow_local_enabled};
 
 /// How a hook is run.
 #[derive(Debug, Clone)]
 pub enum TransportSpec {
     Command(CommandSpec),
+    /// POST to a URL, behind the SSRF guard (SPEC §5a).
+    Http(HttpSpec),
+    /// A ready-made guard evaluated in this process (`type: builtin`).
+    Builtin(BuiltinSpec),
 }
 
 impl TransportSpec {
@@ -20,12 +30,19 @@ impl TransportSpec {
     pub fn describe(&self) -> String {
         match self {
             TransportSpec::Command(spec) => spec.line.clone(),
+            TransportSpec::Http(spec) => format!("POST {}", spec.url),
+            TransportSpec::Builtin(spec) => match &spec.rules {
+                Some(rules) => format!("builtin {} (rules: {})", spec.guard, rules.display()),
+                None => format!("builtin {}", spec.guard),
+            },
         }
     }
 
     pub fn kind(&self) -> &'static str {
         match self {
             TransportSpec::Command(_) => "command",
+            TransportSpec::Http(_) => "http",
+            TransportSpec::Builtin(_) => "builtin",
         }
     }
 }

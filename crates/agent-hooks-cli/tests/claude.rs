@@ -1,0 +1,1187 @@
+//! Claude Code hooks, both ways, through the real binary.
+//!
+//! First half: the scripts of `tests/claude_corpus/` — written the way Claude Code hooks are
+//! published — wired in a throwaway workspace's `.claude/settings.json`, approved, and fired with
+//! `agent-hooks fire`; each test asserts the effect Claude Code's documentation gives the script.
+//! Second half: the bridge, `agent-hooks claude-hook`, fed Claude Code hook inputs over a
+//! workspace with shell and skill hooks, answering in Claude Code's format; and
+//! `agent-hooks claude-install`.
+
+// Shared with `cli.rs`; this binary uses only part of it.
+#[allow(dead_code)]
+mod support;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+use support::{Fired, Ws};
+
+// ---------------------------------------------------------------------------------------------
+// Workspace helpers
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/claude_corpus")
+}
+
+/// Copies corpus scripts into the workspace's `.claude/hooks/`, executable.
+fn with_corpus(ws: Ws, names: &[&str]) -> Ws {
+    let mut ws = ws;
+    for name in names {
+        let source = std::fs::read_to_string(corpus_dir().join(name))
+            .unwrap_or_else(|e| panic!("corpus script {name}: {e}"));
+        let rel = format!(".claude/hooks/{name}");
+        ws = ws.file(&rel, &source);
+        support::set_mode(&ws.path(&rel), 0o755);
+    }
+    ws
+}
+
+/// A workspace with the master switch on and `scripts` from the corpus in `.claude/hooks/`.
+fn claude_ws(scripts: &[&str]) -> Ws {
+    with_corpus(Ws::new().master(true), scripts)
+}
+
+/// Writes `.claude/settings.json` (or another settings file) as `hooks` wraps it.
+fn settings(ws: Ws, rel: &str, hooks: Value) -> Ws {
+    ws.file(rel, &json!({ "hooks": hooks }).to_string())
+}
+
+/// One matcher group of one command, as Claude Code settings spell it.
+fn group(matcher: &str, command: &str) -> Value {
+    json!({"matcher": matcher, "hooks": [{"type": "command", "command": command}]})
+}
+
+/// Approves each command through the CLI.
+fn approved(ws: Ws, commands: &[&str]) -> Ws {
+    for command in commands {
+        ws.approve(command);
+    }
+    ws
+}
+
+fn bash(command: &str) -> Value {
+    json!({"tool_name": "bash", "tool_input": {"command": command}})
+}
+
+/// The command line a Claude Code user typically writes for a project script.
+fn project(script: &str) -> String {
+    format!("\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/{script}")
+}
+
+fn notes(fired: &Fired) -> Vec<String> {
+    fired.strings("notes")
+}
+
+/// What a process printed and how it exited.
+#[derive(Debug)]
+struct Ran {
+    stdout: String,
+    stderr: String,
+    code: i32,
+}
+
+impl Ran {
+    /// Stdout as the one JSON object Claude Code reads; `Null` when empty.
+    fn json(&self) -> Value {
+        if self.stdout.trim().is_empty() {
+            return Value::Null;
+        }
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON object ({e}): {}", self.stdout))
+    }
+}
+
+/// Runs `cmd` with `stdin`, written from its own thread.
+fn run(mut cmd: Command, stdin: &[u8]) -> Ran {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agent-hooks");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout is piped")
+        .read_to_string(&mut stdout)
+        .expect("read stdout");
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr is piped")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    let status = child.wait().expect("wait for agent-hooks");
+    writer.join().expect("stdin writer");
+    Ran {
+        stdout,
+        stderr,
+        code: status.code().unwrap_or(-1),
+    }
+}
+
+/// `agent-hooks fire <event>` with `HOME` pointed at `home`.
+fn fire_with_home(ws: &Ws, home: &Path, event: &str, payload: Value) -> Value {
+    let mut cmd = ws.command(&["fire", event]);
+    cmd.env("HOME", home);
+    let ran = run(cmd, payload.to_string().as_bytes());
+    assert_eq!(ran.code, 0, "fire failed: {}", ran.stderr);
+    ran.json()
+}
+
+/// `agent-hooks claude-hook` with a Claude Code hook input.
+fn claude_hook(ws: &Ws, input: Value) -> Ran {
+    run(ws.command(&["claude-hook"]), input.to_string().as_bytes())
+}
+
+/// Lines of a marker file written by `count_runs.sh` (0 when it does not exist).
+fn runs(ws: &Ws, rel: &str) -> usize {
+    if !ws.exists(rel) {
+        return 0;
+    }
+    ws.read(rel).lines().count()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus: PreToolUse
+
+#[test]
+fn exit_two_validator_blocks_with_its_stderr() {
+    let command = project("block_rm_rf.sh");
+    let ws = settings(
+        claude_ws(&["block_rm_rf.sh"]),
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Bash", &command)]}),
+    );
+    let ws = approved(ws, &[&command]);
+    let fired = ws.fire("pre_tool_call", bash("rm -rf build/"));
+    assert_eq!(fired.decision(), "block");
+    assert_eq!(
+        fired.reason(),
+        "Blocked: 'rm -rf build/' deletes recursively; delete specific files instead."
+    );
+    assert_eq!(fired.status(&command), "blocked");
+
+    let fired = ws.fire("pre_tool_call", bash("ls -la"));
+    assert_eq!(fired.decision(), "continue");
+    assert_eq!(fired.status(&command), "noop");
+}
+
+#[test]
+fn json_deny_blocks_edits_of_env_files_on_edit_or_write() {
+    let command = "python3 .claude/hooks/protect_env.py";
+    let ws = settings(
+        claude_ws(&["protect_env.py"]),
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Edit|Write", command)]}),
+    );
+    let ws = approved(ws, &[command]);
+    for tool in ["edit_file", "write_file"] {
+        let fired = ws.fire(
+            "pre_tool_call",
+            json!({"tool_name": tool, "tool_input": {"file_path": "/srv/app/.env", "content": "X=1"}}),
+        );
+        assert_eq!(fired.decision(), "block", "{tool}");
+        assert_eq!(
+            fired.reason(),
+            "/srv/app/.env holds secrets; edit .env.example instead"
+        );
+    }
+    // `Edit|Write` is an exact list: Read does not match, so the hook is not even spawned.
+    let fired = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "read_file", "tool_input": {"file_path": "/srv/app/.env"}}),
+    );
+    assert_eq!(fired.decision(), "continue");
+    assert_eq!(fired.status(command), "skipped");
+    assert_eq!(fired.detail(command), "no match");
+}
+
+#[test]
+fn node_hook_asking_makes_the_decision_ask() {
+    let command = "node .claude/hooks/ask_git_push.js";
+    let ws = settings(
+        claude_ws(&["ask_git_push.js"]),
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Bash", command)]}),
+    );
+    let ws = approved(ws, &[command]);
+    let fired = ws.fire("pre_tool_call", bash("git push origin main"));
+    assert_eq!(fired.decision(), "ask");
+    assert_eq!(fired.reason(), "Confirm the push: git push origin main");
+    let fired = ws.fire("pre_tool_call", bash("git status"));
+    assert_eq!(fired.decision(), "continue");
+}
+
+#[test]
+fn updated_input_with_allow_replaces_the_whole_tool_input() {
+    let command = project("npm_to_pnpm.py");
+    let ws = settings(
+        claude_ws(&["npm_to_pnpm.py"]),
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Bash", &command)]}),
+    );
+    let ws = approved(ws, &[&command]);
+    let fired = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "npm install", "description": "deps", "timeout": 60}}),
+    );
+    assert_eq!(fired.decision(), "continue");
+    // Claude Code replaces the input with updatedInput: the keys it left out are gone.
+    assert_eq!(
+        fired.outcome["payload"]["tool_input"],
+        json!({"command": "pnpm install"})
+    );
+    assert_eq!(fired.status(&command), "ok");
+}
+
+#[test]
+fn updated_input_without_a_decision_rewrites_and_continues() {
+    let command = ".claude/hooks/dry_run.sh";
+    let ws = settings(
+        claude_ws(&["dry_run.sh"]),
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Bash", command)]}),
+    );
+    let ws = approved(ws, &[command]);
+    let fired = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "terraform apply -auto-approve", "description": "ship"}}),
+    );
+    assert_eq!(fired.decision(), "continue");
+    assert_eq!(
+        fired.outcome["payload"]["tool_input"],
+        json!({"command": "terraform plan -auto-approve", "description": "ship"})
+    );
+}
+
+#[test]
+fn legacy_decisions_block_and_approve() {
+    let command = "python3 .claude/hooks/read_policy.py";
+    let ws = settings(
+        claude_ws(&["read_policy.py"]),
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Read", command)]}),
+    );
+    let ws = approved(ws, &[command]);
+    let read = |path: &str| json!({"tool_name": "read_file", "tool_input": {"file_path": path}});
+    let fired = ws.fire("pre_tool_call", read("/home/u/.ssh/id_rsa"));
+    assert_eq!(fired.decision(), "block");
+    assert_eq!(fired.reason(), "reading /home/u/.ssh/id_rsa is not allowed");
+    // "approve" is no decision here: the call goes on, and its reason is not a block reason.
+    let fired = ws.fire("pre_tool_call", read("README.md"));
+    assert_eq!(fired.decision(), "continue");
+    assert_eq!(fired.outcome["reason"], Value::Null);
+    assert_eq!(fired.status(command), "noop");
+}
+
+#[test]
+fn json_on_stderr_with_exit_two_blocks_with_the_raw_text() {
+    let command = ".claude/hooks/stderr_json.sh";
+    let ws = settings(
+        claude_ws(&["stderr_json.sh"]),
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("*", command)]}),
+    );
+    let ws = approved(ws, &[command]);
+    let fired = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "mcp__github__create_issue", "tool_input": {"title": "x"}}),
+    );
+    assert_eq!(fired.decision(), "block");
+    // Stderr is never parsed: the reason is what the script printed there.
+    assert_eq!(
+        fired.reason(),
+        r#"{"decision": "block", "reason": "no tools during the freeze"}"#
+    );
+}
+
+#[test]
+fn matchers_follow_aliases_and_claude_code_rules() {
+    // A host-specific alias from config/agent.yaml, a regex matcher and an MCP tool name.
+    let ws = Ws::new()
+        .file(
+            "config/agent.yaml",
+            "shell_hooks:\n  enabled: true\nclaude_hooks:\n  tool_aliases:\n    shell_exec: Bash\n",
+        )
+        .sh(
+            ".claude/hooks/seen.sh",
+            r#"
+            jq -r '.tool_name' >> "$CLAUDE_PROJECT_DIR/seen.txt"
+            "#,
+        );
+    let bash_hook = ".claude/hooks/seen.sh bash";
+    let mcp_hook = ".claude/hooks/seen.sh mcp";
+    let ws = settings(
+        ws,
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Bash", bash_hook), group("mcp__memory__.*", mcp_hook)]}),
+    );
+    let ws = approved(ws, &[bash_hook, mcp_hook]);
+    ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "shell_exec", "tool_input": {"command": "ls"}}),
+    );
+    ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "mcp__memory__create_entities", "tool_input": {}}),
+    );
+    let fired = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "bash_helper", "tool_input": {}}),
+    );
+    // `Bash` is exact: bash_helper (no alias) matches neither.
+    assert_eq!(fired.status(bash_hook), "skipped");
+    assert_eq!(fired.status(mcp_hook), "skipped");
+    // The hook is told the Claude Code name of the host's tool.
+    assert_eq!(ws.read("seen.txt"), "Bash\nmcp__memory__create_entities\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus: prompts, sessions, stops
+
+#[test]
+fn session_start_context_from_hooks_that_never_read_stdin() {
+    let banner = ".claude/hooks/session_banner.sh";
+    let node = "node .claude/hooks/session_context.js";
+    let ws = settings(
+        claude_ws(&["session_banner.sh", "session_context.js"]),
+        ".claude/settings.json",
+        json!({"SessionStart": [{"hooks": [
+            {"type": "command", "command": banner},
+            {"type": "command", "command": node},
+        ]}]}),
+    );
+    let ws = approved(ws, &[banner, node]);
+    let fired = ws.fire("on_session_start", json!({"status": "startup"}));
+    assert_eq!(
+        fired.context(),
+        vec![
+            "Branch: main. Open tasks: see TODO.md.",
+            "Coding standard: 4-space indents, no tabs."
+        ]
+    );
+    assert_eq!(fired.status(banner), "ok");
+    assert_eq!(fired.status(node), "ok");
+}
+
+#[test]
+fn session_start_matcher_sees_the_canonical_status_as_source() {
+    let banner = ".claude/hooks/session_banner.sh";
+    let ws = settings(
+        claude_ws(&["session_banner.sh"]),
+        ".claude/settings.json",
+        json!({"SessionStart": [group("resume", banner)]}),
+    );
+    let ws = approved(ws, &[banner]);
+    let fired = ws.fire("on_session_start", json!({"status": "resume"}));
+    assert_eq!(fired.status(banner), "ok");
+    let fired = ws.fire("on_session_start", json!({"status": "startup"}));
+    assert_eq!(fired.status(banner), "skipped");
+}
+
+#[test]
+fn plain_stdout_of_a_prompt_hook_is_context() {
+    let command = "python3 .claude/hooks/prompt_context.py";
+    let ws = settings(
+        claude_ws(&["prompt_context.py"]),
+        ".claude/settings.json",
+        json!({"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}),
+    );
+    let ws = approved(ws, &[command]);
+    let fired = ws.fire("on_user_message", json!({"message": "fix the flaky test"}));
+    assert_eq!(fired.decision(), "continue");
+    assert_eq!(
+        fired.context(),
+        vec!["Reminder: answer in English. (The prompt had 4 words.)"]
+    );
+}
+
+#[test]
+fn prompt_hook_blocks_a_prompt_with_a_credential() {
+    let command = "python3 .claude/hooks/prompt_secrets.py";
+    let ws = settings(
+        claude_ws(&["prompt_secrets.py"]),
+        ".claude/settings.json",
+        json!({"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}),
+    );
+    let ws = approved(ws, &[command]);
+    let fired = ws.fire(
+        "on_user_message",
+        json!({"message": "deploy with password: hunter2"}),
+    );
+    assert_eq!(fired.decision(), "block");
+    assert_eq!(
+        fired.reason(),
+        "The prompt contains a credential; remove it and resend."
+    );
+    let fired = ws.fire("on_user_message", json!({"message": "deploy please"}));
+    assert_eq!(fired.decision(), "continue");
+}
+
+#[test]
+fn stop_loop_driver_reads_the_transcript_and_respects_stop_hook_active() {
+    let command = "python3 .claude/hooks/require_tests.py";
+    let ws = settings(
+        claude_ws(&["require_tests.py"]),
+        ".claude/settings.json",
+        json!({"Stop": [{"hooks": [{"type": "command", "command": command}]}]}),
+    );
+    let ws = approved(ws, &[command]);
+
+    // No transcript yet: redo.
+    let fired = ws.fire("on_stop", json!({"response": "done"}));
+    assert_eq!(fired.decision(), "block");
+    assert_eq!(
+        fired.reason(),
+        "Run the test suite and report the result before finishing."
+    );
+    // Already redoing: the script lets it stop (stop_hook_active comes from redo_count).
+    let fired = ws.fire("on_stop", json!({"response": "done", "redo_count": 1}));
+    assert_eq!(fired.decision(), "continue");
+
+    // The default transcript is logs/chat-history.jsonl.
+    let ws = ws.file(
+        "logs/chat-history.jsonl",
+        "{\"type\": \"message\", \"text\": \"cargo test: tests passed\"}\n",
+    );
+    let fired = ws.fire("on_stop", json!({"response": "done"}));
+    assert_eq!(fired.decision(), "continue");
+
+    // A payload's transcript_path wins over the default.
+    let ws = ws.file("other.jsonl", "{\"text\": \"nothing ran\"}\n");
+    let other = ws.path("other.jsonl").to_string_lossy().into_owned();
+    let fired = ws.fire(
+        "on_stop",
+        json!({"response": "done", "transcript_path": other}),
+    );
+    assert_eq!(fired.decision(), "block");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus: after a tool, notifications
+
+#[test]
+fn post_tool_use_block_is_a_note_for_the_model() {
+    let command = "node .claude/hooks/lint_python.js";
+    let ws = settings(
+        claude_ws(&["lint_python.js"]),
+        ".claude/settings.json",
+        json!({"PostToolUse": [group("Edit|Write", command)]}),
+    );
+    let ws = approved(ws, &[command]);
+    let fired = ws.fire(
+        "post_tool_call",
+        json!({"tool_name": "write_file", "tool_input": {"file_path": "a.py", "content": "def f():\n\treturn 1\n"},
+               "tool_result": "written", "status": "success"}),
+    );
+    // The tool already ran: nothing to block; the reason reaches the model as a note.
+    assert_eq!(fired.decision(), "continue");
+    assert_eq!(
+        notes(&fired),
+        vec!["a.py: indentation uses tabs; convert to 4 spaces."]
+    );
+    assert!(ws.events_of("hook_invalid_output").is_empty());
+}
+
+#[test]
+fn post_tool_use_and_failure_split_on_status() {
+    let failure = ".claude/hooks/failure_hint.sh";
+    let success = ".claude/hooks/count_runs.sh success.txt";
+    let ws = settings(
+        claude_ws(&["failure_hint.sh", "count_runs.sh"]),
+        ".claude/settings.json",
+        json!({
+            "PostToolUse": [group("Bash", success)],
+            "PostToolUseFailure": [group("Bash", failure)],
+        }),
+    );
+    let ws = approved(ws, &[failure, success]);
+    let fired = ws.fire(
+        "post_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "pnpm i"}, "status": "error",
+               "error": "sh: pnpm: command not found"}),
+    );
+    assert_eq!(
+        notes(&fired),
+        vec!["Hint: install missing tools with ./scripts/bootstrap.sh"]
+    );
+    assert_eq!(fired.status(success), "skipped");
+    assert_eq!(runs(&ws, "success.txt"), 0);
+
+    let fired = ws.fire(
+        "post_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "ls"}, "status": "success", "tool_result": "a\n"}),
+    );
+    assert_eq!(fired.status(failure), "skipped");
+    assert_eq!(runs(&ws, "success.txt"), 1);
+
+    // A call a hook blocked never ran: neither PostToolUse nor PostToolUseFailure fires.
+    let fired = ws.fire(
+        "post_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "ls"}, "status": "blocked"}),
+    );
+    assert_eq!(fired.status(failure), "skipped");
+    assert_eq!(fired.status(success), "skipped");
+    assert_eq!(runs(&ws, "success.txt"), 1);
+}
+
+#[test]
+fn claude_project_dir_is_set_and_hooks_run_in_the_workspace() {
+    let command = "bash \"$CLAUDE_PROJECT_DIR/.claude/hooks/audit_log.sh\"";
+    let ws = settings(
+        claude_ws(&["audit_log.sh"]),
+        ".claude/settings.json",
+        json!({"PostToolUse": [group("*", command)]}),
+    );
+    let ws = approved(ws, &[command]);
+    let fired = ws.fire(
+        "post_tool_call",
+        json!({"tool_name": "read_file", "tool_input": {"file_path": "x"}, "status": "success"}),
+    );
+    assert_eq!(fired.status(command), "noop", "{}", fired.outcome);
+    let root = ws.root().to_string_lossy().into_owned();
+    assert_eq!(
+        ws.read(".claude/audit.log"),
+        format!("Read\t{root}\t{root}\n")
+    );
+}
+
+#[test]
+fn notification_hook_warns_the_user() {
+    let command = "python3 .claude/hooks/notify_warn.py";
+    let ws = settings(
+        claude_ws(&["notify_warn.py"]),
+        ".claude/settings.json",
+        json!({"Notification": [group("idle_prompt", command)]}),
+    );
+    let ws = approved(ws, &[command]);
+    let fired = ws.fire(
+        "on_outbound_message",
+        json!({"notification": "Claude is waiting for your input", "type": "idle_prompt"}),
+    );
+    assert_eq!(fired.decision(), "continue");
+    assert_eq!(
+        fired.warnings(),
+        vec!["notified: Claude is waiting for your input"]
+    );
+    assert_eq!(
+        ws.read(".claude/notifications.log"),
+        "idle_prompt: Claude is waiting for your input\n"
+    );
+    // The matcher is the notification type.
+    let fired = ws.fire(
+        "on_outbound_message",
+        json!({"notification": "done", "type": "push"}),
+    );
+    assert_eq!(fired.status(command), "skipped");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The source: trust, dedupe, what never runs
+
+#[test]
+fn claude_hooks_need_approval_and_the_master_switch() {
+    let command = ".claude/hooks/block_rm_rf.sh";
+    let ws = settings(
+        with_corpus(Ws::new().master(false), &["block_rm_rf.sh"]),
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Bash", command)]}),
+    );
+    let fired = ws.fire("pre_tool_call", bash("rm -rf /"));
+    assert_eq!(fired.detail(command), "master switch off");
+    let ws = ws.master(true);
+    let fired = ws.fire("pre_tool_call", bash("rm -rf /"));
+    assert_eq!(fired.detail(command), "not approved");
+    assert_eq!(fired.decision(), "continue");
+    let ws = approved(ws, &[command]);
+    assert_eq!(
+        ws.fire("pre_tool_call", bash("rm -rf /")).decision(),
+        "block"
+    );
+}
+
+#[test]
+fn identical_commands_run_once_even_across_settings_files() {
+    let command = ".claude/hooks/count_runs.sh runs.txt";
+    let ws = claude_ws(&["count_runs.sh"]);
+    let ws = settings(
+        ws,
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Bash", command), group("Bash", command)]}),
+    );
+    let ws = settings(
+        ws,
+        ".claude/settings.local.json",
+        json!({"PreToolUse": [group("Write", command)]}),
+    );
+    let ws = approved(ws, &[command]);
+    let fired = ws.fire("pre_tool_call", bash("ls"));
+    assert_eq!(runs(&ws, "runs.txt"), 1);
+    let reports = fired.outcome["hooks"].as_array().expect("hooks").len();
+    assert_eq!(reports, 1, "{}", fired.outcome);
+    // The duplicate's matcher still counts: the local file's `Write` reaches the one hook.
+    ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "write_file", "tool_input": {"file_path": "a"}}),
+    );
+    assert_eq!(runs(&ws, "runs.txt"), 2);
+    ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "read_file", "tool_input": {}}),
+    );
+    assert_eq!(runs(&ws, "runs.txt"), 2);
+}
+
+#[test]
+fn unmapped_events_and_other_hook_types_are_warned_about_and_never_run() {
+    let command = ".claude/hooks/count_runs.sh never.txt";
+    let ws = claude_ws(&["count_runs.sh"]);
+    let ws = settings(
+        ws,
+        ".claude/settings.json",
+        json!({
+            "PreCompact": [group("*", command)],
+            "PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "http", "url": "https://example.com/hook"},
+                {"type": "prompt", "prompt": "Is this command safe? $ARGUMENTS"},
+            ]}],
+            "BeforeEverything": [group("*", command)],
+        }),
+    );
+    let out = ws.run(&["list"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("PreCompact hooks never fire in this host"),
+        "{text}"
+    );
+    assert!(text.contains("type \"http\" is not supported"), "{text}");
+    assert!(text.contains("type \"prompt\" is not supported"), "{text}");
+    assert!(
+        text.contains("unknown Claude Code event \"BeforeEverything\""),
+        "{text}"
+    );
+    let fired = ws.fire("pre_tool_call", bash("ls"));
+    assert!(fired.outcome["hooks"].as_array().expect("hooks").is_empty());
+    assert_eq!(runs(&ws, "never.txt"), 0);
+}
+
+#[test]
+fn user_settings_load_only_with_the_agent_yaml_switch() {
+    let home = tempfile::tempdir().expect("temporary HOME");
+    let marker = home.path().join("user-runs.txt");
+    let script = corpus_dir().join("count_runs.sh");
+    let command = format!(
+        "sh {} {}",
+        shell_words_quote(&script.to_string_lossy()),
+        shell_words_quote(&marker.to_string_lossy())
+    );
+    std::fs::create_dir_all(home.path().join(".claude")).expect("create ~/.claude");
+    std::fs::write(
+        home.path().join(".claude/settings.json"),
+        json!({"hooks": {"PreToolUse": [group("Bash", &command)]}}).to_string(),
+    )
+    .expect("write user settings");
+
+    let ws = Ws::new().master(true);
+    let approve = |ws: &Ws| {
+        let mut cmd = ws.command(&["approve", &command]);
+        cmd.env("HOME", home.path());
+        run(cmd, b"")
+    };
+    // Without the switch the user file is not a source: nothing to approve, nothing runs.
+    assert_ne!(approve(&ws).code, 0);
+    let outcome = fire_with_home(&ws, home.path(), "pre_tool_call", bash("ls"));
+    assert!(outcome["hooks"].as_array().expect("hooks").is_empty());
+
+    let ws = ws.file(
+        "config/agent.yaml",
+        "shell_hooks:\n  enabled: true\nclaude_hooks:\n  user_settings: true\n",
+    );
+    let approval = approve(&ws);
+    assert_eq!(approval.code, 0, "{}{}", approval.stdout, approval.stderr);
+    fire_with_home(&ws, home.path(), "pre_tool_call", bash("ls"));
+    assert_eq!(
+        std::fs::read_to_string(&marker)
+            .expect("marker")
+            .lines()
+            .count(),
+        1
+    );
+}
+
+/// Single-quotes a word for `sh` when it needs it.
+fn shell_words_quote(word: &str) -> String {
+    if word
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+#[test]
+fn an_edited_project_script_counts_as_drift() {
+    let command = project("block_rm_rf.sh");
+    let ws = settings(
+        claude_ws(&["block_rm_rf.sh"]),
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Bash", &command)]}),
+    );
+    let ws = approved(ws, &[&command]);
+    assert_eq!(
+        ws.fire("pre_tool_call", bash("rm -rf x ")).decision(),
+        "block"
+    );
+    let ws = ws.file(".claude/hooks/block_rm_rf.sh", "#!/bin/sh\nexit 0\n");
+    let fired = ws.fire("pre_tool_call", bash("rm -rf x "));
+    assert_eq!(fired.status(&command), "skipped");
+    assert_eq!(fired.detail(&command), "drift");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bridge: agent-hooks inside Claude Code
+
+const GUARD: &str = r#"
+    import json, os, sys
+    p = json.load(sys.stdin)
+    event = p["event"]
+    out = {}
+    if event == "pre_tool_call":
+        command = p["tool_input"].get("command", "")
+        if "rm -rf /" in command:
+            out = {"decision": "block", "reason": "refusing to delete the filesystem root"}
+        elif command == "ls":
+            out = {"tool_input": {"command": "ls --color=never"}}
+    elif event == "on_user_message":
+        out = {"context": "the user's timezone is UTC"}
+    elif event == "on_session_start":
+        out = {"context": "session source: " + p.get("status", "")}
+    elif event == "on_stop":
+        if "DONE" not in p["response"]:
+            out = {"decision": "block", "reason": "finish the task first"}
+    elif event == "on_outbound_message":
+        out = {"systemMessage": "outbound: " + p["type"]}
+    elif event == "on_session_end":
+        with open(os.environ["AGENT_HOOKS_WORKSPACE"] + "/session-end.txt", "w") as f:
+            f.write(p["status"])
+    print(json.dumps(out))
+"#;
+
+const SKILL_HOOK: &str = r#"
+    import json, os, sys
+    e = json.load(sys.stdin)
+    with open(os.path.join(os.environ["STATE_DIR"], "seen.txt"), "a") as f:
+        f.write(e["type"] + " " + e.get("status", "-") + "\n")
+    if e["type"] == "pre_tool_call" and "curl" in e["args"].get("command", ""):
+        e["_block"] = {"reason": "no network", "result": "curl is disabled in this workspace"}
+        print(json.dumps(e))
+"#;
+
+/// A workspace with one shell hook on every event the bridge maps and one skill hook on the
+/// tool events.
+fn bridged() -> Ws {
+    let events = [
+        "pre_tool_call",
+        "post_tool_call",
+        "on_user_message",
+        "on_session_start",
+        "on_session_end",
+        "on_stop",
+        "on_outbound_message",
+    ];
+    let mut ws = Ws::new().master(true).py("hooks/guard.py", GUARD);
+    for event in events {
+        ws = ws.hook(support::Entry::new(event, "hooks/guard.py").name("guard"));
+    }
+    let ws = ws.py("skills/x/hook.py", SKILL_HOOK).file(
+        "skills/x/hooks.json",
+        &json!({"hooks": [{"name": "skill", "command": format!("{} hook.py", support::python()),
+                           "events": ["pre_tool_call", "post_tool_call"]}]})
+        .to_string(),
+    );
+    ws.approve_all()
+}
+
+fn input(event: &str, fields: Value) -> Value {
+    let mut input = json!({
+        "session_id": "s-1",
+        "transcript_path": "/tmp/none.jsonl",
+        "cwd": "/tmp",
+        "permission_mode": "default",
+        "hook_event_name": event,
+    });
+    if let (Value::Object(target), Value::Object(extra)) = (&mut input, fields) {
+        target.extend(extra);
+    }
+    input
+}
+
+#[test]
+fn bridge_pre_tool_use_denies_with_the_reason() {
+    let ws = bridged();
+    let ran = claude_hook(
+        &ws,
+        input(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}, "tool_use_id": "t1"}),
+        ),
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(
+        ran.json(),
+        json!({"hookSpecificOutput": {
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "refusing to delete the filesystem root",
+            "hookEventName": "PreToolUse"}})
+    );
+}
+
+#[test]
+fn bridge_pre_tool_use_hands_back_the_rewritten_input() {
+    let ws = bridged();
+    let ran = claude_hook(
+        &ws,
+        input(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls", "description": "list"}}),
+        ),
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let answer = ran.json();
+    assert_eq!(
+        answer["hookSpecificOutput"]["updatedInput"],
+        json!({"command": "ls --color=never", "description": "list"})
+    );
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"],
+        Value::Null
+    );
+    // The skill hook saw the host's tool name.
+    assert_eq!(ws.read("skills/x/seen.txt"), "pre_tool_call -\n");
+}
+
+#[test]
+fn bridge_skill_block_result_is_the_deny_reason() {
+    let ws = bridged();
+    let ran = claude_hook(
+        &ws,
+        input(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "curl example.com"}}),
+        ),
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let specific = &ran.json()["hookSpecificOutput"];
+    assert_eq!(specific["permissionDecision"], "deny");
+    assert_eq!(
+        specific["permissionDecisionReason"],
+        "curl is disabled in this workspace"
+    );
+}
+
+#[test]
+fn bridge_pre_tool_use_with_nothing_to_say_prints_nothing() {
+    let ws = bridged();
+    let ran = claude_hook(
+        &ws,
+        input(
+            "PreToolUse",
+            json!({"tool_name": "Read", "tool_input": {"file_path": "README.md"}}),
+        ),
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(ran.stdout, "");
+}
+
+#[test]
+fn bridge_user_prompt_submit_adds_context() {
+    let ws = bridged();
+    let ran = claude_hook(&ws, input("UserPromptSubmit", json!({"prompt": "hi"})));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(
+        ran.json(),
+        json!({"hookSpecificOutput": {
+            "additionalContext": "the user's timezone is UTC",
+            "hookEventName": "UserPromptSubmit"}})
+    );
+}
+
+#[test]
+fn bridge_session_start_adds_context_from_its_source() {
+    let ws = bridged();
+    let ran = claude_hook(&ws, input("SessionStart", json!({"source": "resume"})));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(
+        ran.json()["hookSpecificOutput"]["additionalContext"],
+        "session source: resume"
+    );
+}
+
+#[test]
+fn bridge_stop_blocks_until_the_hook_is_satisfied() {
+    let ws = bridged();
+    let ran = claude_hook(
+        &ws,
+        input(
+            "Stop",
+            json!({"stop_hook_active": false, "last_assistant_message": "I think it works"}),
+        ),
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(
+        ran.json(),
+        json!({"decision": "block", "reason": "finish the task first"})
+    );
+    let ran = claude_hook(
+        &ws,
+        input(
+            "Stop",
+            json!({"stop_hook_active": true, "last_assistant_message": "DONE"}),
+        ),
+    );
+    assert_eq!(ran.code, 0);
+    assert_eq!(ran.stdout, "");
+}
+
+#[test]
+fn bridge_post_tool_use_and_failure_reach_the_hooks_with_their_status() {
+    let ws = bridged();
+    let ran = claude_hook(
+        &ws,
+        input(
+            "PostToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {"stdout": "a"}}),
+        ),
+    );
+    assert_eq!((ran.code, ran.stdout.as_str()), (0, ""), "{}", ran.stderr);
+    let ran = claude_hook(
+        &ws,
+        input(
+            "PostToolUseFailure",
+            json!({"tool_name": "Bash", "tool_input": {"command": "x"}, "error": "exit 127"}),
+        ),
+    );
+    assert_eq!((ran.code, ran.stdout.as_str()), (0, ""), "{}", ran.stderr);
+    assert_eq!(
+        ws.read("skills/x/seen.txt"),
+        "post_tool_call success\npost_tool_call error\n"
+    );
+}
+
+#[test]
+fn bridge_notification_and_session_end() {
+    let ws = bridged();
+    let ran = claude_hook(
+        &ws,
+        input(
+            "Notification",
+            json!({"message": "waiting", "notification_type": "idle_prompt"}),
+        ),
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(
+        ran.json(),
+        json!({"systemMessage": "outbound: idle_prompt"})
+    );
+
+    let ran = claude_hook(&ws, input("SessionEnd", json!({"reason": "logout"})));
+    assert_eq!((ran.code, ran.stdout.as_str()), (0, ""), "{}", ran.stderr);
+    assert_eq!(ws.read("session-end.txt"), "logout");
+}
+
+#[test]
+fn bridge_rejects_input_it_cannot_map() {
+    let ws = bridged();
+    let ran = run(ws.command(&["claude-hook"]), b"not json");
+    assert_eq!(ran.code, 1);
+    let ran = claude_hook(&ws, input("PreCompact", json!({"trigger": "auto"})));
+    assert_eq!(ran.code, 1);
+    assert!(ran.stderr.contains("PreCompact"), "{}", ran.stderr);
+}
+
+#[test]
+fn bridge_workspace_comes_from_claude_project_dir() {
+    let ws = bridged();
+    let mut cmd = Command::new(support::BIN);
+    cmd.arg("claude-hook")
+        .env("CLAUDE_PROJECT_DIR", ws.root())
+        .env_remove("AGENT_HOOKS_WORKSPACE")
+        .current_dir(std::env::temp_dir());
+    let ran = run(
+        cmd,
+        input(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
+        )
+        .to_string()
+        .as_bytes(),
+    );
+    assert_eq!(
+        ran.json()["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+}
+
+#[test]
+fn bridge_redo_cap_holds_across_repeated_stops() {
+    let ws = bridged();
+    let stop = |active: bool| {
+        let ran = claude_hook(
+            &ws,
+            input(
+                "Stop",
+                json!({"stop_hook_active": active, "last_assistant_message": "not yet"}),
+            ),
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        ran.json()
+    };
+    // An earlier turn that was redone once, then interrupted: it must not eat into this turn.
+    assert_eq!(stop(false)["decision"], "block");
+    // This turn: the first stop and three redos are refused; the fourth redo is let through.
+    assert_eq!(stop(false)["decision"], "block");
+    assert_eq!(stop(true)["decision"], "block");
+    assert_eq!(stop(true)["decision"], "block");
+    let capped = stop(true);
+    assert_eq!(capped["decision"], Value::Null, "{capped}");
+    assert!(
+        capped["systemMessage"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("redo cap reached"),
+        "{capped}"
+    );
+    // The next turn starts afresh.
+    assert_eq!(stop(false)["decision"], "block");
+}
+
+#[test]
+fn bridged_workspace_does_not_run_its_claude_hooks_twice() {
+    let command = ".claude/hooks/count_runs.sh claude-runs.txt";
+    let ws = claude_ws(&["count_runs.sh"]);
+    let ws = settings(
+        ws,
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Bash", command)]}),
+    );
+    let ws = approved(ws, &[command]);
+    let install = ws.run(&["claude-install"]);
+    assert!(install.status.success());
+
+    // Claude Code runs the workspace's hook itself, then the bridge: the bridge skips it.
+    let ran = claude_hook(
+        &ws,
+        input(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}),
+        ),
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(runs(&ws, "claude-runs.txt"), 0);
+    assert!(ran.stderr.contains("bridged"), "{}", ran.stderr);
+
+    // Fired by another host, the hook runs once, and the bridge entry is not run as a hook.
+    let fired = ws.fire("pre_tool_call", bash("ls"));
+    assert_eq!(runs(&ws, "claude-runs.txt"), 1);
+    assert_eq!(fired.outcome["hooks"].as_array().expect("hooks").len(), 1);
+    let list = String::from_utf8_lossy(&ws.run(&["list"]).stdout).into_owned();
+    assert!(list.contains("the agent-hooks bridge"), "{list}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// claude-install
+
+const USER_SETTINGS: &str = r#"{
+  "model": "claude-opus-4",
+  "permissions": {
+    "allow": ["Bash(git status)"],
+    "deny": ["Read(./.env)"]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "command": "echo checked", "timeout": 5}]
+      }
+    ],
+    "PreCompact": [
+      {"hooks": [{"type": "command", "command": "echo compacting"}]}
+    ]
+  },
+  "env": {"FOO": "bar"}
+}
+"#;
+
+#[test]
+fn claude_install_keeps_other_settings_and_is_idempotent() {
+    let ws = Ws::new().file(".claude/settings.json", USER_SETTINGS);
+    let first = ws.run(&["claude-install"]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let after: Value = serde_json::from_str(&ws.read(".claude/settings.json")).expect("JSON");
+    let before: Value = serde_json::from_str(USER_SETTINGS).expect("JSON");
+    for key in ["model", "permissions", "env"] {
+        assert_eq!(after[key], before[key], "{key} changed");
+    }
+    assert_eq!(after["hooks"]["PreCompact"], before["hooks"]["PreCompact"]);
+    assert_eq!(
+        after["hooks"]["PreToolUse"][0],
+        before["hooks"]["PreToolUse"][0]
+    );
+    for event in [
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "Stop",
+        "SessionStart",
+        "SessionEnd",
+        "Notification",
+    ] {
+        let bridged = after["hooks"][event]
+            .as_array()
+            .expect("a list of groups")
+            .iter()
+            .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
+            .filter(|h| {
+                h["command"]
+                    .as_str()
+                    .is_some_and(|c| c.ends_with("agent-hooks claude-hook"))
+            })
+            .count();
+        assert_eq!(bridged, 1, "{event}: {after}");
+    }
+
+    let written = std::fs::read(ws.path(".claude/settings.json")).expect("read");
+    let second = ws.run(&["claude-install"]);
+    assert!(second.status.success());
+    assert_eq!(
+        std::fs::read(ws.path(".claude/settings.json")).expect("read"),
+        written,
+        "a second install must change nothing"
+    );
+    assert!(String::from_utf8_lossy(&second.stdout).contains("nothing changed"));
+}
+
+#[test]
+fn claude_install_refuses_a_broken_settings_file() {
+    let ws = Ws::new().file(".claude/settings.json", "{\"hooks\": [");
+    let out = ws.run(&["claude-install"]);
+    assert!(!out.status.success());
+    assert_eq!(ws.read(".claude/settings.json"), "{\"hooks\": [");
+}

@@ -1,0 +1,707 @@
+//! The ready-made hooks through the real binary. The case tables of `agent-hooks-guards`
+//! (`crates/agent-hooks-guards/tests/cases/*.json`, format at the top of its `tests/cases.rs`)
+//! are replayed three ways, so the same behaviour holds wherever a guard runs:
+//! - in-process: a `type: builtin` hook in a workspace, dispatched by `agent-hooks fire`;
+//! - as a command: `agent-hooks guard <name>`, state in `STATE_DIR` across the case's steps;
+//! - as a Claude Code hook: `agent-hooks guard <name> --format claude` fed Claude Code's input,
+//!   for the cases whose events and fields Claude Code has (PreToolUse, UserPromptSubmit, Stop,
+//!   PostToolUse).
+//!
+//! Cases that advance the guard's clock (`advance`) or inject a credit balance (`balance`) need
+//! what only the in-crate replay can set; they are skipped here and counted.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Map, Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_agent-hooks");
+
+fn cases(guard: &str) -> Vec<Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../agent-hooks-guards/tests/cases")
+        .join(format!("{guard}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let table: Value = serde_json::from_str(&text).unwrap_or_default();
+    let cases = table["cases"].as_array().cloned().unwrap_or_default();
+    assert!(!cases.is_empty(), "no cases in {}", path.display());
+    cases
+}
+
+/// Why the CLI replays cannot run this case, if they cannot.
+fn cannot_replay(case: &Value) -> Option<&'static str> {
+    let steps = case["before"].as_array().into_iter().flatten();
+    if case.get("advance").is_some() || steps.clone().any(|s| s.get("advance").is_some()) {
+        return Some("advances the guard's clock, which only the in-crate replay can set");
+    }
+    if case.get("balance").is_some() {
+        return Some("injects a credit balance; the binary fetches it over HTTP");
+    }
+    None
+}
+
+/// A throwaway workspace holding a case's files and, when it has some, its rules.
+struct CaseDir {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    rules: Option<PathBuf>,
+}
+
+impl CaseDir {
+    fn new(case: &Value) -> CaseDir {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let root = dir.path().canonicalize().expect("a canonical temp path");
+        for (path, content) in case["files"].as_object().into_iter().flatten() {
+            write(&root.join(path), content.as_str().unwrap_or_default());
+        }
+        let rules = case["rules"].as_str().map(|yaml| {
+            let path = root.join("hooks/case_rules.yaml");
+            write(&path, yaml);
+            path
+        });
+        CaseDir {
+            _dir: dir,
+            root,
+            rules,
+        }
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("create a directory");
+    }
+    std::fs::write(path, text).expect("write a file");
+}
+
+fn run(args: &[&str], stdin: &[u8], env: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .env_remove("STATE_DIR")
+        .env_remove("AGENT_HOOKS_WORKSPACE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().expect("start agent-hooks");
+    if let Some(mut pipe) = child.stdin.take() {
+        use std::io::Write as _;
+        let _ = pipe.write_all(stdin);
+    }
+    child.wait_with_output().expect("wait for agent-hooks")
+}
+
+/// The payload of a step, with the case's session unless it names its own.
+fn with_session(case: &Value, payload: &Value) -> Value {
+    let mut payload = payload.clone();
+    if let Some(map) = payload.as_object_mut() {
+        let session = format!("session-{}", case["name"].as_str().unwrap_or("?"));
+        map.entry("session_id").or_insert(json!(session));
+    }
+    payload
+}
+
+/// Every step of a case, the checked one last: (event, payload).
+fn steps(case: &Value) -> Vec<(String, Value)> {
+    let mut steps: Vec<(String, Value)> = case["before"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            (
+                s["event"].as_str().unwrap_or_default().to_owned(),
+                with_session(case, &s["payload"]),
+            )
+        })
+        .collect();
+    steps.push((
+        case["event"].as_str().unwrap_or_default().to_owned(),
+        with_session(case, &case["payload"]),
+    ));
+    steps
+}
+
+fn strings(value: &Value, out: &mut String) {
+    match value {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        Value::Object(map) => map.values().for_each(|v| strings(v, out)),
+        _ => {}
+    }
+}
+
+/// What a case expects, checked against a view of the answer: its decision, its strings, the
+/// fields it set, and whether it was quiet.
+struct Seen {
+    decision: Option<String>,
+    text: String,
+    fields: Vec<String>,
+    quiet: bool,
+    /// Whether a rewrite (of the message, the reply, the tool input, ...) happened.
+    rewrote: bool,
+}
+
+fn check(case: &Value, seen: &Seen, root: &Path) -> Result<(), String> {
+    let expect = &case["expect"];
+    if expect["quiet"].as_bool() == Some(true) && !seen.quiet {
+        return Err("expected no effect".into());
+    }
+    if let Some(decision) = expect["decision"].as_str()
+        && seen.decision.as_deref() != Some(decision)
+    {
+        return Err(format!("expected decision {decision}"));
+    }
+    if let Some(needle) = expect["contains"].as_str()
+        && !seen.text.contains(needle)
+    {
+        return Err(format!("expected the answer to contain {needle:?}"));
+    }
+    if let Some(needle) = expect["not_contains"].as_str()
+        && seen.text.contains(needle)
+    {
+        return Err(format!("expected the answer not to contain {needle:?}"));
+    }
+    if let Some(field) = expect["field"].as_str()
+        && !seen.fields.iter().any(|f| f == field)
+    {
+        return Err(format!("expected field {field:?}"));
+    }
+    if expect["masked"].as_bool() == Some(true)
+        && !(seen.rewrote && seen.text.to_lowercase().contains("redacted"))
+    {
+        return Err("expected a masked rewrite".into());
+    }
+    if let Some(file) = case.get("file_contains") {
+        let path = root.join(file["path"].as_str().unwrap_or_default());
+        let content = std::fs::read_to_string(&path).unwrap_or_default();
+        for needle in file["contains"].as_array().into_iter().flatten() {
+            let needle = needle.as_str().unwrap_or_default();
+            if !content.contains(needle) {
+                return Err(format!("expected {} to contain {needle:?}", path.display()));
+            }
+        }
+        if let Some(lines) = file["lines"].as_u64()
+            && content.lines().count() as u64 != lines
+        {
+            return Err(format!("expected {lines} lines in {}", path.display()));
+        }
+    }
+    Ok(())
+}
+
+/// The guard's own answer (the command's stdout) as the case tables read it.
+fn seen_answer(answer: &Value) -> Seen {
+    let mut text = String::new();
+    strings(answer, &mut text);
+    let fields: Vec<String> = answer
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    Seen {
+        decision: answer["decision"].as_str().map(str::to_owned),
+        rewrote: ["response", "notification", "tool_input", "message"]
+            .iter()
+            .any(|k| answer.get(*k).is_some()),
+        quiet: answer == &json!({}),
+        text,
+        fields,
+    }
+}
+
+/// `fire`'s outcome seen as the answer that produced it: the decision, the payload fields the
+/// hook rewrote, and what it added (context, notes, warnings).
+fn seen_outcome(outcome: &Value, sent: &Value) -> Seen {
+    let mut text = String::new();
+    let mut fields = Vec::new();
+    let decision = match outcome["decision"].as_str() {
+        Some("continue") | None => None,
+        Some(d) => Some(d.to_owned()),
+    };
+    if let Some(reason) = outcome["reason"].as_str() {
+        text.push_str(reason);
+        text.push('\n');
+    }
+    for (field, key) in [
+        ("context", "context"),
+        ("notes", "note"),
+        ("warnings", "add_warning"),
+    ] {
+        let items = outcome[field].as_array().cloned().unwrap_or_default();
+        if !items.is_empty() {
+            fields.push(key.to_owned());
+            strings(&Value::Array(items), &mut text);
+        }
+    }
+    let mut rewrote = false;
+    for (key, value) in outcome["payload"].as_object().into_iter().flatten() {
+        if sent.get(key) != Some(value) {
+            rewrote = true;
+            fields.push(key.clone());
+            strings(value, &mut text);
+        }
+    }
+    Seen {
+        quiet: decision.is_none() && fields.is_empty(),
+        decision,
+        text,
+        fields,
+        rewrote,
+    }
+}
+
+/// In-process: a workspace declaring the guard as `type: builtin` for all its events, approved,
+/// each step dispatched by `agent-hooks fire`.
+fn replay_in_process(guard: &str, case: &Value) -> Result<(), String> {
+    let dir = CaseDir::new(case);
+    let root = dir.root.as_path();
+    let info_events = guard_events(guard);
+    let mut yaml = String::from("hooks:\n");
+    for event in &info_events {
+        yaml.push_str(&format!(
+            "  - event: {event}\n    type: builtin\n    name: {guard}\n"
+        ));
+        if let Some(rules) = &dir.rules {
+            yaml.push_str(&format!("    rules: '{}'\n", rules.display()));
+        }
+    }
+    write(&root.join("config/shell_hooks.yaml"), &yaml);
+    write(
+        &root.join("config/agent.yaml"),
+        "shell_hooks:\n  enabled: true\n",
+    );
+    let ws = root.to_string_lossy().into_owned();
+    let key = format!("builtin:{guard}");
+    let approved = run(&["--workspace", &ws, "approve", &key], b"", &[]);
+    if !approved.status.success() {
+        return Err(format!(
+            "approve failed: {}",
+            String::from_utf8_lossy(&approved.stdout)
+        ));
+    }
+    let mut last = None;
+    for (event, payload) in steps(case) {
+        let out = run(
+            &["--workspace", &ws, "fire", &event],
+            payload.to_string().as_bytes(),
+            &[],
+        );
+        let outcome: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+            format!(
+                "fire {event} printed no outcome ({e}): {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })?;
+        for hook in outcome["hooks"].as_array().into_iter().flatten() {
+            if matches!(
+                hook["status"].as_str(),
+                Some("error" | "invalid_output" | "skipped")
+            ) {
+                return Err(format!("the builtin hook did not run cleanly: {hook}"));
+            }
+        }
+        last = Some((outcome, payload));
+    }
+    let (outcome, sent) = last.ok_or("a case without steps")?;
+    check(case, &seen_outcome(&outcome, &sent), root)
+        .map_err(|why| format!("{why}; outcome: {outcome}"))
+}
+
+/// The events `install` declares the guard for: the table the binary itself uses.
+fn guard_events(guard: &str) -> Vec<String> {
+    agent_hooks::guards::guard_info(guard)
+        .map(|g| g.events.iter().map(|e| e.event.to_owned()).collect())
+        .unwrap_or_default()
+}
+
+/// As a command: every step through `agent-hooks guard <name>`, state under `STATE_DIR`.
+fn replay_command(guard: &str, case: &Value) -> Result<(), String> {
+    let dir = CaseDir::new(case);
+    let root = dir.root.as_path();
+    let state = root.join("state/guard");
+    let ws = root.to_string_lossy().into_owned();
+    let mut args = vec![
+        "--workspace".to_owned(),
+        ws,
+        "guard".to_owned(),
+        guard.to_owned(),
+    ];
+    if let Some(rules) = &dir.rules {
+        args.push("--rules".into());
+        args.push(rules.to_string_lossy().into_owned());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut last = Value::Null;
+    for (event, payload) in steps(case) {
+        let mut payload = payload;
+        payload["event"] = json!(event);
+        let out = run(
+            &args,
+            payload.to_string().as_bytes(),
+            &[("STATE_DIR", &state)],
+        );
+        if out.status.code() != Some(0) {
+            return Err(format!(
+                "guard exited {:?}: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        last = if stdout.trim().is_empty() {
+            json!({})
+        } else {
+            serde_json::from_str(&stdout).map_err(|e| format!("not JSON ({e}): {stdout}"))?
+        };
+    }
+    check(case, &seen_answer(&last), root).map_err(|why| format!("{why}; answer: {last}"))
+}
+
+/// Claude Code's input for a canonical step, when Claude Code has that event and every field
+/// the step carries; `None` otherwise.
+fn claude_input(event: &str, payload: &Value) -> Option<Value> {
+    let p = payload.as_object()?;
+    let (name, allowed): (&str, &[&str]) = match event {
+        "pre_tool_call" => ("PreToolUse", &["tool_name", "tool_input"]),
+        "post_tool_call" => (
+            "PostToolUse",
+            &["tool_name", "tool_input", "tool_result", "status"],
+        ),
+        "on_user_message" => ("UserPromptSubmit", &["message", "channel"]),
+        "on_stop" => ("Stop", &["response", "stop_hook_active"]),
+        _ => return None,
+    };
+    let common = ["session_id", "cwd", "agent_id", "event"];
+    if p.keys()
+        .any(|k| !allowed.contains(&k.as_str()) && !common.contains(&k.as_str()))
+    {
+        return None;
+    }
+    if p.get("status").is_some_and(|s| s != "success") {
+        return None;
+    }
+    let mut input = Map::new();
+    input.insert("hook_event_name".into(), json!(name));
+    input.insert(
+        "session_id".into(),
+        p.get("session_id").cloned().unwrap_or(json!("")),
+    );
+    input.insert("cwd".into(), json!("/"));
+    let tool = |name: &Value| match name.as_str() {
+        Some("bash") => json!("Bash"),
+        _ => name.clone(),
+    };
+    if let Some(t) = p.get("tool_name") {
+        input.insert("tool_name".into(), tool(t));
+    }
+    if let Some(v) = p.get("tool_input") {
+        input.insert("tool_input".into(), v.clone());
+    }
+    if let Some(v) = p.get("tool_result") {
+        input.insert("tool_response".into(), v.clone());
+    }
+    if let Some(v) = p.get("message") {
+        input.insert("prompt".into(), v.clone());
+    }
+    if let Some(v) = p.get("response") {
+        input.insert("last_assistant_message".into(), v.clone());
+    }
+    input.insert(
+        "stop_hook_active".into(),
+        p.get("stop_hook_active").cloned().unwrap_or(json!(false)),
+    );
+    Some(Value::Object(input))
+}
+
+/// Claude Code's answer seen as the case tables read a guard's answer.
+fn seen_claude(answer: &Value) -> Seen {
+    let mut text = String::new();
+    strings(answer, &mut text);
+    let specific = &answer["hookSpecificOutput"];
+    let decision = if specific["permissionDecision"] == "deny" || answer["decision"] == "block" {
+        Some("block".to_owned())
+    } else if specific["permissionDecision"] == "ask" {
+        Some("ask".to_owned())
+    } else {
+        None
+    };
+    Seen {
+        decision,
+        rewrote: specific.get("updatedInput").is_some()
+            || text.contains("A hook rewrote the user's message"),
+        quiet: answer == &json!({}),
+        text,
+        // Field names are the decision protocol's; Claude Code has its own.
+        fields: Vec::new(),
+    }
+}
+
+/// As a Claude Code hook: each step as Claude Code's input, answered with `--format claude`.
+/// `Ok(false)` when the case has a step Claude Code cannot express.
+fn replay_claude(guard: &str, case: &Value) -> Result<bool, String> {
+    let Some(inputs) = steps(case)
+        .iter()
+        .map(|(event, payload)| claude_input(event, payload))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(false);
+    };
+    if case["expect"].get("field").is_some() {
+        return Ok(false);
+    }
+    let dir = CaseDir::new(case);
+    let root = dir.root.as_path();
+    let state = root.join("state/guard");
+    let ws = root.to_string_lossy().into_owned();
+    let mut args = vec![
+        "--workspace".to_owned(),
+        ws,
+        "guard".to_owned(),
+        guard.to_owned(),
+        "--format".to_owned(),
+        "claude".to_owned(),
+    ];
+    if let Some(rules) = &dir.rules {
+        args.push("--rules".into());
+        args.push(rules.to_string_lossy().into_owned());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut last = Value::Null;
+    for input in inputs {
+        let out = run(
+            &args,
+            input.to_string().as_bytes(),
+            &[("STATE_DIR", &state)],
+        );
+        if out.status.code() != Some(0) {
+            return Err(format!(
+                "guard --format claude exited {:?}: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        last = if stdout.trim().is_empty() {
+            json!({})
+        } else {
+            serde_json::from_str(&stdout).map_err(|e| format!("not JSON ({e}): {stdout}"))?
+        };
+    }
+    check(case, &seen_claude(&last), root).map_err(|why| format!("{why}; answer: {last}"))?;
+    Ok(true)
+}
+
+fn replay(guard: &str) {
+    let mut failures = Vec::new();
+    let (mut skipped, mut claude_ran) = (Vec::new(), 0);
+    let all = cases(guard);
+    for case in &all {
+        let name = case["name"].as_str().unwrap_or("?");
+        if let Some(why) = cannot_replay(case) {
+            skipped.push(format!("{name}: {why}"));
+            continue;
+        }
+        if let Err(why) = replay_in_process(guard, case) {
+            failures.push(format!("{name} [builtin via fire]: {why}"));
+        }
+        if let Err(why) = replay_command(guard, case) {
+            failures.push(format!("{name} [agent-hooks guard]: {why}"));
+        }
+        match replay_claude(guard, case) {
+            Ok(ran) => claude_ran += usize::from(ran),
+            Err(why) => failures.push(format!("{name} [--format claude]: {why}")),
+        }
+    }
+    eprintln!(
+        "{guard}: {} cases, {} skipped in the CLI replays, {claude_ran} also as Claude Code hooks",
+        all.len(),
+        skipped.len()
+    );
+    for why in &skipped {
+        eprintln!("  skipped {why}");
+    }
+    assert!(failures.is_empty(), "{guard}:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn security_guard_cases_hold_in_process_as_a_command_and_for_claude_code() {
+    replay("security_guard");
+}
+
+#[test]
+fn verify_publish_claims_cases_hold_everywhere() {
+    replay("verify_publish_claims");
+}
+
+#[test]
+fn verify_code_changes_cases_hold_everywhere() {
+    replay("verify_code_changes");
+}
+
+#[test]
+fn verify_commitments_cases_hold_everywhere() {
+    replay("verify_commitments");
+}
+
+#[test]
+fn runtime_footer_cases_hold_everywhere() {
+    replay("runtime_footer");
+}
+
+#[test]
+fn pii_redactor_cases_hold_everywhere() {
+    replay("pii_redactor");
+}
+
+#[test]
+fn tool_audit_log_cases_hold_everywhere() {
+    replay("tool_audit_log");
+}
+
+#[test]
+fn budget_alert_cases_hold_everywhere() {
+    replay("budget_alert");
+}
+
+#[test]
+fn inject_reminder_cases_hold_everywhere() {
+    replay("inject_reminder");
+}
+
+/// `install all` on a copy of the example workspace, then `doctor`, passes; a second `install
+/// all` changes no file.
+#[test]
+fn install_all_on_the_example_workspace_passes_doctor_and_is_idempotent() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = dir.path().join("workspace");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/workspace"),
+        &root,
+    );
+    let ws = root.to_string_lossy().into_owned();
+    let first = run(&["--workspace", &ws, "install", "all"], b"", &[]);
+    let text = String::from_utf8_lossy(&first.stdout);
+    assert!(first.status.success(), "install all failed:\n{text}");
+    for guard in ["security_guard", "inject_reminder"] {
+        assert!(
+            text.contains(&format!("approved: builtin:{guard}")),
+            "{text}"
+        );
+        assert!(root.join(format!("hooks/{guard}.yaml")).is_file());
+    }
+    let yaml = std::fs::read_to_string(root.join("config/shell_hooks.yaml")).unwrap_or_default();
+    assert!(
+        yaml.starts_with("# Shell hooks of the example workspace."),
+        "the user's file and comments are kept:\n{yaml}"
+    );
+    assert!(yaml.contains("name: block-dangerous"), "{yaml}");
+    let rules = root.join("hooks/security_guard.yaml");
+    assert!(
+        yaml.contains(&format!("rules: '{}'", rules.display())),
+        "absolute rules paths"
+    );
+
+    let doctor = run(&["--workspace", &ws, "doctor"], b"", &[]);
+    assert!(
+        doctor.status.success(),
+        "doctor after install all:\n{}",
+        String::from_utf8_lossy(&doctor.stdout)
+    );
+
+    let snapshot = |root: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        [
+            "config/shell_hooks.yaml",
+            "config/hook_approvals.json",
+            "hooks/security_guard.yaml",
+        ]
+        .iter()
+        .map(|p| {
+            (
+                root.join(p),
+                std::fs::read(root.join(p)).unwrap_or_default(),
+            )
+        })
+        .collect()
+    };
+    let before = snapshot(&root);
+    let second = run(&["--workspace", &ws, "install", "all"], b"", &[]);
+    let text = String::from_utf8_lossy(&second.stdout);
+    assert!(second.status.success(), "{text}");
+    assert!(text.contains("nothing changed"), "{text}");
+    assert_eq!(before, snapshot(&root), "installing twice changes nothing");
+}
+
+/// An unusable rules file is a configuration error `list` reports, and the hook still runs on
+/// its defaults.
+#[test]
+fn a_broken_rules_file_is_reported_and_the_guard_falls_back_to_its_defaults() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = dir.path();
+    write(&root.join("hooks/sg.yaml"), "shell_tools: [unclosed\n");
+    write(
+        &root.join("config/shell_hooks.yaml"),
+        "hooks:\n  - event: pre_tool_call\n    type: builtin\n    name: security_guard\n    rules: hooks/sg.yaml\n",
+    );
+    write(
+        &root.join("config/agent.yaml"),
+        "shell_hooks:\n  enabled: true\n",
+    );
+    let ws = root.to_string_lossy().into_owned();
+    assert!(
+        run(
+            &["--workspace", &ws, "approve", "builtin:security_guard"],
+            b"",
+            &[]
+        )
+        .status
+        .success()
+    );
+    let list = run(&["--workspace", &ws, "list"], b"", &[]);
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        text.contains("config/shell_hooks.yaml:5:") && text.contains("default rules"),
+        "{text}"
+    );
+    let fired = run(
+        &["--workspace", &ws, "fire", "pre_tool_call"],
+        br#"{"tool_name": "bash", "tool_input": {"command": "rm -rf /"}}"#,
+        &[],
+    );
+    let outcome: Value = serde_json::from_slice(&fired.stdout).unwrap_or_default();
+    assert_eq!(outcome["decision"], "block", "{outcome}");
+}
+
+#[test]
+fn print_rules_prints_the_defaults_and_help_numbers_the_set() {
+    let out = run(&["guard", "budget_alert", "--print-rules"], b"", &[]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        agent_hooks::guards::default_rules("budget_alert").unwrap_or_default()
+    );
+    let help = run(&["help"], b"", &[]);
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(text.contains(" 1. security_guard"), "{text}");
+    assert!(text.contains(" 9. inject_reminder"), "{text}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a directory");
+    for entry in std::fs::read_dir(from)
+        .expect("read the example workspace")
+        .flatten()
+    {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy a file");
+        }
+    }
+}

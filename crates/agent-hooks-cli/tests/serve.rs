@@ -1,0 +1,490 @@
+//! The sidecar, `agent-hooks serve`, as a real process on an ephemeral loopback port: every
+//! route, the loopback guards, self-approve without a restart, hot reload, concurrency with a
+//! hanging hook, and a clean SIGTERM that runs the shutdown hooks and leaves no hook behind.
+
+// Each test binary uses only part of the shared support module.
+#[allow(dead_code)]
+mod support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::{Entry, Ws, eventually, process_running};
+
+/// A running `agent-hooks serve`; killed on drop if a test fails before stopping it.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(ws: &Ws) -> Server {
+        let mut child = ws
+            .command(&["serve", "--listen", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn agent-hooks serve");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the ready line");
+        let port = line
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no port in the ready line {line:?}"));
+        Server { child, port }
+    }
+
+    fn request(&self, method: &str, path: &str, body: &[u8]) -> (u16, Value) {
+        self.request_with_host(method, path, body, &format!("127.0.0.1:{}", self.port))
+    }
+
+    fn request_with_host(&self, method: &str, path: &str, body: &[u8], host: &str) -> (u16, Value) {
+        http(self.port, method, path, body, host)
+    }
+
+    fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.request("POST", path, body.to_string().as_bytes())
+    }
+
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("send SIGTERM");
+        self.child.wait().expect("wait for the server")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request on a fresh connection; the answer's status and JSON body.
+fn http(port: u16, method: &str, path: &str, body: &[u8], host: &str) -> (u16, Value) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to the sidecar");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("set a read timeout");
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("send the head");
+    // A refused oversized body may close the connection before it is all sent.
+    let _ = stream.write_all(body);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {head:?}"));
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    };
+    let json = serde_json::from_str(&body).unwrap_or(Value::String(body));
+    (status, json)
+}
+
+fn dechunk(body: &str) -> String {
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if n == 0 || tail.len() < n {
+            break;
+        }
+        out.push_str(&tail[..n]);
+        rest = tail[n..].strip_prefix("\r\n").unwrap_or(&tail[n..]);
+    }
+    out
+}
+
+const GUARD: &str = r#"
+    import json, sys
+    p = json.load(sys.stdin)
+    if "rm -rf" in p["tool_input"].get("command", ""):
+        print(json.dumps({"decision": "block", "reason": "no rm -rf"}))
+"#;
+
+fn guarded() -> Ws {
+    Ws::new()
+        .master(true)
+        .py("hooks/guard.py", GUARD)
+        .hook(Entry::new("pre_tool_call", "hooks/guard.py").name("guard"))
+        .approve_all()
+}
+
+#[test]
+fn dispatch_route_returns_the_outcome_of_fire() {
+    let ws = guarded();
+    let server = Server::start(&ws);
+    let (status, outcome) = server.post(
+        "/v1/events/pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "rm -rf /"}}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(outcome["decision"], "block");
+    assert_eq!(outcome["reason"], "no rm -rf");
+    assert_eq!(outcome["hooks"][0]["hook"], "guard");
+    let (_, ok) = server.post(
+        "/v1/events/pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "ls"}}),
+    );
+    assert_eq!(ok["decision"], "continue");
+}
+
+#[test]
+fn errors_are_json_with_the_right_status() {
+    let ws = guarded();
+    let server = Server::start(&ws);
+    let (status, body) = server.post("/v1/events/pre_tool", json!({}));
+    assert_eq!(status, 404);
+    assert_eq!(body["ok"], false);
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("pre_tool_call"),
+        "{body}"
+    );
+
+    let (status, body) = server.request("POST", "/v1/events/on_stop", b"[1,2]");
+    assert_eq!(status, 400);
+    assert_eq!(body["ok"], false);
+
+    let (status, body) = server.request("GET", "/nowhere", b"");
+    assert_eq!(status, 404);
+    assert_eq!(body["ok"], false);
+
+    let big = vec![b' '; 5 * 1024 * 1024];
+    let (status, body) = server.request("POST", "/v1/events/on_stop", &big);
+    assert_eq!(status, 413);
+    assert_eq!(body["ok"], false);
+}
+
+#[test]
+fn a_non_loopback_host_header_is_refused() {
+    let ws = guarded();
+    let server = Server::start(&ws);
+    let (status, body) = server.request_with_host("GET", "/v1/health", b"", "attacker.example.com");
+    assert_eq!(status, 403);
+    assert_eq!(body["ok"], false);
+    let (status, _) = server.request_with_host("GET", "/v1/health", b"", "localhost:1234");
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn serve_refuses_a_non_loopback_address() {
+    let ws = guarded();
+    let out = ws.run(&["serve", "--listen", "0.0.0.0:0"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("loopback"));
+}
+
+#[test]
+fn self_approve_takes_effect_without_a_restart() {
+    let ws = Ws::new()
+        .master(false)
+        .py("hooks/guard.py", GUARD)
+        .hook(Entry::new("pre_tool_call", "hooks/guard.py").name("guard"));
+    let server = Server::start(&ws);
+    let rm = json!({"tool_name": "bash", "tool_input": {"command": "rm -rf /"}});
+    let (_, before) = server.post("/v1/events/pre_tool_call", rm.clone());
+    assert_eq!(before["decision"], "continue");
+    assert_eq!(before["hooks"][0]["status"], "skipped");
+
+    let (status, body) = server.post(
+        "/internal/runtime/hooks/approve",
+        json!({"command": "hooks/guard.py"}),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body,
+        json!({"ok": true, "events": ["pre_tool_call"], "mounted": 1, "master_enabled": true})
+    );
+    let (_, after) = server.post("/v1/events/pre_tool_call", rm.clone());
+    assert_eq!(after["decision"], "block");
+
+    let (status, body) = server.post(
+        "/internal/runtime/hooks/approve",
+        json!({"command": "hooks/undeclared.py"}),
+    );
+    assert_eq!(status, 404);
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not declared")
+    );
+
+    let (status, body) = server.post(
+        "/internal/runtime/hooks/revoke",
+        json!({"command": "hooks/guard.py"}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(body["removed"], 1);
+    let (_, revoked) = server.post("/v1/events/pre_tool_call", rm);
+    assert_eq!(revoked["decision"], "continue");
+}
+
+#[test]
+fn self_approve_can_be_turned_off() {
+    let ws = Ws::new()
+        .file(
+            "config/agent.yaml",
+            "shell_hooks:\n  enabled: true\n  self_approve: false\n",
+        )
+        .py("hooks/guard.py", GUARD)
+        .hook(Entry::new("pre_tool_call", "hooks/guard.py"));
+    let server = Server::start(&ws);
+    let (status, body) = server.post(
+        "/internal/runtime/hooks/approve",
+        json!({"command": "hooks/guard.py"}),
+    );
+    assert_eq!(status, 403);
+    assert_eq!(body["ok"], false);
+}
+
+#[test]
+fn an_approval_made_by_the_cli_is_picked_up_without_a_restart() {
+    let ws = Ws::new()
+        .master(true)
+        .py("hooks/guard.py", GUARD)
+        .hook(Entry::new("pre_tool_call", "hooks/guard.py"));
+    let server = Server::start(&ws);
+    ws.approve("hooks/guard.py");
+    let rm = json!({"tool_name": "bash", "tool_input": {"command": "rm -rf /"}});
+    assert!(
+        eventually(Duration::from_secs(10), || {
+            server.post("/v1/events/pre_tool_call", rm.clone()).1["decision"] == "block"
+        }),
+        "the CLI approval never reached the running server"
+    );
+}
+
+#[test]
+fn command_health_stats_and_reload_routes_answer() {
+    let ws = guarded();
+    let server = Server::start(&ws);
+    let (status, body) = server.post("/v1/hooks/command", json!({"line": "/hooks help"}));
+    assert_eq!(status, 200);
+    let cli = ws.run(&["help"]);
+    assert_eq!(body["text"], String::from_utf8_lossy(&cli.stdout).as_ref());
+
+    let (status, health) = server.request("GET", "/v1/health", b"");
+    assert_eq!(status, 200);
+    assert_eq!(health["ok"], true);
+    assert_eq!(health["hooks"], 1);
+    assert_eq!(health["master_enabled"], true);
+
+    for _ in 0..3 {
+        server.post(
+            "/v1/events/pre_tool_call",
+            json!({"tool_name": "bash", "tool_input": {"command": "rm -rf x"}}),
+        );
+    }
+    let (status, stats) = server.request("GET", "/v1/stats", b"");
+    assert_eq!(status, 200);
+    assert_eq!(stats["dispatches"], 3);
+    assert_eq!(stats["hooks"][0]["hook"], "guard");
+    assert_eq!(stats["hooks"][0]["calls"], 3);
+    assert!(stats["hooks"][0]["p99_ms"].as_f64().unwrap_or(0.0) > 0.0);
+
+    let (status, reload) = server.post("/v1/reload", json!({}));
+    assert_eq!(status, 200);
+    assert_eq!(reload["hooks"], 1);
+}
+
+#[test]
+fn hot_reload_follows_edits_keeps_hooks_through_a_typo_and_picks_up_the_fix() {
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/ctx.sh", "cat > /dev/null\necho '{\"context\": \"one\"}'\n")
+        .hook(Entry::new("on_user_message", "hooks/ctx.sh").name("ctx"))
+        .approve_all()
+        .file(
+            "skills/s/hooks.json",
+            r#"{"hooks": [{"name": "p", "command": "sed 's/\"prompt\": *\"[^\"]*\"/\"prompt\": \"v1\"/'", "events": ["pre_prompt"]}]}"#,
+        );
+    let server = Server::start(&ws);
+    let context = |s: &Server| {
+        s.post("/v1/events/on_user_message", json!({"message": "hi"}))
+            .1["context"]
+            .clone()
+    };
+    let prompt = |s: &Server| {
+        s.post("/v1/events/pre_llm_call", json!({"prompt": "x"})).1["payload"]["prompt"].clone()
+    };
+    assert_eq!(context(&server), json!(["one"]));
+    assert_eq!(prompt(&server), json!("v1"));
+
+    // An edit that adds a second hook.
+    let ws = ws
+        .sh(
+            "hooks/ctx2.sh",
+            "cat > /dev/null\necho '{\"context\": \"two\"}'\n",
+        )
+        .hook(Entry::new("on_user_message", "hooks/ctx2.sh").name("ctx2"));
+    ws.approve("hooks/ctx2.sh");
+    assert!(
+        eventually(Duration::from_secs(10), || context(&server)
+            == json!(["one", "two"])),
+        "the edit was never picked up"
+    );
+
+    // A typo: the previous good hooks keep running, and the error is logged.
+    let ws = ws.file(
+        "config/shell_hooks.yaml",
+        "hooks:\n  - event: on_user_message\n   command: [\n",
+    );
+    let ws = ws.file("skills/s/hooks.json", "{\"hooks\": [");
+    assert!(
+        eventually(Duration::from_secs(10), || {
+            ws.events_of("hook_config_error").iter().any(|r| {
+                r["detail"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("config/shell_hooks.yaml:3")
+            }) && !ws.events_of("hook_invalid_json").is_empty()
+        }),
+        "the broken files were never reported"
+    );
+    assert_eq!(context(&server), json!(["one", "two"]));
+    assert_eq!(prompt(&server), json!("v1"));
+
+    // The fix is picked up.
+    let ws = ws.file(
+        "config/shell_hooks.yaml",
+        "hooks:\n  - event: on_user_message\n    command: hooks/ctx2.sh\n",
+    );
+    let _ws = ws.file(
+        "skills/s/hooks.json",
+        r#"{"hooks": [{"name": "p", "command": "sed 's/\"prompt\": *\"[^\"]*\"/\"prompt\": \"v2\"/'", "events": ["pre_prompt"]}]}"#,
+    );
+    assert!(
+        eventually(Duration::from_secs(10), || context(&server)
+            == json!(["two"])
+            && prompt(&server) == json!("v2")),
+        "the fix was never picked up"
+    );
+}
+
+#[test]
+fn a_hanging_hook_does_not_delay_other_requests() {
+    let ws = Ws::new()
+        .master(true)
+        .sh(
+            "hooks/slow.sh",
+            r#"
+            payload=$(cat)
+            case "$payload" in *slow*) sleep 10 ;; esac
+            "#,
+        )
+        .hook(
+            Entry::new("on_outbound_message", "hooks/slow.sh")
+                .name("slow")
+                .timeout(30),
+        )
+        .approve_all();
+    let server = Server::start(&ws);
+    let port = server.port;
+    let slow = std::thread::spawn(move || {
+        let (_, outcome) = http(
+            port,
+            "POST",
+            "/v1/events/on_outbound_message",
+            json!({"notification": "slow"}).to_string().as_bytes(),
+            "127.0.0.1",
+        );
+        (Instant::now(), outcome)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let mut fast_done = Instant::now();
+    for _ in 0..100 {
+        let (status, outcome) = server.post("/v1/events/on_session_end", json!({"status": "x"}));
+        assert_eq!(status, 200);
+        assert_eq!(outcome["decision"], "continue");
+        fast_done = Instant::now();
+    }
+    let (slow_done, outcome) = slow.join().expect("the slow request");
+    assert_eq!(outcome["hooks"][0]["status"], "noop");
+    assert!(
+        fast_done < slow_done,
+        "the 100 quick dispatches finished after the hanging one"
+    );
+}
+
+#[test]
+fn sigterm_finishes_in_flight_dispatches_runs_shutdown_hooks_and_leaves_no_process() {
+    let ws = Ws::new()
+        .master(true)
+        .sh(
+            "hooks/busy.sh",
+            r#"
+            cat > /dev/null
+            echo $$ > "$AGENT_HOOKS_WORKSPACE/busy.pid"
+            sleep 2
+            echo '{"add_warning": "finished"}'
+            "#,
+        )
+        .hook(
+            Entry::new("on_session_end", "hooks/busy.sh")
+                .name("busy")
+                .timeout(30),
+        )
+        .sh(
+            "hooks/mark.sh",
+            "cat > /dev/null\ntouch \"$AGENT_HOOKS_WORKSPACE/$HOOK_EVENT.ran\"\n",
+        )
+        .hook(Entry::new("pre_startup", "hooks/mark.sh"))
+        .hook(Entry::new("post_startup", "hooks/mark.sh"))
+        .hook(Entry::new("pre_shutdown", "hooks/mark.sh"))
+        .hook(Entry::new("post_shutdown", "hooks/mark.sh"))
+        .approve_all();
+    let mut server = Server::start(&ws);
+    assert!(ws.exists("pre_startup.ran") && ws.exists("post_startup.ran"));
+    let port = server.port;
+    let in_flight = std::thread::spawn(move || {
+        http(
+            port,
+            "POST",
+            "/v1/events/on_session_end",
+            b"{}",
+            "127.0.0.1",
+        )
+    });
+    assert!(
+        eventually(Duration::from_secs(10), || ws.exists("busy.pid")),
+        "the in-flight hook never started"
+    );
+    let status = server.terminate();
+    assert!(status.success(), "the server exited with {status}");
+    let (code, outcome) = in_flight.join().expect("the in-flight request");
+    assert_eq!(code, 200);
+    assert_eq!(outcome["warnings"], json!(["finished"]));
+    assert!(ws.exists("pre_shutdown.ran") && ws.exists("post_shutdown.ran"));
+    let pid: u32 = ws.read("busy.pid").trim().parse().expect("a pid");
+    assert!(
+        !process_running(pid),
+        "the hook process outlived the server"
+    );
+}

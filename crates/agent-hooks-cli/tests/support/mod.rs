@@ -1,0 +1,448 @@
+//! A throwaway workspace and the real `agent-hooks` binary, behind a chainable builder:
+//!
+//! ```ignore
+//! let ws = Ws::new()
+//!     .master(true)
+//!     .py("hooks/guard.py", GUARD)
+//!     .hook(Entry::new("pre_tool_call", "hooks/guard.py").name("guard"))
+//!     .approve_all();
+//! let fired = ws.fire("pre_tool_call", json!({"tool_name": "bash"}));
+//! assert_eq!(fired.decision(), "block");
+//! ```
+//!
+//! Every builder step writes to disk at once, so the order of the chain is the order in which a
+//! user would have done things (write the script, declare it, approve it).
+
+use std::io::{Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The binary under test.
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_agent-hooks");
+
+/// The real Python interpreter (not a version-manager shim, which costs a process per run).
+pub(crate) fn python() -> &'static str {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let out = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 is needed to run the hook scripts of these tests");
+        String::from_utf8(out.stdout)
+            .expect("python path is UTF-8")
+            .trim()
+            .to_owned()
+    })
+}
+
+/// One entry of `config/shell_hooks.yaml`.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    event: String,
+    command: String,
+    fields: Vec<(String, Value)>,
+}
+
+impl Entry {
+    pub(crate) fn new(event: &str, command: &str) -> Entry {
+        Entry {
+            event: event.to_owned(),
+            command: command.to_owned(),
+            fields: Vec::new(),
+        }
+    }
+
+    pub(crate) fn name(self, name: &str) -> Entry {
+        self.field("name", json!(name))
+    }
+
+    pub(crate) fn matcher(self, regex: &str) -> Entry {
+        self.field("matcher", json!(regex))
+    }
+
+    pub(crate) fn timeout(self, secs: u64) -> Entry {
+        self.field("timeout", json!(secs))
+    }
+
+    pub(crate) fn on_error_block(self) -> Entry {
+        self.field("on_error", json!("block"))
+    }
+
+    pub(crate) fn env(self, key: &str, value: &str) -> Entry {
+        let mut entry = self;
+        match entry.fields.iter_mut().find(|(k, _)| k == "env") {
+            Some((_, Value::Object(map))) => {
+                map.insert(key.to_owned(), json!(value));
+            }
+            _ => entry.fields.push(("env".to_owned(), json!({ key: value }))),
+        }
+        entry
+    }
+
+    fn field(mut self, key: &str, value: Value) -> Entry {
+        self.fields.push((key.to_owned(), value));
+        self
+    }
+
+    /// The entry as a YAML list item. JSON scalars are valid YAML flow scalars, so every value is
+    /// written as JSON and no quoting rule of YAML can change what the command is.
+    fn to_yaml(&self) -> String {
+        let mut text = format!(
+            "  - event: {}\n    command: {}\n",
+            json!(self.event),
+            json!(self.command)
+        );
+        for (key, value) in &self.fields {
+            text.push_str(&format!("    {key}: {value}\n"));
+        }
+        text
+    }
+}
+
+/// A temporary workspace.
+#[derive(Debug)]
+pub(crate) struct Ws {
+    dir: tempfile::TempDir,
+    entries: Vec<Entry>,
+}
+
+impl Ws {
+    pub(crate) fn new() -> Ws {
+        let dir = tempfile::Builder::new()
+            .prefix("agent-hooks-test")
+            .tempdir()
+            .expect("create a temporary workspace");
+        std::fs::create_dir_all(dir.path().join("config")).expect("create config/");
+        Ws {
+            dir,
+            entries: Vec::new(),
+        }
+    }
+
+    /// The workspace root as the binary sees it (symlinks resolved, as the engine does).
+    pub(crate) fn root(&self) -> PathBuf {
+        self.dir.path().canonicalize().expect("canonical workspace")
+    }
+
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+
+    /// Writes `config/agent.yaml` with the master switch set.
+    pub(crate) fn master(self, enabled: bool) -> Ws {
+        self.file(
+            "config/agent.yaml",
+            &format!("shell_hooks:\n  enabled: {enabled}\n"),
+        )
+    }
+
+    /// Writes a file (parents created), replacing any previous one.
+    pub(crate) fn file(self, rel: &str, contents: &str) -> Ws {
+        self.bytes(rel, contents.as_bytes())
+    }
+
+    pub(crate) fn bytes(self, rel: &str, contents: &[u8]) -> Ws {
+        let path = self.path(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).expect("create parent directory");
+        }
+        std::fs::write(&path, contents).expect("write workspace file");
+        self
+    }
+
+    /// Writes an executable script; `source` must start with its `#!` line.
+    pub(crate) fn script(self, rel: &str, source: &str) -> Ws {
+        let ws = self.file(rel, source);
+        set_mode(&ws.path(rel), 0o755);
+        ws
+    }
+
+    /// An executable Python 3 script with `body` after the `#!` line.
+    pub(crate) fn py(self, rel: &str, body: &str) -> Ws {
+        let source = format!("#!{}\n{}", python(), dedent(body));
+        self.script(rel, &source)
+    }
+
+    /// An executable POSIX sh script with `body` after the `#!` line.
+    pub(crate) fn sh(self, rel: &str, body: &str) -> Ws {
+        let source = format!("#!/bin/sh\n{}", dedent(body));
+        self.script(rel, &source)
+    }
+
+    /// Declares a hook in `config/shell_hooks.yaml` (rewriting the file with every entry so far).
+    pub(crate) fn hook(mut self, entry: Entry) -> Ws {
+        self.entries.push(entry);
+        let mut text = String::from("hooks:\n");
+        for entry in &self.entries {
+            text.push_str(&entry.to_yaml());
+        }
+        self.file("config/shell_hooks.yaml", &text)
+    }
+
+    /// Approves every declared command through the CLI, as a user would.
+    pub(crate) fn approve_all(self) -> Ws {
+        let mut done: Vec<&str> = Vec::new();
+        for entry in &self.entries {
+            if done.contains(&entry.command.as_str()) {
+                continue;
+            }
+            done.push(&entry.command);
+            self.approve(&entry.command);
+        }
+        self
+    }
+
+    /// `agent-hooks approve <command>`, which must succeed.
+    pub(crate) fn approve(&self, command: &str) {
+        let out = self.run(&["approve", command]);
+        assert!(
+            out.status.success(),
+            "approve {command} failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Runs `agent-hooks --workspace <ws> <args...>` from a directory that is not the workspace,
+    /// so nothing can lean on the current directory by accident.
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
+        self.command(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run agent-hooks")
+    }
+
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("--workspace")
+            .arg(self.dir.path())
+            .args(args)
+            .current_dir(std::env::temp_dir())
+            .env_remove("AGENT_HOOKS_WORKSPACE")
+            .env_remove("AGENT_HOOKS_LOG");
+        cmd
+    }
+
+    /// `agent-hooks fire <event>` with `payload` on stdin; expects the outcome JSON.
+    pub(crate) fn fire(&self, event: &str, payload: Value) -> Fired {
+        let fired = self.fire_raw(event, payload.to_string().as_bytes());
+        assert_eq!(
+            fired.code, 0,
+            "fire {event} exited {}; stderr: {}",
+            fired.code, fired.stderr
+        );
+        fired
+    }
+
+    /// `agent-hooks fire <event>` with raw bytes on stdin, whatever it exits with. Stdin is
+    /// written from its own thread so a large payload cannot deadlock against the outcome.
+    pub(crate) fn fire_raw(&self, event: &str, stdin: &[u8]) -> Fired {
+        let started = Instant::now();
+        let mut child = self
+            .command(&["fire", event])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn agent-hooks fire");
+        let mut input = child.stdin.take().expect("stdin is piped");
+        let bytes = stdin.to_vec();
+        let writer = std::thread::spawn(move || {
+            let _ = input.write_all(&bytes);
+        });
+        let mut stdout = Vec::new();
+        child
+            .stdout
+            .take()
+            .expect("stdout is piped")
+            .read_to_end(&mut stdout)
+            .expect("read the outcome");
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .expect("stderr is piped")
+            .read_to_string(&mut stderr)
+            .expect("read stderr");
+        let status = child.wait().expect("wait for agent-hooks fire");
+        writer.join().expect("stdin writer thread");
+        let elapsed = started.elapsed();
+        let outcome = if stdout.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&stdout).unwrap_or_else(|e| {
+                panic!(
+                    "fire printed something that is not JSON ({e}): {}",
+                    String::from_utf8_lossy(&stdout[..stdout.len().min(2000)])
+                )
+            })
+        };
+        Fired {
+            outcome,
+            code: status.code().unwrap_or(-1),
+            stderr,
+            elapsed,
+        }
+    }
+
+    /// Every record of `logs/events.jsonl`, each line checked to be one JSON object.
+    pub(crate) fn events(&self) -> Vec<Value> {
+        let text = match std::fs::read_to_string(self.path("logs/events.jsonl")) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+            Err(e) => panic!("cannot read logs/events.jsonl: {e}"),
+        };
+        text.lines()
+            .map(|line| {
+                let record: Value = serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("torn or invalid log line ({e}): {line}"));
+                assert!(record.is_object(), "log line is not an object: {line}");
+                record
+            })
+            .collect()
+    }
+
+    /// The log records of one `type`.
+    pub(crate) fn events_of(&self, kind: &str) -> Vec<Value> {
+        self.events()
+            .into_iter()
+            .filter(|r| r["type"] == kind)
+            .collect()
+    }
+
+    pub(crate) fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("cannot read {rel}: {e}"))
+    }
+
+    pub(crate) fn exists(&self, rel: &str) -> bool {
+        self.path(rel).exists()
+    }
+}
+
+/// What one `fire` did.
+#[derive(Debug)]
+pub(crate) struct Fired {
+    pub(crate) outcome: Value,
+    pub(crate) code: i32,
+    pub(crate) stderr: String,
+    pub(crate) elapsed: Duration,
+}
+
+impl Fired {
+    pub(crate) fn decision(&self) -> &str {
+        self.outcome["decision"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no decision in {}", self.outcome))
+    }
+
+    pub(crate) fn reason(&self) -> &str {
+        self.outcome["reason"].as_str().unwrap_or_default()
+    }
+
+    /// The report of the hook named `name`.
+    pub(crate) fn hook(&self, name: &str) -> &Value {
+        self.outcome["hooks"]
+            .as_array()
+            .and_then(|hooks| hooks.iter().find(|h| h["hook"] == name))
+            .unwrap_or_else(|| panic!("no report for hook {name} in {}", self.outcome))
+    }
+
+    pub(crate) fn status(&self, name: &str) -> &str {
+        self.hook(name)["status"].as_str().unwrap_or_default()
+    }
+
+    pub(crate) fn detail(&self, name: &str) -> &str {
+        self.hook(name)["detail"].as_str().unwrap_or_default()
+    }
+
+    pub(crate) fn strings(&self, field: &str) -> Vec<String> {
+        self.outcome[field]
+            .as_array()
+            .unwrap_or_else(|| panic!("{field} is not a list in {}", self.outcome))
+            .iter()
+            .map(|v| v.as_str().expect("a string").to_owned())
+            .collect()
+    }
+
+    pub(crate) fn warnings(&self) -> Vec<String> {
+        self.strings("warnings")
+    }
+
+    pub(crate) fn context(&self) -> Vec<String> {
+        self.strings("context")
+    }
+}
+
+pub(crate) fn set_mode(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+/// Whether a process exists and is not a zombie (a zombie has finished running; only its exit
+/// status waits for a parent, which for an orphan is whatever reaper the machine has).
+pub(crate) fn process_running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}
+
+/// The live (non-zombie) processes whose process group is `pgid`.
+pub(crate) fn live_members_of_group(pgid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            let Some((_, rest)) = stat.rsplit_once(')') else {
+                return false;
+            };
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            // After the command name: state, ppid, pgrp.
+            fields.len() > 2 && fields[0] != "Z" && fields[2] == pgid.to_string()
+        })
+        .collect()
+}
+
+/// Waits up to `limit` for `check` to hold; reaping and signal delivery take a moment on a
+/// loaded machine.
+pub(crate) fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let started = Instant::now();
+    loop {
+        if check() {
+            return true;
+        }
+        if started.elapsed() > limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Removes the common leading indentation, so scripts can be written indented in Rust source.
+pub(crate) fn dedent(text: &str) -> String {
+    let text = text.strip_prefix('\n').unwrap_or(text);
+    let indent = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for line in text.lines() {
+        out.push_str(line.get(indent..).unwrap_or(line.trim_start()));
+        out.push('\n');
+    }
+    out
+}

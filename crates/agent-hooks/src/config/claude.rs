@@ -1,0 +1,318 @@
+//! The Claude Code source: hooks declared in `.claude/settings.json` and
+//! `.claude/settings.local.json` (and `~/.claude/settings.json` when `config/agent.yaml` says
+//! `claude_hooks: {user_settings: true}`). Each (event, matcher, command) becomes a [`Hook`]
+//! that runs through `sh -c` in the workspace with `CLAUDE_PROJECT_DIR` set, goes through the
+//! trust gate like a shell hook, and speaks the Claude Code dialect.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::agent::AgentSettings;
+use super::{ConfigError, FileLoad, FileState, json_kind};
+use crate::diag::DiagKind;
+use crate::dialect::Dialect;
+use crate::dialect::claude::{CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases, compile_matcher};
+use crate::hook::{Hook, MAX_TIMEOUT_SECS, Matcher, OnError, SourceKind, filesystem_safe};
+use crate::transport::{CommandSpec, TransportSpec};
+use crate::workspace::Workspace;
+
+/// Claude Code's default hook timeout; agent-hooks caps every hook at 120 s.
+pub const CLAUDE_DEFAULT_TIMEOUT_SECS: f64 = 600.0;
+
+/// Whether a command is the `agent-hooks claude-hook` bridge (which Claude Code runs; running it
+/// from here would dispatch the workspace into itself).
+pub fn is_bridge_command(command: &str) -> bool {
+    let words = shell_words::split(command).unwrap_or_default();
+    words.iter().any(|w| w == "claude-hook")
+        && words
+            .iter()
+            .any(|w| w.rsplit('/').next().is_some_and(|b| b == "agent-hooks"))
+}
+
+/// The settings files this source reads, in order.
+pub fn settings_files(ws: &Workspace, agent: &AgentSettings) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let user = agent
+        .document
+        .get("claude_hooks")
+        .and_then(|c| c.get("user_settings"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if user && let Some(home) = std::env::var_os("HOME") {
+        files.push(PathBuf::from(home).join(".claude/settings.json"));
+    }
+    files.push(ws.root().join(".claude/settings.json"));
+    files.push(ws.root().join(".claude/settings.local.json"));
+    files
+}
+
+pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
+    let aliases = Arc::new(ToolAliases::from_settings(&agent.document));
+    let mut loads: Vec<FileLoad> = Vec::new();
+    for path in settings_files(ws, agent) {
+        // A HOME that is the workspace names the same file twice; read it once.
+        if loads.iter().any(|l| l.path == path) {
+            continue;
+        }
+        let load = load_file(ws, path, &aliases, &mut loads);
+        loads.push(load);
+    }
+    loads
+}
+
+/// Reads one settings file. `earlier` are the files read before it: a command already declared
+/// there for the same event is not declared again (Claude Code runs identical commands once).
+fn load_file(
+    ws: &Workspace,
+    path: PathBuf,
+    aliases: &Arc<ToolAliases>,
+    earlier: &mut [FileLoad],
+) -> FileLoad {
+    let display = ws.display(&path).into_owned();
+    let mut load = FileLoad {
+        source: SourceKind::ClaudeCode,
+        path: path.clone(),
+        display: display.clone(),
+        state: FileState::Missing,
+        hooks: Vec::new(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let note = |message: String| ConfigError {
+        kind: DiagKind::HookConfigError,
+        file: display.clone(),
+        line: 0,
+        column: 0,
+        message,
+    };
+    let text = match crate::store::read_optional(&path) {
+        Ok(None) => return load,
+        Ok(Some(text)) => text,
+        Err(e) => {
+            load.state = FileState::Broken;
+            load.errors.push(note(format!("cannot read: {e}")));
+            return load;
+        }
+    };
+    let doc: Value = match serde_json::from_str(&text) {
+        Ok(doc) => doc,
+        Err(e) => {
+            load.state = FileState::Broken;
+            load.errors.push(ConfigError {
+                line: e.line() as u64,
+                column: e.column() as u64,
+                ..note(format!("not valid JSON: {e}"))
+            });
+            return load;
+        }
+    };
+    load.state = FileState::Loaded;
+    let hooks = match doc.get("hooks") {
+        None | Some(Value::Null) => return load,
+        Some(Value::Object(hooks)) => hooks,
+        Some(other) => {
+            load.errors.push(note(format!(
+                "\"hooks\" must be an object of event name → matcher groups, found {}",
+                json_kind(other)
+            )));
+            return load;
+        }
+    };
+    for (event_name, groups) in hooks {
+        let Some(claude) = ClaudeEvent::parse(event_name) else {
+            let why = if CLAUDE_UNMAPPED_EVENTS.contains(&event_name.as_str()) {
+                format!(
+                    "{event_name} hooks never fire in this host (it has no such event); skipped"
+                )
+            } else {
+                format!("unknown Claude Code event \"{event_name}\"; its hooks are skipped")
+            };
+            load.warnings.push(note(why));
+            continue;
+        };
+        let Some(groups) = groups.as_array() else {
+            load.errors.push(note(format!(
+                "hooks.{event_name} must be a list of matcher groups, found {}",
+                json_kind(groups)
+            )));
+            continue;
+        };
+        for (g, group) in groups.iter().enumerate() {
+            let pattern = group.get("matcher").and_then(Value::as_str).unwrap_or("");
+            let matcher =
+                match compile_matcher(pattern) {
+                    Ok(None) => None,
+                    Ok(Some(regex)) => Some(Matcher {
+                        pattern: pattern.to_owned(),
+                        regex,
+                    }),
+                    Err(e) => {
+                        load.errors.push(note(format!(
+                        "hooks.{event_name}[{g}].matcher \"{pattern}\" is not a valid regex: {}",
+                        e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+                    )));
+                        continue;
+                    }
+                };
+            let Some(entries) = group.get("hooks").and_then(Value::as_array) else {
+                load.errors.push(note(format!(
+                    "hooks.{event_name}[{g}] needs a \"hooks\" list of {{\"type\": \"command\", \"command\": ...}}"
+                )));
+                continue;
+            };
+            for (h, entry) in entries.iter().enumerate() {
+                let at = format!("hooks.{event_name}[{g}].hooks[{h}]");
+                let kind = entry
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("command");
+                if kind != "command" {
+                    load.warnings.push(note(format!(
+                        "{at}: type \"{kind}\" is not supported here (only \"command\"); skipped"
+                    )));
+                    continue;
+                }
+                let Some(command) = entry.get("command").and_then(Value::as_str) else {
+                    load.errors.push(note(format!("{at}: missing \"command\"")));
+                    continue;
+                };
+                if is_bridge_command(command) {
+                    load.warnings.push(note(format!(
+                        "{at}: the agent-hooks bridge ({command}) is for Claude Code itself; not run as a hook here"
+                    )));
+                    continue;
+                }
+                // Claude Code runs identical commands once; so does this source. Widen the
+                // first declaration's matcher so the duplicate's tools still reach it.
+                let first = load
+                    .hooks
+                    .iter_mut()
+                    .chain(earlier.iter_mut().flat_map(|l| l.hooks.iter_mut()))
+                    .find(|h| declares(h, claude, command));
+                if let Some(first) = first {
+                    widen_matcher(first, matcher.as_ref());
+                    load.warnings.push(note(format!(
+                        "{at}: \"{command}\" is already declared for {event_name}; it runs once"
+                    )));
+                    continue;
+                }
+                let root = ws.root().to_string_lossy().into_owned();
+                let timeout = match entry.get("timeout").and_then(Value::as_f64) {
+                    Some(t) if t > 0.0 => t,
+                    _ => CLAUDE_DEFAULT_TIMEOUT_SECS,
+                }
+                .min(MAX_TIMEOUT_SECS);
+                load.hooks.push(Hook {
+                    name: command.to_owned(),
+                    source: SourceKind::ClaudeCode,
+                    file: path.clone(),
+                    file_display: display.clone(),
+                    line: 0,
+                    events: vec![claude.canonical()],
+                    matcher: matcher.clone(),
+                    transport: TransportSpec::Command(
+                        CommandSpec::shell(command, ws.root().to_path_buf())
+                            .with_known_var("CLAUDE_PROJECT_DIR", &root),
+                    ),
+                    dialect: Dialect::Claude {
+                        event: claude,
+                        aliases: aliases.clone(),
+                    },
+                    timeout: Duration::from_secs_f64(timeout),
+                    on_error: OnError::Continue,
+                    env: vec![("CLAUDE_PROJECT_DIR".to_owned(), root.clone())],
+                    approval_key: Some(command.to_owned()),
+                    state_dir: ws.state_dir().join(filesystem_safe(command)),
+                });
+            }
+        }
+    }
+    load
+}
+
+/// Whether `hook` is this source's hook for (`claude`, `command`).
+fn declares(hook: &Hook, claude: ClaudeEvent, command: &str) -> bool {
+    hook.approval_key.as_deref() == Some(command)
+        && matches!(&hook.dialect, Dialect::Claude { event, .. } if *event == claude)
+}
+
+/// Lets `hook` also match what `extra` matches (no matcher on either side: everything).
+fn widen_matcher(hook: &mut Hook, extra: Option<&Matcher>) {
+    hook.matcher = match (hook.matcher.take(), extra) {
+        (None, _) | (_, None) => None,
+        (Some(a), Some(b)) => {
+            let pattern = format!("{}|{}", a.pattern, b.pattern);
+            match regex::Regex::new(&format!(
+                "(?:{})|(?:{})",
+                a.regex.as_str(),
+                b.regex.as_str()
+            )) {
+                Ok(regex) => Some(Matcher { pattern, regex }),
+                // Both compiled alone, so this cannot fail; matching everything errs on the
+                // side of running the hook.
+                Err(_) => None,
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bridge_commands_are_recognised() {
+        assert!(is_bridge_command(
+            "/usr/local/bin/agent-hooks claude-hook --workspace \"$CLAUDE_PROJECT_DIR\""
+        ));
+        assert!(is_bridge_command("agent-hooks claude-hook"));
+        assert!(!is_bridge_command("python3 guard.py"));
+    }
+
+    fn loaded(settings: &str) -> Vec<FileLoad> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+        std::fs::write(dir.path().join(".claude/settings.json"), settings).unwrap();
+        load(&Workspace::new(dir.path()), &AgentSettings::default())
+    }
+
+    #[test]
+    fn timeouts_default_to_claude_codes_600_s_capped_at_120() {
+        let files = loaded(
+            r#"{"hooks": {"Stop": [{"hooks": [
+                {"type": "command", "command": "a"},
+                {"type": "command", "command": "b", "timeout": 5},
+                {"type": "command", "command": "c", "timeout": 900}
+            ]}]}}"#,
+        );
+        let secs: Vec<u64> = files[0].hooks.iter().map(|h| h.timeout.as_secs()).collect();
+        assert_eq!(secs, vec![120, 5, 120]);
+    }
+
+    #[test]
+    fn unmapped_events_and_other_types_are_warnings_not_hooks() {
+        let files = loaded(
+            r#"{"hooks": {
+                "PreCompact": [{"hooks": [{"type": "command", "command": "a"}]}],
+                "PreToolUse": [{"matcher": "Bash", "hooks": [
+                    {"type": "http", "url": "https://example.com"},
+                    {"type": "prompt", "prompt": "ok?"}
+                ]}]
+            }}"#,
+        );
+        assert!(files[0].hooks.is_empty());
+        assert!(files[0].errors.is_empty());
+        let warnings: Vec<String> = files[0]
+            .warnings
+            .iter()
+            .map(|w| w.message.clone())
+            .collect();
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(warnings[0].contains("PreCompact hooks never fire in this host"));
+        assert!(warnings[1].contains("type \"http\""));
+        assert!(warnings[2].contains("type \"prompt\""));
+    }
+}

@@ -1,0 +1,600 @@
+//! `doctor`: try every trusted hook once per event on a realistic synthetic payload, through
+//! the real transport and dialect, and say what it answered, what that would do, and how long
+//! it took. Hooks that are not trusted or cannot start are not run; [`crate::health`] says why.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::answer::{Answer, Decision};
+use crate::dialect::{Dialect, DispatchCache, PayloadView};
+use crate::dispatch::Runtime;
+use crate::engine::Engine;
+use crate::event::{Event, complete_payload};
+use crate::health::{self, HookHealth, Report};
+use crate::transport::{Exit, Failure, Reply};
+use crate::trust::DriftChecker;
+
+/// A hook slower than this is flagged: every event it is on waits for it.
+pub const SLOW: Duration = Duration::from_secs(1);
+
+/// The `session_id` of doctor's payloads, so a hook (or its log) can tell a check from a turn.
+pub const DOCTOR_SESSION: &str = "agent-hooks-doctor";
+
+/// One realistic payload for `event`: every field of its row of the capability table filled
+/// with a plausible value (a harmless `ls -la` for tool calls), plus the common fields.
+pub fn synthetic_payload(event: Event, cwd: &str) -> Map<String, Value> {
+    let mut payload = Map::new();
+    // Fields without a sample get the table's default from `complete_payload`, and optional
+    // ones without a sample stay absent, as a host leaves them.
+    for field in event.spec().fields {
+        if let Some(value) = sample(event, field.name) {
+            payload.insert(field.name.to_owned(), value);
+        }
+    }
+    payload.insert("session_id".into(), Value::String(DOCTOR_SESSION.into()));
+    complete_payload(event, &mut payload, cwd);
+    payload
+}
+
+/// The sample value of a payload field; `None` leaves it to the table's default.
+fn sample(event: Event, field: &str) -> Option<Value> {
+    const QUESTION: &str = "Please summarise README.md";
+    const REPLY: &str = "README.md describes agent-hooks, a hook runtime for AI agents.";
+    Some(match field {
+        "message" | "last_user_message" => json!(QUESTION),
+        "channel" => json!("cli"),
+        "tool_name" => json!("bash"),
+        "tool_input" => json!({"command": "ls -la"}),
+        "tool_result" => json!("total 8\n-rw-r--r-- 1 user user 1200 README.md"),
+        "status" => json!(match event {
+            Event::PostToolCall => "success",
+            Event::OnSessionStart | Event::PostStartup => "started",
+            Event::OnSessionEnd => "ended",
+            Event::PreStartup => "starting",
+            Event::PreShutdown => "stopping",
+            _ => "stopped",
+        }),
+        "system" => json!("You are a careful coding agent."),
+        "model" => json!("example-model"),
+        "prompt" => json!(format!("User: {QUESTION}")),
+        "response" => json!(REPLY),
+        "tokens" => json!({"input": 1200, "output": 85}),
+        "cost" => json!(0.0042),
+        "tool_names" => json!(["read_file"]),
+        "stop_hook_active" => json!(false),
+        "redo_count" => json!(0),
+        "notification" => json!("Task finished: README.md summarised"),
+        "type" => json!("message"),
+        "goal" => json!("Summarise README.md"),
+        "summary" => json!("Read README.md and wrote a three-line summary."),
+        _ => return None,
+    })
+}
+
+/// What a hook's stdout was, as doctor reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKind {
+    /// It did not run to completion: there is no answer.
+    None,
+    /// Empty stdout: continue, no change.
+    Nothing,
+    /// One JSON object in the hook's own dialect.
+    Json,
+    /// One JSON object in Claude Code's output shape.
+    ClaudeCodeJson,
+    /// Exit status 2: Claude Code's "block", stderr as the reason.
+    Exit2Block,
+    InvalidJson,
+    TwoJsonDocuments,
+    /// Text before or after a JSON object: a shell profile or a debug print wrote to stdout.
+    PollutedStdout,
+    NotAnObject,
+    TooLarge,
+    NotUtf8,
+}
+
+impl AnswerKind {
+    pub fn describe(self, dialect: &Dialect) -> String {
+        match self {
+            AnswerKind::None => "no answer".into(),
+            AnswerKind::Nothing => "nothing (continue, no change)".into(),
+            AnswerKind::Json if *dialect == Dialect::Shell => "decision JSON".into(),
+            AnswerKind::Json => format!("JSON ({})", dialect.label()),
+            AnswerKind::ClaudeCodeJson => "Claude Code JSON".into(),
+            AnswerKind::Exit2Block => "exit status 2 (a block, stderr as the reason)".into(),
+            AnswerKind::InvalidJson => "invalid JSON".into(),
+            AnswerKind::TwoJsonDocuments => "two JSON documents".into(),
+            AnswerKind::PollutedStdout => {
+                "JSON mixed with other text (a shell profile or a debug print?)".into()
+            }
+            AnswerKind::NotAnObject => "JSON that is not an object".into(),
+            AnswerKind::TooLarge => "more than 1 MiB of output".into(),
+            AnswerKind::NotUtf8 => "bytes that are not UTF-8".into(),
+        }
+    }
+}
+
+/// One run of one hook on one event.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunCheck {
+    pub event: Event,
+    /// Whether its matcher matches the synthetic payload (doctor runs it either way).
+    pub matched: bool,
+    /// `ok`, `failed` or `timeout`.
+    pub result: &'static str,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub answer: AnswerKind,
+    /// The first bytes of stdout, when there were any.
+    pub stdout: Option<String>,
+    /// The last lines of stderr, when there were any.
+    pub stderr: Option<String>,
+    /// What the answer would do at this event ("none" when nothing).
+    pub effect: String,
+    pub ms: f64,
+    pub slow: bool,
+    /// Why this run counts as broken.
+    pub problem: Option<String>,
+    /// Things worth fixing that do not break the hook.
+    pub warnings: Vec<String>,
+    /// Things worth knowing (a matcher that would not have matched the sample payload).
+    pub notes: Vec<String>,
+}
+
+impl RunCheck {
+    pub fn is_broken(&self) -> bool {
+        self.problem.is_some()
+    }
+}
+
+/// Doctor's verdict on one hook: its health (as `list`) plus its runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct HookCheck {
+    #[serde(flatten)]
+    pub health: HookHealth,
+    pub ran: bool,
+    /// Why it was not run (for some or all of its events).
+    pub not_run: Option<String>,
+    pub runs: Vec<RunCheck>,
+}
+
+impl HookCheck {
+    /// Health errors plus broken runs.
+    pub fn problems(&self) -> usize {
+        self.health.errors() + self.runs.iter().filter(|r| r.is_broken()).count()
+    }
+
+    pub fn warnings(&self) -> usize {
+        self.health.warnings() + self.runs.iter().map(|r| r.warnings.len()).sum::<usize>()
+    }
+}
+
+/// Everything doctor found.
+#[derive(Debug, Clone, Serialize)]
+pub struct DoctorReport {
+    pub workspace: std::path::PathBuf,
+    pub master_enabled: bool,
+    pub http_allow_local: bool,
+    pub host_events: Option<Vec<Event>>,
+    /// True when nothing is broken (doctor exits 0).
+    pub ok: bool,
+    pub problems: usize,
+    pub warnings: usize,
+    pub files: Vec<health::FileReport>,
+    pub hooks: Vec<HookCheck>,
+}
+
+/// Runs doctor on everything `engine` has loaded. Hooks run one at a time, so the times are
+/// each hook's own.
+pub async fn run(engine: &Engine) -> DoctorReport {
+    let report = health::assess_engine(engine);
+    let drift = DriftChecker::default();
+    let rt = Runtime {
+        ws: engine.workspace(),
+        log: engine.event_log(),
+        drift: &drift,
+    };
+    let Report {
+        workspace,
+        master_enabled,
+        http_allow_local,
+        host_events,
+        files,
+        hooks,
+    } = report;
+    let mut checks = Vec::new();
+    for health in hooks {
+        checks.push(check_hook(&rt, health).await);
+    }
+    let config_errors: usize = files.iter().map(|f| f.errors.len()).sum();
+    let problems = config_errors + checks.iter().map(HookCheck::problems).sum::<usize>();
+    let warnings = files.iter().map(|f| f.warnings.len()).sum::<usize>()
+        + checks.iter().map(HookCheck::warnings).sum::<usize>();
+    DoctorReport {
+        workspace,
+        master_enabled,
+        http_allow_local,
+        host_events,
+        ok: problems == 0,
+        problems,
+        warnings,
+        files,
+        hooks: checks,
+    }
+}
+
+async fn check_hook(rt: &Runtime<'_>, health: HookHealth) -> HookCheck {
+    let events = health.events_to_run();
+    let not_run = if !health.runnable() {
+        Some(format!(
+            "not run: {}",
+            health
+                .why
+                .clone()
+                .unwrap_or_else(|| "it cannot start".into())
+        ))
+    } else if events.is_empty() {
+        Some(format!(
+            "not run: {}",
+            health.why.clone().unwrap_or_else(|| "not approved".into())
+        ))
+    } else if events.len() < health.events.len() {
+        let skipped: Vec<&str> = health
+            .events
+            .iter()
+            .filter(|e| !events.contains(e))
+            .map(|e| e.name())
+            .collect();
+        Some(format!(
+            "not run for {}: {}",
+            skipped.join(", "),
+            health.why.clone().unwrap_or_else(|| "not approved".into())
+        ))
+    } else {
+        None
+    };
+    let mut runs = Vec::new();
+    if health.runnable() {
+        for event in events {
+            runs.push(run_once(rt, &health, event).await);
+        }
+    }
+    HookCheck {
+        ran: !runs.is_empty(),
+        not_run,
+        runs,
+        health,
+    }
+}
+
+async fn run_once(rt: &Runtime<'_>, health: &HookHealth, event: Event) -> RunCheck {
+    let hook = &health.hook;
+    let payload = synthetic_payload(event, &rt.ws.root().to_string_lossy());
+    let cache = DispatchCache::default();
+    let view = PayloadView::new(event, &payload, rt.ws, &cache);
+    let matched = hook.dialect.matches(hook, &view);
+    let started = Instant::now();
+    let result = rt.execute(hook, &view).await;
+    let elapsed = started.elapsed();
+    let mut check = RunCheck {
+        event,
+        matched,
+        result: "ok",
+        exit_code: None,
+        signal: None,
+        answer: AnswerKind::None,
+        stdout: None,
+        stderr: None,
+        effect: "none".into(),
+        ms: (elapsed.as_secs_f64() * 10_000.0).round() / 10.0,
+        slow: elapsed > SLOW,
+        problem: None,
+        warnings: Vec::new(),
+        notes: Vec::new(),
+    };
+    if !matched && let Some(m) = &hook.matcher {
+        check.notes.push(format!(
+            "its matcher \"{}\" does not match this sample payload; run anyway to test it",
+            m.pattern
+        ));
+    }
+    if check.slow {
+        check.warnings.push(format!(
+            "slow: took {:.1} s (over {} s); every {event} waits for it",
+            elapsed.as_secs_f64(),
+            SLOW.as_secs()
+        ));
+    }
+    let reply = match result {
+        Ok(reply) => reply,
+        Err(failure) => {
+            check.result = if matches!(failure, Failure::Timeout(_)) {
+                "timeout"
+            } else {
+                "failed"
+            };
+            check.problem = Some(match &failure {
+                Failure::Timeout(t) => format!(
+                    "timed out after {} s and was killed (raise timeout, or make it faster)",
+                    t.as_secs_f64()
+                ),
+                other => other.to_string(),
+            });
+            return check;
+        }
+    };
+    match reply.exit {
+        Exit::Code(code) => check.exit_code = Some(code),
+        Exit::Signal(sig) => check.signal = Some(sig),
+    }
+    let stderr = String::from_utf8_lossy(&reply.stderr);
+    let stderr = stderr.trim();
+    if !stderr.is_empty() {
+        check.stderr = Some(last_lines(stderr, 3));
+    }
+    if !reply.stdout.is_empty() {
+        check.stdout = Some(preview(&String::from_utf8_lossy(&reply.stdout)));
+    }
+    if let Some(why) = &reply.left_behind {
+        check.warnings.push(why.clone());
+    }
+    check.answer = classify(&reply);
+    match hook.dialect.interpret(&view, &reply) {
+        Ok(answer) => {
+            let (effects, ignored) = describe_effect(event, &answer);
+            check.effect = if effects.is_empty() {
+                "none".into()
+            } else {
+                effects.join("; ")
+            };
+            if !ignored.is_empty() {
+                check.warnings.push(format!(
+                    "{} not allowed on {event}; it would be ignored",
+                    ignored.join(", ")
+                ));
+            }
+            check
+                .warnings
+                .extend(answer.problems.iter().map(|(_, detail)| detail.clone()));
+        }
+        Err(unusable) => {
+            check.result = "failed";
+            let hint = match check.answer {
+                AnswerKind::PollutedStdout => {
+                    " (something printed text besides the answer: a shell profile, or a print meant for stderr)"
+                }
+                AnswerKind::TwoJsonDocuments => " (print exactly one JSON object)",
+                _ => "",
+            };
+            check.problem = Some(format!("{}{hint}", unusable.detail));
+        }
+    }
+    check
+}
+
+/// Names what the hook printed, independent of whether its dialect can use it.
+fn classify(reply: &Reply) -> AnswerKind {
+    if reply.stdout_overflow {
+        return AnswerKind::TooLarge;
+    }
+    let Ok(text) = std::str::from_utf8(&reply.stdout) else {
+        return AnswerKind::NotUtf8;
+    };
+    let text = text.trim();
+    if reply.exit == Exit::Code(2) {
+        return AnswerKind::Exit2Block;
+    }
+    if text.is_empty() {
+        return AnswerKind::Nothing;
+    }
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    match (stream.next(), stream.next()) {
+        (Some(Ok(Value::Object(object))), None) => object_kind(&object),
+        (Some(Ok(_)), None) => AnswerKind::NotAnObject,
+        (Some(Ok(_)), Some(Ok(_))) => AnswerKind::TwoJsonDocuments,
+        (Some(Ok(_)), Some(Err(_))) => AnswerKind::PollutedStdout,
+        _ => {
+            // Text first, then a JSON object on a later line: the classic profile banner.
+            let tail_is_object = text.lines().enumerate().skip(1).any(|(i, line)| {
+                line.trim_start().starts_with('{')
+                    && serde_json::from_str::<Map<String, Value>>(
+                        &text.lines().skip(i).collect::<Vec<_>>().join("\n"),
+                    )
+                    .is_ok()
+            });
+            if tail_is_object {
+                AnswerKind::PollutedStdout
+            } else {
+                AnswerKind::InvalidJson
+            }
+        }
+    }
+}
+
+fn object_kind(object: &Map<String, Value>) -> AnswerKind {
+    const CLAUDE_KEYS: [&str; 4] = [
+        "hookSpecificOutput",
+        "continue",
+        "stopReason",
+        "suppressOutput",
+    ];
+    if CLAUDE_KEYS.iter().any(|k| object.contains_key(*k)) {
+        AnswerKind::ClaudeCodeJson
+    } else {
+        AnswerKind::Json
+    }
+}
+
+/// What an answer would do at `event`, read off its row of the capability table: the effects
+/// that count, and those the event does not allow.
+pub fn describe_effect(event: Event, answer: &Answer) -> (Vec<String>, Vec<String>) {
+    let spec = event.spec();
+    let mut effects = Vec::new();
+    let mut ignored = Vec::new();
+    let reason = || {
+        answer
+            .reason
+            .clone()
+            .unwrap_or_else(|| "no reason given".into())
+    };
+    match answer.decision {
+        Some(Decision::Block) if spec.may_block && spec.redo => {
+            effects.push(format!("block: the agent redoes the turn ({})", reason()));
+        }
+        Some(Decision::Block) if spec.may_block => effects.push(format!("block: {}", reason())),
+        Some(Decision::Ask) if spec.may_ask => {
+            effects.push(format!("ask the user to confirm: {}", reason()));
+        }
+        Some(d @ (Decision::Block | Decision::Ask)) => {
+            ignored.push(format!("decision \"{}\"", d.as_str()));
+        }
+        _ => {}
+    }
+    if answer.result.is_some() {
+        if event == Event::PreToolCall {
+            effects.push("hand the agent a result instead of running the tool".into());
+        } else {
+            ignored.push("a synthetic result".into());
+        }
+    }
+    for rewrite in &answer.rewrites {
+        if event.rewrite_rule(&rewrite.field).is_some() {
+            effects.push(format!("rewrite {}", rewrite.field));
+        } else {
+            ignored.push(format!("a rewrite of \"{}\"", rewrite.field));
+        }
+    }
+    if !answer.context.is_empty() {
+        if spec.context {
+            effects.push(format!(
+                "inject context the model sees: \"{}\"",
+                preview(&answer.context.join(" "))
+            ));
+        } else {
+            ignored.push("context".into());
+        }
+    }
+    if !answer.notes.is_empty() {
+        if spec.note {
+            effects.push("append a note to the tool result".into());
+        } else {
+            ignored.push("a note".into());
+        }
+    }
+    if let Some(model) = &answer.model {
+        if spec.model {
+            effects.push(format!("switch the next call to model {model}"));
+        } else {
+            ignored.push("a model".into());
+        }
+    }
+    if !answer.warnings.is_empty() {
+        effects.push(format!(
+            "show the user: \"{}\"",
+            preview(&answer.warnings.join(" "))
+        ));
+    }
+    (effects, ignored)
+}
+
+fn preview(text: &str) -> String {
+    const MAX: usize = 60;
+    let flat: String = text
+        .trim()
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if flat.chars().count() > MAX {
+        format!("{}…", flat.chars().take(MAX).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    preview(&lines[lines.len().saturating_sub(n)..].join(" | "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(stdout: &str, code: i32) -> Reply {
+        Reply {
+            stdout: stdout.as_bytes().to_vec(),
+            stdout_overflow: false,
+            stderr: Vec::new(),
+            exit: Exit::Code(code),
+            left_behind: None,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn every_field_of_every_event_has_a_realistic_sample() {
+        for spec in &crate::event::EVENTS {
+            for field in spec.fields {
+                if field.name == "error" {
+                    continue; // absent on a successful call, as the host sends it
+                }
+                assert!(
+                    sample(spec.event, field.name).is_some(),
+                    "{}.{} has no sample",
+                    spec.name,
+                    field.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn synthetic_payload_is_complete_and_harmless() {
+        let p = synthetic_payload(Event::PreToolCall, "/ws");
+        assert_eq!(p["event"], "pre_tool_call");
+        assert_eq!(p["tool_input"]["command"], "ls -la");
+        assert_eq!(p["session_id"], DOCTOR_SESSION);
+        assert_eq!(p["cwd"], "/ws");
+        let stop = synthetic_payload(Event::OnStop, "/ws");
+        assert_eq!(stop["stop_hook_active"], false);
+    }
+
+    #[test]
+    fn answers_are_classified() {
+        assert_eq!(classify(&reply("", 0)), AnswerKind::Nothing);
+        assert_eq!(
+            classify(&reply(r#"{"decision":"block"}"#, 0)),
+            AnswerKind::Json
+        );
+        assert_eq!(
+            classify(&reply(r#"{"hookSpecificOutput":{}}"#, 0)),
+            AnswerKind::ClaudeCodeJson
+        );
+        assert_eq!(classify(&reply("{}\n{}", 0)), AnswerKind::TwoJsonDocuments);
+        assert_eq!(
+            classify(&reply("Welcome to bash!\n{\"context\": \"x\"}", 0)),
+            AnswerKind::PollutedStdout
+        );
+        assert_eq!(
+            classify(&reply("{\"a\":1}\ndone", 0)),
+            AnswerKind::PollutedStdout
+        );
+        assert_eq!(classify(&reply("oops", 0)), AnswerKind::InvalidJson);
+        assert_eq!(classify(&reply("[1]", 0)), AnswerKind::NotAnObject);
+        assert_eq!(classify(&reply("", 2)), AnswerKind::Exit2Block);
+    }
+
+    #[test]
+    fn effects_follow_the_capability_table() {
+        let block = Answer::block("no");
+        let (effects, ignored) = describe_effect(Event::PreToolCall, &block);
+        assert_eq!(effects, vec!["block: no".to_owned()]);
+        assert!(ignored.is_empty());
+        let (effects, ignored) = describe_effect(Event::PostToolCall, &block);
+        assert!(effects.is_empty());
+        assert_eq!(ignored, vec!["decision \"block\"".to_owned()]);
+    }
+}

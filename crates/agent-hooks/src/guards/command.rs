@@ -1,0 +1,255 @@
+//! `agent-hooks guard <name>`: one ready-made guard as a plain command hook that any agent can
+//! call. One payload in on stdin — canonical (`event`) or Claude Code's (`hook_event_name`) —
+//! one answer out: the guard's decision-protocol object, or with `--format claude` what Claude
+//! Code reads. Every problem fails open: exit 1 with a line on stderr, which both the shell
+//! dialect and Claude Code treat as a non-blocking error.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agent_hooks_guards::{Guard, GuardContext};
+use serde_json::{Map, Value};
+
+use crate::bridge;
+use crate::config::Config;
+use crate::diag::EventLog;
+use crate::dialect::Dialect;
+use crate::dialect::claude::{ClaudeEvent, ToolAliases};
+use crate::dispatch::{Runtime, Snapshot};
+use crate::event::Event;
+use crate::hook::{Hook, OnError, SourceKind, filesystem_safe};
+use crate::transport::TransportSpec;
+use crate::transport::builtin::{self, BuiltinSpec};
+use crate::trust::{Approvals, DriftChecker};
+use crate::workspace::Workspace;
+
+/// How the answer is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// The decision protocol of SPEC §5 (what a shell hook prints).
+    #[default]
+    Protocol,
+    /// Claude Code's hook output (`hookSpecificOutput`, `decision`, ...).
+    Claude,
+}
+
+/// One `guard` invocation.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub name: String,
+    pub rules: Option<PathBuf>,
+    pub format: Format,
+    pub workspace: Workspace,
+    /// Where per-session state is kept: `$STATE_DIR` when set, else `state/<name>/`.
+    pub state_dir: Option<PathBuf>,
+}
+
+/// What to print and how to exit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// One JSON object and a newline, or empty for "no opinion".
+    pub stdout: String,
+    pub stderr: String,
+    pub exit: i32,
+}
+
+impl Answer {
+    fn failed(name: &str, why: impl std::fmt::Display) -> Answer {
+        Answer {
+            stdout: String::new(),
+            stderr: format!("agent-hooks guard {name}: {why}\n"),
+            exit: 1,
+        }
+    }
+}
+
+/// An input read into the event it is for.
+struct Input {
+    event: Event,
+    payload: Map<String, Value>,
+    /// Set when the input came from Claude Code (or the answer must go to it).
+    claude: Option<ClaudeEvent>,
+}
+
+/// Runs the guard once on `input` (the bytes of stdin). Synchronous; with `Format::Claude` it
+/// starts a small runtime of its own, so call it outside any async context.
+pub fn run(request: &Request, input: &[u8]) -> Answer {
+    let name = request.name.as_str();
+    if agent_hooks_guards::guard_info(name).is_none() {
+        return Answer {
+            exit: 2,
+            ..Answer::failed(
+                name,
+                format!(
+                    "no ready-made hook by that name (known: {})",
+                    super::names().join(", ")
+                ),
+            )
+        };
+    }
+    let input = match read_input(input, request.format) {
+        Ok(input) => input,
+        Err(why) => return Answer::failed(name, why),
+    };
+    let (guard, problem) = match builtin::compile(name, request.rules.as_deref()) {
+        Ok(compiled) => compiled,
+        Err(e) => return Answer::failed(name, e),
+    };
+    let mut stderr = problem
+        .map(|p| format!("agent-hooks guard {name}: {p}\n"))
+        .unwrap_or_default();
+    let state_dir = request
+        .state_dir
+        .clone()
+        .unwrap_or_else(|| request.workspace.state_dir().join(filesystem_safe(name)));
+    let ctx = GuardContext::in_dir(request.workspace.root(), state_dir)
+        .with_balance(builtin::balance_lookup);
+
+    let mut answer = match (request.format, input.claude) {
+        (Format::Protocol, _) => protocol(&guard, ctx, &input),
+        (Format::Claude, Some(claude)) => {
+            claude_answer(request, guard, ctx, input.event, input.payload, claude)
+        }
+        (Format::Claude, None) => {
+            stderr.push_str(&format!(
+                "agent-hooks guard {name}: {} has no Claude Code counterpart; no answer\n",
+                input.event
+            ));
+            Answer {
+                stdout: String::new(),
+                stderr: String::new(),
+                exit: 0,
+            }
+        }
+    };
+    stderr.push_str(&answer.stderr);
+    answer.stderr = stderr;
+    answer
+}
+
+/// The guard's own answer, as a command hook prints it.
+fn protocol(guard: &Guard, mut ctx: GuardContext, input: &Input) -> Answer {
+    let payload = Value::Object(input.payload.clone());
+    let answer = guard.evaluate(input.event.name(), &payload, &mut ctx);
+    let reply = builtin::answer_reply(&answer, Instant::now());
+    let mut stdout = String::from_utf8(reply.stdout).unwrap_or_default();
+    if !stdout.is_empty() {
+        stdout.push('\n');
+    }
+    Answer {
+        stdout,
+        stderr: String::new(),
+        exit: 0,
+    }
+}
+
+/// Claude Code's answer: the guard dispatched as the only hook of a one-hook workspace, so the
+/// capability table and merge rules apply exactly as in-process, then the bridge's translation.
+fn claude_answer(
+    request: &Request,
+    guard: Guard,
+    ctx: GuardContext,
+    event: Event,
+    payload: Map<String, Value>,
+    claude: ClaudeEvent,
+) -> Answer {
+    let ws = &request.workspace;
+    let name = request.name.as_str();
+    let spec = BuiltinSpec::with_context(guard, request.rules.clone(), ctx);
+    let hook = Hook {
+        name: name.to_owned(),
+        source: SourceKind::ShellHooks,
+        file: PathBuf::new(),
+        file_display: format!("agent-hooks guard {name}"),
+        line: 0,
+        events: vec![event],
+        matcher: None,
+        transport: TransportSpec::Builtin(spec),
+        dialect: Dialect::Shell,
+        timeout: Duration::from_secs(20),
+        on_error: OnError::Continue,
+        env: Vec::new(),
+        approval_key: None,
+        state_dir: PathBuf::new(),
+    };
+    let config = Config {
+        master_enabled: true,
+        agent: Default::default(),
+        files: Vec::new(),
+        hooks: vec![Arc::new(hook)],
+    };
+    let snapshot = Snapshot::new(config, Approvals::default());
+    let log = EventLog::new(ws.events_log());
+    let drift = DriftChecker::default();
+    let sent = match claude {
+        ClaudeEvent::UserPromptSubmit => payload.get("message").cloned(),
+        _ => payload.get("tool_input").cloned(),
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return Answer::failed(name, format!("cannot start the async runtime: {e}")),
+    };
+    let outcome = runtime.block_on(async {
+        let rt = Runtime {
+            ws,
+            log: &log,
+            drift: &drift,
+        };
+        rt.dispatch(&snapshot, event, payload).await
+    });
+    let answer = bridge::to_claude(claude, &outcome, sent.as_ref());
+    let mut stdout = answer.stdout;
+    if !stdout.is_empty() {
+        stdout.push('\n');
+    }
+    Answer {
+        stdout,
+        stderr: answer.stderr,
+        exit: answer.exit,
+    }
+}
+
+/// Reads stdin: a Claude Code input (`hook_event_name`) through the bridge's translation, else
+/// a canonical payload naming its `event`.
+fn read_input(bytes: &[u8], format: Format) -> Result<Input, String> {
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| format!("the payload on stdin is not JSON: {e}"))?;
+    let Value::Object(map) = &value else {
+        return Err("the payload on stdin must be one JSON object".into());
+    };
+    if map.contains_key("hook_event_name") {
+        let t = bridge::from_claude(&value, &ToolAliases::default()).map_err(|e| e.to_string())?;
+        return Ok(Input {
+            event: t.event,
+            payload: t.payload,
+            claude: Some(t.claude),
+        });
+    }
+    let event: Event = map
+        .get("event")
+        .and_then(Value::as_str)
+        .ok_or("the payload names no \"event\" (nor Claude Code's \"hook_event_name\")")?
+        .parse()
+        .map_err(|e: crate::event::UnknownEvent| e.to_string())?;
+    let Value::Object(payload) = value else {
+        return Err("the payload on stdin must be one JSON object".into());
+    };
+    let claude = match format {
+        Format::Claude => ClaudeEvent::of(event, &payload),
+        Format::Protocol => None,
+    };
+    Ok(Input {
+        event,
+        payload,
+        claude,
+    })
+}
+
+/// `--print-rules`: the default rules file of `name`.
+pub fn print_rules(name: &str) -> Option<&'static str> {
+    agent_hooks_guards::default_rules(name)
+}

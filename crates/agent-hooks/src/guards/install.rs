@@ -1,0 +1,536 @@
+//! `install <name|number|all>...`: wires ready-made hooks into a workspace. For each guard it
+//! writes the default rules under `hooks/` (never over a file that is there), appends a
+//! `type: builtin` entry per event to `config/shell_hooks.yaml` as text (the user's entries and
+//! comments stay as they are), approves `builtin:<name>`, runs `doctor` and says what it did.
+//! Everything already in place is left alone, so installing twice changes nothing.
+//!
+//! Why `type: builtin` rather than a command entry running `agent-hooks guard`: in-process the
+//! guard costs microseconds instead of a process per event, keeps its per-session state in
+//! memory, and the entry does not break when the binary moves. The command form is for agents
+//! that cannot embed this runtime (Claude Code): see the README.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::commands::CommandOutput;
+use crate::config::FileState;
+use crate::engine::{Engine, EngineError};
+use crate::event::Event;
+use crate::hook::SourceKind;
+use crate::store;
+use crate::transport::TransportSpec;
+use crate::transport::builtin::APPROVAL_PREFIX;
+use crate::trust::{DriftChecker, Verdict};
+
+use super::GuardInfo;
+
+/// Why an install could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    #[error("no ready-made hook \"{word}\"; pick a name or number from: {known}, or all")]
+    Unknown { word: String, known: String },
+    #[error("failed to write {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "{path}: {why}; nothing was changed there. Add these entries under \"hooks:\" yourself:\n{entries}"
+    )]
+    Yaml {
+        path: String,
+        why: String,
+        entries: String,
+    },
+    #[error(transparent)]
+    Approve(#[from] EngineError),
+}
+
+/// What [`install`] did: per guard, one line per step; then notes on the whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InstallReport {
+    pub guards: Vec<(&'static str, Vec<String>)>,
+    pub notes: Vec<String>,
+    /// Problems `doctor` found in the installed hooks (0: all good).
+    pub problems: usize,
+    /// Whether anything on disk changed.
+    pub changed: bool,
+}
+
+impl InstallReport {
+    fn say(&mut self, guard: &'static str, line: impl Into<String>) {
+        match self.guards.iter_mut().find(|(g, _)| *g == guard) {
+            Some((_, lines)) => lines.push(line.into()),
+            None => self.guards.push((guard, vec![line.into()])),
+        }
+    }
+
+    /// The report as the text `install` prints.
+    pub fn text(&self) -> String {
+        let mut text = String::new();
+        for (guard, lines) in &self.guards {
+            text.push_str(guard);
+            text.push_str(":\n");
+            for line in lines {
+                text.push_str(&format!("  {line}\n"));
+            }
+        }
+        for note in &self.notes {
+            text.push_str(note);
+            text.push('\n');
+        }
+        text
+    }
+}
+
+/// `/hooks install ...` as text.
+pub async fn install_command(engine: &Engine, words: &[String]) -> CommandOutput {
+    if words.is_empty() {
+        return CommandOutput {
+            text: format!(
+                "usage: /hooks install <name|number|all>...\n\nReady-made hooks:\n{}",
+                super::numbered_list()
+            ),
+            status: 2,
+        };
+    }
+    match install(engine, words).await {
+        Ok(report) => CommandOutput {
+            text: report.text(),
+            status: i32::from(report.problems > 0),
+        },
+        Err(e @ InstallError::Unknown { .. }) => CommandOutput {
+            text: format!("error: {e}\n"),
+            status: 2,
+        },
+        Err(e) => CommandOutput {
+            text: format!("error: {e}\n"),
+            status: 1,
+        },
+    }
+}
+
+/// Installs the guards `words` name (names, `help` numbers, or `all`) into `engine`'s workspace.
+pub async fn install(engine: &Engine, words: &[String]) -> Result<InstallReport, InstallError> {
+    let guards = select_all(words)?;
+    let ws = engine.workspace();
+    let mut report = InstallReport::default();
+
+    // 1. Rules files: the defaults, only where there is no file yet.
+    for guard in &guards {
+        let path = rules_path(ws, guard);
+        let shown = ws.display(&path).into_owned();
+        if path.exists() {
+            let edited =
+                std::fs::read_to_string(&path).ok().as_deref() != super::default_rules(guard.name);
+            report.say(
+                guard.name,
+                format!(
+                    "rules: {shown} is already there{}; kept as it is",
+                    if edited { " (edited)" } else { "" }
+                ),
+            );
+            continue;
+        }
+        let text = super::default_rules(guard.name).unwrap_or_default();
+        let io = |source| InstallError::Io {
+            path: shown.clone(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        store::write_atomic(&path, text.as_bytes()).map_err(io)?;
+        report.changed = true;
+        report.say(
+            guard.name,
+            format!("rules: wrote the defaults to {shown} (edit it to tune the guard)"),
+        );
+    }
+
+    // 2. Declarations: one entry per event not declared yet, appended in one write.
+    let snapshot = engine.snapshot();
+    let mut entries = String::new();
+    for guard in &guards {
+        let declared: BTreeSet<Event> = snapshot
+            .config
+            .hooks
+            .iter()
+            .filter(|h| h.source == SourceKind::ShellHooks)
+            .filter(|h| matches!(&h.transport, TransportSpec::Builtin(s) if s.guard == guard.name))
+            .flat_map(|h| h.events.iter().copied())
+            .collect();
+        let missing: Vec<_> = guard
+            .events
+            .iter()
+            .filter(|e| {
+                e.event
+                    .parse::<Event>()
+                    .is_ok_and(|e| !declared.contains(&e))
+            })
+            .collect();
+        if missing.is_empty() {
+            report.say(
+                guard.name,
+                "declared: already, for all its events, in config/shell_hooks.yaml",
+            );
+            continue;
+        }
+        entries.push_str(&entry_text(guard, &missing, &rules_path(ws, guard)));
+        let names: Vec<String> = missing
+            .iter()
+            .map(|e| match e.matcher {
+                Some(_) => format!("{} (with a matcher)", e.event),
+                None => e.event.to_owned(),
+            })
+            .collect();
+        report.say(
+            guard.name,
+            format!(
+                "declared: type: builtin in config/shell_hooks.yaml for {}",
+                names.join(", ")
+            ),
+        );
+    }
+    if !entries.is_empty() {
+        append_to_shell_hooks(engine, &entries)?;
+        report.changed = true;
+    }
+
+    // 3. Approvals of `builtin:<name>`, unless every event already holds one without drift.
+    let snapshot = engine.snapshot();
+    let drift = DriftChecker::default();
+    for guard in &guards {
+        let key = approval_key(guard);
+        let events: Vec<Event> = snapshot
+            .config
+            .hooks_with_key(&key)
+            .flat_map(|h| h.events.iter().copied())
+            .collect();
+        if !events.is_empty()
+            && events
+                .iter()
+                .all(|e| drift.check(&snapshot.approvals, *e, &key) == Verdict::Approved)
+        {
+            report.say(guard.name, format!("approved: already ({key})"));
+            continue;
+        }
+        let approved = engine.approve(None, &key)?;
+        report.changed = true;
+        report.say(
+            guard.name,
+            format!(
+                "approved: {key} for {}",
+                approved
+                    .iter()
+                    .map(|e| e.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+    }
+
+    // 4. Doctor, on the hooks just installed.
+    let doctor = crate::doctor::run(engine).await;
+    for guard in &guards {
+        let key = approval_key(guard);
+        let checks: Vec<_> = doctor
+            .hooks
+            .iter()
+            .filter(|c| c.health.approval_key.as_deref() == Some(key.as_str()))
+            .collect();
+        let problems: usize = checks.iter().map(|c| c.problems()).sum();
+        let runs: Vec<_> = checks.iter().flat_map(|c| c.runs.iter()).collect();
+        let slowest = runs.iter().map(|r| r.ms).fold(0.0_f64, f64::max);
+        report.problems += problems;
+        if problems == 0 {
+            report.say(
+                guard.name,
+                format!(
+                    "doctor: ran it on {} event{}; every answer usable (slowest {slowest:.1} ms)",
+                    runs.len(),
+                    if runs.len() == 1 { "" } else { "s" }
+                ),
+            );
+        } else {
+            let why: Vec<String> = checks
+                .iter()
+                .flat_map(|c| {
+                    c.health
+                        .why
+                        .iter()
+                        .cloned()
+                        .chain(c.runs.iter().filter_map(|r| r.problem.clone()))
+                })
+                .collect();
+            report.say(
+                guard.name,
+                format!(
+                    "doctor: {problems} problem{}: {} (run `agent-hooks doctor` for details)",
+                    if problems == 1 { "" } else { "s" },
+                    why.join("; ")
+                ),
+            );
+        }
+    }
+    for error in doctor
+        .files
+        .iter()
+        .flat_map(|f| f.errors.iter())
+        .filter(|e| guards.iter().any(|g| e.message.contains(g.name)))
+    {
+        report.problems += 1;
+        report
+            .notes
+            .push(format!("config error: {}", error.message));
+    }
+    if !snapshot.config.master_enabled {
+        report.notes.push(
+            "Note: the master switch is off, so nothing runs until `agent-hooks on` (/hooks on)."
+                .into(),
+        );
+    }
+    if !report.changed {
+        report
+            .notes
+            .push("Everything was already installed; nothing changed.".into());
+    }
+    Ok(report)
+}
+
+fn select_all(words: &[String]) -> Result<Vec<&'static GuardInfo>, InstallError> {
+    let mut out: Vec<&'static GuardInfo> = Vec::new();
+    for word in words {
+        let picked: Vec<&'static GuardInfo> = if word == "all" {
+            super::GUARDS.iter().collect()
+        } else {
+            vec![super::select(word).ok_or_else(|| InstallError::Unknown {
+                word: word.clone(),
+                known: super::names().join(", "),
+            })?]
+        };
+        for guard in picked {
+            if !out.iter().any(|g| g.name == guard.name) {
+                out.push(guard);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn approval_key(guard: &GuardInfo) -> String {
+    format!("{APPROVAL_PREFIX}{}", guard.name)
+}
+
+fn rules_path(ws: &crate::Workspace, guard: &GuardInfo) -> std::path::PathBuf {
+    ws.hooks_dir().join(format!("{}.yaml", guard.name))
+}
+
+/// The YAML entries of one guard, at two spaces (re-indented when the file uses another).
+fn entry_text(
+    guard: &GuardInfo,
+    events: &[&agent_hooks_guards::GuardEvent],
+    rules: &Path,
+) -> String {
+    let mut text = format!(
+        "# {}: added by `agent-hooks install`; tune it in {}\n",
+        guard.name,
+        rules.display()
+    );
+    for event in events {
+        text.push_str(&format!("- event: {}\n", event.event));
+        text.push_str("  type: builtin\n");
+        text.push_str(&format!("  name: {}\n", guard.name));
+        text.push_str(&format!("  rules: {}\n", quoted(&rules.to_string_lossy())));
+        if let Some(matcher) = event.matcher {
+            text.push_str(&format!("  matcher: {}\n", quoted(matcher)));
+        }
+    }
+    text
+}
+
+/// A YAML single-quoted scalar: backslashes stay literal, a quote is doubled.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// Appends `entries` to the `hooks:` list of `config/shell_hooks.yaml`, then reloads. If the
+/// result would not load the way it should, the old file is put back and nothing changes.
+fn append_to_shell_hooks(engine: &Engine, entries: &str) -> Result<(), InstallError> {
+    let ws = engine.workspace();
+    let path = ws.shell_hooks_yaml();
+    let shown = ws.display(&path).into_owned();
+    let io = |source| InstallError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let old = store::read_optional(&path).map_err(io)?;
+    let yaml_error = |why: String| InstallError::Yaml {
+        path: shown.clone(),
+        why,
+        entries: indent(entries, "  "),
+    };
+    let before = engine.snapshot();
+    let was_broken = before.config.files.iter().any(|f| {
+        f.path == path && matches!(f.state, FileState::Broken | FileState::BrokenKeptPrevious)
+    });
+    if was_broken {
+        return Err(yaml_error("it does not parse now".into()));
+    }
+    let new = append_entries(old.as_deref(), entries).map_err(yaml_error)?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    store::write_atomic(&path, new.as_bytes()).map_err(io)?;
+    engine.reload();
+    let after = engine.snapshot();
+    let count = |s: &crate::Snapshot| {
+        s.config
+            .files
+            .iter()
+            .filter(|f| f.path == path)
+            .map(|f| f.hooks.len() + f.errors.len())
+            .sum::<usize>()
+    };
+    let added = entries.lines().filter(|l| l.starts_with("- ")).count();
+    let broken = after
+        .config
+        .files
+        .iter()
+        .any(|f| f.path == path && f.state != FileState::Loaded);
+    if broken || count(&after) < count(&before) + added {
+        let restored = match &old {
+            Some(text) => store::write_atomic(&path, text.as_bytes()),
+            None => std::fs::remove_file(&path),
+        };
+        restored.map_err(io)?;
+        engine.reload();
+        return Err(yaml_error(
+            "appending to its \"hooks:\" list would not load as intended".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The text of `old` with `entries` (list items at column 0) added at the end of its top-level
+/// `hooks:` list, indented like the items already there.
+fn append_entries(old: Option<&str>, entries: &str) -> Result<String, String> {
+    let old = old.unwrap_or("");
+    if old.trim().is_empty() {
+        return Ok(format!("{old}hooks:\n{}", indent(entries, "  ")));
+    }
+    let lines: Vec<&str> = old.lines().collect();
+    let is_top_key = |line: &str| {
+        !line.is_empty() && !line.starts_with([' ', '\t', '#', '-']) && !line.starts_with("---")
+    };
+    let Some(start) = lines.iter().position(|l| {
+        l.strip_prefix("hooks:").is_some_and(|rest| {
+            let rest = rest.split('#').next().unwrap_or("").trim();
+            matches!(rest, "" | "[]" | "~" | "null")
+        })
+    }) else {
+        if lines
+            .iter()
+            .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        {
+            let sep = if old.ends_with('\n') { "" } else { "\n" };
+            return Ok(format!("{old}{sep}hooks:\n{}", indent(entries, "  ")));
+        }
+        return Err("it has no top-level \"hooks:\" list in block style".into());
+    };
+    // The list ends at the next top-level key; entries go after its last item line.
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| is_top_key(l))
+        .map_or(lines.len(), |p| start + 1 + p);
+    let last = (start + 1..end)
+        .rev()
+        .find(|&i| {
+            let l = lines[i];
+            !l.trim().is_empty() && !l.starts_with('#')
+        })
+        .unwrap_or(start);
+    let item_indent: String = lines[start + 1..end]
+        .iter()
+        .find_map(|l| {
+            let trimmed = l.trim_start_matches(' ');
+            trimmed
+                .starts_with("- ")
+                .then(|| " ".repeat(l.len() - trimmed.len()))
+        })
+        .unwrap_or_else(|| "  ".to_owned());
+    let mut out = String::with_capacity(old.len() + entries.len() * 2);
+    for (i, line) in lines.iter().enumerate() {
+        if i == start {
+            out.push_str("hooks:");
+            if let Some((_, comment)) = line.split_once('#') {
+                out.push_str(" #");
+                out.push_str(comment);
+            }
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+        if i == last {
+            if last > start {
+                out.push('\n');
+            }
+            out.push_str(&indent(entries, &item_indent));
+        }
+    }
+    Ok(out)
+}
+
+fn indent(text: &str, by: &str) -> String {
+    text.lines().map(|l| format!("{by}{l}\n")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENTRY: &str = "- event: on_stop\n  type: builtin\n  name: budget_alert\n";
+
+    #[test]
+    fn a_missing_file_gets_a_hooks_list() {
+        assert_eq!(
+            append_entries(None, ENTRY).ok().as_deref(),
+            Some("hooks:\n  - event: on_stop\n    type: builtin\n    name: budget_alert\n")
+        );
+    }
+
+    #[test]
+    fn entries_go_after_the_last_item_and_keep_comments_and_other_keys() {
+        let old = "# mine\nhooks:   # the list\n    - event: on_stop\n      command: /x  # keep\n\n# trailing note\nother: 1\n";
+        let new = append_entries(Some(old), ENTRY).unwrap_or_default();
+        assert_eq!(
+            new,
+            "# mine\nhooks: # the list\n    - event: on_stop\n      command: /x  # keep\n\n    - event: on_stop\n      type: builtin\n      name: budget_alert\n\n# trailing note\nother: 1\n"
+        );
+    }
+
+    #[test]
+    fn an_empty_flow_list_becomes_a_block_list() {
+        let new = append_entries(Some("hooks: []\n"), ENTRY).unwrap_or_default();
+        assert!(new.starts_with("hooks:\n  - event: on_stop\n"), "{new}");
+    }
+
+    #[test]
+    fn a_flow_list_with_items_is_refused() {
+        assert!(append_entries(Some("hooks: [{event: on_stop, command: /x}]\n"), ENTRY).is_err());
+    }
+
+    #[test]
+    fn numbers_names_and_all_select_guards() {
+        let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let picked =
+            select_all(&words(&["1", "security_guard", "budget_alert"])).unwrap_or_default();
+        assert_eq!(
+            picked.iter().map(|g| g.name).collect::<Vec<_>>(),
+            ["security_guard", "budget_alert"]
+        );
+        assert_eq!(select_all(&words(&["all"])).map(|v| v.len()).ok(), Some(9));
+        assert!(select_all(&words(&["10"])).is_err());
+        assert!(select_all(&words(&["nope"])).is_err());
+    }
+}

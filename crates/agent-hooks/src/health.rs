@@ -1,0 +1,900 @@
+//! Hook health: why a declared hook will or will not fire. Every hook of every source goes
+//! through [`assess_hook`], which checks trust (approval, drift), whether its command can run at
+//! all, and whether it can ever fire; `list`, `doctor` and the sidecar all read the result.
+//!
+//! A hook gets one [`Health`] word — the worst of its [`Finding`]s — plus every finding with the
+//! reason first and a fix. Nothing here runs a hook: that is `doctor`'s job.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::{ConfigError, FileLoad, FileState};
+use crate::dispatch::Snapshot;
+use crate::engine::Engine;
+use crate::event::Event;
+use crate::hook::{Hook, SourceKind};
+use crate::transport::TransportSpec;
+use crate::transport::command::{CommandSpec, Invocation, find_on_path};
+use crate::trust::{Approvals, DriftChecker, Verdict};
+use crate::workspace::Workspace;
+
+/// Lifts the SSRF guard's address rule for HTTP hooks served on this machine (SPEC §5a).
+pub const HTTP_ALLOW_LOCAL_ENV: &str = "AGENT_HOOKS_HTTP_ALLOW_LOCAL";
+
+/// The one word `list` shows for a hook, from best to worst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Health {
+    /// Approved for every event it is declared for, nothing changed since.
+    Approved,
+    /// A skill hook: it runs without approval, as in its source.
+    NoApprovalNeeded,
+    /// Declared, but (some of) its events are not approved: it does not run there.
+    NotApproved,
+    /// It can never fire: approved only for events it is not declared for, or declared only
+    /// for events this host never sends.
+    NeverFires,
+    /// Approved, but a file it runs changed since: it does not run until re-approved.
+    Changed,
+    /// Its program or script is missing, not executable, or needs a missing interpreter.
+    CannotRun,
+    /// Its file no longer parses; the last good version is shown (and still runs).
+    ConfigError,
+}
+
+impl Health {
+    /// The words `list` prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Health::Approved => "approved",
+            Health::NoApprovalNeeded => "no approval needed",
+            Health::NotApproved => "not approved",
+            Health::NeverFires => "never fires",
+            Health::Changed => "changed since approval",
+            Health::CannotRun => "cannot run",
+            Health::ConfigError => "config error",
+        }
+    }
+
+    /// Whether a hook in this state does what its author expects.
+    pub fn is_healthy(self) -> bool {
+        matches!(self, Health::Approved | Health::NoApprovalNeeded)
+    }
+}
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Worth knowing; nothing is wrong.
+    Info,
+    /// The hook fires, but something deserves a look.
+    Warning,
+    /// The hook does not fire (somewhere it is declared), or cannot work.
+    Error,
+}
+
+/// What a finding is about; stable names for `--json` and the troubleshooting guide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingCode {
+    NotApproved,
+    Drift,
+    NotFound,
+    NotExecutable,
+    InterpreterMissing,
+    RelativePath,
+    ApprovedNotDeclared,
+    HostNeverSends,
+    ConfigError,
+    NoApprovalNeeded,
+}
+
+impl FindingCode {
+    /// The health a finding of this kind gives its hook when it is an error.
+    fn health(self) -> Option<Health> {
+        match self {
+            FindingCode::NotApproved => Some(Health::NotApproved),
+            FindingCode::Drift => Some(Health::Changed),
+            FindingCode::NotFound
+            | FindingCode::NotExecutable
+            | FindingCode::InterpreterMissing => Some(Health::CannotRun),
+            FindingCode::ApprovedNotDeclared | FindingCode::HostNeverSends => {
+                Some(Health::NeverFires)
+            }
+            FindingCode::ConfigError => Some(Health::ConfigError),
+            FindingCode::RelativePath | FindingCode::NoApprovalNeeded => None,
+        }
+    }
+}
+
+/// One thing `list` has to say about a hook: the reason, then how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub code: FindingCode,
+    pub severity: Severity,
+    /// The event it concerns, when it concerns one.
+    pub event: Option<Event>,
+    pub message: String,
+    pub fix: Option<String>,
+}
+
+impl Finding {
+    fn new(code: FindingCode, severity: Severity, message: impl Into<String>) -> Finding {
+        Finding {
+            code,
+            severity,
+            event: None,
+            message: message.into(),
+            fix: None,
+        }
+    }
+
+    fn fix(mut self, fix: impl Into<String>) -> Finding {
+        self.fix = Some(fix.into());
+        self
+    }
+
+    fn event(mut self, event: Event) -> Finding {
+        self.event = Some(event);
+        self
+    }
+}
+
+/// Everything `list` says about one hook.
+#[derive(Debug, Clone, Serialize)]
+pub struct HookHealth {
+    #[serde(skip)]
+    pub hook: Arc<Hook>,
+    pub name: String,
+    /// `shell_hooks`, `skill` or `claude_code`.
+    pub source: &'static str,
+    pub file: String,
+    pub line: u64,
+    pub events: Vec<Event>,
+    pub matcher: Option<String>,
+    /// `command` (later `http`, `builtin`).
+    pub transport: &'static str,
+    /// The command line or URL, as written.
+    pub run: String,
+    pub dialect: &'static str,
+    /// The string approvals key on; `None` for hooks that need no approval.
+    pub approval_key: Option<String>,
+    /// Declared events whose approval holds (no drift).
+    pub approved_events: Vec<Event>,
+    pub health: Health,
+    /// The reason for `health`, when it is not plain good news.
+    pub why: Option<String>,
+    pub fix: Option<String>,
+    pub findings: Vec<Finding>,
+}
+
+impl HookHealth {
+    /// Whether `doctor` may run this hook: it is trusted and its program can start.
+    pub fn runnable(&self) -> bool {
+        !self.findings.iter().any(|f| {
+            f.severity == Severity::Error
+                && matches!(
+                    f.code,
+                    FindingCode::Drift
+                        | FindingCode::NotFound
+                        | FindingCode::NotExecutable
+                        | FindingCode::InterpreterMissing
+                )
+        })
+    }
+
+    /// The events `doctor` runs this hook for: declared and trusted.
+    pub fn events_to_run(&self) -> Vec<Event> {
+        if self.approval_key.is_none() {
+            self.events.clone()
+        } else {
+            self.approved_events.clone()
+        }
+    }
+
+    pub fn errors(&self) -> usize {
+        self.count(Severity::Error)
+    }
+
+    pub fn warnings(&self) -> usize {
+        self.count(Severity::Warning)
+    }
+
+    fn count(&self, severity: Severity) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
+    }
+}
+
+/// One configuration file as `list` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    pub file: String,
+    /// `settings`, `approvals`, or the source kind of a hooks file.
+    pub source: &'static str,
+    /// `loaded`, `missing`, `broken` or `broken_kept_previous`.
+    pub state: &'static str,
+    /// Hooks loaded from it (hook files) or approvals in it (the allowlist); `None` otherwise.
+    pub count: Option<usize>,
+    pub errors: Vec<ConfigErrorReport>,
+    pub warnings: Vec<ConfigErrorReport>,
+}
+
+impl FileReport {
+    fn new(file: String, source: &'static str, state: &'static str) -> FileReport {
+        FileReport {
+            file,
+            source,
+            state,
+            count: None,
+            errors: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// A located configuration problem.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigErrorReport {
+    pub file: String,
+    /// 0 when the problem is not tied to a place in the file.
+    pub line: u64,
+    pub column: u64,
+    pub message: String,
+    /// `file:line:column: message`.
+    pub text: String,
+}
+
+impl From<&ConfigError> for ConfigErrorReport {
+    fn from(e: &ConfigError) -> Self {
+        ConfigErrorReport {
+            file: e.file.clone(),
+            line: e.line,
+            column: e.column,
+            message: e.message.clone(),
+            text: e.to_string(),
+        }
+    }
+}
+
+/// The health of a whole workspace: what `list` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub workspace: PathBuf,
+    pub master_enabled: bool,
+    /// `AGENT_HOOKS_HTTP_ALLOW_LOCAL=1` is set: HTTP hooks may reach this machine.
+    pub http_allow_local: bool,
+    /// The events the host says it sends (`shell_hooks.host_events`); `None`: every event.
+    pub host_events: Option<Vec<Event>>,
+    pub files: Vec<FileReport>,
+    pub hooks: Vec<HookHealth>,
+}
+
+impl Report {
+    /// Every configuration error of every file.
+    pub fn config_errors(&self) -> impl Iterator<Item = &ConfigErrorReport> {
+        self.files.iter().flat_map(|f| f.errors.iter())
+    }
+
+    /// Errors: configuration errors plus hook findings of error severity.
+    pub fn problems(&self) -> usize {
+        self.config_errors().count() + self.hooks.iter().map(HookHealth::errors).sum::<usize>()
+    }
+
+    pub fn warnings(&self) -> usize {
+        self.files.iter().map(|f| f.warnings.len()).sum::<usize>()
+            + self.hooks.iter().map(HookHealth::warnings).sum::<usize>()
+    }
+}
+
+/// What [`assess_hook`] needs to know about the workspace.
+#[derive(Debug)]
+pub struct Context<'a> {
+    pub ws: &'a Workspace,
+    pub snapshot: &'a Snapshot,
+    pub drift: &'a DriftChecker,
+    pub host_events: Option<Vec<Event>>,
+}
+
+/// The health of everything `engine` has loaded.
+pub fn assess_engine(engine: &Engine) -> Report {
+    let snapshot = engine.snapshot();
+    // A fresh checker: list and doctor re-hash every recorded file rather than trust a cache.
+    let drift = DriftChecker::default();
+    assess(engine.workspace(), &snapshot, &drift)
+}
+
+/// The health of every file and hook of `snapshot`.
+pub fn assess(ws: &Workspace, snapshot: &Snapshot, drift: &DriftChecker) -> Report {
+    let host_events = host_events(&snapshot.config.agent.document);
+    let ctx = Context {
+        ws,
+        snapshot,
+        drift,
+        host_events: host_events.clone(),
+    };
+    let hooks = snapshot
+        .config
+        .hooks
+        .iter()
+        .map(|hook| assess_hook(&ctx, hook))
+        .collect();
+    Report {
+        workspace: ws.root().to_path_buf(),
+        master_enabled: snapshot.config.master_enabled,
+        http_allow_local: std::env::var(HTTP_ALLOW_LOCAL_ENV).is_ok_and(|v| v == "1"),
+        host_events,
+        files: file_reports(ws, snapshot),
+        hooks,
+    }
+}
+
+/// `shell_hooks.host_events` in `config/agent.yaml`: the events a host declares it sends, so
+/// hooks on any other event can be called out as never firing.
+fn host_events(document: &Value) -> Option<Vec<Event>> {
+    let list = document
+        .get("shell_hooks")?
+        .get("host_events")?
+        .as_array()?;
+    Some(
+        list.iter()
+            .filter_map(Value::as_str)
+            .filter_map(|name| name.parse().ok())
+            .collect(),
+    )
+}
+
+fn file_reports(ws: &Workspace, snapshot: &Snapshot) -> Vec<FileReport> {
+    let config = &snapshot.config;
+    let mut files = Vec::new();
+
+    let agent_path = ws.agent_yaml();
+    let mut agent = FileReport::new(
+        ws.display(&agent_path).into_owned(),
+        "settings",
+        if config.agent.error.is_some() {
+            "broken"
+        } else if agent_path.exists() {
+            "loaded"
+        } else {
+            "missing"
+        },
+    );
+    agent
+        .errors
+        .extend(config.agent.error.iter().map(Into::into));
+    files.push(agent);
+
+    for load in &config.files {
+        files.push(hooks_file_report(load));
+    }
+
+    let approvals_path = ws.approvals_json();
+    let display = ws.display(&approvals_path).into_owned();
+    let mut approvals = match Approvals::load(ws) {
+        Ok(list) => {
+            let mut report = FileReport::new(
+                display,
+                "approvals",
+                if approvals_path.exists() {
+                    "loaded"
+                } else {
+                    "missing"
+                },
+            );
+            report.count = Some(list.approvals.len());
+            report
+        }
+        Err(err) => {
+            let mut report = FileReport::new(display, "approvals", "broken");
+            report.errors.push((&err).into());
+            report
+        }
+    };
+    let orphans: BTreeSet<&str> = snapshot
+        .approvals
+        .approvals
+        .iter()
+        .map(|a| a.command.as_str())
+        .filter(|command| config.hooks_with_key(command).next().is_none())
+        .collect();
+    for command in orphans {
+        approvals.warnings.push(ConfigErrorReport {
+            file: approvals.file.clone(),
+            line: 0,
+            column: 0,
+            message: format!(
+                "approval of \"{command}\", which no hook declares any more (harmless; /hooks revoke {command} removes it)"
+            ),
+            text: format!(
+                "{}: approval of \"{command}\", which no hook declares any more",
+                approvals.file
+            ),
+        });
+    }
+    files.push(approvals);
+    files
+}
+
+fn hooks_file_report(load: &FileLoad) -> FileReport {
+    let mut report = FileReport::new(
+        load.display.clone(),
+        source_name(load.source),
+        file_state_name(load.state),
+    );
+    if load.state != FileState::Missing {
+        report.count = Some(load.hooks.len());
+    }
+    report.errors = load.errors.iter().map(Into::into).collect();
+    report.warnings = load.warnings.iter().map(Into::into).collect();
+    report
+}
+
+/// The stable name of a source kind in `--json`.
+pub fn source_name(kind: SourceKind) -> &'static str {
+    match kind {
+        SourceKind::ShellHooks => "shell_hooks",
+        SourceKind::Skill => "skill",
+        SourceKind::ClaudeCode => "claude_code",
+    }
+}
+
+fn file_state_name(state: FileState) -> &'static str {
+    match state {
+        FileState::Missing => "missing",
+        FileState::Loaded => "loaded",
+        FileState::Broken => "broken",
+        FileState::BrokenKeptPrevious => "broken_kept_previous",
+    }
+}
+
+/// The health of one hook. Every source's hooks come through here: trust is read from the
+/// hook's `approval_key`, runnability from its transport, firing from its events.
+pub fn assess_hook(ctx: &Context<'_>, hook: &Arc<Hook>) -> HookHealth {
+    let mut findings = Vec::new();
+    let approved_events = trust_findings(ctx, hook, &mut findings);
+    findings.extend(runnability(&hook.transport, ctx.ws));
+    findings.extend(firing(ctx, hook));
+    if let Some(load) = ctx
+        .snapshot
+        .config
+        .files
+        .iter()
+        .find(|f| f.path == hook.file && f.state == FileState::BrokenKeptPrevious)
+    {
+        let why = load
+            .errors
+            .first()
+            .map(ToString::to_string)
+            .unwrap_or_else(|| format!("{} no longer parses", load.display));
+        findings.push(
+            Finding::new(
+                FindingCode::ConfigError,
+                Severity::Error,
+                format!("{why}; the last good version of this hook still runs"),
+            )
+            .fix(format!("fix {} (list shows where)", load.display)),
+        );
+    }
+
+    let worst = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .filter_map(|f| f.code.health().map(|h| (h, f)))
+        .max_by_key(|(h, _)| *h);
+    let (health, why, fix) = match worst {
+        Some((health, finding)) => (health, Some(finding.message.clone()), finding.fix.clone()),
+        None if hook.approval_key.is_none() => (Health::NoApprovalNeeded, None, None),
+        None => (Health::Approved, None, None),
+    };
+    HookHealth {
+        name: hook.name.clone(),
+        source: source_name(hook.source),
+        file: hook.file_display.clone(),
+        line: hook.line,
+        events: hook.events.clone(),
+        matcher: hook.matcher.as_ref().map(|m| m.pattern.clone()),
+        transport: hook.transport.kind(),
+        run: hook.transport.describe(),
+        dialect: hook.dialect.label(),
+        approval_key: hook.approval_key.clone(),
+        approved_events,
+        health,
+        why,
+        fix,
+        findings,
+        hook: Arc::clone(hook),
+    }
+}
+
+/// Approval and drift of each declared event; returns the events whose approval holds.
+fn trust_findings(ctx: &Context<'_>, hook: &Hook, findings: &mut Vec<Finding>) -> Vec<Event> {
+    let Some(key) = &hook.approval_key else {
+        findings.push(Finding::new(
+            FindingCode::NoApprovalNeeded,
+            Severity::Info,
+            format!("no approval needed ({})", hook.source.label()),
+        ));
+        return Vec::new();
+    };
+    let approvals = &ctx.snapshot.approvals;
+    let mut approved = Vec::new();
+    let mut missing = Vec::new();
+    for &event in &hook.events {
+        match ctx.drift.check(approvals, event, key) {
+            Verdict::Approved => approved.push(event),
+            Verdict::NotApproved => missing.push(event),
+            Verdict::Drifted(why) => findings.push(
+                Finding::new(
+                    FindingCode::Drift,
+                    Severity::Error,
+                    format!("changed since approval: {why}; it does not run"),
+                )
+                .event(event)
+                .fix(format!(
+                    "review the change, then: /hooks approve {}",
+                    quote(key)
+                )),
+            ),
+        }
+    }
+    // Approvals of this command for events no hook with this command is declared for.
+    let declared: BTreeSet<&str> = ctx
+        .snapshot
+        .config
+        .hooks_with_key(key)
+        .flat_map(|h| h.events.iter().map(|e| e.name()))
+        .collect();
+    let stray: Vec<&str> = approvals
+        .events_of(key)
+        .filter(|e| !declared.contains(e))
+        .collect();
+    if !missing.is_empty() {
+        let names = names(&missing);
+        if approved.is_empty() && !stray.is_empty() {
+            findings.push(
+                Finding::new(
+                    FindingCode::ApprovedNotDeclared,
+                    Severity::Error,
+                    format!(
+                        "approved for {}, but declared for {names}: it never fires",
+                        stray.join(", ")
+                    ),
+                )
+                .fix(format!(
+                    "re-approve it for the event it is declared for: /hooks approve {}",
+                    quote(key)
+                )),
+            );
+        } else {
+            let mut finding = Finding::new(
+                FindingCode::NotApproved,
+                Severity::Error,
+                format!("not approved for {names}: it does not run there"),
+            )
+            .fix(format!("/hooks approve {}", quote(key)));
+            if missing.len() == 1 {
+                finding = finding.event(missing[0]);
+            }
+            findings.push(finding);
+        }
+    } else if !stray.is_empty() {
+        findings.push(
+            Finding::new(
+                FindingCode::ApprovedNotDeclared,
+                Severity::Warning,
+                format!(
+                    "also approved for {}, which it is not declared for (that approval is unused)",
+                    stray.join(", ")
+                ),
+            )
+            .fix(format!(
+                "/hooks revoke {k}, then /hooks approve {k}",
+                k = quote(key)
+            )),
+        );
+    }
+    approved
+}
+
+/// Whether the host sends the hook's events at all.
+fn firing(ctx: &Context<'_>, hook: &Hook) -> Vec<Finding> {
+    let Some(sent) = &ctx.host_events else {
+        return Vec::new();
+    };
+    let unsent: Vec<Event> = hook
+        .events
+        .iter()
+        .copied()
+        .filter(|e| !sent.contains(e))
+        .collect();
+    if unsent.is_empty() {
+        return Vec::new();
+    }
+    let severity = if unsent.len() == hook.events.len() {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    vec![
+        Finding::new(
+            FindingCode::HostNeverSends,
+            severity,
+            format!(
+                "declared for {}, which this host never sends (config/agent.yaml shell_hooks.host_events)",
+                names(&unsent)
+            ),
+        )
+        .fix("declare the hook for an event the host sends, or add the event to host_events if the host does send it"),
+    ]
+}
+
+/// Whether the transport can start the hook at all.
+fn runnability(transport: &TransportSpec, ws: &Workspace) -> Vec<Finding> {
+    match transport {
+        TransportSpec::Command(spec) => command_findings(spec, ws),
+        // Reachability is `doctor`'s to find out; the URL passed the SSRF guard at load.
+        TransportSpec::Http(_) => Vec::new(),
+        // Compiled in; a bad rules file is a config error, and the guard runs its defaults.
+        TransportSpec::Builtin(_) => Vec::new(),
+    }
+}
+
+/// Checks a command the way `execve` will meet it: the program, its `#!` interpreter, and
+/// every argument that names a script.
+fn command_findings(spec: &CommandSpec, ws: &Workspace) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let (words, relative_to) = match &spec.invocation {
+        Invocation::Argv(_) => (
+            shell_words::split(&spec.line).unwrap_or_default(),
+            ws.root(),
+        ),
+        Invocation::Shell(line) => {
+            let expanded = expand_known_vars(line, ws);
+            // Anything a shell would interpret past plain words cannot be judged without running it.
+            if expanded.contains(['&', '|', ';', '<', '>', '(', ')', '`', '$', '*', '?']) {
+                return findings;
+            }
+            (
+                shell_words::split(&expanded).unwrap_or_default(),
+                spec.cwd.as_path(),
+            )
+        }
+    };
+    let Some((program, args)) = words.split_first() else {
+        return findings;
+    };
+    if program.contains('/') {
+        let path = resolve(relative_to, program);
+        check_file(program, &path, true, &mut findings);
+    } else {
+        match find_on_path(program) {
+            Some(path) => check_interpreter(&path, program, &mut findings),
+            None => findings.push(
+                Finding::new(
+                    FindingCode::NotFound,
+                    Severity::Error,
+                    format!("{program} is not on PATH"),
+                )
+                .fix(format!(
+                    "install {program}, or write its absolute path in the command"
+                )),
+            ),
+        }
+    }
+    for arg in args.iter().filter(|a| looks_like_script(a)) {
+        let path = resolve(relative_to, arg);
+        check_file(arg, &path, false, &mut findings);
+    }
+    findings
+}
+
+/// `$CLAUDE_PROJECT_DIR` and `$AGENT_HOOKS_WORKSPACE` are the workspace in every hook's
+/// environment; expanding them lets the usual Claude Code command lines be checked.
+fn expand_known_vars(line: &str, ws: &Workspace) -> String {
+    let root = ws.root().to_string_lossy();
+    let mut out = line.to_owned();
+    for var in ["CLAUDE_PROJECT_DIR", crate::workspace::WORKSPACE_ENV] {
+        out = out
+            .replace(&format!("${{{var}}}"), &root)
+            .replace(&format!("${var}"), &root);
+    }
+    out
+}
+
+fn resolve(base: &Path, word: &str) -> PathBuf {
+    let p = Path::new(word);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}
+
+/// An argument that is meant to be a file: a relative or absolute path, or a script name.
+fn looks_like_script(arg: &str) -> bool {
+    const SCRIPT_EXTENSIONS: &[&str] = &[
+        ".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua",
+    ];
+    !arg.starts_with('-')
+        && !arg.contains('=')
+        && (arg.contains('/') || SCRIPT_EXTENSIONS.iter().any(|ext| arg.ends_with(ext)))
+}
+
+/// Checks a file the command names: exists, and — when it is the program — is executable and
+/// has an interpreter that exists.
+fn check_file(word: &str, path: &Path, is_program: bool, findings: &mut Vec<Finding>) {
+    let relative = !Path::new(word).is_absolute();
+    let shown = path.display();
+    if !path.exists() {
+        let message = if relative {
+            format!("{word} not found: the relative path resolved to {shown}, which does not exist")
+        } else {
+            format!("{word} not found")
+        };
+        findings.push(
+            Finding::new(FindingCode::NotFound, Severity::Error, message)
+                .fix("write the absolute path of the script in the command, and check it exists"),
+        );
+        return;
+    }
+    if relative {
+        findings.push(
+            Finding::new(
+                FindingCode::RelativePath,
+                Severity::Info,
+                format!("relative path {word} resolved to {shown}"),
+            )
+            .fix("relative paths are taken from the workspace; an absolute path avoids surprises"),
+        );
+    }
+    if !is_program {
+        return;
+    }
+    let executable = path
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    if !executable {
+        findings.push(
+            Finding::new(
+                FindingCode::NotExecutable,
+                Severity::Error,
+                format!("{shown} is not executable (no execute permission)"),
+            )
+            .fix(format!("chmod +x {shown}")),
+        );
+        return;
+    }
+    check_interpreter(path, word, findings);
+}
+
+/// Reads the `#!` line of an executable file and checks its interpreter is there. A file with
+/// neither `#!` nor a binary header cannot be executed directly.
+fn check_interpreter(path: &Path, word: &str, findings: &mut Vec<Finding>) {
+    let mut head = [0u8; 256];
+    let n = match std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) {
+        Ok(n) => n,
+        Err(_) => return,
+    };
+    let head = &head[..n];
+    if !head.starts_with(b"#!") {
+        // Binaries (ELF, Mach-O) and anything else the kernel knows are fine; a script without
+        // a `#!` line is not.
+        if looks_like_text(head) {
+            findings.push(
+                Finding::new(
+                    FindingCode::NotExecutable,
+                    Severity::Error,
+                    format!("{word} has no #! line, so it cannot be executed directly"),
+                )
+                .fix(format!(
+                    "add a first line such as #!/usr/bin/env python3, or name the interpreter in the command (python3 {word})"
+                )),
+            );
+        }
+        return;
+    }
+    let line_end = head.iter().position(|&b| b == b'\n').unwrap_or(head.len());
+    let line = String::from_utf8_lossy(&head[2..line_end]);
+    let mut parts = line.split_whitespace();
+    let Some(interpreter) = parts.next() else {
+        return;
+    };
+    let missing = if interpreter.ends_with("/env") {
+        let program = parts.find(|p| !p.starts_with('-'));
+        match program {
+            Some(program) if find_on_path(program).is_none() => Some(program.to_owned()),
+            _ => None,
+        }
+    } else if !Path::new(interpreter).exists() {
+        Some(interpreter.to_owned())
+    } else {
+        None
+    };
+    if let Some(missing) = missing {
+        findings.push(
+            Finding::new(
+                FindingCode::InterpreterMissing,
+                Severity::Error,
+                format!("{word} needs the interpreter {missing} (its #! line), which is not installed or not on PATH"),
+            )
+            .fix(format!("install {missing}, or fix the #! line of {}", path.display())),
+        );
+    }
+}
+
+fn looks_like_text(head: &[u8]) -> bool {
+    !head.is_empty()
+        && head.iter().all(|&b| {
+            b == b'\n' || b == b'\r' || b == b'\t' || (0x20..0x7f).contains(&b) || b >= 0x80
+        })
+}
+
+fn names(events: &[Event]) -> String {
+    events
+        .iter()
+        .map(|e| e.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A command as the user would type it after `/hooks approve`.
+fn quote(command: &str) -> String {
+    if command.contains(char::is_whitespace) || command.contains(['"', '\'']) {
+        shell_words::quote(command).into_owned()
+    } else {
+        command.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn health_order_puts_worst_last() {
+        assert!(Health::ConfigError > Health::CannotRun);
+        assert!(Health::CannotRun > Health::Changed);
+        assert!(Health::Changed > Health::NeverFires);
+        assert!(Health::NeverFires > Health::NotApproved);
+        assert!(Health::NotApproved > Health::NoApprovalNeeded);
+    }
+
+    #[test]
+    fn script_arguments_are_recognised() {
+        assert!(looks_like_script("hooks/guard.py"));
+        assert!(looks_like_script("guard.py"));
+        assert!(!looks_like_script("--strict"));
+        assert!(!looks_like_script("LEVEL=3"));
+        assert!(!looks_like_script("pre_tool_call"));
+    }
+
+    #[test]
+    fn known_variables_expand_to_the_workspace() {
+        let ws = Workspace::new("/ws");
+        assert_eq!(
+            expand_known_vars("\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/x.sh", &ws),
+            "\"/ws\"/.claude/hooks/x.sh"
+        );
+    }
+
+    #[test]
+    fn missing_env_interpreter_is_named() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let script = dir.path().join("x");
+        std::fs::write(&script, "#!/usr/bin/env no-such-interpreter-xyz\n").expect("write");
+        let mut findings = Vec::new();
+        check_interpreter(&script, "x", &mut findings);
+        assert_eq!(findings[0].code, FindingCode::InterpreterMissing);
+        assert!(findings[0].message.contains("no-such-interpreter-xyz"));
+    }
+}

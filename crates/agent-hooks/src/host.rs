@@ -1,0 +1,270 @@
+//! Helpers for a Rust host that drives an agent loop: the tool-call sequence
+//! (`pre_tool_call` → the tool, or a hook's synthetic result → `transform_tool_result` →
+//! `post_tool_call` with the right `status`) and the turn's stop handling (`redo_count`,
+//! `stop_hook_active` and the redo cap of SPEC §8).
+//!
+//! ```no_run
+//! use agent_hooks::host::{AskPolicy, Turn, call_tool};
+//! use agent_hooks::{Engine, Workspace};
+//! use serde_json::json;
+//!
+//! # async fn demo() {
+//! let engine = Engine::open(Workspace::new("examples/workspace"));
+//! let call = call_tool(&engine, "s1", "bash", json!({"command": "ls"}), AskPolicy::Block, |input| async move {
+//!     // Run the real tool here with the (possibly rewritten) input.
+//!     Ok::<_, String>(json!(format!("ran {}", input["command"])))
+//! })
+//! .await;
+//! println!("the agent sees: {}", call.agent_text());
+//!
+//! let mut turn = Turn::new(&engine, "s1");
+//! loop {
+//!     let reply = "All done.";
+//!     match turn.stop(reply, &call.tool_names()).await {
+//!         agent_hooks::host::StopVerdict::Stop { .. } => break,
+//!         agent_hooks::host::StopVerdict::Redo { reason } => {
+//!             // Feed `reason` to the model as the next instruction and go round again.
+//!             let _ = reason;
+//!         }
+//!     }
+//! }
+//! # }
+//! ```
+
+use std::future::Future;
+
+use serde_json::{Map, Value, json};
+
+use crate::answer::Decision;
+use crate::engine::Engine;
+use crate::event::{Event, REDO_CAP};
+use crate::outcome::Outcome;
+
+/// What to do when a hook answers `ask` and the host cannot ask its user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AskPolicy {
+    /// Treat the ask as a block (SPEC §5: a host with no way to ask blocks).
+    Block,
+    /// The host asked its user and the user allowed the call.
+    Allow,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStatus {
+    Success,
+    Error,
+    Blocked,
+}
+
+impl ToolStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolStatus::Success => "success",
+            ToolStatus::Error => "error",
+            ToolStatus::Blocked => "blocked",
+        }
+    }
+}
+
+/// The result of [`call_tool`].
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    pub tool_name: String,
+    /// The input the tool ran with, after hooks' rewrites.
+    pub input: Value,
+    pub status: ToolStatus,
+    /// The result the agent should see (a hook's synthetic result when blocked).
+    pub result: Value,
+    /// Set when the call was blocked.
+    pub blocked_reason: Option<String>,
+    /// Notes hooks appended to the result.
+    pub notes: Vec<String>,
+    /// Notes for the user, never the model.
+    pub warnings: Vec<String>,
+    /// Every outcome, in order: pre_tool_call, transform_tool_result (if the tool ran),
+    /// post_tool_call.
+    pub outcomes: Vec<Outcome>,
+}
+
+impl ToolCall {
+    /// The text the agent reads: the result (a string as is, anything else as JSON) followed by
+    /// the hooks' notes.
+    pub fn agent_text(&self) -> String {
+        let mut text = match &self.result {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        for note in &self.notes {
+            text.push_str("\n\n");
+            text.push_str(note);
+        }
+        text
+    }
+
+    pub fn tool_names(&self) -> Vec<String> {
+        vec![self.tool_name.clone()]
+    }
+}
+
+fn base(session_id: &str) -> Map<String, Value> {
+    let mut p = Map::new();
+    p.insert("session_id".into(), json!(session_id));
+    p
+}
+
+/// Runs one tool call through the hooks. `run` is the host's tool; it gets the rewritten
+/// input and returns the tool's result or an error message. It is not called when a hook
+/// blocks.
+pub async fn call_tool<F, Fut>(
+    engine: &Engine,
+    session_id: &str,
+    tool_name: &str,
+    input: Value,
+    on_ask: AskPolicy,
+    run: F,
+) -> ToolCall
+where
+    F: FnOnce(Value) -> Fut,
+    Fut: Future<Output = Result<Value, String>>,
+{
+    let mut outcomes = Vec::new();
+    let mut warnings = Vec::new();
+
+    let mut pre = base(session_id);
+    pre.insert("tool_name".into(), json!(tool_name));
+    pre.insert("tool_input".into(), input.clone());
+    let before = engine.dispatch(Event::PreToolCall, pre).await;
+    let input = before.payload.get("tool_input").cloned().unwrap_or(input);
+    warnings.extend(before.warnings.iter().cloned());
+    let refused = match before.decision {
+        Decision::Block => true,
+        Decision::Ask => on_ask == AskPolicy::Block,
+        Decision::Continue => false,
+    };
+    let (status, mut result, error, blocked_reason) = if refused {
+        let reason = before.reason.clone().unwrap_or_default();
+        let shown = before
+            .result
+            .clone()
+            .unwrap_or_else(|| json!(format!("[blocked by a hook] {reason}")));
+        (ToolStatus::Blocked, shown, None, Some(reason))
+    } else {
+        match run(input.clone()).await {
+            Ok(result) => (ToolStatus::Success, result, None, None),
+            Err(message) => (ToolStatus::Error, json!(message), Some(message), None),
+        }
+    };
+    outcomes.push(before);
+
+    let mut notes = Vec::new();
+    if status != ToolStatus::Blocked {
+        let mut transform = base(session_id);
+        transform.insert("tool_name".into(), json!(tool_name));
+        transform.insert("tool_result".into(), result.clone());
+        let t = engine.dispatch(Event::TransformToolResult, transform).await;
+        notes.extend(t.notes.iter().cloned());
+        warnings.extend(t.warnings.iter().cloned());
+        outcomes.push(t);
+    }
+
+    let mut post = base(session_id);
+    post.insert("tool_name".into(), json!(tool_name));
+    post.insert("tool_input".into(), input.clone());
+    post.insert("tool_result".into(), result.clone());
+    post.insert("status".into(), json!(status.as_str()));
+    if let Some(error) = &error {
+        post.insert("error".into(), json!(error));
+    }
+    let after = engine.dispatch(Event::PostToolCall, post).await;
+    if let Some(replaced) = after.payload.get("tool_result") {
+        result = replaced.clone();
+    }
+    notes.extend(after.notes.iter().cloned());
+    warnings.extend(after.warnings.iter().cloned());
+    outcomes.push(after);
+
+    ToolCall {
+        tool_name: tool_name.to_owned(),
+        input,
+        status,
+        result,
+        blocked_reason,
+        notes,
+        warnings,
+        outcomes,
+    }
+}
+
+/// What the stop hooks decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StopVerdict {
+    /// The turn ends. `warnings` include the redo-cap notice when hooks were overruled.
+    Stop { warnings: Vec<String> },
+    /// A hook refused the stop: give `reason` to the model as its next instruction.
+    Redo { reason: String },
+}
+
+/// One turn of a session: counts the redos hooks force so `redo_count`, `stop_hook_active` and
+/// the redo cap are right without the host keeping score.
+#[derive(Debug)]
+pub struct Turn<'e> {
+    engine: &'e Engine,
+    session_id: String,
+    redo_count: u64,
+}
+
+impl<'e> Turn<'e> {
+    pub fn new(engine: &'e Engine, session_id: impl Into<String>) -> Turn<'e> {
+        Turn {
+            engine,
+            session_id: session_id.into(),
+            redo_count: 0,
+        }
+    }
+
+    /// How many redos hooks have forced in this turn.
+    pub fn redo_count(&self) -> u64 {
+        self.redo_count
+    }
+
+    /// Fires `on_stop` for the turn's final `response`.
+    pub async fn stop(&mut self, response: &str, tool_names: &[String]) -> StopVerdict {
+        let mut p = base(&self.session_id);
+        p.insert("response".into(), json!(response));
+        p.insert("tool_names".into(), json!(tool_names));
+        self.decide(Event::OnStop, p).await
+    }
+
+    /// Fires `on_completion_claim` when the agent says `goal` is done.
+    pub async fn completion_claim(
+        &mut self,
+        goal: &str,
+        summary: &str,
+        response: &str,
+        tool_names: &[String],
+    ) -> StopVerdict {
+        let mut p = base(&self.session_id);
+        p.insert("goal".into(), json!(goal));
+        p.insert("summary".into(), json!(summary));
+        p.insert("response".into(), json!(response));
+        p.insert("tool_names".into(), json!(tool_names));
+        self.decide(Event::OnCompletionClaim, p).await
+    }
+
+    async fn decide(&mut self, event: Event, mut payload: Map<String, Value>) -> StopVerdict {
+        payload.insert("redo_count".into(), json!(self.redo_count));
+        payload.insert("stop_hook_active".into(), json!(self.redo_count > 0));
+        let outcome = self.engine.dispatch(event, payload).await;
+        if outcome.is_blocked() && self.redo_count < REDO_CAP {
+            self.redo_count += 1;
+            StopVerdict::Redo {
+                reason: outcome.reason.unwrap_or_default(),
+            }
+        } else {
+            StopVerdict::Stop {
+                warnings: outcome.warnings,
+            }
+        }
+    }
+}

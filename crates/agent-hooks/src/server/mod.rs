@@ -1,0 +1,458 @@
+//! The sidecar (SPEC §13): a loopback-only HTTP server that keeps a workspace loaded, reloads
+//! it when its files change, and answers dispatches, the self-approve API and `/hooks` commands
+//! for hosts written in any language.
+//!
+//! It refuses to bind anything but a loopback address, refuses peers that are not loopback and
+//! requests whose `Host` is not a loopback name (a web page cannot reach it through DNS
+//! rebinding), caps bodies at 4 MiB, and answers every error as `{"ok": false, "error": ...}`.
+
+mod stats;
+mod watch;
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Map, Value, json};
+
+pub use stats::{HookStatsReport, Stats};
+pub use watch::{DEBOUNCE, Watcher, watch};
+
+use crate::engine::{Engine, EngineError};
+use crate::event::Event;
+
+/// Largest request body accepted.
+pub const MAX_BODY: usize = 4 * 1024 * 1024;
+/// How long shutdown waits for in-flight dispatches before it stops anyway.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(
+        "refusing to listen on {0}: the sidecar binds loopback addresses only (127.0.0.1, ::1)"
+    )]
+    NotLoopback(SocketAddr),
+    #[error("failed to listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Watch(String),
+    #[error("the server stopped with an error: {0}")]
+    Serve(std::io::Error),
+}
+
+/// Shared state of the routes.
+#[derive(Debug)]
+pub struct AppState {
+    pub engine: Arc<Engine>,
+    pub stats: Stats,
+    started: std::time::Instant,
+}
+
+/// The router of the sidecar, without the listener (tests and embedders mount it themselves).
+pub fn router(engine: Arc<Engine>) -> Router {
+    let state = Arc::new(AppState {
+        engine,
+        stats: Stats::default(),
+        started: std::time::Instant::now(),
+    });
+    Router::new()
+        .route("/v1/events/{event}", post(dispatch))
+        .route("/internal/runtime/hooks/approve", post(approve))
+        .route("/internal/runtime/hooks/revoke", post(revoke))
+        .route("/v1/hooks/command", post(command))
+        .route("/v1/reload", post(reload))
+        .route("/v1/health", get(health))
+        .route("/v1/stats", get(stats))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn(loopback_only))
+        .with_state(state)
+}
+
+/// Runs the sidecar on `addr` until SIGTERM or SIGINT: fires `pre_startup`/`post_startup`,
+/// watches the workspace, serves, then fires `pre_shutdown`/`post_shutdown` after in-flight
+/// dispatches finish (at most [`SHUTDOWN_GRACE`]). `ready` is told the bound address.
+pub async fn serve(
+    engine: Arc<Engine>,
+    addr: SocketAddr,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), ServeError> {
+    if !addr.ip().is_loopback() {
+        return Err(ServeError::NotLoopback(addr));
+    }
+    engine.lifecycle(Event::PreStartup, "starting").await;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind { addr, source })?;
+    let local = listener
+        .local_addr()
+        .map_err(|source| ServeError::Bind { addr, source })?;
+    let _watcher = watch(engine.clone()).map_err(ServeError::Watch)?;
+    engine.lifecycle(Event::PostStartup, "started").await;
+    ready(local);
+
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let app = router(engine.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    let mut stopping = stop_rx.clone();
+    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+        let _ = stopping.wait_for(|s| *s).await;
+    });
+    let server = tokio::spawn(async move { server.await });
+    shutdown_signal().await;
+    engine.lifecycle(Event::PreShutdown, "stopping").await;
+    let _ = stop_tx.send(true);
+    let result = match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
+        Ok(Ok(Ok(()))) => Ok(()),
+        Ok(Ok(Err(e))) => Err(ServeError::Serve(e)),
+        Ok(Err(join)) => Err(ServeError::Serve(std::io::Error::other(join))),
+        Err(_) => {
+            tracing::warn!(
+                "in-flight dispatches did not finish within the shutdown grace; stopping"
+            );
+            Ok(())
+        }
+    };
+    engine.lifecycle(Event::PostShutdown, "stopped").await;
+    drop(stop_rx);
+    result
+}
+
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let term = signal(SignalKind::terminate());
+    let int = signal(SignalKind::interrupt());
+    match (term, int) {
+        (Ok(mut term), Ok(mut int)) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        }
+        _ => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+/// An error answer: `{"ok": false, "error": ...}` with its status code.
+#[derive(Debug)]
+struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (
+            self.status,
+            axum::Json(json!({"ok": false, "error": self.message})),
+        )
+            .into_response()
+    }
+}
+
+impl From<BytesRejection> for ApiError {
+    fn from(rejection: BytesRejection) -> ApiError {
+        let status = rejection.status();
+        let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+            format!("request body is larger than {MAX_BODY} bytes")
+        } else {
+            rejection.body_text()
+        };
+        ApiError::new(status, message)
+    }
+}
+
+impl From<tokio::task::JoinError> for ApiError {
+    fn from(e: tokio::task::JoinError) -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+    }
+}
+
+type ApiResult = Result<Response, ApiError>;
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    ApiError::new(status, message).into_response()
+}
+
+/// Whether a `Host` header names this machine: `localhost`, a 127/8 address or `[::1]`, with
+/// an optional port.
+fn loopback_host(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, port)| {
+            if port.chars().all(|c| c.is_ascii_digit()) {
+                h
+            } else {
+                host
+            }
+        })
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+async fn loopback_only(request: Request, next: Next) -> Response {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0);
+    if let Some(peer) = peer
+        && !peer.ip().is_loopback()
+    {
+        return error(
+            StatusCode::FORBIDDEN,
+            format!(
+                "requests from {} are refused: loopback peers only",
+                peer.ip()
+            ),
+        );
+    }
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if !loopback_host(host) {
+        return error(
+            StatusCode::FORBIDDEN,
+            format!("Host \"{host}\" is refused: the sidecar answers only to loopback names"),
+        );
+    }
+    next.run(request).await
+}
+
+/// The request body as one JSON object (an empty body is an empty object).
+fn parse_object(body: Result<Bytes, BytesRejection>) -> Result<Map<String, Value>, ApiError> {
+    let body = body?;
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "the body must be one JSON object",
+        )),
+        Err(e) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("the body is not valid JSON: {e}"),
+        )),
+    }
+}
+
+async fn dispatch(
+    State(state): State<Arc<AppState>>,
+    Path(event): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let event: Event = event.parse().map_err(|e: crate::event::UnknownEvent| {
+        ApiError::new(StatusCode::NOT_FOUND, e.to_string())
+    })?;
+    let payload = parse_object(body)?;
+    let outcome = state.engine.dispatch(event, payload).await;
+    state.stats.record(&outcome);
+    Ok(axum::Json(outcome).into_response())
+}
+
+fn command_field(map: &Map<String, Value>) -> Result<String, ApiError> {
+    match map.get("command") {
+        Some(Value::String(c)) if !c.trim().is_empty() => Ok(c.clone()),
+        _ => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "expected {\"command\": \"<the command exactly as declared>\"}",
+        )),
+    }
+}
+
+fn self_approve_allowed(state: &AppState, verb: &str) -> Result<(), ApiError> {
+    if state.engine.snapshot().config.agent.self_approve {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "self-approve is turned off (config/agent.yaml: shell_hooks.self_approve: false); use /hooks {verb}"
+            ),
+        ))
+    }
+}
+
+fn engine_error(e: EngineError) -> ApiError {
+    match e {
+        EngineError::NotDeclared { command } => ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!(
+                "\"{command}\" is not declared in config/shell_hooks.yaml (or another hook source); declare it first, then approve"
+            ),
+        ),
+        other => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, other.to_string()),
+    }
+}
+
+async fn approve(
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    self_approve_allowed(&state, "approve")?;
+    let map = parse_object(body)?;
+    let command = command_field(&map)?;
+    let enable_master = map
+        .get("enable_master")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let engine = state.engine.clone();
+    let events = tokio::task::spawn_blocking(move || {
+        let events = engine.approve(None, &command)?;
+        if enable_master {
+            engine.set_master(true)?;
+        }
+        Ok::<_, EngineError>(events)
+    })
+    .await?
+    .map_err(engine_error)?;
+    let snapshot = state.engine.snapshot();
+    // Hooks that will run now: declared, needing approval, approved for one of their events.
+    let mounted = snapshot
+        .config
+        .hooks
+        .iter()
+        .filter(|h| {
+            h.approval_key.as_deref().is_some_and(|key| {
+                h.events
+                    .iter()
+                    .any(|e| snapshot.approvals.find(*e, key).is_some())
+            })
+        })
+        .count();
+    Ok(axum::Json(json!({
+        "ok": true,
+        "events": events.iter().map(|e| e.name()).collect::<Vec<_>>(),
+        "mounted": mounted,
+        "master_enabled": snapshot.config.master_enabled,
+    }))
+    .into_response())
+}
+
+async fn revoke(
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    self_approve_allowed(&state, "revoke")?;
+    let command = command_field(&parse_object(body)?)?;
+    let engine = state.engine.clone();
+    let removed = tokio::task::spawn_blocking(move || engine.revoke(&command))
+        .await?
+        .map_err(engine_error)?;
+    Ok(axum::Json(json!({"ok": true, "removed": removed})).into_response())
+}
+
+async fn command(
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let map = parse_object(body)?;
+    let Some(line) = map.get("line").and_then(Value::as_str) else {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "expected {\"line\": \"/hooks list\"}",
+        ));
+    };
+    let out = crate::commands::run_line(&state.engine, line).await;
+    Ok(
+        axum::Json(json!({"ok": out.status == 0, "status": out.status, "text": out.text}))
+            .into_response(),
+    )
+}
+
+async fn reload(State(state): State<Arc<AppState>>) -> ApiResult {
+    let engine = state.engine.clone();
+    tokio::task::spawn_blocking(move || engine.reload()).await?;
+    let snapshot = state.engine.snapshot();
+    let errors: Vec<String> = snapshot.config.errors().map(ToString::to_string).collect();
+    Ok(
+        axum::Json(json!({"ok": true, "hooks": snapshot.config.hooks.len(), "errors": errors}))
+            .into_response(),
+    )
+}
+
+async fn health(State(state): State<Arc<AppState>>) -> Response {
+    let snapshot = state.engine.snapshot();
+    axum::Json(json!({
+        "ok": true,
+        "workspace": state.engine.workspace().root().to_string_lossy(),
+        "hooks": snapshot.config.hooks.len(),
+        "master_enabled": snapshot.config.master_enabled,
+        "config_errors": snapshot.config.errors().count(),
+        "uptime_s": state.started.elapsed().as_secs(),
+    }))
+    .into_response()
+}
+
+async fn stats(State(state): State<Arc<AppState>>) -> Response {
+    axum::Json(json!({
+        "ok": true,
+        "dispatches": state.stats.dispatches(),
+        "hooks": state.stats.report(),
+    }))
+    .into_response()
+}
+
+async fn not_found(request: Request) -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        format!("no route for {} {}", request.method(), request.uri().path()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts() {
+        for ok in [
+            "localhost",
+            "localhost:8080",
+            "127.0.0.1:1",
+            "127.5.5.5",
+            "[::1]:80",
+            "[::1]",
+            "LOCALHOST",
+        ] {
+            assert!(loopback_host(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "example.com",
+            "evil.localhost.example.com",
+            "10.0.0.1:80",
+            "[::2]",
+            "attacker.com:127",
+        ] {
+            assert!(!loopback_host(bad), "{bad}");
+        }
+    }
+}

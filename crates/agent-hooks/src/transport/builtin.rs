@@ -1,0 +1,256 @@
+//! The built-in transport: a ready-made guard (`agent-hooks-guards`) evaluated in this process,
+//! with no process spawned. Its answer is the same decision-protocol object a command hook
+//! prints, handed back as a [`Reply`] so the shell dialect stays the one interpreter.
+//!
+//! Per-session state lives in memory, in a store shared by every dispatch of the workspace and
+//! kept across reloads (keyed by the hook's state directory), so an approval or an edit of
+//! `config/shell_hooks.yaml` does not make a guard forget the edits it was tracking.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime};
+
+use agent_hooks_guards::{Guard, GuardContext, MemoryState, StateStore};
+use serde_json::{Map, Value};
+
+use super::{Exit, Failure, Reply};
+use crate::event::Event;
+
+/// The prefix of a built-in hook's approval key: `builtin:security_guard`.
+pub const APPROVAL_PREFIX: &str = "builtin:";
+
+/// How long the credit-balance lookup of `runtime_footer` may take (issue 8).
+const BALANCE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A `type: builtin` hook: which guard, its rules file, and the compiled guard with its context.
+#[derive(Clone)]
+pub struct BuiltinSpec {
+    /// The guard's name (`security_guard`).
+    pub guard: &'static str,
+    /// The rules file, absolute; `None` runs the defaults.
+    pub rules: Option<PathBuf>,
+    compiled: Arc<Guard>,
+    ctx: Arc<Mutex<GuardContext>>,
+}
+
+impl std::fmt::Debug for BuiltinSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuiltinSpec")
+            .field("guard", &self.guard)
+            .field("rules", &self.rules)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a built-in hook could not be set up as written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuiltinError {
+    /// No guard by that name: the entry is unusable.
+    #[error("no ready-made hook named \"{name}\" (known: {known})")]
+    Unknown { name: String, known: String },
+    /// The rules file is missing, unreadable or invalid: the guard runs on its defaults.
+    #[error("rules {path}: {message}; the hook runs with its default rules until this is fixed")]
+    Rules { path: String, message: String },
+}
+
+impl BuiltinSpec {
+    /// Compiles guard `name` with the rules at `rules` (absolute). A rules problem still yields
+    /// a spec — on the defaults — together with the error to report (fail-open, issue 8).
+    /// `state_key` names the in-memory state store (the hook's `STATE_DIR`), so every hook of
+    /// a workspace keeps its own sessions across reloads.
+    pub fn load(
+        workspace: &Path,
+        name: &str,
+        rules: Option<PathBuf>,
+        state_key: &Path,
+    ) -> Result<(BuiltinSpec, Option<BuiltinError>), BuiltinError> {
+        let Some(info) = agent_hooks_guards::guard_info(name) else {
+            return Err(BuiltinError::Unknown {
+                name: name.to_owned(),
+                known: crate::guards::names().join(", "),
+            });
+        };
+        let (compiled, problem) = compile(info.name, rules.as_deref())?;
+        let ctx = GuardContext {
+            state: Box::new(SharedState(shared_state(state_key))),
+            ..GuardContext::in_memory(workspace)
+        }
+        .with_balance(balance_lookup);
+        let spec = BuiltinSpec {
+            guard: info.name,
+            rules,
+            compiled: Arc::new(compiled),
+            ctx: Arc::new(Mutex::new(ctx)),
+        };
+        Ok((spec, problem))
+    }
+
+    /// A spec around an already compiled guard and its context (the `guard` command gives
+    /// state in `STATE_DIR` rather than memory).
+    pub fn with_context(guard: Guard, rules: Option<PathBuf>, ctx: GuardContext) -> BuiltinSpec {
+        BuiltinSpec {
+            guard: guard.name(),
+            rules,
+            compiled: Arc::new(guard),
+            ctx: Arc::new(Mutex::new(ctx)),
+        }
+    }
+
+    /// The approval key: `builtin:<name>`.
+    pub fn approval_key(&self) -> String {
+        format!("{APPROVAL_PREFIX}{}", self.guard)
+    }
+
+    /// Files an approval pins: the rules file, which decides what the guard does.
+    pub fn files(&self) -> Vec<PathBuf> {
+        self.rules.iter().filter(|p| p.is_file()).cloned().collect()
+    }
+
+    /// Evaluates the guard on `payload` for `event` and returns its answer as a reply.
+    pub async fn run(&self, event: Event, payload: &Map<String, Value>) -> Result<Reply, Failure> {
+        let started = Instant::now();
+        let payload = Value::Object(payload.clone());
+        let answer = if self.may_wait(event) {
+            // The credit lookup is a blocking HTTP GET: keep it off the async threads.
+            let spec = self.clone();
+            tokio::task::spawn_blocking(move || spec.evaluate(event, &payload))
+                .await
+                .map_err(|e| Failure::Exec(format!("built-in guard {}: {e}", self.guard)))?
+        } else {
+            self.evaluate(event, &payload)
+        };
+        Ok(answer_reply(&answer, started))
+    }
+
+    /// The guard's answer, synchronously: what `run` does without the reply.
+    pub fn evaluate(&self, event: Event, payload: &Value) -> Value {
+        let mut ctx = self.ctx.lock().unwrap_or_else(|p| p.into_inner());
+        self.compiled.evaluate(event.name(), payload, &mut ctx)
+    }
+
+    /// Whether evaluating may wait on the network (only `runtime_footer`'s credit lookup).
+    fn may_wait(&self, event: Event) -> bool {
+        self.guard == "runtime_footer" && event == Event::OnResponseEnd
+    }
+}
+
+/// Compiles a guard, falling back to its defaults when the rules cannot be used (the problem
+/// is returned beside the guard). Fails only for an unknown name.
+pub fn compile(
+    name: &str,
+    rules: Option<&Path>,
+) -> Result<(Guard, Option<BuiltinError>), BuiltinError> {
+    let problem = |message: String| BuiltinError::Rules {
+        path: rules.map(|p| p.display().to_string()).unwrap_or_default(),
+        message,
+    };
+    let text = match rules.map(std::fs::read_to_string) {
+        None => None,
+        Some(Ok(text)) => Some(text),
+        Some(Err(e)) => return defaults(name, Some(problem(format!("cannot read: {e}")))),
+    };
+    match Guard::new(name, text.as_deref()) {
+        Ok(guard) => Ok((guard, None)),
+        Err(e) => defaults(name, Some(problem(e.to_string()))),
+    }
+}
+
+fn defaults(
+    name: &str,
+    problem: Option<BuiltinError>,
+) -> Result<(Guard, Option<BuiltinError>), BuiltinError> {
+    Guard::with_defaults(name)
+        .map(|guard| (guard, problem))
+        .map_err(|_| BuiltinError::Unknown {
+            name: name.to_owned(),
+            known: crate::guards::names().join(", "),
+        })
+}
+
+/// A guard answer as the reply of a command that printed it and exited 0 (`{}` prints nothing).
+pub fn answer_reply(answer: &Value, started: Instant) -> Reply {
+    let stdout = match answer {
+        Value::Object(map) if map.is_empty() => Vec::new(),
+        other => serde_json::to_vec(other).unwrap_or_default(),
+    };
+    Reply {
+        stdout,
+        stdout_overflow: false,
+        stderr: Vec::new(),
+        exit: Exit::Code(0),
+        left_behind: None,
+        elapsed: started.elapsed(),
+    }
+}
+
+/// The in-memory store of one hook, shared by every engine of this process that loads it.
+fn shared_state(key: &Path) -> Arc<Mutex<MemoryState>> {
+    static STORES: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<MemoryState>>>>> = OnceLock::new();
+    let mut stores = STORES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    Arc::clone(stores.entry(key.to_path_buf()).or_default())
+}
+
+#[derive(Debug)]
+struct SharedState(Arc<Mutex<MemoryState>>);
+
+impl StateStore for SharedState {
+    fn load(&mut self, guard: &str, session: &str, now: SystemTime) -> Option<Value> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .load(guard, session, now)
+    }
+
+    fn save(
+        &mut self,
+        guard: &str,
+        session: &str,
+        value: &Value,
+        ttl: Duration,
+        now: SystemTime,
+    ) -> std::io::Result<()> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .save(guard, session, value, ttl, now)
+    }
+}
+
+/// `runtime_footer`'s credit balance: a GET of `url` through the HTTP hooks' client (the same
+/// SSRF guard), 2 s at most, the body's text; `None` on any failure. Blocking: called from a
+/// blocking thread in-process, or from the `guard` command outside any runtime.
+pub fn balance_lookup(url: &str) -> Option<String> {
+    let fetch = async {
+        let client = super::http::HttpClient::shared().ok()?;
+        let url = client.guard().check_url(url).ok()?;
+        let response = client
+            .reqwest()
+            .get(url)
+            .timeout(BALANCE_TIMEOUT)
+            .send()
+            .await
+            .ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let text = response.text().await.ok()?;
+        let text = text.trim();
+        (!text.is_empty() && text.len() <= 64).then(|| text.to_owned())
+    };
+    let bounded = async { tokio::time::timeout(BALANCE_TIMEOUT, fetch).await.ok()? };
+    match tokio::runtime::Handle::try_current() {
+        // In-process this runs on a blocking thread, which may wait on the engine's runtime.
+        Ok(handle) => handle.block_on(bounded),
+        Err(_) => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            rt.block_on(bounded)
+        }
+    }
+}
