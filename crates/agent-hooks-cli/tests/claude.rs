@@ -143,6 +143,15 @@ fn claude_hook(ws: &Ws, input: Value) -> Ran {
     run(ws.command(&["claude-hook"]), input.to_string().as_bytes())
 }
 
+/// `agent-hooks list` with its line wrapping undone, for substring checks.
+fn list_text(ws: &Ws) -> String {
+    let out = ws.run(&["list"]);
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Lines of a marker file written by `count_runs.sh` (0 when it does not exist).
 fn runs(ws: &Ws, rel: &str) -> usize {
     if !ws.exists(rel) {
@@ -658,8 +667,7 @@ fn unmapped_events_and_other_hook_types_are_warned_about_and_never_run() {
             "BeforeEverything": [group("*", command)],
         }),
     );
-    let out = ws.run(&["list"]);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = list_text(&ws);
     assert!(
         text.contains("PreCompact hooks never fire in this host"),
         "{text}"
@@ -1096,7 +1104,7 @@ fn bridged_workspace_does_not_run_its_claude_hooks_twice() {
     let fired = ws.fire("pre_tool_call", bash("ls"));
     assert_eq!(runs(&ws, "claude-runs.txt"), 1);
     assert_eq!(fired.outcome["hooks"].as_array().expect("hooks").len(), 1);
-    let list = String::from_utf8_lossy(&ws.run(&["list"]).stdout).into_owned();
+    let list = list_text(&ws);
     assert!(list.contains("the agent-hooks bridge"), "{list}");
 }
 
