@@ -270,7 +270,11 @@ impl Runtime<'_> {
         let input = || hook.dialect.input(view);
         match &hook.transport {
             TransportSpec::Command(spec) => {
-                if let Err(e) = std::fs::create_dir_all(&hook.state_dir) {
+                // State directories under `state/` are made on demand; a skill's STATE_DIR is its
+                // own directory, which must never be conjured back if it was removed.
+                if hook.state_dir.starts_with(self.ws.state_dir())
+                    && let Err(e) = std::fs::create_dir_all(&hook.state_dir)
+                {
                     tracing::warn!(dir = %hook.state_dir.display(), %e, "cannot create STATE_DIR");
                 }
                 let env = hook_env(self.ws, hook, view.event);
