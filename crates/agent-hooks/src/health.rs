@@ -25,7 +25,7 @@ use crate::trust::{Approvals, DriftChecker, Verdict};
 use crate::workspace::Workspace;
 
 /// Lifts the SSRF guard's address rule for HTTP hooks served on this machine (SPEC §5a).
-pub const HTTP_ALLOW_LOCAL_ENV: &str = "AGENT_HOOKS_HTTP_ALLOW_LOCAL";
+pub use crate::transport::ALLOW_LOCAL_ENV as HTTP_ALLOW_LOCAL_ENV;
 
 /// The one word `list` shows for a hook, from best to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -331,7 +331,7 @@ pub fn assess(ws: &Workspace, snapshot: &Snapshot, drift: &DriftChecker) -> Repo
     Report {
         workspace: ws.root().to_path_buf(),
         master_enabled: snapshot.config.master_enabled,
-        http_allow_local: std::env::var(HTTP_ALLOW_LOCAL_ENV).is_ok_and(|v| v == "1"),
+        http_allow_local: crate::transport::allow_local_enabled(),
         host_events,
         files: file_reports(ws, snapshot),
         hooks,

@@ -441,10 +441,7 @@ mod tests {
         ] {
             let refusal = strict().check_url(url).expect_err(url);
             let text = refusal.to_string();
-            assert!(
-                text.starts_with(&format!("{}", url_host(url))),
-                "{url}: {text}"
-            );
+            assert!(text.starts_with(&url_host(url)), "{url}: {text}");
             assert!(text.contains(rule), "{url}: {text}");
         }
     }
