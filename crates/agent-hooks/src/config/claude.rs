@@ -109,6 +109,14 @@ fn load_file(
             return load;
         }
     };
+    if !doc.is_object() {
+        load.state = FileState::Broken;
+        load.errors.push(note(format!(
+            "the settings must be one JSON object, found {}",
+            json_kind(&doc)
+        )));
+        return load;
+    }
     load.state = FileState::Loaded;
     let hooks = match doc.get("hooks") {
         None | Some(Value::Null) => return load,
@@ -141,7 +149,18 @@ fn load_file(
             continue;
         };
         for (g, group) in groups.iter().enumerate() {
-            let pattern = group.get("matcher").and_then(Value::as_str).unwrap_or("");
+            let pattern = match group.get("matcher") {
+                None | Some(Value::Null) => "",
+                Some(Value::String(p)) => p.as_str(),
+                // Read as "match everything", a mistyped matcher would widen the hook.
+                Some(other) => {
+                    load.errors.push(note(format!(
+                        "hooks.{event_name}[{g}].matcher must be a string, found {}; the group is skipped",
+                        json_kind(other)
+                    )));
+                    continue;
+                }
+            };
             let matcher =
                 match compile_matcher(pattern) {
                     Ok(None) => None,
@@ -277,6 +296,31 @@ mod tests {
         std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
         std::fs::write(dir.path().join(".claude/settings.json"), settings).unwrap();
         load(&Workspace::new(dir.path()), &AgentSettings::default())
+    }
+
+    #[test]
+    fn a_matcher_that_is_not_a_string_skips_its_group_with_an_error() {
+        let files = loaded(
+            r#"{"hooks": {"PreToolUse": [
+                {"matcher": {"tool": "Bash"}, "hooks": [{"type": "command", "command": "a"}]},
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "b"}]}
+            ]}}"#,
+        );
+        let names: Vec<&str> = files[0].hooks.iter().map(|h| h.name.as_str()).collect();
+        assert_eq!(names, vec!["b"]);
+        assert_eq!(files[0].errors.len(), 1);
+        assert!(files[0].errors[0].message.contains("must be a string"));
+    }
+
+    #[test]
+    fn settings_that_are_not_an_object_are_a_broken_file() {
+        let files = loaded("[1, 2]");
+        assert_eq!(files[0].state, FileState::Broken);
+        assert!(
+            files[0].errors[0].message.contains("found a list"),
+            "{:?}",
+            files[0].errors
+        );
     }
 
     #[test]
