@@ -17,6 +17,9 @@ use serde_json::{Map, Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_agent-hooks");
 
+/// The instant the in-crate replay's clock starts at (1 700 000 000 s), as guards print it.
+const FIXED_INSTANT: &str = "2023-11-14T22:13:20";
+
 fn cases(guard: &str) -> Vec<Value> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../agent-hooks-guards/tests/cases")
@@ -36,6 +39,9 @@ fn cannot_replay(case: &Value) -> Option<&'static str> {
     }
     if case.get("balance").is_some() {
         return Some("injects a credit balance; the binary fetches it over HTTP");
+    }
+    if case.to_string().contains(FIXED_INSTANT) {
+        return Some("expects the in-crate replay's fixed clock in its output");
     }
     None
 }
@@ -255,14 +261,73 @@ fn seen_outcome(outcome: &Value, sent: &Value) -> Seen {
     }
 }
 
-/// In-process: a workspace declaring the guard as `type: builtin` for all its events, approved,
-/// each step dispatched by `agent-hooks fire`.
+/// In-process: a workspace declaring the guard as `type: builtin` for all its events, approved.
+/// Every step goes through one [`agent_hooks::Engine`] (its in-memory state spans the steps);
+/// a one-step case is also dispatched by `agent-hooks fire`, the engine of a fresh process.
 fn replay_in_process(guard: &str, case: &Value) -> Result<(), String> {
+    let dir = builtin_workspace(guard, case);
+    let root = dir.root.as_path();
+    let engine = agent_hooks::Engine::open(agent_hooks::Workspace::new(root));
+    engine
+        .approve(None, &format!("builtin:{guard}"))
+        .map_err(|e| format!("approve: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let steps = steps(case);
+    let mut last = None;
+    for (event, payload) in &steps {
+        let event: agent_hooks::Event = event.parse().map_err(|e| format!("{e}"))?;
+        let map = payload.as_object().cloned().unwrap_or_default();
+        let outcome = runtime.block_on(engine.dispatch(event, map));
+        let outcome = serde_json::to_value(&outcome).map_err(|e| e.to_string())?;
+        ran_cleanly(&outcome)?;
+        last = Some((outcome, payload.clone()));
+    }
+    let (outcome, sent) = last.ok_or("a case without steps")?;
+    check(case, &seen_outcome(&outcome, &sent), root)
+        .map_err(|why| format!("{why}; outcome: {outcome}"))?;
+
+    if let [(event, payload)] = steps.as_slice() {
+        let dir = builtin_workspace(guard, case);
+        let root = dir.root.as_path();
+        let ws = root.to_string_lossy().into_owned();
+        let approved = run(
+            &["--workspace", &ws, "approve", &format!("builtin:{guard}")],
+            b"",
+            &[],
+        );
+        if !approved.status.success() {
+            return Err(format!(
+                "approve: {}",
+                String::from_utf8_lossy(&approved.stdout)
+            ));
+        }
+        let out = run(
+            &["--workspace", &ws, "fire", event],
+            payload.to_string().as_bytes(),
+            &[],
+        );
+        let fired: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+            format!(
+                "fire {event} printed no outcome ({e}): {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })?;
+        ran_cleanly(&fired)?;
+        check(case, &seen_outcome(&fired, payload), root)
+            .map_err(|why| format!("via fire: {why}; outcome: {fired}"))?;
+    }
+    Ok(())
+}
+
+/// A case's workspace declaring the guard as `type: builtin` for each of its events.
+fn builtin_workspace(guard: &str, case: &Value) -> CaseDir {
     let dir = CaseDir::new(case);
     let root = dir.root.as_path();
-    let info_events = guard_events(guard);
     let mut yaml = String::from("hooks:\n");
-    for event in &info_events {
+    for event in guard_events(guard) {
         yaml.push_str(&format!(
             "  - event: {event}\n    type: builtin\n    name: {guard}\n"
         ));
@@ -275,41 +340,20 @@ fn replay_in_process(guard: &str, case: &Value) -> Result<(), String> {
         &root.join("config/agent.yaml"),
         "shell_hooks:\n  enabled: true\n",
     );
-    let ws = root.to_string_lossy().into_owned();
-    let key = format!("builtin:{guard}");
-    let approved = run(&["--workspace", &ws, "approve", &key], b"", &[]);
-    if !approved.status.success() {
-        return Err(format!(
-            "approve failed: {}",
-            String::from_utf8_lossy(&approved.stdout)
-        ));
-    }
-    let mut last = None;
-    for (event, payload) in steps(case) {
-        let out = run(
-            &["--workspace", &ws, "fire", &event],
-            payload.to_string().as_bytes(),
-            &[],
-        );
-        let outcome: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
-            format!(
-                "fire {event} printed no outcome ({e}): {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        })?;
-        for hook in outcome["hooks"].as_array().into_iter().flatten() {
-            if matches!(
-                hook["status"].as_str(),
-                Some("error" | "invalid_output" | "skipped")
-            ) {
-                return Err(format!("the builtin hook did not run cleanly: {hook}"));
-            }
+    dir
+}
+
+/// The builtin hook ran (or was not declared for the event) and did not fail.
+fn ran_cleanly(outcome: &Value) -> Result<(), String> {
+    for hook in outcome["hooks"].as_array().into_iter().flatten() {
+        if matches!(
+            hook["status"].as_str(),
+            Some("error" | "invalid_output" | "skipped" | "timeout")
+        ) {
+            return Err(format!("the builtin hook did not run cleanly: {hook}"));
         }
-        last = Some((outcome, payload));
     }
-    let (outcome, sent) = last.ok_or("a case without steps")?;
-    check(case, &seen_outcome(&outcome, &sent), root)
-        .map_err(|why| format!("{why}; outcome: {outcome}"))
+    Ok(())
 }
 
 /// The events `install` declares the guard for: the table the binary itself uses.
@@ -661,10 +705,10 @@ fn a_broken_rules_file_is_reported_and_the_guard_falls_back_to_its_defaults() {
         .status
         .success()
     );
-    let list = run(&["--workspace", &ws, "list"], b"", &[]);
+    let list = run(&["--workspace", &ws, "list", "--json"], b"", &[]);
     let text = String::from_utf8_lossy(&list.stdout);
     assert!(
-        text.contains("config/shell_hooks.yaml:5:") && text.contains("default rules"),
+        text.contains("hooks/sg.yaml") && text.contains("default rules"),
         "{text}"
     );
     let fired = run(

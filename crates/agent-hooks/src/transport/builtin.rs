@@ -34,6 +34,10 @@ pub struct BuiltinSpec {
     ctx: Arc<Mutex<GuardContext>>,
 }
 
+/// Compiled guards by (name, rules text): a guard declared for five events, or reloaded with
+/// unchanged rules, compiles its patterns once.
+type CompiledCache = HashMap<(&'static str, Option<String>), Arc<Guard>>;
+
 impl std::fmt::Debug for BuiltinSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BuiltinSpec")
@@ -71,7 +75,7 @@ impl BuiltinSpec {
                 known: crate::guards::names().join(", "),
             });
         };
-        let (compiled, problem) = compile(info.name, rules.as_deref())?;
+        let (compiled, problem) = compile_shared(info.name, rules.as_deref())?;
         let ctx = GuardContext {
             state: Box::new(SharedState(shared_state(state_key))),
             ..GuardContext::in_memory(workspace)
@@ -80,7 +84,7 @@ impl BuiltinSpec {
         let spec = BuiltinSpec {
             guard: info.name,
             rules,
-            compiled: Arc::new(compiled),
+            compiled,
             ctx: Arc::new(Mutex::new(ctx)),
         };
         Ok((spec, problem))
@@ -133,6 +137,31 @@ impl BuiltinSpec {
     fn may_wait(&self, event: Event) -> bool {
         self.guard == "runtime_footer" && event == Event::OnResponseEnd
     }
+}
+
+/// [`compile`], shared: the same name and rules text give the same compiled guard.
+fn compile_shared(
+    name: &'static str,
+    rules: Option<&Path>,
+) -> Result<(Arc<Guard>, Option<BuiltinError>), BuiltinError> {
+    static CACHE: OnceLock<Mutex<CompiledCache>> = OnceLock::new();
+    let text = rules.and_then(|p| std::fs::read_to_string(p).ok());
+    let key = (name, text);
+    let cache = CACHE.get_or_init(Mutex::default);
+    if let Some(guard) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok((Arc::clone(guard), None));
+    }
+    let (guard, problem) = compile(name, rules)?;
+    let guard = Arc::new(guard);
+    if problem.is_none() {
+        let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+        // Edited rules leave old entries behind; a bound keeps a long-lived host small.
+        if cache.len() >= 64 {
+            cache.clear();
+        }
+        cache.insert(key, Arc::clone(&guard));
+    }
+    Ok((guard, problem))
 }
 
 /// Compiles a guard, falling back to its defaults when the rules cannot be used (the problem
