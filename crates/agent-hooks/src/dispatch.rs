@@ -5,7 +5,7 @@
 //! is checked against the event's row of the capability table before it counts; every failure
 //! is logged and reported, and fails open unless the hook says `on_error: block`.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use serde_json::{Map, Value};
@@ -93,7 +93,11 @@ impl Runtime<'_> {
         complete_payload(event, &mut payload, &self.ws.root().to_string_lossy());
         let mut merge = Merge::new(event, payload);
         let hooks = snapshot.hooks_for(event);
+        merge.reports.reserve_exact(hooks.len());
         let cache = DispatchCache::default();
+        // The matchers' text of the payload as it stands; renewed after any hook answered, since
+        // an answer may have rewritten the payload.
+        let mut match_text = OnceLock::new();
 
         let mut i = 0;
         while i < hooks.len() {
@@ -113,8 +117,11 @@ impl Runtime<'_> {
             }
             if hook.dialect.chains(event) {
                 let run = self
-                    .run_hook(snapshot, hook, event, &merge.payload, &cache)
+                    .run_hook(snapshot, hook, event, &merge.payload, &cache, &match_text)
                     .await;
+                if run.answer.is_some() {
+                    match_text = OnceLock::new();
+                }
                 merge.absorb(self, hook, run);
                 i += 1;
             } else {
@@ -126,12 +133,16 @@ impl Runtime<'_> {
                     .map_or(hooks.len(), |p| i + p);
                 let group = &hooks[i..end];
                 let payload = &merge.payload;
+                let text = &match_text;
                 let runs = futures::future::join_all(
                     group
                         .iter()
-                        .map(|hook| self.run_hook(snapshot, hook, event, payload, &cache)),
+                        .map(|hook| self.run_hook(snapshot, hook, event, payload, &cache, text)),
                 )
                 .await;
+                if runs.iter().any(|run| run.answer.is_some()) {
+                    match_text = OnceLock::new();
+                }
                 for (hook, run) in group.iter().zip(runs) {
                     merge.absorb(self, hook, run);
                 }
@@ -148,8 +159,9 @@ impl Runtime<'_> {
         event: Event,
         payload: &Map<String, Value>,
         cache: &DispatchCache,
+        match_text: &OnceLock<String>,
     ) -> HookRun {
-        let view = PayloadView::new(event, payload, self.ws, cache);
+        let view = PayloadView::new(event, payload, self.ws, cache).sharing_match_text(match_text);
         if !hook.dialect.matches(hook, &view) {
             return HookRun {
                 report: skipped(hook, "no match"),
@@ -316,6 +328,21 @@ fn skipped(hook: &Hook, why: &str) -> HookReport {
         detail: Some(why.to_owned()),
         ms: 0.0,
     }
+}
+
+/// What [`complete_payload`] fills in for `event` (with an empty `cwd`), built once per process
+/// rather than once per dispatch: a dispatch that runs no hook should cost next to nothing.
+fn filled_defaults(event: Event) -> &'static Map<String, Value> {
+    static DEFAULTS: OnceLock<Vec<Map<String, Value>>> = OnceLock::new();
+    &DEFAULTS.get_or_init(|| {
+        Event::all()
+            .map(|event| {
+                let mut defaults = Map::new();
+                complete_payload(event, &mut defaults, "");
+                defaults
+            })
+            .collect()
+    })[event as usize]
 }
 
 /// The outcome being built, hook by hook.
@@ -511,10 +538,8 @@ impl Merge {
             .filter(|k| !given.contains(k))
             .cloned()
             .collect();
-        let mut scratch = Map::new();
-        complete_payload(self.event, &mut scratch, "");
         for key in defaults {
-            let untouched = match scratch.get(&key) {
+            let untouched = match filled_defaults(self.event).get(&key) {
                 Some(default) => self.payload.get(&key) == Some(default) || key == "cwd",
                 None => false,
             };

@@ -352,14 +352,16 @@ impl FromStr for Event {
 /// hooks see the whole documented shape. Fields the caller added are kept untouched.
 pub fn complete_payload(event: Event, payload: &mut Map<String, Value>, cwd: &str) {
     payload.insert("event".into(), Value::String(event.name().into()));
-    for key in ["session_id", "agent_id"] {
-        payload
-            .entry(key)
-            .or_insert_with(|| Value::String(String::new()));
-    }
-    payload
-        .entry("cwd")
-        .or_insert_with(|| Value::String(cwd.into()));
+    // Look before inserting: `Map::entry` takes an owned key, an allocation per field even when
+    // the caller gave it, and this runs on every dispatch.
+    let mut fill = |key: &str, default: &dyn Fn() -> Value| {
+        if !payload.contains_key(key) {
+            payload.insert(key.to_owned(), default());
+        }
+    };
+    fill("session_id", &|| Value::String(String::new()));
+    fill("agent_id", &|| Value::String(String::new()));
+    fill("cwd", &|| Value::String(cwd.into()));
     if event.spec().redo && !payload.contains_key("stop_hook_active") {
         let active = payload
             .get("redo_count")
@@ -376,7 +378,9 @@ pub fn complete_payload(event: Event, payload: &mut Map<String, Value>, cwd: &st
             Bool => Value::Bool(false),
             Optional => continue,
         };
-        payload.entry(field.name).or_insert(default);
+        if !payload.contains_key(field.name) {
+            payload.insert(field.name.to_owned(), default);
+        }
     }
 }
 

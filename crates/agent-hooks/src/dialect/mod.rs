@@ -49,6 +49,9 @@ pub struct PayloadView<'a> {
     pub ws: &'a Workspace,
     pub(crate) cache: &'a DispatchCache,
     match_text: OnceLock<String>,
+    /// The dispatcher's copy of the match text, shared by every hook that sees the payload in
+    /// this state, so ten matchers on one payload build the text once rather than ten times.
+    shared_match_text: Option<&'a OnceLock<String>>,
 }
 
 impl<'a> PayloadView<'a> {
@@ -64,13 +67,22 @@ impl<'a> PayloadView<'a> {
             ws,
             cache,
             match_text: OnceLock::new(),
+            shared_match_text: None,
         }
+    }
+
+    /// Uses `text` as the match-text cache. The caller must give a fresh one whenever the
+    /// payload changes.
+    pub(crate) fn sharing_match_text(mut self, text: &'a OnceLock<String>) -> Self {
+        self.shared_match_text = Some(text);
+        self
     }
 
     /// The payload's string values (nested ones too), common fields excluded, joined with
     /// newlines: what shell-hook matchers search (SPEC §5).
     pub fn match_text(&self) -> &str {
-        self.match_text.get_or_init(|| {
+        let cell = self.shared_match_text.unwrap_or(&self.match_text);
+        cell.get_or_init(|| {
             let mut text = String::new();
             for (key, value) in self.payload {
                 if crate::event::COMMON_FIELDS.contains(&key.as_str()) {
