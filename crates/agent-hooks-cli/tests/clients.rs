@@ -1,0 +1,285 @@
+//! The client snippets of `docs/sidecar.md` (`examples/clients/client.py` and `client.ts`) run
+//! against a real `agent-hooks serve` on an ephemeral loopback port, and the doc is checked to
+//! contain each file verbatim, so what a reader copies is what was tested.
+//!
+//! The TypeScript client is compiled with `tsc` from `AGENT_HOOKS_TSC`, else
+//! `~/.cache/agent-hooks-ts/node_modules/.bin/tsc` (where `.ci/run` installs it), else `tsc` on
+//! `PATH`. Without one the TypeScript tests fail, unless `AGENT_HOOKS_SKIP_TS=1` says to skip them.
+
+// Each test binary uses only part of the shared support module.
+#[allow(dead_code)]
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use support::{Entry, Ws};
+
+/// A running `agent-hooks serve`; killed on drop.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(ws: &Ws) -> Server {
+        let mut child = ws
+            .command(&["serve", "--listen", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn agent-hooks serve");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the ready line");
+        let port = line
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no port in the ready line {line:?}"));
+        Server { child, port }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const GUARD: &str = r#"
+    import json, sys
+    p = json.load(sys.stdin)
+    if "rm -rf" in p["tool_input"].get("command", ""):
+        print(json.dumps({"decision": "block", "reason": "no rm -rf"}))
+"#;
+
+/// A workspace whose guard blocks `rm -rf`, declared but approved only when `approved`.
+fn guarded(approved: bool) -> Ws {
+    let ws = Ws::new()
+        .master(approved)
+        .py("hooks/guard.py", GUARD)
+        .hook(Entry::new("pre_tool_call", "hooks/guard.py").name("guard"));
+    if approved { ws.approve_all() } else { ws }
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn clients() -> PathBuf {
+    repo().join("examples/clients")
+}
+
+fn stdout_of(what: &str, out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\nstdout:\n{stdout}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn assert_blocked(what: &str, stdout: &str) {
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines.contains(&"decision: block") && lines.contains(&"reason: no rm -rf"),
+        "{what} did not print the guard's block:\n{stdout}"
+    );
+}
+
+// ---- Python ----
+
+#[test]
+fn python_client_main_prints_the_guards_block() {
+    let ws = guarded(true);
+    let server = Server::start(&ws);
+    let out = Command::new(support::python())
+        .arg(clients().join("client.py"))
+        .arg(server.port.to_string())
+        .output()
+        .expect("run python3 examples/clients/client.py");
+    let stdout = stdout_of("client.py", &out);
+    assert_blocked("client.py", &stdout);
+    assert!(stdout.contains("hooks: 1"), "{stdout}");
+}
+
+/// Self-approve, `/hooks list` and the error of an undeclared command, through the class.
+const PYTHON_API: &str = r#"
+import sys
+sys.path.insert(0, sys.argv[1])
+from client import AgentHooks, AgentHooksError
+hooks = AgentHooks("http://127.0.0.1:" + sys.argv[2])
+rm = {"tool_name": "bash", "tool_input": {"command": "rm -rf /"}}
+print("before:", hooks.dispatch("pre_tool_call", rm)["decision"])
+approval = hooks.approve("hooks/guard.py")
+print("approved:", approval["events"], approval["mounted"], approval["master_enabled"])
+print("after:", hooks.dispatch("pre_tool_call", rm)["decision"])
+print("listed:", "guard" in hooks.command("/hooks list"))
+try:
+    hooks.approve("hooks/undeclared.py")
+except AgentHooksError as e:
+    print("undeclared:", e.status, "not declared" in e.message)
+"#;
+
+#[test]
+fn python_client_approves_lists_and_reports_errors() {
+    let ws = guarded(false);
+    let server = Server::start(&ws);
+    let out = Command::new(support::python())
+        .args(["-c", PYTHON_API])
+        .arg(clients())
+        .arg(server.port.to_string())
+        .output()
+        .expect("run python3");
+    let stdout = stdout_of("the Python client API", &out);
+    assert_eq!(
+        stdout,
+        "before: continue\napproved: ['pre_tool_call'] 1 True\nafter: block\nlisted: True\nundeclared: 404 True\n"
+    );
+}
+
+// ---- TypeScript ----
+
+/// `tsc`, or `None` when the TypeScript tests are explicitly skipped. Panics when it is needed
+/// and missing: a silently skipped client test would let the documented snippet rot.
+fn tsc() -> Option<PathBuf> {
+    if std::env::var("AGENT_HOOKS_SKIP_TS").is_ok_and(|v| v == "1") {
+        eprintln!("AGENT_HOOKS_SKIP_TS=1: skipping the TypeScript client test");
+        return None;
+    }
+    let mut candidates = Vec::new();
+    if let Some(path) = std::env::var_os("AGENT_HOOKS_TSC") {
+        candidates.push(PathBuf::from(path));
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        candidates.push(Path::new(&home).join(".cache/agent-hooks-ts/node_modules/.bin/tsc"));
+    }
+    if let Some(found) = candidates.into_iter().find(|p| p.is_file()) {
+        return Some(found);
+    }
+    let on_path = Command::new("tsc")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if on_path {
+        return Some(PathBuf::from("tsc"));
+    }
+    panic!(
+        "the TypeScript client test needs tsc: run .ci/run, or\n  \
+         npm install --prefix \"$HOME/.cache/agent-hooks-ts\" typescript@5 @types/node@20\n\
+         or point AGENT_HOOKS_TSC at a tsc; set AGENT_HOOKS_SKIP_TS=1 to skip this test"
+    );
+}
+
+/// `examples/clients/client.ts` compiled once per test binary; the directory holding `client.js`.
+fn compiled_ts(tsc: &Path) -> &'static Path {
+    static OUT: OnceLock<tempfile::TempDir> = OnceLock::new();
+    OUT.get_or_init(|| {
+        let out = tempfile::Builder::new()
+            .prefix("agent-hooks-ts")
+            .tempdir()
+            .expect("create the tsc output directory");
+        let mut cmd = Command::new(tsc);
+        cmd.args(["--strict", "--target", "es2022", "--module", "commonjs"])
+            .args(["--lib", "es2022", "--types", "node", "--outDir"])
+            .arg(out.path())
+            .arg(clients().join("client.ts"));
+        // An installed tsc finds `@types/node` beside itself, not beside the compiled file.
+        if let Ok(real) = std::fs::canonicalize(tsc)
+            && let Some(modules) = real.ancestors().nth(3)
+            && modules.join("@types/node").is_dir()
+        {
+            cmd.arg("--typeRoots").arg(modules.join("@types"));
+        }
+        let compiled = cmd.output().expect("run tsc");
+        stdout_of("tsc examples/clients/client.ts", &compiled);
+        out
+    })
+    .path()
+}
+
+fn node(script: &Path, args: &[&str]) -> Output {
+    Command::new("node")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("node is needed to run the TypeScript client")
+}
+
+#[test]
+fn typescript_client_main_prints_the_guards_block() {
+    let Some(tsc) = tsc() else { return };
+    let dir = compiled_ts(&tsc);
+    let ws = guarded(true);
+    let server = Server::start(&ws);
+    let out = node(&dir.join("client.js"), &[&server.port.to_string()]);
+    let stdout = stdout_of("client.ts", &out);
+    assert_blocked("client.ts", &stdout);
+    assert!(stdout.contains("hooks: 1"), "{stdout}");
+}
+
+const TYPESCRIPT_API: &str = r#"
+const { AgentHooks, AgentHooksError } = require(process.argv[2]);
+(async () => {
+  const hooks = new AgentHooks("http://127.0.0.1:" + process.argv[3]);
+  const rm = { tool_name: "bash", tool_input: { command: "rm -rf /" } };
+  console.log("before:", (await hooks.dispatch("pre_tool_call", rm)).decision);
+  const approval = await hooks.approve("hooks/guard.py");
+  console.log("approved:", approval.events.join(","), approval.mounted, approval.master_enabled);
+  console.log("after:", (await hooks.dispatch("pre_tool_call", rm)).decision);
+  console.log("listed:", (await hooks.command("/hooks list")).includes("guard"));
+  try {
+    await hooks.approve("hooks/undeclared.py");
+  } catch (e) {
+    console.log("undeclared:", e instanceof AgentHooksError, e.status, e.message.includes("not declared"));
+  }
+})();
+"#;
+
+#[test]
+fn typescript_client_approves_lists_and_reports_errors() {
+    let Some(tsc) = tsc() else { return };
+    let dir = compiled_ts(&tsc);
+    let ws = guarded(false);
+    let server = Server::start(&ws);
+    let script = dir.join("api.js");
+    std::fs::write(&script, TYPESCRIPT_API).expect("write the API script");
+    let module = dir.join("client.js");
+    let out = node(
+        &script,
+        &[&module.to_string_lossy(), &server.port.to_string()],
+    );
+    let stdout = stdout_of("the TypeScript client API", &out);
+    assert_eq!(
+        stdout,
+        "before: continue\napproved: pre_tool_call 1 true\nafter: block\nlisted: true\nundeclared: true 404 true\n"
+    );
+}
+
+// ---- The doc ----
+
+#[test]
+fn the_sidecar_doc_contains_each_client_verbatim() {
+    let doc =
+        std::fs::read_to_string(repo().join("docs/sidecar.md")).expect("read docs/sidecar.md");
+    for name in ["client.py", "client.ts"] {
+        let source = std::fs::read_to_string(clients().join(name))
+            .unwrap_or_else(|e| panic!("read examples/clients/{name}: {e}"));
+        assert!(
+            doc.contains(&source),
+            "docs/sidecar.md no longer contains examples/clients/{name} verbatim; paste the file \
+             into its code block again"
+        );
+    }
+}
