@@ -175,6 +175,10 @@ fn errors_are_json_with_the_right_status() {
     assert_eq!(status, 404);
     assert_eq!(body["ok"], false);
 
+    let (status, body) = server.request("GET", "/v1/events/on_stop", b"");
+    assert_eq!(status, 405);
+    assert_eq!(body["ok"], false);
+
     let big = vec![b' '; 5 * 1024 * 1024];
     let (status, body) = server.request("POST", "/v1/events/on_stop", &big);
     assert_eq!(status, 413);

@@ -76,6 +76,7 @@ pub fn router(engine: Arc<Engine>) -> Router {
         .route("/v1/health", get(health))
         .route("/v1/stats", get(stats))
         .fallback(not_found)
+        .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn(loopback_only))
         .with_state(state)
@@ -418,6 +419,17 @@ async fn stats(State(state): State<Arc<AppState>>) -> Response {
         "hooks": state.stats.report(),
     }))
     .into_response()
+}
+
+async fn wrong_method(request: Request) -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!(
+            "{} is not allowed on {}",
+            request.method(),
+            request.uri().path()
+        ),
+    )
 }
 
 async fn not_found(request: Request) -> Response {
