@@ -84,16 +84,60 @@ fn first_line(message: &str) -> String {
     message.lines().next().unwrap_or(message).trim().to_owned()
 }
 
-/// Compiles a regex from the rules, naming the key when it is invalid.
-pub(crate) fn regex(field: &str, pattern: &str) -> Result<regex::Regex, RulesError> {
-    regex::Regex::new(pattern).map_err(|error| RulesError::Invalid {
-        field: field.to_owned(),
-        message: format!("invalid regex: {error}"),
+/// A regex from the rules, checked when the rules load and compiled on first use.
+///
+/// Compiling every pattern of a guard costs milliseconds (Unicode classes make large
+/// automata), and one event uses only a few of them; `agent-hooks guard` is a new process
+/// per event, so it pays only for the patterns that event needs.
+pub(crate) struct LazyRegex {
+    pattern: String,
+    compiled: std::sync::OnceLock<regex::Regex>,
+}
+
+impl std::fmt::Debug for LazyRegex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("LazyRegex").field(&self.pattern).finish()
+    }
+}
+
+impl std::ops::Deref for LazyRegex {
+    type Target = regex::Regex;
+
+    fn deref(&self) -> &regex::Regex {
+        self.compiled.get_or_init(|| {
+            // The syntax was checked at load; only a size limit could fail here, and then the
+            // pattern matches nothing (fail-open) rather than panicking.
+            regex::Regex::new(&self.pattern).unwrap_or_else(|_| never_matches())
+        })
+    }
+}
+
+fn never_matches() -> regex::Regex {
+    static NEVER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    NEVER
+        .get_or_init(|| {
+            regex::Regex::new(r"[^\s\S]").unwrap_or_else(|_| unreachable!("a fixed pattern"))
+        })
+        .clone()
+}
+
+/// Checks a regex from the rules (syntax only; it compiles on first use), naming the key
+/// when it is invalid.
+pub(crate) fn regex(field: &str, pattern: &str) -> Result<LazyRegex, RulesError> {
+    regex_syntax::Parser::new()
+        .parse(pattern)
+        .map_err(|error| RulesError::Invalid {
+            field: field.to_owned(),
+            message: format!("invalid regex: {error}"),
+        })?;
+    Ok(LazyRegex {
+        pattern: pattern.to_owned(),
+        compiled: std::sync::OnceLock::new(),
     })
 }
 
 /// Compiles a list of regexes (`field[i]` in errors).
-pub(crate) fn regexes(field: &str, patterns: &[String]) -> Result<Vec<regex::Regex>, RulesError> {
+pub(crate) fn regexes(field: &str, patterns: &[String]) -> Result<Vec<LazyRegex>, RulesError> {
     patterns
         .iter()
         .enumerate()
@@ -105,7 +149,7 @@ pub(crate) fn regexes(field: &str, patterns: &[String]) -> Result<Vec<regex::Reg
 pub(crate) fn optional_regex(
     field: &str,
     pattern: Option<&str>,
-) -> Result<Option<regex::Regex>, RulesError> {
+) -> Result<Option<LazyRegex>, RulesError> {
     match pattern {
         Some(pattern) if !pattern.is_empty() => regex(field, pattern).map(Some),
         _ => Ok(None),

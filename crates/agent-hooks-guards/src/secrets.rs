@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use regex::Regex;
+use crate::rules::LazyRegex as Regex;
 use sha2::{Digest, Sha256};
 
 use crate::rules::{self, RulesError};

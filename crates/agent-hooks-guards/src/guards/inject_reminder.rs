@@ -1,7 +1,7 @@
 //! inject_reminder: a standing reminder, from the rules file, injected as context before
 //! each model call — optionally only when the user's last message matches a pattern.
 
-use regex::Regex;
+use crate::rules::LazyRegex as Regex;
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -1,7 +1,7 @@
 //! pii_redactor: masks email addresses and phone numbers in the final reply and notes
 //! them in tool results, while leaving version numbers, dates, IPs and ids alone.
 
-use regex::Regex;
+use crate::rules::LazyRegex as Regex;
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -2,7 +2,7 @@
 //! This guard removes such a footer from the very tail of the reply and appends the real
 //! one from the runtime's `model` and `cost`; optionally it asks the model not to type one.
 
-use regex::Regex;
+use crate::rules::LazyRegex as Regex;
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use regex::{Regex, RegexSet};
+use regex::RegexSet;
+
+use crate::rules::LazyRegex as Regex;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

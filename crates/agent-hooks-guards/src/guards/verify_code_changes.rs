@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use regex::Regex;
+use crate::rules::LazyRegex as Regex;
 use serde::Deserialize;
 use serde_json::{Value, json};
 

@@ -2,7 +2,7 @@
 //! task can keep. on_stop refuses to end the turn when such a promise has nothing
 //! registered behind it (this turn or recently), a bounded number of times per session.
 
-use regex::Regex;
+use crate::rules::LazyRegex as Regex;
 use serde::Deserialize;
 use serde_json::{Value, json};
 

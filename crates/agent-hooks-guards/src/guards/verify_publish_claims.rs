@@ -2,7 +2,7 @@
 //! checking every cited link or id against the registries the publishing tools write.
 //! Blocks (redo) on on_stop / on_completion_claim, appends a note on on_response_end.
 
-use regex::Regex;
+use crate::rules::LazyRegex as Regex;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
