@@ -29,6 +29,20 @@ pub struct ApprovedFile {
     /// Modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: i128,
     pub sha256: String,
+    /// The file's stat fingerprint when it was hashed (size, ctime, inode, device). While it is
+    /// unchanged the content cannot have changed — ctime cannot be set back — so a dispatch,
+    /// even in a fresh process, checks a stat instead of re-hashing the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stat: Option<StatPrint>,
+}
+
+/// The parts of a file's stat that any write changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatPrint {
+    pub size: u64,
+    pub ctime_ns: i128,
+    pub ino: u64,
+    pub dev: u64,
 }
 
 /// One approved (event, command) pair.
@@ -176,10 +190,18 @@ fn record_files(transport: &TransportSpec) -> Result<Vec<ApprovedFile>, TrustErr
             };
             let meta = fs::metadata(&path).map_err(err)?;
             let sha256 = hash_file(&path).map_err(err)?;
+            let after = fs::metadata(&path).map_err(err)?;
+            let print = Fingerprint::of(&meta);
+            if Fingerprint::of(&after) != print {
+                return Err(err(io::Error::other(
+                    "the file changed while it was being recorded; approve it again",
+                )));
+            }
             Ok(ApprovedFile {
                 mtime_ns: mtime_ns(&meta),
                 path,
                 sha256,
+                stat: Some(print.stat()),
             })
         })
         .collect()
@@ -227,6 +249,15 @@ struct Fingerprint {
 }
 
 impl Fingerprint {
+    fn stat(&self) -> StatPrint {
+        StatPrint {
+            size: self.size,
+            ctime_ns: self.ctime_ns,
+            ino: self.ino,
+            dev: self.dev,
+        }
+    }
+
     fn of(meta: &fs::Metadata) -> Fingerprint {
         Fingerprint {
             size: meta.size(),
@@ -268,6 +299,9 @@ impl DriftChecker {
             Err(e) => return Some(format!("{} cannot be read: {e}", file.path.display())),
         };
         let print = Fingerprint::of(&meta);
+        if file.stat == Some(print.stat()) && print.mtime_ns == file.mtime_ns {
+            return None;
+        }
         {
             let cache = self.verified.lock().unwrap_or_else(|p| p.into_inner());
             if let Some((seen, hash)) = cache.get(&file.path)

@@ -1,0 +1,69 @@
+//! Drift checks across processes: an approval stores each file's stat fingerprint with its
+//! hash, so a fresh process (every `agent-hooks fire`) compares a stat instead of hashing the
+//! script and its interpreter, and any write — which moves ctime — forces a real re-hash.
+
+use std::os::unix::fs::PermissionsExt;
+
+use agent_hooks::{Engine, Event, HookStatus, Workspace};
+use serde_json::{Map, Value};
+
+fn setup() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    std::fs::create_dir_all(root.join("config")).expect("config/");
+    std::fs::write(
+        root.join("config/agent.yaml"),
+        "shell_hooks:\n  enabled: true\n",
+    )
+    .expect("agent.yaml");
+    std::fs::write(root.join("hook.sh"), "#!/bin/sh\ncat > /dev/null\n").expect("hook");
+    std::fs::set_permissions(root.join("hook.sh"), std::fs::Permissions::from_mode(0o755))
+        .expect("chmod");
+    std::fs::write(
+        root.join("config/shell_hooks.yaml"),
+        format!(
+            "hooks:\n  - name: h\n    event: on_stop\n    command: {}\n",
+            root.join("hook.sh").display()
+        ),
+    )
+    .expect("yaml");
+    (dir, root)
+}
+
+async fn status(root: &std::path::Path) -> (HookStatus, Option<String>) {
+    // A new engine each time: nothing is cached in memory, as in a fresh `fire` process.
+    let engine = Engine::open(Workspace::new(root));
+    let outcome = engine.dispatch(Event::OnStop, Map::new()).await;
+    let report = &outcome.hooks[0];
+    (report.status, report.detail.as_deref().map(str::to_owned))
+}
+
+/// Replaces the recorded hash with a wrong one, so any re-hash would report drift.
+fn corrupt_recorded_hash(root: &std::path::Path) {
+    let path = root.join("config/hook_approvals.json");
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+    doc["approvals"][0]["files"][0]["sha256"] = Value::String("0".repeat(64));
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).expect("json")).expect("write");
+}
+
+#[tokio::test]
+async fn an_unchanged_stat_is_trusted_without_hashing_and_any_write_forces_a_hash() {
+    let (_dir, root) = setup();
+    let engine = Engine::open(Workspace::new(&root));
+    let command = root.join("hook.sh").display().to_string();
+    engine.approve(None, &command).expect("approve");
+    assert_eq!(status(&root).await.0, HookStatus::Noop);
+
+    // The stat still matches: the (now wrong) hash is never consulted.
+    corrupt_recorded_hash(&root);
+    assert_eq!(status(&root).await.0, HookStatus::Noop);
+
+    // chmod to the same mode changes nothing but ctime: the file is re-hashed, and the hash
+    // no longer matches the record.
+    std::fs::set_permissions(root.join("hook.sh"), std::fs::Permissions::from_mode(0o755))
+        .expect("chmod");
+    let (st, detail) = status(&root).await;
+    assert_eq!(st, HookStatus::Skipped);
+    assert_eq!(detail.as_deref(), Some("drift"));
+}
