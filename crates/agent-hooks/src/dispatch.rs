@@ -5,6 +5,7 @@
 //! is checked against the event's row of the capability table before it counts; every failure
 //! is logged and reported, and fails open unless the hook says `on_error: block`.
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -89,7 +90,9 @@ impl Runtime<'_> {
         mut payload: Map<String, Value>,
         skip: Option<(crate::hook::SourceKind, &str)>,
     ) -> Outcome {
-        let given: Vec<String> = payload.keys().cloned().collect();
+        // Keys keep their order (the map preserves insertion order), so the caller's keys are
+        // the first `given` ones and everything after them was filled in or added by hooks.
+        let given = payload.len();
         complete_payload(event, &mut payload, &self.ws.root().to_string_lossy());
         let mut merge = Merge::new(event, payload);
         let hooks = snapshot.hooks_for(event);
@@ -111,7 +114,7 @@ impl Runtime<'_> {
             if let Some((source, why)) = skip
                 && hook.source == source
             {
-                merge.reports.push(skipped(hook, why));
+                merge.reports.push(skipped(hook, why.to_owned()));
                 i += 1;
                 continue;
             }
@@ -149,7 +152,7 @@ impl Runtime<'_> {
                 i = end;
             }
         }
-        merge.finish(&given)
+        merge.finish(given)
     }
 
     async fn run_hook(
@@ -207,7 +210,7 @@ impl Runtime<'_> {
             hook: hook.name.clone(),
             source: hook.file_display.clone(),
             status,
-            detail,
+            detail: detail.map(Cow::Owned),
             ms: (ms * 10.0).round() / 10.0,
         };
         let log = |kind: DiagKind, detail: &str| {
@@ -320,12 +323,12 @@ fn hook_env(ws: &Workspace, hook: &Hook, event: Event) -> Vec<(String, String)> 
     env
 }
 
-fn skipped(hook: &Hook, why: &str) -> HookReport {
+fn skipped(hook: &Hook, why: impl Into<Cow<'static, str>>) -> HookReport {
     HookReport {
         hook: hook.name.clone(),
         source: hook.file_display.clone(),
         status: HookStatus::Skipped,
-        detail: Some(why.to_owned()),
+        detail: Some(why.into()),
         ms: 0.0,
     }
 }
@@ -505,7 +508,7 @@ impl Merge {
                 self.event
             );
             log(DiagKind::HookInvalidOutput, detail.clone());
-            run.report.detail = Some(detail);
+            run.report.detail = Some(detail.into());
             if run.report.status == HookStatus::Ok && answer.is_noop() {
                 run.report.status = HookStatus::Noop;
             }
@@ -513,7 +516,7 @@ impl Merge {
         self.reports.push(run.report);
     }
 
-    fn finish(mut self, given: &[String]) -> Outcome {
+    fn finish(mut self, given: usize) -> Outcome {
         let spec = self.event.spec();
         if spec.redo && self.decision == Decision::Block {
             let redo_count = self
@@ -532,21 +535,16 @@ impl Merge {
             }
         }
         // Hand back the caller's payload as rewritten, without the defaults filled in for hooks.
-        let defaults: Vec<String> = self
-            .payload
-            .keys()
-            .filter(|k| !given.contains(k))
-            .cloned()
-            .collect();
-        for key in defaults {
-            let untouched = match filled_defaults(self.event).get(&key) {
-                Some(default) => self.payload.get(&key) == Some(default) || key == "cwd",
-                None => false,
-            };
-            if untouched {
-                self.payload.remove(&key);
-            }
-        }
+        let defaults = filled_defaults(self.event);
+        let mut position = 0;
+        self.payload.retain(|key, value| {
+            let added = position >= given;
+            position += 1;
+            let untouched = defaults
+                .get(key)
+                .is_some_and(|default| value == default || key == "cwd");
+            !(added && untouched)
+        });
         Outcome {
             event: self.event,
             decision: self.decision,

@@ -1,6 +1,8 @@
 //! The result of one dispatch (SPEC §11): the decision, the rewritten payload, what to inject or
 //! show, and one report per hook of the event saying what it did.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -54,7 +56,8 @@ pub struct HookReport {
     pub hook: String,
     pub source: String,
     pub status: HookStatus,
-    pub detail: Option<String>,
+    /// Why the hook was skipped or failed; the common skip reasons are static text.
+    pub detail: Option<Cow<'static, str>>,
     /// Wall time spent on this hook, in milliseconds.
     pub ms: f64,
 }

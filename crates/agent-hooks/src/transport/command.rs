@@ -314,16 +314,32 @@ struct Captured {
 /// Reads `reader` to its end, keeping the first `cap` bytes and draining the rest.
 async fn read_capped(mut reader: impl AsyncRead + Unpin, cap: usize) -> Captured {
     let mut captured = Captured::default();
-    let mut buf = vec![0u8; 64 * 1024];
+    // Most answers are a line or two: start small and let the vector grow up to the cap, then
+    // drain the rest through a scratch buffer.
+    captured.bytes.reserve(4096);
     loop {
-        match reader.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                let room = cap.saturating_sub(captured.bytes.len());
-                if n > room {
-                    captured.overflow = true;
+        if captured.bytes.len() < cap {
+            let room = cap - captured.bytes.len();
+            let mut limited = (&mut reader).take(room as u64);
+            match limited.read_buf(&mut captured.bytes).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if captured.bytes.capacity() == captured.bytes.len() {
+                        captured.bytes.reserve(
+                            captured
+                                .bytes
+                                .len()
+                                .min(cap - captured.bytes.len())
+                                .max(4096),
+                        );
+                    }
                 }
-                captured.bytes.extend_from_slice(&buf[..n.min(room)]);
+            }
+        } else {
+            let mut scratch = [0u8; 8192];
+            match reader.read(&mut scratch).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => captured.overflow = true,
             }
         }
     }
