@@ -336,11 +336,13 @@ async fn read_capped(mut reader: impl AsyncRead + Unpin, cap: usize) -> Captured
                 }
             }
         } else {
-            let mut scratch = [0u8; 8192];
-            match reader.read(&mut scratch).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => captured.overflow = true,
+            // Past the cap: drain the rest so the hook is not blocked on a full pipe. (The
+            // drain's buffer lives on the heap: a large array here would make this future — and
+            // every task spawn that moves it — kilobytes bigger.)
+            if let Ok(n) = tokio::io::copy(&mut reader, &mut tokio::io::sink()).await {
+                captured.overflow |= n > 0;
             }
+            break;
         }
     }
     captured
