@@ -260,13 +260,18 @@ fn parse_entry(
             if pattern.is_empty() {
                 None
             } else {
-                let regex = regex::Regex::new(&pattern).map_err(|e| {
-                    error_at(
-                        file,
-                        at,
-                        format!("matcher is not a valid regex: {}", one_line(&e.to_string())),
-                    )
-                })?;
+                // The match text is the payload's strings one per line, so `^` and `$` mean the
+                // start and end of a value (`^rm` matches a command that starts with rm).
+                let regex = regex::RegexBuilder::new(&pattern)
+                    .multi_line(true)
+                    .build()
+                    .map_err(|e| {
+                        error_at(
+                            file,
+                            at,
+                            format!("matcher is not a valid regex: {}", one_line(&e.to_string())),
+                        )
+                    })?;
                 Some(Matcher { pattern, regex })
             }
         }
@@ -511,6 +516,16 @@ mod tests {
         assert_eq!(hook.env, vec![("LEVEL".to_owned(), "3".to_owned())]);
         assert_eq!(hook.approval_key.as_deref(), Some("/abs/guard.py --strict"));
         assert_eq!(hook.line, 2);
+    }
+
+    #[test]
+    fn matcher_anchors_match_each_value() {
+        let load =
+            parse("hooks:\n  - event: pre_tool_call\n    matcher: \"^rm -rf\"\n    command: /x\n");
+        let matcher = load.hooks[0].matcher.as_ref().expect("a matcher");
+        // The match text is tool_name, then the input's strings, one per line.
+        assert!(matcher.is_match("bash\nrm -rf /"));
+        assert!(!matcher.is_match("bash\necho rm -rf /"));
     }
 
     #[test]
