@@ -628,6 +628,15 @@ fn install_all_on_the_example_workspace_passes_doctor_and_is_idempotent() {
         &root,
     );
     let ws = root.to_string_lossy().into_owned();
+    // Start from what a fresh checkout has (approvals are made per checkout, as demo.sh does).
+    for leftover in ["config/hook_approvals.json", "logs", "state"] {
+        let _ = std::fs::remove_file(root.join(leftover));
+        let _ = std::fs::remove_dir_all(root.join(leftover));
+    }
+    for command in ["hooks/block_dangerous.py", "hooks/project_context.sh"] {
+        let approved = run(&["--workspace", &ws, "approve", command], b"", &[]);
+        assert!(approved.status.success(), "approve {command}");
+    }
     let first = run(&["--workspace", &ws, "install", "all"], b"", &[]);
     let text = String::from_utf8_lossy(&first.stdout);
     assert!(first.status.success(), "install all failed:\n{text}");
