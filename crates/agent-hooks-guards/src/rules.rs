@@ -92,6 +92,47 @@ fn first_line(message: &str) -> String {
 pub(crate) struct LazyRegex {
     pattern: String,
     compiled: std::sync::OnceLock<regex::Regex>,
+    /// Bytes every match contains (see [`required_bytes`]), found on the first `is_match`.
+    required: std::sync::OnceLock<Vec<u8>>,
+}
+
+impl LazyRegex {
+    /// `Regex::is_match`, answering `false` at once when the text lacks a byte that every
+    /// match contains. Most patterns look for something rare (`) {` of a fork bomb, say);
+    /// a byte search over a long command is far cheaper than running the automaton on it.
+    pub(crate) fn is_match(&self, haystack: &str) -> bool {
+        let required = self.required.get_or_init(|| {
+            regex_syntax::Parser::new()
+                .parse(&self.pattern)
+                .map(|hir| required_bytes(&hir))
+                .unwrap_or_default()
+        });
+        let bytes = haystack.as_bytes();
+        required.iter().all(|b| bytes.contains(b)) && (**self).is_match(haystack)
+    }
+}
+
+/// The bytes that every match of `hir` contains: a literal's bytes, all of those of a
+/// concatenation, those common to every branch of an alternation.
+fn required_bytes(hir: &regex_syntax::hir::Hir) -> Vec<u8> {
+    use regex_syntax::hir::HirKind;
+    let mut bytes = match hir.kind() {
+        HirKind::Literal(literal) => literal.0.to_vec(),
+        HirKind::Capture(capture) => required_bytes(&capture.sub),
+        HirKind::Repetition(rep) if rep.min > 0 => required_bytes(&rep.sub),
+        HirKind::Concat(subs) => subs.iter().flat_map(required_bytes).collect(),
+        HirKind::Alternation(subs) => {
+            let mut branches = subs.iter().map(required_bytes);
+            let first = branches.next().unwrap_or_default();
+            branches.fold(first, |common, branch| {
+                common.into_iter().filter(|b| branch.contains(b)).collect()
+            })
+        }
+        _ => Vec::new(),
+    };
+    bytes.sort_unstable();
+    bytes.dedup();
+    bytes
 }
 
 impl std::fmt::Debug for LazyRegex {
@@ -133,6 +174,7 @@ pub(crate) fn regex(field: &str, pattern: &str) -> Result<LazyRegex, RulesError>
     Ok(LazyRegex {
         pattern: pattern.to_owned(),
         compiled: std::sync::OnceLock::new(),
+        required: std::sync::OnceLock::new(),
     })
 }
 

@@ -2,41 +2,54 @@
 //! run. It understands quotes, escapes, comments, heredocs, redirections, `$(...)` and
 //! backticks, and the separators `; && || | & ( )` and newlines. It never fails: odd
 //! input (an unclosed quote) just ends the current word at the end of the text.
+//!
+//! Words, heredoc bodies and substitutions borrow from the command text; only a word that
+//! unquoting changes (`'a'b`, `d\ e`) is copied. A guard runs this on every shell call.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ops::Range;
 
-/// A parsed command text: pipelines in order, plus the text with every quoted part,
-/// comment and heredoc body blanked out (for patterns that need the raw code shape).
+/// A parsed command text: pipelines of simple commands in order, plus the text with every
+/// quoted part, comment and heredoc body blanked out (for patterns that need the raw code
+/// shape). The words of all commands share one list, so a command costs no allocation of
+/// its own.
 #[derive(Debug, Default)]
-pub(crate) struct Script {
-    pub(crate) pipelines: Vec<Pipeline>,
+pub(crate) struct Script<'a> {
+    words: Vec<Cow<'a, str>>,
+    commands: Vec<Parsed<'a>>,
+    /// Each pipeline's range in `commands`.
+    pipelines: Vec<Range<usize>>,
     pub(crate) code: String,
 }
 
-/// Simple commands joined by `|`.
+/// A simple command as stored: its range in `Script::words` and what else it carries.
 #[derive(Debug, Default)]
-pub(crate) struct Pipeline {
-    pub(crate) commands: Vec<SimpleCommand>,
+struct Parsed<'a> {
+    words: Range<usize>,
+    redirects: Vec<Redirect<'a>>,
+    heredocs: Vec<Cow<'a, str>>,
+    substitutions: Vec<Cow<'a, str>>,
 }
 
 /// One simple command: its words (quotes removed, nothing expanded), its redirections,
 /// the bodies of its heredocs, and the command texts of its `$(...)`/backtick parts.
-#[derive(Debug, Default)]
-pub(crate) struct SimpleCommand {
-    pub(crate) words: Vec<String>,
-    pub(crate) redirects: Vec<Redirect>,
-    pub(crate) heredocs: Vec<String>,
-    pub(crate) substitutions: Vec<String>,
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SimpleCommand<'s, 'a> {
+    pub(crate) words: &'s [Cow<'a, str>],
+    pub(crate) redirects: &'s [Redirect<'a>],
+    pub(crate) heredocs: &'s [Cow<'a, str>],
+    pub(crate) substitutions: &'s [Cow<'a, str>],
 }
 
 /// A redirection such as `> file` (op `>`, target `file`).
 #[derive(Debug, Clone)]
-pub(crate) struct Redirect {
-    pub(crate) op: String,
-    pub(crate) target: String,
+pub(crate) struct Redirect<'a> {
+    pub(crate) op: &'static str,
+    pub(crate) target: Cow<'a, str>,
 }
 
-impl Redirect {
+impl Redirect<'_> {
     /// Whether this redirection writes to its target (`>`, `>>`, `>|`, `&>`, `&>>`, `<>`).
     pub(crate) fn writes(&self) -> bool {
         self.op.contains('>') && !self.op.ends_with('&')
@@ -49,7 +62,7 @@ impl Redirect {
 }
 
 /// Prefix commands that run the command after them (`sudo`, `env`, ...), by name.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Prefix {
     /// Options that take a value as the next word (`sudo -u root`).
@@ -60,32 +73,68 @@ pub(crate) struct Prefix {
     pub(crate) query_options: Vec<String>,
 }
 
+/// The prefix table as the rules file spells it.
 pub(crate) type Prefixes = HashMap<String, Prefix>;
 
-/// Shell grammar words that can stand where a program would.
-const KEYWORDS: &[&str] = &[
-    "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "in", "case",
-    "esac", "{", "}", "!", "function", "select",
-];
+/// The prefix table as the tokenizer looks it up: a handful of names, where comparing
+/// strings beats hashing every command's program name.
+pub(crate) type PrefixList = Vec<(String, Prefix)>;
 
-impl SimpleCommand {
+/// The rules' prefix table in lookup form.
+pub(crate) fn prefix_list(prefixes: Prefixes) -> PrefixList {
+    prefixes.into_iter().collect()
+}
+
+/// Shell grammar words that can stand where a program would.
+fn is_keyword(word: &str) -> bool {
+    matches!(
+        word,
+        "if" | "then"
+            | "else"
+            | "elif"
+            | "fi"
+            | "do"
+            | "done"
+            | "while"
+            | "until"
+            | "for"
+            | "in"
+            | "case"
+            | "esac"
+            | "{"
+            | "}"
+            | "!"
+            | "function"
+            | "select"
+    )
+}
+
+/// String equality that rejects on length and first byte before comparing the rest: names
+/// are short and mostly differ at once.
+pub(crate) fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+}
+
+impl<'s, 'a> SimpleCommand<'s, 'a> {
     /// The index of the word that is the program actually run, looking past variable
     /// assignments, shell keywords and prefix commands; `None` when nothing runs.
-    pub(crate) fn program_index(&self, prefixes: &Prefixes) -> Option<usize> {
+    pub(crate) fn program_index(&self, prefixes: &[(String, Prefix)]) -> Option<usize> {
         let words = &self.words;
         let mut i = 0;
         while i < words.len() {
-            let word = words[i].as_str();
-            if is_assignment(word) || KEYWORDS.contains(&word) {
+            let word = words[i].as_ref();
+            if is_assignment(word) || is_keyword(word) {
                 i += 1;
                 continue;
             }
-            let Some(prefix) = prefixes.get(basename(word)) else {
+            let name = basename(word);
+            let Some((_, prefix)) = prefixes.iter().find(|(n, _)| same(n, name)) else {
                 return Some(i);
             };
             let prefix_at = i;
             i += 1;
             while let Some(option) = words.get(i) {
+                let option = option.as_ref();
                 if option == "--" {
                     i += 1;
                     break;
@@ -108,10 +157,14 @@ impl SimpleCommand {
     }
 
     /// The program's base name and its arguments, if a program runs.
-    pub(crate) fn argv<'a>(&'a self, prefixes: &Prefixes) -> Option<(&'a str, &'a [String])> {
+    pub(crate) fn argv(
+        &self,
+        prefixes: &[(String, Prefix)],
+    ) -> Option<(&'s str, &'s [Cow<'a, str>])> {
         let index = self.program_index(prefixes)?;
-        let program = basename(self.words.get(index)?);
-        Some((program, self.words.get(index + 1..).unwrap_or(&[])))
+        let words: &'s [Cow<'a, str>] = self.words;
+        let program = basename(words.get(index)?);
+        Some((program, words.get(index + 1..).unwrap_or(&[])))
     }
 }
 
@@ -129,47 +182,114 @@ fn is_assignment(word: &str) -> bool {
 
 /// `/usr/bin/rm` runs `rm`.
 pub(crate) fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
-}
-
-impl Script {
-    /// Every simple command, in order.
-    pub(crate) fn commands(&self) -> impl Iterator<Item = &SimpleCommand> {
-        self.pipelines.iter().flat_map(|p| p.commands.iter())
+    match word.as_bytes().iter().rposition(|&b| b == b'/') {
+        Some(slash) => word.get(slash + 1..).unwrap_or(word),
+        None => word,
     }
 }
 
+impl<'a> Script<'a> {
+    /// Every simple command, in order.
+    pub(crate) fn commands(&self) -> impl Iterator<Item = SimpleCommand<'_, 'a>> {
+        self.pipelines().flatten()
+    }
+
+    /// The pipelines, each as its simple commands in order.
+    pub(crate) fn pipelines(
+        &self,
+    ) -> impl Iterator<Item = impl Iterator<Item = SimpleCommand<'_, 'a>>> {
+        self.pipelines.iter().map(|range| {
+            self.commands
+                .get(range.clone())
+                .unwrap_or(&[])
+                .iter()
+                .map(|parsed| self.command(parsed))
+        })
+    }
+
+    fn command<'s>(&'s self, parsed: &'s Parsed<'a>) -> SimpleCommand<'s, 'a> {
+        SimpleCommand {
+            words: self.words.get(parsed.words.clone()).unwrap_or(&[]),
+            redirects: &parsed.redirects,
+            heredocs: &parsed.heredocs,
+            substitutions: &parsed.substitutions,
+        }
+    }
+}
+
+/// A byte that continues a word unquoted: anything but blanks, operators, quotes, `\\` and
+/// `$`. (`#` starts a comment only at the start of a word.)
+fn is_plain(c: u8) -> bool {
+    !matches!(
+        c,
+        b' ' | b'\t'
+            | b'\r'
+            | b'\n'
+            | b';'
+            | b'('
+            | b')'
+            | b'&'
+            | b'|'
+            | b'<'
+            | b'>'
+            | b'\\'
+            | b'\''
+            | b'"'
+            | b'`'
+            | b'$'
+    )
+}
+
 /// Where a heredoc body goes once its line ends: (pipeline, command) indexes.
-struct PendingHeredoc {
-    delimiter: String,
+struct PendingHeredoc<'a> {
+    delimiter: Cow<'a, str>,
     strip_tabs: bool,
     pipeline: usize,
     command: usize,
 }
 
+/// The word being read: a span of the source while the bytes taken are contiguous there,
+/// a copy once unquoting skips a byte (`'a'b`, `d\ e`).
+#[derive(Debug, Default)]
+struct WordBuf {
+    start: usize,
+    end: usize,
+    owned: Option<Vec<u8>>,
+}
+
 struct Parser<'a> {
+    text: &'a str,
     src: &'a [u8],
     i: usize,
-    word: Vec<u8>,
+    word: WordBuf,
     in_word: bool,
-    command: SimpleCommand,
-    pipeline: Pipeline,
-    script: Script,
+    /// The command being read (its words go straight to `script.words`).
+    command: Parsed<'a>,
+    /// Where the pipeline being read starts in `script.commands`.
+    pipeline_start: usize,
+    script: Script<'a>,
     code: Vec<u8>,
-    redirect_op: Option<String>,
-    pending: Vec<PendingHeredoc>,
+    redirect_op: Option<&'static str>,
+    pending: Vec<PendingHeredoc<'a>>,
 }
 
 /// Parses a command text. Linear in its length.
-pub(crate) fn parse(text: &str) -> Script {
+pub(crate) fn parse(text: &str) -> Script<'_> {
     let mut parser = Parser {
+        text,
         src: text.as_bytes(),
         i: 0,
-        word: Vec::new(),
+        word: WordBuf::default(),
         in_word: false,
-        command: SimpleCommand::default(),
-        pipeline: Pipeline::default(),
-        script: Script::default(),
+        command: Parsed::default(),
+        pipeline_start: 0,
+        // Sized for a dense script (a word per 4 bytes, a command per 16) so that the lists
+        // are not regrown and copied while a long command is read.
+        script: Script {
+            words: Vec::with_capacity(text.len() / 4 + 1),
+            commands: Vec::with_capacity(text.len() / 16 + 1),
+            ..Script::default()
+        },
         code: Vec::with_capacity(text.len()),
         redirect_op: None,
         pending: Vec::new(),
@@ -177,13 +297,24 @@ pub(crate) fn parse(text: &str) -> Script {
     parser.run();
     parser.end_pipeline();
     let mut script = parser.script;
-    script.code = String::from_utf8_lossy(&parser.code).into_owned();
+    script.code = String::from_utf8(parser.code)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     script
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn peek(&self, offset: usize) -> Option<u8> {
         self.src.get(self.i + offset).copied()
+    }
+
+    /// `src[start..end]` as text: borrowed, as the cut points are ASCII bytes of a `str`.
+    fn slice(&self, start: usize, end: usize) -> Cow<'a, str> {
+        let end = end.min(self.src.len());
+        let start = start.min(end);
+        match self.text.get(start..end) {
+            Some(text) => Cow::Borrowed(text),
+            None => String::from_utf8_lossy(&self.src[start..end]),
+        }
     }
 
     fn run(&mut self) {
@@ -215,7 +346,7 @@ impl Parser<'_> {
                         self.i += 2;
                     } else {
                         if let Some(next) = self.peek(1) {
-                            self.push_word(next);
+                            self.take(self.i + 1, self.i + 2);
                             self.code.push(next);
                         }
                         self.i += 2;
@@ -226,77 +357,122 @@ impl Parser<'_> {
                 b'`' => self.backticks(),
                 b'$' => self.dollar(),
                 _ => {
-                    self.push_word(c);
-                    self.code.push(c);
-                    self.i += 1;
+                    // A run of ordinary bytes in one step: most of a script is plain words.
+                    let start = self.i;
+                    let rest = &self.src[start + 1..];
+                    let len = 1 + rest
+                        .iter()
+                        .position(|&c| !is_plain(c))
+                        .unwrap_or(rest.len());
+                    self.take(start, start + len);
+                    self.code.extend_from_slice(&self.src[start..start + len]);
+                    self.i += len;
                 }
             }
         }
     }
 
-    fn push_word(&mut self, byte: u8) {
-        self.word.push(byte);
+    /// Adds `src[start..end]` to the current word.
+    fn take(&mut self, start: usize, end: usize) {
+        let end = end.min(self.src.len());
+        let start = start.min(end);
         self.in_word = true;
+        if start == end {
+            return;
+        }
+        let word = &mut self.word;
+        if let Some(bytes) = &mut word.owned {
+            bytes.extend_from_slice(&self.src[start..end]);
+        } else if word.start == word.end {
+            word.start = start;
+            word.end = end;
+        } else if word.end == start {
+            word.end = end;
+        } else {
+            let mut bytes = Vec::with_capacity(word.end - word.start + end - start + 8);
+            bytes.extend_from_slice(&self.src[word.start..word.end]);
+            bytes.extend_from_slice(&self.src[start..end]);
+            word.owned = Some(bytes);
+        }
+    }
+
+    /// The bytes of the current word so far.
+    fn word_bytes(&self) -> &[u8] {
+        match &self.word.owned {
+            Some(bytes) => bytes,
+            None => &self.src[self.word.start..self.word.end],
+        }
+    }
+
+    fn clear_word(&mut self) {
+        self.word = WordBuf::default();
+        self.in_word = false;
     }
 
     fn end_word(&mut self) {
         if !self.in_word {
             return;
         }
-        // Words split only at ASCII bytes, so they are valid UTF-8 whenever the input is;
-        // taking the buffer avoids a copy per word (the hot path on long commands).
-        let word = String::from_utf8(std::mem::take(&mut self.word))
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let buf = std::mem::take(&mut self.word);
         self.in_word = false;
+        let word = match buf.owned {
+            // Words split only at ASCII bytes, so they are valid UTF-8 whenever the input is.
+            Some(bytes) => Cow::Owned(
+                String::from_utf8(bytes)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            ),
+            None => self.slice(buf.start, buf.end),
+        };
         match self.redirect_op.take() {
-            Some(op) if op == "<<" || op == "<<-" => {
+            Some(op @ ("<<" | "<<-")) => {
                 self.pending.push(PendingHeredoc {
                     delimiter: word.clone(),
                     strip_tabs: op == "<<-",
                     pipeline: self.script.pipelines.len(),
-                    command: self.pipeline.commands.len(),
+                    command: self.script.commands.len() - self.pipeline_start,
                 });
                 self.command.redirects.push(Redirect { op, target: word });
             }
             Some(op) => self.command.redirects.push(Redirect { op, target: word }),
-            None => self.command.words.push(word),
+            None => self.script.words.push(word),
         }
     }
 
     fn end_command(&mut self) {
         self.end_word();
         self.redirect_op = None;
-        let command = std::mem::take(&mut self.command);
+        let mut command = std::mem::take(&mut self.command);
+        let words_end = self.script.words.len();
+        command.words.end = words_end;
         if !command.words.is_empty() || !command.redirects.is_empty() {
-            self.pipeline.commands.push(command);
+            self.script.commands.push(command);
         } else {
             // Keep heredoc targets pointing at a real command even for `<<EOF` alone.
+            let in_pipeline = self.script.commands.len() - self.pipeline_start;
             for pending in &mut self.pending {
-                if pending.pipeline == self.script.pipelines.len()
-                    && pending.command >= self.pipeline.commands.len()
+                if pending.pipeline == self.script.pipelines.len() && pending.command >= in_pipeline
                 {
-                    pending.command = self.pipeline.commands.len().saturating_sub(1);
+                    pending.command = in_pipeline.saturating_sub(1);
                 }
             }
         }
+        self.command.words = words_end..words_end;
     }
 
     fn end_pipeline(&mut self) {
         self.end_command();
-        let pipeline = std::mem::take(&mut self.pipeline);
-        if !pipeline.commands.is_empty() {
-            self.script.pipelines.push(pipeline);
+        let end = self.script.commands.len();
+        if end > self.pipeline_start {
+            self.script.pipelines.push(self.pipeline_start..end);
         }
+        self.pipeline_start = end;
     }
 
     fn skip_comment(&mut self) {
-        while let Some(c) = self.peek(0) {
-            if c == b'\n' {
-                break;
-            }
-            self.code.push(b' ');
-            self.i += 1;
-        }
+        let rest = &self.src[self.i..];
+        let len = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+        self.code.resize(self.code.len() + len, b' ');
+        self.i += len;
     }
 
     fn ampersand(&mut self) {
@@ -315,7 +491,7 @@ impl Parser<'_> {
                 };
                 self.code.extend_from_slice(op.as_bytes());
                 self.i += op.len();
-                self.redirect_op = Some(op.to_owned());
+                self.redirect_op = Some(op);
             }
             _ => {
                 self.end_pipeline();
@@ -342,9 +518,9 @@ impl Parser<'_> {
 
     fn redirection(&mut self) {
         // A word made only of digits right before the operator is a file descriptor.
-        if self.in_word && !self.word.is_empty() && self.word.iter().all(u8::is_ascii_digit) {
-            self.word.clear();
-            self.in_word = false;
+        let bytes = self.word_bytes();
+        if self.in_word && !bytes.is_empty() && bytes.iter().all(u8::is_ascii_digit) {
+            self.clear_word();
         } else {
             self.end_word();
         }
@@ -355,19 +531,23 @@ impl Parser<'_> {
             .unwrap_or(">");
         self.code.extend_from_slice(op.as_bytes());
         self.i += op.len();
-        self.redirect_op = Some(op.to_owned());
+        self.redirect_op = Some(op);
     }
 
     fn single_quoted(&mut self) {
         self.in_word = true;
         self.code.extend_from_slice(b"''");
         self.i += 1;
-        while let Some(c) = self.peek(0) {
-            self.i += 1;
-            if c == b'\'' {
-                return;
+        let rest = &self.src[self.i..];
+        match rest.iter().position(|&c| c == b'\'') {
+            Some(len) => {
+                self.take(self.i, self.i + len);
+                self.i += len + 1;
             }
-            self.word.push(c);
+            None => {
+                self.take(self.i, self.src.len());
+                self.i = self.src.len();
+            }
         }
     }
 
@@ -384,12 +564,9 @@ impl Parser<'_> {
                 b'\\' => {
                     match self.peek(1) {
                         Some(b'\n') => {}
-                        Some(next @ (b'"' | b'\\' | b'$' | b'`')) => self.word.push(next),
-                        Some(next) => {
-                            self.word.push(b'\\');
-                            self.word.push(next);
-                        }
-                        None => self.word.push(b'\\'),
+                        Some(b'"' | b'\\' | b'$' | b'`') => self.take(self.i + 1, self.i + 2),
+                        Some(_) => self.take(self.i, self.i + 2),
+                        None => self.take(self.i, self.i + 1),
                     }
                     self.i += 2;
                 }
@@ -402,8 +579,14 @@ impl Parser<'_> {
                     self.command.substitutions.push(inner);
                 }
                 _ => {
-                    self.word.push(c);
-                    self.i += 1;
+                    let start = self.i;
+                    let rest = &self.src[start + 1..];
+                    let len = 1 + rest
+                        .iter()
+                        .position(|&c| matches!(c, b'"' | b'\\' | b'$' | b'`'))
+                        .unwrap_or(rest.len());
+                    self.take(start, start + len);
+                    self.i += len;
                 }
             }
         }
@@ -417,7 +600,7 @@ impl Parser<'_> {
     }
 
     /// At a backtick: reads to the closing one, keeps the text in the word, returns the body.
-    fn backtick_body(&mut self) -> String {
+    fn backtick_body(&mut self) -> Cow<'a, str> {
         let start = self.i + 1;
         self.i += 1;
         while let Some(c) = self.peek(0) {
@@ -434,8 +617,8 @@ impl Parser<'_> {
         } else {
             end
         };
-        self.word.extend_from_slice(&self.src[start - 1..end]);
-        String::from_utf8_lossy(&self.src[start..body_end.max(start)]).into_owned()
+        self.take(start - 1, end);
+        self.slice(start, body_end.max(start))
     }
 
     fn dollar(&mut self) {
@@ -456,12 +639,12 @@ impl Parser<'_> {
                     match c {
                         b'\'' => return,
                         b'\\' => {
-                            if let Some(next) = self.peek(0) {
-                                self.word.push(next);
+                            if self.peek(0).is_some() {
+                                self.take(self.i, self.i + 1);
                                 self.i += 1;
                             }
                         }
-                        _ => self.word.push(c),
+                        _ => self.take(self.i - 1, self.i),
                     }
                 }
             }
@@ -474,12 +657,11 @@ impl Parser<'_> {
                     }
                 }
                 let end = self.i.min(self.src.len());
-                self.word.extend_from_slice(&self.src[start..end]);
+                self.take(start, end);
                 self.code.extend_from_slice(&self.src[start..end]);
-                self.in_word = true;
             }
             _ => {
-                self.push_word(b'$');
+                self.take(self.i, self.i + 1);
                 self.code.push(b'$');
                 self.i += 1;
             }
@@ -488,7 +670,7 @@ impl Parser<'_> {
 
     /// At `$(`: reads to the matching `)` (quotes inside respected), keeps the text in
     /// the current word and returns the inner command text.
-    fn balanced_paren(&mut self) -> String {
+    fn balanced_paren(&mut self) -> Cow<'a, str> {
         let start = self.i;
         let body_start = self.i + 2;
         let mut depth = 0usize;
@@ -523,21 +705,28 @@ impl Parser<'_> {
         }
         let end = j.min(self.src.len());
         self.i = end;
-        self.word.extend_from_slice(&self.src[start..end]);
+        self.take(start, end);
         let body_end = body_end.min(self.src.len()).max(body_start.min(end));
-        String::from_utf8_lossy(self.src.get(body_start..body_end).unwrap_or(&[])).into_owned()
+        if body_start > body_end {
+            return Cow::Borrowed("");
+        }
+        self.slice(body_start, body_end)
     }
 
     /// After a newline: the bodies of the heredocs opened on the line just ended.
     fn read_heredoc_bodies(&mut self) {
         for pending in std::mem::take(&mut self.pending) {
-            let mut body = String::new();
+            let body_start = self.i;
+            // A body is the source text up to its delimiter line, unless tabs are stripped
+            // (`<<-`) or the text ends without a newline: then it is rebuilt line by line.
+            let mut rebuilt: Option<String> = pending.strip_tabs.then(String::new);
+            let mut body_end = body_start;
             while self.i < self.src.len() {
                 let line_end = self.src[self.i..]
                     .iter()
                     .position(|&c| c == b'\n')
                     .map_or(self.src.len(), |p| self.i + p);
-                let line = String::from_utf8_lossy(&self.src[self.i..line_end]);
+                let line = self.slice(self.i, line_end);
                 let next = (line_end + 1).min(self.src.len());
                 // Heredoc bodies are data: blank them in `code` like quoted text.
                 self.code.push(b'\n');
@@ -550,14 +739,30 @@ impl Parser<'_> {
                 if compared.trim_end_matches('\r') == pending.delimiter {
                     break;
                 }
-                body.push_str(compared);
-                body.push('\n');
+                match &mut rebuilt {
+                    Some(body) => {
+                        body.push_str(compared);
+                        body.push('\n');
+                    }
+                    None if line_end < self.src.len() => body_end = line_end + 1,
+                    None => {
+                        let mut body = self.slice(body_start, line_end).into_owned();
+                        body.push('\n');
+                        rebuilt = Some(body);
+                    }
+                }
             }
+            let body = match rebuilt {
+                Some(body) => Cow::Owned(body),
+                None => self.slice(body_start, body_end),
+            };
             let target = self
                 .script
                 .pipelines
-                .get_mut(pending.pipeline)
-                .and_then(|p| p.commands.get_mut(pending.command));
+                .get(pending.pipeline)
+                .filter(|range| pending.command < range.len())
+                .map(|range| range.start + pending.command)
+                .and_then(|index| self.script.commands.get_mut(index));
             if let Some(command) = target {
                 command.heredocs.push(body);
             }
@@ -570,7 +775,10 @@ mod tests {
     use super::*;
 
     fn words(text: &str) -> Vec<Vec<String>> {
-        parse(text).commands().map(|c| c.words.clone()).collect()
+        parse(text)
+            .commands()
+            .map(|c| c.words.iter().map(|w| w.to_string()).collect())
+            .collect()
     }
 
     #[test]
@@ -617,22 +825,27 @@ mod tests {
         let script = parse("echo \"$(rm -rf /)\" `id`");
         let command = script.commands().next();
         assert_eq!(
-            command.map(|c| c.substitutions.clone()),
+            command.map(|c| c
+                .substitutions
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()),
             Some(vec!["rm -rf /".to_owned(), "id".to_owned()])
         );
     }
 
     #[test]
     fn prefixes_are_skipped() {
-        let mut prefixes = Prefixes::new();
-        prefixes.insert(
-            "sudo".into(),
-            Prefix {
-                options_with_value: vec!["-u".into()],
-                query_options: vec![],
-            },
-        );
-        prefixes.insert("env".into(), Prefix::default());
+        let prefixes: PrefixList = vec![
+            (
+                "sudo".into(),
+                Prefix {
+                    options_with_value: vec!["-u".into()],
+                    query_options: vec![],
+                },
+            ),
+            ("env".into(), Prefix::default()),
+        ];
         let script = parse("sudo -u root env A=1 /bin/rm -rf /");
         let argv = script.commands().next().and_then(|c| c.argv(&prefixes));
         assert_eq!(argv.map(|(p, a)| (p, a.len())), Some(("rm", 2)));

@@ -2,9 +2,11 @@
 //! Shell commands are tokenized so that only words in command position count; text
 //! channels (user messages, replies, outbound messages, message tools) are scanned for secrets.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
-use regex::RegexSet;
+use regex::{RegexSet, SetMatches};
 
 use crate::rules::LazyRegex as Regex;
 use serde::Deserialize;
@@ -14,7 +16,7 @@ use crate::answer::{self, fill};
 use crate::context::GuardContext;
 use crate::rules::{self, RulesError, pick};
 use crate::secrets::{CredentialRule, MaskRules, Scanner, WalletRules};
-use crate::shell::{self, Prefix, Prefixes, SimpleCommand};
+use crate::shell::{self, Prefix, PrefixList, SimpleCommand};
 
 pub(crate) const DEFAULT_RULES: &str = include_str!("../../rules/security_guard.yaml");
 
@@ -101,11 +103,13 @@ pub(crate) struct SecurityGuard {
     command_keys: Vec<String>,
     message_tools: Vec<String>,
     message_text_keys: Vec<String>,
-    prefixes: Prefixes,
+    prefixes: PrefixList,
     nested_shells: Vec<String>,
     /// Every program regex of `destructive`, then the network-program regex last: one
-    /// pass over a program name answers every rule (this runs for each command).
-    program_set: RegexSet,
+    /// pass over a program name answers every rule. Built on first use, like the rules'
+    /// other regexes.
+    program_patterns: Vec<String>,
+    program_set: OnceLock<RegexSet>,
     network_index: Option<usize>,
     destructive: Vec<Destructive>,
     exfiltration: Exfiltration,
@@ -150,10 +154,6 @@ impl SecurityGuard {
             }
             _ => None,
         };
-        let program_set = RegexSet::new(&programs).map_err(|e| RulesError::Invalid {
-            field: "destructive".into(),
-            message: e.to_string(),
-        })?;
         let wallet: WalletRules = pick(user.wallet, def.wallet);
         let credentials: Vec<CredentialRule> = pick(user.credentials, def.credentials);
         let mask: MaskRules = pick(user.mask, def.mask);
@@ -162,9 +162,10 @@ impl SecurityGuard {
             command_keys: pick(user.command_keys, def.command_keys),
             message_tools: pick(user.message_tools, def.message_tools),
             message_text_keys: pick(user.message_text_keys, def.message_text_keys),
-            prefixes: pick(user.command_prefixes, def.command_prefixes),
+            prefixes: shell::prefix_list(pick(user.command_prefixes, def.command_prefixes)),
             nested_shells: pick(user.nested_shells, def.nested_shells),
-            program_set,
+            program_patterns: programs,
+            program_set: OnceLock::new(),
             network_index,
             destructive,
             exfiltration: Exfiltration {
@@ -279,8 +280,20 @@ impl SecurityGuard {
         }
     }
 
+    /// The program regexes as one set; every pattern's syntax was checked at load, so only a
+    /// size limit could fail here, and then no program rule matches (fail-open).
+    fn program_set(&self) -> &RegexSet {
+        self.program_set.get_or_init(|| {
+            RegexSet::new(&self.program_patterns).unwrap_or_else(|_| RegexSet::empty())
+        })
+    }
+
     /// The reason to block this command text, if any part of it that runs is dangerous.
     pub(crate) fn check_command(&self, text: &str, depth: usize) -> Option<String> {
+        self.check(text, depth, &mut Programs::default())
+    }
+
+    fn check(&self, text: &str, depth: usize, programs: &mut Programs) -> Option<String> {
         if depth > MAX_NESTING || text.trim().is_empty() {
             return None;
         }
@@ -292,34 +305,34 @@ impl SecurityGuard {
                 return Some(self.destructive_reason(&rule.name, text));
             }
         }
-        for pipeline in &script.pipelines {
-            let runs: Vec<_> = pipeline
-                .commands
-                .iter()
-                .map(|command| {
-                    let argv = command.argv(&self.prefixes);
-                    let matched = self
-                        .program_set
-                        .matches(argv.map_or("", |(program, _)| program));
-                    (command, argv, matched)
-                })
-                .collect();
+        let mut runs = Vec::new();
+        for pipeline in script.pipelines() {
+            runs.clear();
+            runs.extend(pipeline.map(|command| {
+                let argv = command.argv(&self.prefixes);
+                // Which program rules this program matches; `None` when nothing runs.
+                let matched = argv.map(|(program, _)| programs.lookup(self, program));
+                (command, argv, matched)
+            }));
+            let is_network = |matched: Option<usize>, programs: &Programs| {
+                self.network_index
+                    .zip(matched)
+                    .is_some_and(|(network, m)| programs.matched(m, network))
+            };
             // Reading a credential only matters upstream of a network tool; most pipelines
             // have none, and checking every word of every command is the costly part.
-            let last_network = self.network_index.and_then(|network| {
-                runs.iter()
-                    .rposition(|(_, argv, matched)| argv.is_some() && matched.matched(network))
-            });
+            let last_network = runs
+                .iter()
+                .rposition(|(_, _, matched)| is_network(*matched, programs));
             let mut leaked_before = false;
             for (position, (command, argv, matched)) in runs.iter().enumerate() {
                 let args = argv.map_or(&[][..], |(_, args)| args);
-                if let Some(rule) = self.destructive_match(command, argv.is_some(), args, matched) {
+                if let Some(rule) = self.destructive_match(command, args, *matched, programs) {
                     return Some(self.destructive_reason(rule, &display(command)));
                 }
-                let is_network = self
-                    .network_index
-                    .is_some_and(|network| argv.is_some() && matched.matched(network));
-                if is_network && (leaked_before || self.network_leaks(command, depth)) {
+                if is_network(*matched, programs)
+                    && (leaked_before || self.network_leaks(command, depth))
+                {
                     return Some(fill(
                         &self.messages.exfiltration,
                         &[("command", &quote(text))],
@@ -328,7 +341,8 @@ impl SecurityGuard {
                 if last_network.is_some_and(|last| position < last) {
                     leaked_before = leaked_before || self.leaks(command);
                 }
-                if let Some(reason) = self.nested(command, *argv, depth) {
+                let shell = matched.is_some_and(|m| programs.is_shell(m));
+                if let Some(reason) = self.nested(command, *argv, shell, depth, programs) {
                     return Some(reason);
                 }
             }
@@ -343,20 +357,27 @@ impl SecurityGuard {
         )
     }
 
+    /// The destructive rule this command matches. `matched` is the program's entry in
+    /// `programs`, `None` when the command runs nothing.
     fn destructive_match(
         &self,
         command: &SimpleCommand,
-        runs: bool,
-        args: &[String],
-        matched: &regex::SetMatches,
+        args: &[Cow<'_, str>],
+        matched: Option<usize>,
+        programs: &Programs,
     ) -> Option<&str> {
+        // Every rule that can match here names a program or a redirection target.
+        let any_program = matched.is_some_and(|m| programs.matched_any(m));
+        if !any_program && command.redirects.is_empty() {
+            return None;
+        }
         let mut joined: Option<String> = None;
         for rule in &self.destructive {
             if rule.code.is_some() && rule.program.is_none() && rule.redirect.is_none() {
                 continue;
             }
             if let Some(index) = rule.program
-                && (!runs || !matched.matched(index))
+                && !matched.is_some_and(|m| programs.matched(m, index))
             {
                 continue;
             }
@@ -401,7 +422,9 @@ impl SecurityGuard {
             .env_dump_programs
             .as_ref()
             .is_some_and(|re| re.is_match(program))
-            && args.iter().all(|a| exfil.env_dump_args.contains(a))
+            && args
+                .iter()
+                .all(|a| exfil.env_dump_args.iter().any(|d| d == a))
     }
 
     /// Whether a network command sends a credential file itself (argument, input
@@ -415,7 +438,7 @@ impl SecurityGuard {
                     skip_next = false;
                     continue;
                 }
-                if exfil.output_options.contains(word) {
+                if exfil.output_options.iter().any(|o| o == word) {
                     skip_next = true;
                     continue;
                 }
@@ -434,44 +457,46 @@ impl SecurityGuard {
         depth < MAX_NESTING
             && command.substitutions.iter().any(|sub| {
                 let inner = shell::parse(sub);
-                inner.commands().any(|c| self.leaks(c))
+                inner.commands().any(|c| self.leaks(&c))
             })
     }
 
     /// Code nested inside this command: `$(...)`, `bash -c`, `eval`, a heredoc or
-    /// here-string fed to a shell.
+    /// here-string fed to a shell (`shell`: the program is one of `nested_shells`).
     fn nested(
         &self,
         command: &SimpleCommand,
-        argv: Option<(&str, &[String])>,
+        argv: Option<(&str, &[Cow<'_, str>])>,
+        shell: bool,
         depth: usize,
+        programs: &mut Programs,
     ) -> Option<String> {
-        for sub in &command.substitutions {
-            if let Some(reason) = self.check_command(sub, depth + 1) {
+        for sub in command.substitutions {
+            if let Some(reason) = self.check(sub, depth + 1, programs) {
                 return Some(reason);
             }
         }
         let (program, args) = argv?;
-        if !self.nested_shells.iter().any(|s| s == program) {
+        if !shell {
             return None;
         }
         if program == "eval" {
-            return self.check_command(&args.join(" "), depth + 1);
+            return self.check(&args.join(" "), depth + 1, programs);
         }
         let mut words = args.iter();
         while let Some(word) = words.next() {
             let is_c = word.starts_with('-') && !word.starts_with("--") && word.contains('c');
             if is_c {
                 if let Some(script) = words.next() {
-                    return self.check_command(script, depth + 1);
+                    return self.check(script, depth + 1, programs);
                 }
             } else if !word.starts_with('-') {
                 // The first operand is a script file; its contents are not ours to read.
                 break;
             }
         }
-        for body in &command.heredocs {
-            if let Some(reason) = self.check_command(body, depth + 1) {
+        for body in command.heredocs {
+            if let Some(reason) = self.check(body, depth + 1, programs) {
                 return Some(reason);
             }
         }
@@ -479,7 +504,57 @@ impl SecurityGuard {
             .redirects
             .iter()
             .filter(|r| r.op == "<<<")
-            .find_map(|r| self.check_command(&r.target, depth + 1))
+            .find_map(|r| self.check(&r.target, depth + 1, programs))
+    }
+}
+
+/// The program rules each program name matched, for one command text: a script runs the
+/// same few programs over and over, and a name is looked up once instead of per command.
+#[derive(Debug, Default)]
+struct Programs {
+    seen: Vec<Program>,
+}
+
+#[derive(Debug)]
+struct Program {
+    name: String,
+    /// The program rules (`SecurityGuard::program_set`) it matches.
+    matched: SetMatches,
+    /// Whether it is one of `nested_shells`.
+    shell: bool,
+}
+
+impl Programs {
+    /// The entry for `program`, matching it against the rules on first sight.
+    fn lookup(&mut self, guard: &SecurityGuard, program: &str) -> usize {
+        if let Some(index) = self.seen.iter().position(|p| shell::same(&p.name, program)) {
+            return index;
+        }
+        self.seen.push(Program {
+            name: program.to_owned(),
+            matched: guard.program_set().matches(program),
+            shell: guard.nested_shells.iter().any(|s| s == program),
+        });
+        self.seen.len() - 1
+    }
+
+    /// Whether the program of entry `entry` matches program rule `rule`.
+    fn matched(&self, entry: usize, rule: usize) -> bool {
+        self.seen
+            .get(entry)
+            .is_some_and(|p| p.matched.matched(rule))
+    }
+
+    /// Whether the program of entry `entry` matches any program rule.
+    fn matched_any(&self, entry: usize) -> bool {
+        self.seen
+            .get(entry)
+            .is_some_and(|p| p.matched.matched_any())
+    }
+
+    /// Whether the program of entry `entry` is a shell whose code is checked too.
+    fn is_shell(&self, entry: usize) -> bool {
+        self.seen.get(entry).is_some_and(|p| p.shell)
     }
 }
 

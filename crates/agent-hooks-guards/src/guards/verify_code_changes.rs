@@ -2,6 +2,7 @@
 //! pre_tool_call records source edits (edit tools and shell writes) and clears them when a
 //! check runs; on_stop refuses to stop, once per batch, while edits remain unverified.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::rules::LazyRegex as Regex;
@@ -11,7 +12,7 @@ use serde_json::{Value, json};
 use crate::answer::{self, fill};
 use crate::context::{GuardContext, unix_seconds};
 use crate::rules::{self, RulesError, pick};
-use crate::shell::{self, Prefix, Prefixes, SimpleCommand};
+use crate::shell::{self, Prefix, PrefixList, SimpleCommand};
 
 pub(crate) const DEFAULT_RULES: &str = include_str!("../../rules/verify_code_changes.yaml");
 const NAME: &str = "verify_code_changes";
@@ -39,7 +40,7 @@ pub(crate) struct VerifyCodeChanges {
     edit_tools: HashMap<String, Vec<String>>,
     shell_tools: Vec<String>,
     command_keys: Vec<String>,
-    prefixes: Prefixes,
+    prefixes: PrefixList,
     source_extensions: Vec<String>,
     verify_commands: Vec<Regex>,
     script_runners: Vec<String>,
@@ -66,7 +67,7 @@ impl VerifyCodeChanges {
             edit_tools: pick(user.edit_tools, def.edit_tools),
             shell_tools: pick(user.shell_tools, def.shell_tools),
             command_keys: pick(user.command_keys, def.command_keys),
-            prefixes: pick(user.command_prefixes, def.command_prefixes),
+            prefixes: shell::prefix_list(pick(user.command_prefixes, def.command_prefixes)),
             source_extensions: pick::<Vec<String>>(user.source_extensions, def.source_extensions)
                 .into_iter()
                 .map(|e| e.trim_start_matches('.').to_ascii_lowercase())
@@ -221,7 +222,7 @@ impl VerifyCodeChanges {
         for simple in script.commands() {
             for redirect in simple.redirects.iter().filter(|r| r.writes()) {
                 if self.is_source(&redirect.target) {
-                    effect.edited.push(redirect.target.clone());
+                    effect.edited.push(redirect.target.to_string());
                 }
             }
             let Some((program, args)) = simple.argv(&self.prefixes) else {
@@ -231,7 +232,7 @@ impl VerifyCodeChanges {
             if self.verifies(program, args) {
                 effect.verified = true;
             }
-            if let Some(script) = self.script_run(simple, program, args) {
+            if let Some(script) = self.script_run(&simple, program, args) {
                 if effect.edited.iter().any(|e| same_file(e, &script)) {
                     // Written and run in one command (`cat > t.py <<EOF ... && python t.py`).
                     effect.edited.retain(|e| !same_file(e, &script));
@@ -241,7 +242,7 @@ impl VerifyCodeChanges {
         }
     }
 
-    fn writes_in_place(&self, program: &str, args: &[String], effect: &mut ShellEffect) {
+    fn writes_in_place(&self, program: &str, args: &[Cow<'_, str>], effect: &mut ShellEffect) {
         let in_place = match program {
             "tee" => true,
             "sed" => args
@@ -256,34 +257,39 @@ impl VerifyCodeChanges {
         if in_place {
             for arg in args.iter().filter(|a| !a.starts_with('-')) {
                 if self.is_source(arg) {
-                    effect.edited.push(arg.clone());
+                    effect.edited.push(arg.to_string());
                 }
             }
         }
     }
 
-    fn verifies(&self, program: &str, args: &[String]) -> bool {
+    fn verifies(&self, program: &str, args: &[Cow<'_, str>]) -> bool {
         let line = std::iter::once(program)
-            .chain(args.iter().map(String::as_str))
+            .chain(args.iter().map(AsRef::as_ref))
             .collect::<Vec<_>>()
             .join(" ");
         self.verify_commands.iter().any(|re| re.is_match(&line))
     }
 
     /// The script this command runs: `./build.sh`, or `python tool.py`.
-    fn script_run(&self, simple: &SimpleCommand, program: &str, args: &[String]) -> Option<String> {
+    fn script_run(
+        &self,
+        simple: &SimpleCommand,
+        program: &str,
+        args: &[Cow<'_, str>],
+    ) -> Option<String> {
         let program_word = simple
             .program_index(&self.prefixes)
             .and_then(|i| simple.words.get(i))?;
         if program_word.contains('/') && self.is_source(program_word) {
-            return Some(program_word.clone());
+            return Some(program_word.to_string());
         }
         if self.script_runners.iter().any(|r| r == program) {
             return args
                 .iter()
                 .find(|a| !a.starts_with('-'))
                 .filter(|script| self.is_source(script))
-                .cloned();
+                .map(|script| script.to_string());
         }
         None
     }
