@@ -21,28 +21,49 @@ use crate::workspace::Workspace;
 /// Why a bridge call could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum BridgeError {
+    /// Stdin was not a Claude Code hook input.
     #[error("the hook input is not a JSON object with a \"hook_event_name\"")]
     NotAnInput,
+    /// A Claude Code event agent-hooks has no event for; the bridge should not be wired to it.
     #[error("Claude Code event \"{0}\" has no counterpart in agent-hooks")]
     Unmapped(String),
+    /// `.claude/settings.json` could not be read, locked or written.
     #[error("failed to update {path}: {source}")]
     Io {
+        /// The settings file, as shown to the user.
         path: String,
+        /// The underlying failure.
         source: std::io::Error,
     },
+    /// `.claude/settings.json` exists but is not a JSON object; it is left untouched rather
+    /// than overwritten.
     #[error("{path} is not valid JSON ({error}); fix it first (nothing was written)")]
-    Corrupt { path: String, error: String },
+    Corrupt {
+        /// The settings file, as shown to the user.
+        path: String,
+        /// What the parser said.
+        error: String,
+    },
 }
 
 /// A Claude Code hook input translated to a canonical dispatch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Translated {
+    /// The Claude Code event it came as, which decides the answer's shape.
     pub claude: ClaudeEvent,
+    /// The canonical event to dispatch.
     pub event: Event,
+    /// The canonical payload (tool names already mapped back through the aliases).
     pub payload: Map<String, Value>,
 }
 
-/// Maps a Claude Code hook input to the canonical event and payload.
+/// Maps a Claude Code hook input to the canonical event and payload. `aliases` maps the
+/// host's tool names to Claude Code's (from `config/agent.yaml`).
+///
+/// # Errors
+///
+/// [`BridgeError::NotAnInput`] when `input` has no `hook_event_name`, and
+/// [`BridgeError::Unmapped`] when agent-hooks has no event for it.
 pub fn from_claude(input: &Value, aliases: &ToolAliases) -> Result<Translated, BridgeError> {
     let Value::Object(input) = input else {
         return Err(BridgeError::NotAnInput);
@@ -133,6 +154,7 @@ pub struct ClaudeAnswer {
     pub stdout: String,
     /// Shown by Claude Code in verbose mode only.
     pub stderr: String,
+    /// The process exit status; always 0, as decisions travel in `stdout`.
     pub exit: i32,
 }
 
@@ -247,6 +269,29 @@ pub const BRIDGED: &str = "run by Claude Code itself (bridged), skipped here";
 
 /// Runs one bridge call: translate, dispatch without the workspace's own Claude Code hooks,
 /// answer. Keeps the Stop redo count per session under `state/claude-bridge/`.
+///
+/// This is the whole of `agent-hooks claude-hook`: the caller prints
+/// [`ClaudeAnswer::stdout`] and exits with [`ClaudeAnswer::exit`].
+///
+/// ```
+/// use agent_hooks::{Engine, Workspace, bridge};
+/// use serde_json::json;
+///
+/// let dir = tempfile::tempdir()?;
+/// let engine = Engine::open(Workspace::new(dir.path()));
+/// let input = json!({
+///     "hook_event_name": "PreToolUse",
+///     "session_id": "s1",
+///     "tool_name": "Bash",
+///     "tool_input": {"command": "ls"},
+/// });
+/// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+/// let answer = rt.block_on(bridge::handle(&engine, &input))?;
+/// // No hook objected, so the bridge has no opinion and Claude Code carries on.
+/// assert_eq!(answer.stdout, "");
+/// assert_eq!(answer.exit, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, BridgeError> {
     let aliases = ToolAliases::from_settings(&engine.snapshot().config.agent.document);
     let mut t = from_claude(input, &aliases)?;
@@ -320,13 +365,22 @@ impl RedoCounter {
 /// What [`install`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstallReport {
+    /// The settings file written, as shown to the user.
     pub path: String,
+    /// Claude Code events newly wired to the bridge.
     pub added: Vec<&'static str>,
+    /// Claude Code events that already had a bridge entry.
     pub already: Vec<&'static str>,
 }
 
 /// Writes bridge entries for every mapped event into `.claude/settings.json`, merging with what
-/// is there (other settings and hooks are kept; running it twice changes nothing).
+/// is there (other settings and hooks are kept; running it twice changes nothing). `exe` is
+/// the `agent-hooks` binary the entries run.
+///
+/// # Errors
+///
+/// [`BridgeError::Corrupt`] when the settings file is not a JSON object, and
+/// [`BridgeError::Io`] when it cannot be read or written.
 pub fn install(ws: &Workspace, exe: &Path) -> Result<InstallReport, BridgeError> {
     let path = ws.root().join(".claude/settings.json");
     let display = ws.display(&path).into_owned();

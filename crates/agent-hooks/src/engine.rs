@@ -17,17 +17,80 @@ use crate::workspace::Workspace;
 /// Why an engine operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
+    /// `config/agent.yaml` could not be read or rewritten to flip the master switch.
     #[error(transparent)]
     Switch(#[from] agent::SwitchError),
+    /// The approvals file could not be read, locked or written.
     #[error(transparent)]
     Trust(#[from] TrustError),
+    /// An approval named a command that no loaded configuration declares; approving it would
+    /// trust something the user never wired up.
     #[error(
         "\"{command}\" is not declared in any hook configuration; declare it (e.g. in config/shell_hooks.yaml) before approving it"
     )]
-    NotDeclared { command: String },
+    NotDeclared {
+        /// The command (or URL) as the caller gave it.
+        command: String,
+    },
 }
 
 /// A loaded workspace, ready to dispatch.
+///
+/// This is the embedding API: a host opens one engine per workspace and calls
+/// [`dispatch`](Engine::dispatch) (or the typed [`fire`](Engine::fire)) at each lifecycle point.
+/// The engine is `Send + Sync`; share it behind an `Arc` and dispatch from as many tasks as
+/// needed. [`reload`](Engine::reload) swaps the configuration atomically, so it may run while
+/// dispatches are in flight.
+///
+/// # Example
+///
+/// A workspace with one shell hook that blocks every `rm`:
+///
+/// ```
+/// use agent_hooks::{Decision, Engine, Event, Workspace};
+/// use serde_json::json;
+///
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("config"))?;
+/// std::fs::write(
+///     dir.path().join("config/shell_hooks.yaml"),
+///     r#"hooks:
+///   - name: no-rm
+///     event: pre_tool_call
+///     matcher: "rm "
+///     command: "echo '{\"decision\": \"block\", \"reason\": \"no rm here\"}'"
+/// "#,
+/// )?;
+/// let engine = Engine::open(Workspace::new(dir.path()));
+///
+/// // Shell hooks run only with the master switch on and their command approved.
+/// engine.set_master(true)?;
+/// let command = r#"echo '{"decision": "block", "reason": "no rm here"}'"#;
+/// assert_eq!(engine.approve(None, command)?, vec![Event::PreToolCall]);
+///
+/// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+/// let outcome = rt.block_on(engine.dispatch(
+///     Event::PreToolCall,
+///     json!({"tool_name": "shell", "tool_input": {"command": "rm -rf build"}})
+///         .as_object()
+///         .cloned()
+///         .unwrap_or_default(),
+/// ));
+/// assert_eq!(outcome.decision, Decision::Block);
+/// assert_eq!(outcome.reason.as_deref(), Some("no rm here"));
+/// assert_eq!(outcome.blocked_by(), Some("no-rm"));
+///
+/// // The matcher misses, so the hook is not even spawned.
+/// let outcome = rt.block_on(engine.dispatch(
+///     Event::PreToolCall,
+///     json!({"tool_name": "shell", "tool_input": {"command": "ls"}})
+///         .as_object()
+///         .cloned()
+///         .unwrap_or_default(),
+/// ));
+/// assert_eq!(outcome.decision, Decision::Continue);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Engine {
     ws: Workspace,
@@ -39,6 +102,10 @@ pub struct Engine {
 impl Engine {
     /// Loads `ws`. Never fails: configuration problems are part of the snapshot (for `list`
     /// and `doctor`) and are logged as `hook_config_error`.
+    ///
+    /// Missing files are fine (an empty workspace has no hooks), and nothing is written until a
+    /// dispatch logs something or an approval is stored. Opening reads every source once; call
+    /// [`reload`](Engine::reload) to pick up later edits.
     pub fn open(ws: Workspace) -> Engine {
         let log = EventLog::new(ws.events_log());
         let snapshot = load_snapshot(&ws, &log, None);
@@ -50,15 +117,18 @@ impl Engine {
         }
     }
 
+    /// The workspace this engine was opened on.
     pub fn workspace(&self) -> &Workspace {
         &self.ws
     }
 
+    /// The `logs/events.jsonl` writer that dispatches log to; hosts may add their own records.
     pub fn event_log(&self) -> &EventLog {
         &self.log
     }
 
-    /// The configuration in force now.
+    /// The configuration in force now. The returned snapshot stays valid (and unchanged) across
+    /// later reloads, which makes it the thing to inspect for `list`-style views.
     pub fn snapshot(&self) -> Arc<Snapshot> {
         self.current
             .read()
@@ -66,7 +136,9 @@ impl Engine {
             .clone()
     }
 
-    /// Re-reads every source. A file that now fails to parse keeps its previous good hooks.
+    /// Re-reads every source and the approvals. A file that now fails to parse keeps its
+    /// previous good hooks (and the error is logged), so a typo while editing never disarms a
+    /// guard. Dispatches already running finish on the snapshot they started with.
     pub fn reload(&self) {
         let previous = self.snapshot();
         let next = load_snapshot(&self.ws, &self.log, Some(&previous));
@@ -74,6 +146,12 @@ impl Engine {
     }
 
     /// Dispatches `event` with `payload` through every source and returns the merged outcome.
+    ///
+    /// `payload` holds the event's fields (see [`EventSpec::fields`](crate::EventSpec)); missing
+    /// documented fields are filled with defaults before hooks see them. Hooks run in source
+    /// order (shell, skill, Claude Code); a block stops the chain. This never returns an error:
+    /// a hook that fails, times out or answers garbage is reported in [`Outcome::hooks`] and
+    /// logged, and the action proceeds unless that hook says `on_error: block`.
     pub async fn dispatch(&self, event: Event, payload: Map<String, Value>) -> Outcome {
         let snapshot = self.snapshot();
         let rt = Runtime {
@@ -84,7 +162,8 @@ impl Engine {
         rt.dispatch(&snapshot, event, payload).await
     }
 
-    /// Dispatches a typed payload (see [`crate::payload`]).
+    /// Dispatches a typed payload (see [`crate::payload`]): the event comes from the payload's
+    /// type, so a host cannot pair an event with the wrong fields.
     pub async fn fire<P: crate::payload::Payload>(&self, payload: P) -> Outcome {
         self.dispatch(P::EVENT, payload.into_map()).await
     }
@@ -118,7 +197,13 @@ impl Engine {
         self.dispatch(event, payload).await
     }
 
-    /// Flips the master switch in `config/agent.yaml` and reloads.
+    /// Flips the master switch (`shell_hooks.enabled` in `config/agent.yaml`, off unless the
+    /// file says `true`) and reloads. With the switch off, every hook that needs approval is
+    /// skipped, whatever its approvals; the rest of the file is left as the user wrote it.
+    ///
+    /// # Errors
+    ///
+    /// [`EngineError::Switch`] when `config/agent.yaml` cannot be read, parsed or written.
     pub fn set_master(&self, enabled: bool) -> Result<(), EngineError> {
         agent::set_master_switch(&self.ws, enabled)?;
         self.reload();
@@ -127,6 +212,16 @@ impl Engine {
 
     /// Approves `command` for `event`, or for every event it is declared for when `event` is
     /// `None`. Returns the events approved.
+    ///
+    /// `command` is the hook's approval key exactly as declared (the command line, or the URL of
+    /// an HTTP hook). The approval records every file the command names (path, mtime, SHA-256),
+    /// so editing the script later counts as drift and skips the hook until it is approved
+    /// again.
+    ///
+    /// # Errors
+    ///
+    /// [`EngineError::NotDeclared`] when no loaded hook has that key, and
+    /// [`EngineError::Trust`] when the approvals file cannot be updated.
     pub fn approve(&self, event: Option<Event>, command: &str) -> Result<Vec<Event>, EngineError> {
         let snapshot = self.snapshot();
         let declared: Vec<_> = snapshot.config.hooks_with_key(command).collect();
@@ -152,7 +247,12 @@ impl Engine {
         Ok(events)
     }
 
-    /// Removes every approval of `command`. Returns how many (event, command) pairs went.
+    /// Removes every approval of `command`. Returns how many (event, command) pairs went; zero
+    /// is not an error.
+    ///
+    /// # Errors
+    ///
+    /// [`EngineError::Trust`] when the approvals file cannot be updated.
     pub fn revoke(&self, command: &str) -> Result<usize, EngineError> {
         let removed = trust::revoke(&self.ws, command)?;
         self.reload();

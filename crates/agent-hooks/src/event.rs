@@ -10,23 +10,60 @@ use serde_json::{Map, Value};
 
 /// A lifecycle point of the host at which hooks run. The names are those of the shell-hook
 /// dialect (SPEC §3); other dialects translate to and from them.
+///
+/// What hooks may do at each event is in its [`spec`](Event::spec). Events parse from and
+/// display as their canonical names:
+///
+/// ```
+/// use agent_hooks::Event;
+///
+/// let event: Event = "pre_tool_call".parse()?;
+/// assert_eq!(event, Event::PreToolCall);
+/// assert_eq!(event.to_string(), "pre_tool_call");
+/// assert!(event.spec().may_block);
+///
+/// // A misspelt name comes back with a suggestion, ready for an error message.
+/// let err = "pre_tool".parse::<Event>().unwrap_err();
+/// assert_eq!(err.suggestion, Some("pre_tool_call"));
+/// assert_eq!(
+///     err.to_string(),
+///     r#"unknown event "pre_tool" (did you mean "pre_tool_call"?)"#
+/// );
+/// # Ok::<(), agent_hooks::event::UnknownEvent>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Event {
+    /// `on_user_message`: a user message arrives, before the model sees it.
     OnUserMessage,
+    /// `pre_tool_call`: before a tool runs; hooks may block, ask or rewrite its input.
     PreToolCall,
+    /// `post_tool_call`: after a tool ran.
     PostToolCall,
+    /// `transform_tool_result`: a tool result, before the agent sees it.
     TransformToolResult,
+    /// `pre_llm_call`: before each model call.
     PreLlmCall,
+    /// `post_llm_call`: after each model reply.
     PostLlmCall,
+    /// `on_response_end`: the final reply of a turn is assembled.
     OnResponseEnd,
+    /// `on_stop`: the turn wants to end; a block makes the agent redo it.
     OnStop,
+    /// `on_outbound_message`: before a push to an outside channel.
     OnOutboundMessage,
+    /// `on_completion_claim`: the agent claims a goal is done; a block makes it redo.
     OnCompletionClaim,
+    /// `on_session_start`: a session begins.
     OnSessionStart,
+    /// `on_session_end`: a session ends.
     OnSessionEnd,
+    /// `pre_startup`: the runtime is starting.
     PreStartup,
+    /// `post_startup`: the runtime has started.
     PostStartup,
+    /// `pre_shutdown`: the runtime is stopping.
     PreShutdown,
+    /// `post_shutdown`: the runtime has stopped.
     PostShutdown,
 }
 
@@ -34,10 +71,15 @@ pub enum Event {
 /// trips on its absence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldKind {
+    /// A string; defaults to `""`.
     Text,
+    /// A JSON object; defaults to `{}`.
     Object,
+    /// A JSON array; defaults to `[]`.
     List,
+    /// A number; defaults to `0`.
     Number,
+    /// A boolean; defaults to `false`.
     Bool,
     /// Absent unless the caller gives it (`error`, `cost`).
     Optional,
@@ -46,7 +88,9 @@ pub enum FieldKind {
 /// A payload field of one event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Field {
+    /// The field's key in the payload.
     pub name: &'static str,
+    /// Its type, which decides the default.
     pub kind: FieldKind,
 }
 
@@ -66,17 +110,25 @@ pub enum RewriteRule {
 /// What hooks may do at one event. One row per event in [`EVENTS`].
 #[derive(Debug, Clone, Copy)]
 pub struct EventSpec {
+    /// The event this row describes.
     pub event: Event,
+    /// The event's canonical name, as written in configuration.
     pub name: &'static str,
     /// One line for `help`, `doctor` and the docs.
     pub fires: &'static str,
+    /// The event-specific payload fields (besides [`COMMON_FIELDS`]).
     pub fields: &'static [Field],
+    /// Whether a hook's block is honoured.
     pub may_block: bool,
+    /// Whether a hook may ask the user to confirm.
     pub may_ask: bool,
     /// Payload fields a hook may rewrite, and how.
     pub rewrites: &'static [(&'static str, RewriteRule)],
+    /// Whether hooks may inject context into the model's prompt.
     pub context: bool,
+    /// Whether hooks may append notes to the tool result the agent sees.
     pub note: bool,
+    /// Whether hooks may swap the model for the next call.
     pub model: bool,
     /// A block here means "redo" and is subject to the redo cap (SPEC §8).
     pub redo: bool,
@@ -105,6 +157,10 @@ const fn spec(event: Event, name: &'static str, fires: &'static str) -> EventSpe
 }
 
 /// The capability table (SPEC §3 and §5), in the order `help` lists the events.
+///
+/// Rows are in [`Event`] declaration order, so `EVENTS[event as usize]` is that event's row
+/// ([`Event::spec`] relies on it). Adding an event means adding a variant and a row here; the
+/// dispatcher, `doctor` and `help` pick it up from this table.
 pub static EVENTS: [EventSpec; 16] = [
     EventSpec {
         fields: &[f("message", Text), f("channel", Text)],
@@ -293,6 +349,7 @@ impl Event {
         &EVENTS[self as usize]
     }
 
+    /// The canonical name (`pre_tool_call`, ...), as in configuration, payloads and logs.
     pub fn name(self) -> &'static str {
         self.spec().name
     }
@@ -329,7 +386,9 @@ impl fmt::Display for Event {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown event \"{name}\"{}", .suggestion.map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default())]
 pub struct UnknownEvent {
+    /// The name as given.
     pub name: String,
+    /// The nearest known name, when one is close enough.
     pub suggestion: Option<&'static str>,
 }
 

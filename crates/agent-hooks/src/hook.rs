@@ -15,12 +15,16 @@ use crate::transport::TransportSpec;
 /// then skill hooks, then Claude Code hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SourceKind {
+    /// `config/shell_hooks.yaml`.
     ShellHooks,
+    /// A skill's `hooks.json`.
     Skill,
+    /// Claude Code's `settings.json` files.
     ClaudeCode,
 }
 
 impl SourceKind {
+    /// How messages name a hook of this kind ("shell hook", ...).
     pub fn label(self) -> &'static str {
         match self {
             SourceKind::ShellHooks => "shell hook",
@@ -43,11 +47,14 @@ pub enum OnError {
 /// A compiled matcher. Compiled once at load; a miss means the hook is not spawned.
 #[derive(Debug, Clone)]
 pub struct Matcher {
+    /// The pattern as written, for display.
     pub pattern: String,
+    /// The compiled pattern.
     pub regex: Regex,
 }
 
 impl Matcher {
+    /// Whether the matcher selects `text` (the dialect decides what text that is).
     pub fn is_match(&self, text: &str) -> bool {
         self.regex.is_match(text)
     }
@@ -58,17 +65,25 @@ impl Matcher {
 pub struct Hook {
     /// Shown in list, outcomes and logs.
     pub name: String,
+    /// Which kind of file declared it; decides run order.
     pub source: SourceKind,
-    /// The declaring file, absolute, and as shown to users (workspace-relative).
+    /// The declaring file, absolute.
     pub file: PathBuf,
+    /// The declaring file as shown to users (workspace-relative).
     pub file_display: String,
     /// Line of the entry in its file (1-based; 0 when unknown).
     pub line: u64,
+    /// The events it runs at.
     pub events: Vec<Event>,
+    /// Narrows which payloads run the hook; `None` runs it on every payload of its events.
     pub matcher: Option<Matcher>,
+    /// How to run it.
     pub transport: TransportSpec,
+    /// How to talk to it.
     pub dialect: Dialect,
+    /// Hard limit on one run, at most [`MAX_TIMEOUT_SECS`].
     pub timeout: Duration,
+    /// Whether a failure fails open or closed.
     pub on_error: OnError,
     /// Extra environment for the hook process.
     pub env: Vec<(String, String)>,
@@ -80,6 +95,7 @@ pub struct Hook {
 }
 
 impl Hook {
+    /// Whether the hook is wired to `event`.
     pub fn handles(&self, event: Event) -> bool {
         self.events.contains(&event)
     }

@@ -52,12 +52,16 @@ pub enum AskPolicy {
 /// How a tool call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolStatus {
+    /// The tool ran and returned a result.
     Success,
+    /// The tool ran and failed; its message is the result.
     Error,
+    /// A hook refused the call (or asked, under [`AskPolicy::Block`]); the tool never ran.
     Blocked,
 }
 
 impl ToolStatus {
+    /// The `status` value `post_tool_call` hooks receive.
     pub fn as_str(self) -> &'static str {
         match self {
             ToolStatus::Success => "success",
@@ -70,9 +74,11 @@ impl ToolStatus {
 /// The result of [`call_tool`].
 #[derive(Debug, Clone)]
 pub struct ToolCall {
+    /// The tool that was called.
     pub tool_name: String,
     /// The input the tool ran with, after hooks' rewrites.
     pub input: Value,
+    /// How the call ended.
     pub status: ToolStatus,
     /// The result the agent should see (a hook's synthetic result when blocked).
     pub result: Value,
@@ -102,6 +108,7 @@ impl ToolCall {
         text
     }
 
+    /// The call's tool as a one-element list, for [`Turn::stop`]'s `tool_names`.
     pub fn tool_names(&self) -> Vec<String> {
         vec![self.tool_name.clone()]
     }
@@ -116,6 +123,34 @@ fn base(session_id: &str) -> Map<String, Value> {
 /// Runs one tool call through the hooks. `run` is the host's tool; it gets the rewritten
 /// input and returns the tool's result or an error message. It is not called when a hook
 /// blocks.
+///
+/// Dispatches `pre_tool_call`, then (when the tool ran) `transform_tool_result`, then always
+/// `post_tool_call` with the matching `status`, so observers also see blocked calls. An `ask`
+/// is resolved by `on_ask`: a host that asked its user beforehand passes
+/// [`AskPolicy::Allow`].
+///
+/// ```
+/// use agent_hooks::host::{AskPolicy, ToolStatus, call_tool};
+/// use agent_hooks::{Engine, Workspace};
+/// use serde_json::json;
+///
+/// let dir = tempfile::tempdir()?;
+/// let engine = Engine::open(Workspace::new(dir.path()));
+/// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+/// let call = rt.block_on(call_tool(
+///     &engine,
+///     "session-1",
+///     "echo",
+///     json!({"text": "hi"}),
+///     AskPolicy::Block,
+///     |input| async move { Ok::<_, String>(input["text"].clone()) },
+/// ));
+/// // No hooks in this workspace: the tool ran with its input untouched.
+/// assert_eq!(call.status, ToolStatus::Success);
+/// assert_eq!(call.agent_text(), "hi");
+/// assert_eq!(call.outcomes.len(), 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub async fn call_tool<F, Fut>(
     engine: &Engine,
     session_id: &str,
@@ -200,9 +235,15 @@ where
 #[derive(Debug, Clone, PartialEq)]
 pub enum StopVerdict {
     /// The turn ends. `warnings` include the redo-cap notice when hooks were overruled.
-    Stop { warnings: Vec<String> },
+    Stop {
+        /// Messages for the user, never the model.
+        warnings: Vec<String>,
+    },
     /// A hook refused the stop: give `reason` to the model as its next instruction.
-    Redo { reason: String },
+    Redo {
+        /// The blocking hook's reason.
+        reason: String,
+    },
 }
 
 /// One turn of a session: counts the redos hooks force so `redo_count`, `stop_hook_active` and
@@ -215,6 +256,7 @@ pub struct Turn<'e> {
 }
 
 impl<'e> Turn<'e> {
+    /// Starts a turn of `session_id` with no redos yet. Make a new `Turn` for each user turn.
     pub fn new(engine: &'e Engine, session_id: impl Into<String>) -> Turn<'e> {
         Turn {
             engine,
@@ -228,7 +270,9 @@ impl<'e> Turn<'e> {
         self.redo_count
     }
 
-    /// Fires `on_stop` for the turn's final `response`.
+    /// Fires `on_stop` for the turn's final `response`. On [`StopVerdict::Redo`] the host
+    /// should run the model again with the reason and call `stop` again on the same `Turn`;
+    /// after [`REDO_CAP`] redos a block is overruled and the turn stops with a warning.
     pub async fn stop(&mut self, response: &str, tool_names: &[String]) -> StopVerdict {
         let mut p = base(&self.session_id);
         p.insert("response".into(), json!(response));
@@ -236,7 +280,8 @@ impl<'e> Turn<'e> {
         self.decide(Event::OnStop, p).await
     }
 
-    /// Fires `on_completion_claim` when the agent says `goal` is done.
+    /// Fires `on_completion_claim` when the agent says `goal` is done. Shares the redo count
+    /// and cap with [`stop`](Turn::stop).
     pub async fn completion_claim(
         &mut self,
         goal: &str,

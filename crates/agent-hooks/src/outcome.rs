@@ -21,6 +21,7 @@ pub enum HookStatus {
     Blocked,
     /// Not run: no match, not approved, drift, master switch off, an earlier block.
     Skipped,
+    /// Killed after its timeout (the whole process group).
     Timeout,
     /// Could not start, or exited with an error.
     Error,
@@ -29,6 +30,7 @@ pub enum HookStatus {
 }
 
 impl HookStatus {
+    /// The snake_case name used in outcomes, logs and `list`.
     pub fn as_str(self) -> &'static str {
         match self {
             HookStatus::Ok => "ok",
@@ -53,8 +55,11 @@ impl HookStatus {
 /// One hook's line in an outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HookReport {
+    /// The hook's name, as in `list` and the logs.
     pub hook: String,
+    /// The declaring file, workspace-relative.
     pub source: String,
+    /// What happened to the hook.
     pub status: HookStatus,
     /// Why the hook was skipped or failed; the common skip reasons are static text.
     pub detail: Option<Cow<'static, str>>,
@@ -62,10 +67,18 @@ pub struct HookReport {
     pub ms: f64,
 }
 
-/// The outcome of dispatching one event.
+/// The outcome of dispatching one event: everything the host must apply.
+///
+/// A host reads it in this order: if [`decision`](Outcome::decision) is `Block`, refuse the
+/// action and show [`reason`](Outcome::reason); if `Ask`, confirm with the user first; else
+/// carry on with [`payload`](Outcome::payload) (which holds every allowed rewrite) and inject
+/// [`context`](Outcome::context), append [`notes`](Outcome::notes), show
+/// [`warnings`](Outcome::warnings). Effects an event does not allow never reach the outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Outcome {
+    /// The event that was dispatched.
     pub event: Event,
+    /// The strongest decision any hook was allowed to make here.
     pub decision: Decision,
     /// Set on a block or an ask.
     pub reason: Option<String>,
@@ -81,6 +94,7 @@ pub struct Outcome {
     pub warnings: Vec<String>,
     /// The model for the next call, when a hook swapped it.
     pub model: Option<String>,
+    /// One report per hook wired to the event, in run order, including skipped ones.
     pub hooks: Vec<HookReport>,
 }
 
@@ -91,6 +105,7 @@ impl Serialize for Event {
 }
 
 impl Outcome {
+    /// Whether the host must not perform the action.
     pub fn is_blocked(&self) -> bool {
         self.decision == Decision::Block
     }

@@ -39,38 +39,47 @@ impl Workspace {
         }
     }
 
+    /// The absolute root directory.
     pub fn root(&self) -> &Path {
         &self.root
     }
 
+    /// `config/agent.yaml`: host settings, including the master switch.
     pub fn agent_yaml(&self) -> PathBuf {
         self.root.join("config/agent.yaml")
     }
 
+    /// `config/shell_hooks.yaml`: the shell-hook declarations.
     pub fn shell_hooks_yaml(&self) -> PathBuf {
         self.root.join("config/shell_hooks.yaml")
     }
 
+    /// `config/hook_approvals.json`: the approved (event, command) pairs.
     pub fn approvals_json(&self) -> PathBuf {
         self.root.join("config/hook_approvals.json")
     }
 
+    /// `skills/`: one directory per skill, each may carry a `hooks.json`.
     pub fn skills_dir(&self) -> PathBuf {
         self.root.join("skills")
     }
 
+    /// `hooks/`: the workspace's hook programs, and the rules files of installed guards.
     pub fn hooks_dir(&self) -> PathBuf {
         self.root.join("hooks")
     }
 
+    /// `logs/events.jsonl`: the diagnostic event log.
     pub fn events_log(&self) -> PathBuf {
         self.root.join("logs/events.jsonl")
     }
 
+    /// `logs/chat-history.jsonl`: the host's transcript, handed to skill and Claude Code hooks.
     pub fn chat_history(&self) -> PathBuf {
         self.root.join("logs/chat-history.jsonl")
     }
 
+    /// `state/`: one subdirectory per hook for state it keeps between runs.
     pub fn state_dir(&self) -> PathBuf {
         self.root.join("state")
     }

@@ -20,13 +20,21 @@ use crate::transport::{Exit, Reply};
 /// A Claude Code hook event that has a canonical twin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ClaudeEvent {
+    /// `UserPromptSubmit` ↔ `on_user_message`.
     UserPromptSubmit,
+    /// `PreToolUse` ↔ `pre_tool_call`.
     PreToolUse,
+    /// `PostToolUse` ↔ `post_tool_call` with `status` success.
     PostToolUse,
+    /// `PostToolUseFailure` ↔ `post_tool_call` with `status` error.
     PostToolUseFailure,
+    /// `Stop` ↔ `on_stop`.
     Stop,
+    /// `SessionStart` ↔ `on_session_start`.
     SessionStart,
+    /// `SessionEnd` ↔ `on_session_end`.
     SessionEnd,
+    /// `Notification` ↔ `on_outbound_message`.
     Notification,
 }
 
@@ -77,6 +85,7 @@ pub const CLAUDE_UNMAPPED_EVENTS: &[&str] = &[
 ];
 
 impl ClaudeEvent {
+    /// The event called `name` by Claude Code (`PreToolUse`, ...), if it has a twin.
     pub fn parse(name: &str) -> Option<ClaudeEvent> {
         CLAUDE_EVENTS
             .iter()
@@ -84,6 +93,7 @@ impl ClaudeEvent {
             .map(|(_, c, _)| *c)
     }
 
+    /// Claude Code's name for the event.
     pub fn name(self) -> &'static str {
         CLAUDE_EVENTS
             .iter()
@@ -91,6 +101,7 @@ impl ClaudeEvent {
             .map_or("", |(n, _, _)| *n)
     }
 
+    /// The canonical event it is dispatched as.
     pub fn canonical(self) -> Event {
         CLAUDE_EVENTS
             .iter()
@@ -171,10 +182,12 @@ impl ToolAliases {
         aliases
     }
 
+    /// Claude Code's name for the host tool `host`; unaliased names pass through.
     pub fn to_claude<'a>(&'a self, host: &'a str) -> &'a str {
         self.host_to_claude.get(host).map_or(host, String::as_str)
     }
 
+    /// The host's name for the Claude Code tool `claude`; unaliased names pass through.
     pub fn to_host<'a>(&'a self, claude: &'a str) -> &'a str {
         self.host_to_claude
             .iter()
