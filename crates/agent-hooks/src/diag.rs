@@ -12,22 +12,36 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiagKind {
+    /// A hook's output (or a `hooks.json`) is not valid JSON.
     HookInvalidJson,
+    /// Valid JSON of the wrong shape (not an object, several documents, no `hooks` list).
     HookInvalidFormat,
+    /// A configuration entry lacks a required key.
     HookMissingFields,
+    /// A hook ran past its timeout and was killed.
     HookTimeout,
+    /// A hook could not be started or reached.
     HookExecError,
+    /// What a hook wrote to stderr (nobody else sees it).
     HookStderr,
+    /// A hook exited with a failure status.
     HookNonzeroExit,
+    /// A hook blocked a tool call: a decision, not a failure, logged for audit.
     HookBlockedToolCall,
+    /// A hook tried to block where its dialect or the event does not allow it.
     HookInvalidBlock,
+    /// A hook's rewrite broke the event's rewrite rule (e.g. added a key) and was dropped.
     HookInvalidMutation,
+    /// An answer that parsed but cannot be used (unknown decision, wrong field type).
     HookInvalidOutput,
+    /// A configuration file could not be read or has an invalid entry.
     HookConfigError,
+    /// An approved hook's files changed since approval; it was not run.
     HookDrift,
 }
 
 impl DiagKind {
+    /// The `type` written to the log.
     pub fn as_str(self) -> &'static str {
         match self {
             DiagKind::HookInvalidJson => "hook_invalid_json",
@@ -50,16 +64,23 @@ impl DiagKind {
 /// One line of `logs/events.jsonl`.
 #[derive(Debug, Clone, Serialize)]
 pub struct DiagRecord {
+    /// When it happened, RFC 3339 UTC.
     pub ts: String,
     #[serde(rename = "type")]
+    /// The record type.
     pub kind: DiagKind,
+    /// The event being dispatched, when there was one.
     pub event: Option<String>,
+    /// The hook concerned, by name.
     pub hook: Option<String>,
+    /// The file that declared the hook, or the broken configuration file.
     pub source: Option<String>,
+    /// What happened, for a human; cut to 4 KiB.
     pub detail: String,
 }
 
 impl DiagRecord {
+    /// A record of `kind` stamped with the current time.
     pub fn new(kind: DiagKind, detail: impl Into<String>) -> DiagRecord {
         DiagRecord {
             ts: now_rfc3339(),
@@ -71,17 +92,20 @@ impl DiagRecord {
         }
     }
 
+    /// Names the event being dispatched.
     pub fn event(mut self, event: impl Into<String>) -> Self {
         self.event = Some(event.into());
         self
     }
 
+    /// Names the hook and its declaring file.
     pub fn hook(mut self, hook: impl Into<String>, source: impl Into<String>) -> Self {
         self.hook = Some(hook.into());
         self.source = Some(source.into());
         self
     }
 
+    /// Names the file concerned, without a hook.
     pub fn source(mut self, source: impl Into<String>) -> Self {
         self.source = Some(source.into());
         self
@@ -107,10 +131,12 @@ pub struct EventLog {
 }
 
 impl EventLog {
+    /// A log appending to `path`; the file and its directory are created on the first write.
     pub fn new(path: PathBuf) -> EventLog {
         EventLog { path }
     }
 
+    /// The log file.
     pub fn path(&self) -> &std::path::Path {
         &self.path
     }

@@ -25,13 +25,16 @@ use crate::workspace::Workspace;
 /// Everything a dispatch reads; cheap to share, never changed once built.
 #[derive(Debug)]
 pub struct Snapshot {
+    /// The loaded configuration.
     pub config: Config,
+    /// The approvals in force.
     pub approvals: Approvals,
     /// Hooks per event (indexed by `Event as usize`), in run order.
     by_event: Vec<Vec<Arc<Hook>>>,
 }
 
 impl Snapshot {
+    /// Indexes `config`'s hooks by event, so a dispatch finds its hooks without a scan.
     pub fn new(config: Config, approvals: Approvals) -> Snapshot {
         let by_event = Event::all()
             .map(|event| {
@@ -53,6 +56,7 @@ impl Snapshot {
         }
     }
 
+    /// The hooks wired to `event`, in run order.
     pub fn hooks_for(&self, event: Event) -> &[Arc<Hook>] {
         &self.by_event[event as usize]
     }

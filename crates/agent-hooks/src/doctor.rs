@@ -87,16 +87,22 @@ pub enum AnswerKind {
     ClaudeCodeJson,
     /// Exit status 2: Claude Code's "block", stderr as the reason.
     Exit2Block,
+    /// Stdout is not JSON.
     InvalidJson,
+    /// More than one JSON document on stdout.
     TwoJsonDocuments,
     /// Text before or after a JSON object: a shell profile or a debug print wrote to stdout.
     PollutedStdout,
+    /// JSON, but not an object.
     NotAnObject,
+    /// More output than the 1 MiB a hook may answer with.
     TooLarge,
+    /// Stdout is not UTF-8.
     NotUtf8,
 }
 
 impl AnswerKind {
+    /// How `doctor` names this answer for a hook speaking `dialect`.
     pub fn describe(self, dialect: &Dialect) -> String {
         match self {
             AnswerKind::None => "no answer".into(),
@@ -120,13 +126,17 @@ impl AnswerKind {
 /// One run of one hook on one event.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunCheck {
+    /// The event it was run for.
     pub event: Event,
     /// Whether its matcher matches the synthetic payload (doctor runs it either way).
     pub matched: bool,
     /// `ok`, `failed` or `timeout`.
     pub result: &'static str,
+    /// The exit status, when it exited.
     pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
     pub signal: Option<i32>,
+    /// What kind of answer it gave.
     pub answer: AnswerKind,
     /// The first bytes of stdout, when there were any.
     pub stdout: Option<String>,
@@ -134,7 +144,9 @@ pub struct RunCheck {
     pub stderr: Option<String>,
     /// What the answer would do at this event ("none" when nothing).
     pub effect: String,
+    /// Wall time of the run, in milliseconds.
     pub ms: f64,
+    /// Whether it took longer than [`SLOW`]: every event it is on waits that long.
     pub slow: bool,
     /// Why this run counts as broken.
     pub problem: Option<String>,
@@ -145,6 +157,7 @@ pub struct RunCheck {
 }
 
 impl RunCheck {
+    /// Whether this run counts as broken (it sets `problem`).
     pub fn is_broken(&self) -> bool {
         self.problem.is_some()
     }
@@ -153,11 +166,14 @@ impl RunCheck {
 /// Doctor's verdict on one hook: its health (as `list`) plus its runs.
 #[derive(Debug, Clone, Serialize)]
 pub struct HookCheck {
+    /// Its health, as `list` reports it.
     #[serde(flatten)]
     pub health: HookHealth,
+    /// Whether doctor ran it for at least one event.
     pub ran: bool,
     /// Why it was not run (for some or all of its events).
     pub not_run: Option<String>,
+    /// One run per event it was run for.
     pub runs: Vec<RunCheck>,
 }
 
@@ -167,6 +183,7 @@ impl HookCheck {
         self.health.errors() + self.runs.iter().filter(|r| r.is_broken()).count()
     }
 
+    /// Health warnings plus run warnings.
     pub fn warnings(&self) -> usize {
         self.health.warnings() + self.runs.iter().map(|r| r.warnings.len()).sum::<usize>()
     }
@@ -175,15 +192,23 @@ impl HookCheck {
 /// Everything doctor found.
 #[derive(Debug, Clone, Serialize)]
 pub struct DoctorReport {
+    /// The workspace root.
     pub workspace: std::path::PathBuf,
+    /// Whether the master switch is on.
     pub master_enabled: bool,
+    /// Whether HTTP hooks may reach this machine (see [`health::HTTP_ALLOW_LOCAL_ENV`]).
     pub http_allow_local: bool,
+    /// The events the host says it sends; `None`: every event.
     pub host_events: Option<Vec<Event>>,
     /// True when nothing is broken (doctor exits 0).
     pub ok: bool,
+    /// How many things are broken: configuration errors, health errors, broken runs.
     pub problems: usize,
+    /// How many things deserve a look without being broken.
     pub warnings: usize,
+    /// Every configuration file, as `list` reports them.
     pub files: Vec<health::FileReport>,
+    /// Every declared hook, in run order.
     pub hooks: Vec<HookCheck>,
 }
 

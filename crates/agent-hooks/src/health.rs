@@ -84,15 +84,25 @@ pub enum Severity {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingCode {
+    /// Declared for an event it is not approved for.
     NotApproved,
+    /// A file recorded by its approval changed or went away.
     Drift,
+    /// Its program or script does not exist.
     NotFound,
+    /// Its script lacks the execute bit.
     NotExecutable,
+    /// Its script's `#!` interpreter is not installed.
     InterpreterMissing,
+    /// A relative path in its command, resolved against the workspace.
     RelativePath,
+    /// Approved for an event it is not declared for.
     ApprovedNotDeclared,
+    /// Declared for an event the host says it never sends.
     HostNeverSends,
+    /// Its file has a configuration error.
     ConfigError,
+    /// A hook that runs without approval (skill hooks).
     NoApprovalNeeded,
 }
 
@@ -117,11 +127,15 @@ impl FindingCode {
 /// One thing `list` has to say about a hook: the reason, then how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
+    /// What the finding is about.
     pub code: FindingCode,
+    /// How much it matters.
     pub severity: Severity,
     /// The event it concerns, when it concerns one.
     pub event: Option<Event>,
+    /// The reason, for a human.
     pub message: String,
+    /// What to do about it, when there is something to do.
     pub fix: Option<String>,
 }
 
@@ -150,28 +164,38 @@ impl Finding {
 /// Everything `list` says about one hook.
 #[derive(Debug, Clone, Serialize)]
 pub struct HookHealth {
+    /// The hook itself, for callers that go on to run it (`doctor`).
     #[serde(skip)]
     pub hook: Arc<Hook>,
+    /// The hook's name.
     pub name: String,
     /// `shell_hooks`, `skill` or `claude_code`.
     pub source: &'static str,
+    /// The declaring file, workspace-relative.
     pub file: String,
+    /// Line of the entry in its file (1-based; 0 when unknown).
     pub line: u64,
+    /// The events it is declared for.
     pub events: Vec<Event>,
+    /// Its matcher pattern, as written.
     pub matcher: Option<String>,
     /// `command` (later `http`, `builtin`).
     pub transport: &'static str,
     /// The command line or URL, as written.
     pub run: String,
+    /// The dialect it speaks, as `list` names it (`decision protocol`, ...).
     pub dialect: &'static str,
     /// The string approvals key on; `None` for hooks that need no approval.
     pub approval_key: Option<String>,
     /// Declared events whose approval holds (no drift).
     pub approved_events: Vec<Event>,
+    /// The worst of its findings, as one word.
     pub health: Health,
     /// The reason for `health`, when it is not plain good news.
     pub why: Option<String>,
+    /// How to fix what `why` says, when there is a fix.
     pub fix: Option<String>,
+    /// Everything found about it, errors and otherwise.
     pub findings: Vec<Finding>,
 }
 
@@ -199,10 +223,12 @@ impl HookHealth {
         }
     }
 
+    /// How many findings are errors.
     pub fn errors(&self) -> usize {
         self.count(Severity::Error)
     }
 
+    /// How many findings are warnings.
     pub fn warnings(&self) -> usize {
         self.count(Severity::Warning)
     }
@@ -218,6 +244,7 @@ impl HookHealth {
 /// One configuration file as `list` shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileReport {
+    /// The file, workspace-relative.
     pub file: String,
     /// `settings`, `approvals`, or the source kind of a hooks file.
     pub source: &'static str,
@@ -225,7 +252,9 @@ pub struct FileReport {
     pub state: &'static str,
     /// Hooks loaded from it (hook files) or approvals in it (the allowlist); `None` otherwise.
     pub count: Option<usize>,
+    /// Problems that stopped (part of) the file from loading.
     pub errors: Vec<ConfigErrorReport>,
+    /// Problems that did not, such as unknown keys.
     pub warnings: Vec<ConfigErrorReport>,
 }
 
@@ -245,10 +274,13 @@ impl FileReport {
 /// A located configuration problem.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ConfigErrorReport {
+    /// The file, workspace-relative.
     pub file: String,
     /// 0 when the problem is not tied to a place in the file.
     pub line: u64,
+    /// Column of the problem (1-based; 0 when not tied to a place).
     pub column: u64,
+    /// What is wrong and, where possible, the fix.
     pub message: String,
     /// `file:line:column: message`.
     pub text: String,
@@ -269,13 +301,17 @@ impl From<&ConfigError> for ConfigErrorReport {
 /// The health of a whole workspace: what `list` prints.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// The workspace root.
     pub workspace: PathBuf,
+    /// Whether the master switch is on; when off, no approved hook runs.
     pub master_enabled: bool,
     /// `AGENT_HOOKS_HTTP_ALLOW_LOCAL=1` is set: HTTP hooks may reach this machine.
     pub http_allow_local: bool,
     /// The events the host says it sends (`shell_hooks.host_events`); `None`: every event.
     pub host_events: Option<Vec<Event>>,
+    /// Every configuration file the engine reads, present or not.
     pub files: Vec<FileReport>,
+    /// Every declared hook, in run order.
     pub hooks: Vec<HookHealth>,
 }
 
@@ -290,6 +326,7 @@ impl Report {
         self.config_errors().count() + self.hooks.iter().map(HookHealth::errors).sum::<usize>()
     }
 
+    /// Warnings: configuration warnings plus hook findings of warning severity.
     pub fn warnings(&self) -> usize {
         self.files.iter().map(|f| f.warnings.len()).sum::<usize>()
             + self.hooks.iter().map(HookHealth::warnings).sum::<usize>()
@@ -299,9 +336,13 @@ impl Report {
 /// What [`assess_hook`] needs to know about the workspace.
 #[derive(Debug)]
 pub struct Context<'a> {
+    /// The workspace, for resolving relative paths.
     pub ws: &'a Workspace,
+    /// The configuration and approvals to judge.
     pub snapshot: &'a Snapshot,
+    /// The drift cache to check approvals with.
     pub drift: &'a DriftChecker,
+    /// The events the host says it sends; `None`: every event.
     pub host_events: Option<Vec<Event>>,
 }
 

@@ -25,9 +25,11 @@ use crate::workspace::Workspace;
 /// One file recorded by an approval.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApprovedFile {
+    /// The file, absolute.
     pub path: PathBuf,
     /// Modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: i128,
+    /// SHA-256 of the content at approval, lowercase hex.
     pub sha256: String,
     /// The file's stat fingerprint when it was hashed (size, ctime, inode, device). While it is
     /// unchanged the content cannot have changed — ctime cannot be set back — so a dispatch,
@@ -39,18 +41,26 @@ pub struct ApprovedFile {
 /// The parts of a file's stat that any write changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatPrint {
+    /// Size in bytes.
     pub size: u64,
+    /// Status-change time, nanoseconds since the Unix epoch.
     pub ctime_ns: i128,
+    /// Inode number.
     pub ino: u64,
+    /// Device the inode lives on.
     pub dev: u64,
 }
 
 /// One approved (event, command) pair.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Approval {
+    /// The event's canonical name.
     pub event: String,
+    /// The hook's approval key: the command line as declared, or the URL.
     pub command: String,
+    /// When it was approved, RFC 3339 UTC.
     pub approved_at: String,
+    /// The files the command names, as they were when approved; any change is drift.
     #[serde(default)]
     pub files: Vec<ApprovedFile>,
 }
@@ -58,8 +68,10 @@ pub struct Approval {
 /// The contents of `config/hook_approvals.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Approvals {
+    /// The file format version (1).
     #[serde(default = "format_version")]
     pub version: u32,
+    /// Every approved pair, in the order they were added.
     #[serde(default)]
     pub approvals: Vec<Approval>,
 }
@@ -96,6 +108,7 @@ impl Approvals {
         }
     }
 
+    /// The approval of `command` for `event`, if any (drift not checked).
     pub fn find(&self, event: Event, command: &str) -> Option<&Approval> {
         self.approvals
             .iter()
@@ -114,12 +127,25 @@ impl Approvals {
 /// Why a write to the allowlist failed.
 #[derive(Debug, thiserror::Error)]
 pub enum TrustError {
+    /// The approvals file could not be locked, read or written.
     #[error("failed to update {path}: {source}")]
-    Io { path: String, source: io::Error },
+    Io {
+        /// The approvals file, as shown to the user.
+        path: String,
+        /// The underlying failure.
+        source: io::Error,
+    },
+    /// The approvals file exists but does not parse; it is left as it is rather than replaced.
     #[error("{0}; fix or remove the file first (nothing was written, no approval was lost)")]
     Corrupt(ConfigError),
+    /// A file the command names could not be read to fingerprint it.
     #[error("failed to record {path} for the approval: {source}")]
-    Record { path: String, source: io::Error },
+    Record {
+        /// The file that could not be hashed.
+        path: String,
+        /// The underlying failure.
+        source: io::Error,
+    },
 }
 
 /// Adds (or refreshes) approvals of `command` for `events`, recording the files it names.
@@ -233,7 +259,9 @@ pub fn hash_file(path: &Path) -> io::Result<String> {
 /// What the gate says about one (event, command) pair.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
+    /// Approved and unchanged: the hook may run.
     Approved,
+    /// No approval for this pair: the hook is skipped.
     NotApproved,
     /// Approved, but a recorded file changed: says which and how.
     Drifted(String),
@@ -277,6 +305,8 @@ pub struct DriftChecker {
 }
 
 impl DriftChecker {
+    /// Whether `command` may run at `event`. Re-hashes a recorded file only when its stat
+    /// fingerprint moved since the last check, so the common case is a few `stat` calls.
     pub fn check(&self, approvals: &Approvals, event: Event, command: &str) -> Verdict {
         let Some(approval) = approvals.find(event, command) else {
             return Verdict::NotApproved;

@@ -18,10 +18,13 @@ pub struct AgentSettings {
     pub self_approve: bool,
     /// The whole document, for sections other modules read (`claude_hooks`, ...).
     pub document: Value,
+    /// Why the file could not be read or parsed; the defaults apply then.
     pub error: Option<ConfigError>,
 }
 
 impl AgentSettings {
+    /// Reads `config/agent.yaml`. Never fails: a missing file gives the defaults, and a broken
+    /// one gives the defaults plus `error`.
     pub fn load(ws: &Workspace) -> AgentSettings {
         let path = ws.agent_yaml();
         let display = ws.display(&path).into_owned();
@@ -80,11 +83,15 @@ fn parse(text: &str) -> Result<Value, serde_saphyr::Error> {
 /// Why the master switch could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum SwitchError {
+    /// `config/agent.yaml` could not be read or written.
     #[error("failed to write {path}: {source}")]
     Io {
+        /// The file, as shown to the user.
         path: String,
+        /// The underlying failure.
         source: std::io::Error,
     },
+    /// The file exists but does not parse; it is left as it is rather than rewritten.
     #[error("{0}; fix the file before flipping the switch (nothing was written)")]
     Unparseable(ConfigError),
 }

@@ -28,8 +28,11 @@ pub struct ConfigError {
     pub kind: crate::diag::DiagKind,
     /// Workspace-relative path of the file.
     pub file: String,
+    /// Line of the problem (1-based; 0 when not tied to a place).
     pub line: u64,
+    /// Column of the problem (1-based; 0 when not tied to a place).
     pub column: u64,
+    /// What is wrong and, where possible, how to fix it (with a "did you mean").
     pub message: String,
 }
 
@@ -52,9 +55,13 @@ impl std::error::Error for ConfigError {}
 /// The outcome of reading one configuration file.
 #[derive(Debug, Clone)]
 pub struct FileLoad {
+    /// Which kind of source the file belongs to.
     pub source: SourceKind,
+    /// The file, absolute.
     pub path: PathBuf,
+    /// The file as shown to users (workspace-relative).
     pub display: String,
+    /// Whether it loaded.
     pub state: FileState,
     /// Hooks that loaded (entries with errors are left out and listed in `errors`).
     pub hooks: Vec<Hook>,
@@ -64,9 +71,12 @@ pub struct FileLoad {
     pub warnings: Vec<ConfigError>,
 }
 
+/// How reading one configuration file went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileState {
+    /// The file does not exist: no hooks from it, and no error.
     Missing,
+    /// The file parsed (entries with errors may still have been left out).
     Loaded,
     /// The file could not be read or parsed: none of its hooks run (unless kept from before).
     Broken,
@@ -84,9 +94,13 @@ pub const SOURCES: &[SourceLoader] = &[shell::load, skill::load, claude::load];
 /// Everything loaded from a workspace at one moment. Immutable; a reload builds a new one.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// The master switch (`shell_hooks.enabled`); off unless `config/agent.yaml` says `true`.
     pub master_enabled: bool,
+    /// What `config/agent.yaml` says.
     pub agent: agent::AgentSettings,
+    /// Every file read, present or not, in source order.
     pub files: Vec<FileLoad>,
+    /// Every hook that loaded, in run order.
     pub hooks: Vec<Arc<Hook>>,
 }
 

@@ -22,10 +22,15 @@ pub enum Dialect {
     /// `config/shell_hooks.yaml`: the decision protocol of SPEC §5, Claude Code answers accepted.
     Shell,
     /// `skills/**/hooks.json`: the event-replacement chain of SPEC §6.
-    Skill { include_conversation: bool },
+    Skill {
+        /// Whether the hook's input carries the conversation so far (read from the transcript).
+        include_conversation: bool,
+    },
     /// `.claude/settings*.json`: Claude Code's hook input and answer rules (SPEC §7).
     Claude {
+        /// The Claude Code event the hook was declared under, which decides the input's shape.
         event: claude::ClaudeEvent,
+        /// Tool-name aliases, so matchers such as `Bash` match the host's tools.
         aliases: Arc<claude::ToolAliases>,
     },
 }
@@ -44,8 +49,11 @@ pub struct DispatchCache {
 /// once however many hooks look at it.
 #[derive(Debug)]
 pub struct PayloadView<'a> {
+    /// The event being dispatched.
     pub event: Event,
+    /// The payload, with every rewrite so far applied.
     pub payload: &'a Map<String, Value>,
+    /// The workspace, for paths hooks get (transcript, state).
     pub ws: &'a Workspace,
     pub(crate) cache: &'a DispatchCache,
     match_text: OnceLock<String>,
@@ -55,6 +63,7 @@ pub struct PayloadView<'a> {
 }
 
 impl<'a> PayloadView<'a> {
+    /// A view of `payload` at `event`; `cache` is shared by every hook of the dispatch.
     pub fn new(
         event: Event,
         payload: &'a Map<String, Value>,
@@ -171,6 +180,7 @@ impl Dialect {
         }
     }
 
+    /// How `list` and `doctor` name the dialect.
     pub fn label(&self) -> &'static str {
         match self {
             Dialect::Shell => "decision protocol",
