@@ -13,6 +13,7 @@ use crate::event::Event;
 /// What a command printed and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandOutput {
+    /// What the command printed, newline-terminated; plain unless a colour [`Style`] was asked for.
     pub text: String,
     /// 0 on success; 1 when the command found something broken or failed; 2 for bad usage.
     pub status: i32,
@@ -33,6 +34,29 @@ impl CommandOutput {
 }
 
 /// Runs one `/hooks ...` line (the leading `/hooks` is optional) against `engine`.
+///
+/// The line is split by shell-word rules, so a command with spaces can be quoted. An empty
+/// line is `list`. Commands that change state (`on`, `off`, `approve`, `revoke`) reload the
+/// engine before they return. The result is plain text for a chat window; a bad line is a
+/// usage message with status 2, never a panic or an error type.
+///
+/// ```
+/// use agent_hooks::commands::run_line;
+/// use agent_hooks::{Engine, Workspace};
+///
+/// let dir = tempfile::tempdir()?;
+/// let engine = Engine::open(Workspace::new(dir.path()));
+/// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+///
+/// let out = rt.block_on(run_line(&engine, "/hooks on"));
+/// assert_eq!(out.status, 0);
+/// assert!(engine.snapshot().config.master_enabled);
+///
+/// let out = rt.block_on(run_line(&engine, "/hooks frobnicate"));
+/// assert_eq!(out.status, 2);
+/// assert!(out.text.contains("unknown command \"frobnicate\""));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub async fn run_line(engine: &Engine, line: &str) -> CommandOutput {
     let words = match shell_words::split(line.trim()) {
         Ok(words) => words,

@@ -23,6 +23,7 @@ pub(crate) enum Tone {
 }
 
 impl Style {
+    /// No colour: for pipes, files and chat windows.
     pub const PLAIN: Style = Style { color: false };
 
     /// Colour when stdout is a terminal and `NO_COLOR` is unset or empty (no-color.org).

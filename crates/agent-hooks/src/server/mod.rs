@@ -37,17 +37,24 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// The address is not loopback; the sidecar has no authentication, so it never listens
+    /// beyond this machine.
     #[error(
         "refusing to listen on {0}: the sidecar binds loopback addresses only (127.0.0.1, ::1)"
     )]
     NotLoopback(SocketAddr),
+    /// The address could not be bound (in use, or no permission).
     #[error("failed to listen on {addr}: {source}")]
     Bind {
+        /// The address asked for.
         addr: SocketAddr,
+        /// The underlying failure.
         source: std::io::Error,
     },
+    /// The file watcher that drives hot reload could not start.
     #[error("{0}")]
     Watch(String),
+    /// The server failed after it started.
     #[error("the server stopped with an error: {0}")]
     Serve(std::io::Error),
 }
@@ -55,7 +62,9 @@ pub enum ServeError {
 /// Shared state of the routes.
 #[derive(Debug)]
 pub struct AppState {
+    /// The engine every route dispatches through.
     pub engine: Arc<Engine>,
+    /// Per-hook call counts and latencies, for `GET /v1/stats`.
     pub stats: Stats,
     started: std::time::Instant,
 }

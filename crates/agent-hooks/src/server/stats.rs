@@ -29,16 +29,24 @@ pub struct Stats {
 /// One hook's line in `GET /v1/stats`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct HookStatsReport {
+    /// The hook's name.
     pub hook: String,
+    /// Its declaring file, workspace-relative.
     pub source: String,
+    /// Dispatches that ran it.
     pub calls: u64,
+    /// Dispatches that skipped it (no match, not approved, ...).
     pub skipped: u64,
+    /// Failed runs by status (`timeout`, `error`, `invalid_output`).
     pub failures: HashMap<&'static str, u64>,
+    /// Median run time over its last 1024 runs, in milliseconds.
     pub p50_ms: f64,
+    /// 99th-percentile run time over its last 1024 runs, in milliseconds.
     pub p99_ms: f64,
 }
 
 impl Stats {
+    /// Counts one dispatch and each of its hook reports.
     pub fn record(&self, outcome: &Outcome) {
         *self.dispatches.lock().unwrap_or_else(|p| p.into_inner()) += 1;
         if outcome.hooks.is_empty() {
@@ -64,6 +72,7 @@ impl Stats {
         }
     }
 
+    /// How many dispatches have been recorded.
     pub fn dispatches(&self) -> u64 {
         *self.dispatches.lock().unwrap_or_else(|p| p.into_inner())
     }

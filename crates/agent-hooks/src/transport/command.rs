@@ -40,6 +40,7 @@ pub enum Invocation {
 pub struct CommandSpec {
     /// The command exactly as written in the configuration (what approvals key on).
     pub line: String,
+    /// How `line` is run: split into argv, or through `sh -c` for the dialects born in a shell.
     pub invocation: Invocation,
     /// Working directory of the process.
     pub cwd: PathBuf,

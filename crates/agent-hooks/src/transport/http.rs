@@ -3,7 +3,7 @@
 //!
 //! One client per process ([`HttpClient::shared`]) keeps connections alive between calls. It
 //! uses no proxy, follows no redirect (a 3xx is a failure), and its only DNS step is the
-//! [`ssrf::Guard`], so it connects to exactly the addresses the guard checked. The URL rules and
+//! [`ssrf::Guard`](super::ssrf::Guard), so it connects to exactly the addresses the guard checked. The URL rules and
 //! literal addresses are checked again before every call, since the client skips DNS for them.
 
 use std::sync::{Arc, OnceLock};
@@ -34,6 +34,7 @@ const RESERVED_HEADERS: &[&str] = &[
 pub struct HttpSpec {
     /// The URL exactly as written in the configuration (what approvals key on).
     pub url: String,
+    /// Extra request headers; values may use `${VAR}` for variables listed in `allowed_env`.
     pub headers: Vec<(HeaderName, Template)>,
     /// Key of the `X-Agent-Hooks-Signature` HMAC.
     pub secret: Option<Template>,
@@ -42,8 +43,10 @@ pub struct HttpSpec {
 /// Why a configured HTTP hook is not acceptable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HttpSpecError {
+    /// The URL breaks the URL rules (scheme, credentials, a literal private address, ...).
     #[error("url refused: {0}")]
     Url(Refusal),
+    /// A header name or value template is not valid.
     #[error("{0}")]
     Header(String),
 }
@@ -322,6 +325,7 @@ impl HttpClient {
             .map_err(|e| Failure::Exec(e.clone()))
     }
 
+    /// The SSRF guard every call goes through.
     pub fn guard(&self) -> &Guard {
         &self.guard
     }

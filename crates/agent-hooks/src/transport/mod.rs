@@ -18,6 +18,7 @@ pub use ssrf::{ALLOW_LOCAL_ENV, allow_local_enabled};
 /// How a hook is run.
 #[derive(Debug, Clone)]
 pub enum TransportSpec {
+    /// Spawn a process in its own group (`command:`).
     Command(CommandSpec),
     /// POST to a URL, behind the SSRF guard (SPEC §5a).
     Http(HttpSpec),
@@ -38,6 +39,7 @@ impl TransportSpec {
         }
     }
 
+    /// The transport's name in `list --json` (`command`, `http`, `builtin`).
     pub fn kind(&self) -> &'static str {
         match self {
             TransportSpec::Command(_) => "command",
@@ -50,11 +52,14 @@ impl TransportSpec {
 /// How a hook process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
+    /// It exited with this status.
     Code(i32),
+    /// A signal ended it (including the runtime's kill on timeout).
     Signal(i32),
 }
 
 impl Exit {
+    /// Exit status 0.
     pub fn success(self) -> bool {
         self == Exit::Code(0)
     }
@@ -72,13 +77,17 @@ impl std::fmt::Display for Exit {
 /// The raw answer of a hook that ran to completion.
 #[derive(Debug, Clone)]
 pub struct Reply {
+    /// What it wrote to stdout, up to [`STDOUT_CAP`] bytes (for HTTP: the response body).
     pub stdout: Vec<u8>,
     /// Stdout went past the cap; what is kept is its beginning, and it is not a usable answer.
     pub stdout_overflow: bool,
+    /// What it wrote to stderr, up to [`STDERR_CAP`] bytes.
     pub stderr: Vec<u8>,
+    /// How it ended (an HTTP hook's 2xx counts as exit status 0).
     pub exit: Exit,
     /// Processes the hook left behind held its output open and were killed.
     pub left_behind: Option<String>,
+    /// Wall time from start to the end of its output.
     pub elapsed: Duration,
 }
 

@@ -38,12 +38,16 @@ pub fn allow_local_enabled() -> bool {
 /// One blocked address range and the rule it falls under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockedRange {
+    /// The range's first address.
     pub network: IpAddr,
+    /// The prefix length, in bits.
     pub prefix: u8,
+    /// What the range is, for refusals (`private`, `unspecified`, ...).
     pub rule: &'static str,
 }
 
 impl BlockedRange {
+    /// Whether `ip` lies in the range (an IPv4 address never lies in an IPv6 range).
     pub fn contains(&self, ip: IpAddr) -> bool {
         match (self.network, ip) {
             (IpAddr::V4(net), IpAddr::V4(ip)) => {
@@ -216,27 +220,42 @@ pub fn blocked_range(ip: IpAddr) -> Option<&'static BlockedRange> {
 /// Why the guard refused a URL or a call.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
+    /// The URL does not parse.
     #[error("not a valid URL: {0}")]
     Invalid(String),
+    /// A scheme other than http or https.
     #[error("scheme \"{0}\" is not allowed (only http and https)")]
     Scheme(String),
+    /// Credentials in the URL, where they would end up in logs and `list`.
     #[error(
         "the URL carries a user name or password; send credentials in `headers` (with `allowed_env`) instead"
     )]
     Userinfo,
+    /// The URL has no host to connect to.
     #[error("the URL has no host")]
     NoHost,
+    /// A name for this machine or a metadata service (`localhost`, `metadata.google.internal`).
     #[error("host \"{0}\" names this machine or a cloud metadata service{ALLOW_LOCAL_HINT}")]
     ForbiddenName(String),
+    /// A literal or resolved address in a blocked range.
     #[error("{shown} is {range}{ALLOW_LOCAL_HINT}")]
     Address {
         /// The address as the URL or the resolver gave it, with the host when it was a name.
         shown: String,
+        /// The address refused.
         address: IpAddr,
+        /// The blocked range it lies in.
         range: BlockedRange,
     },
+    /// The host name could not be resolved.
     #[error("cannot resolve \"{host}\": {error}")]
-    Resolve { host: String, error: String },
+    Resolve {
+        /// The host name.
+        host: String,
+        /// What the resolver said.
+        error: String,
+    },
+    /// The host name resolved to nothing.
     #[error("\"{0}\" resolves to no address")]
     NoAddress(String),
 }
@@ -245,6 +264,7 @@ const ALLOW_LOCAL_HINT: &str = " (for a hook served on this machine, set AGENT_H
 
 /// Looks host names up. The system one asks the OS; tests play DNS with their own.
 pub trait Resolver: Send + Sync + fmt::Debug {
+    /// Every address `host` resolves to; the guard checks each before connecting.
     fn lookup(&self, host: String) -> BoxFuture<'static, io::Result<Vec<IpAddr>>>;
 }
 
@@ -269,6 +289,8 @@ pub struct Guard {
 }
 
 impl Guard {
+    /// A guard resolving through `resolver`; `allow_local` lifts the address rule for this
+    /// machine (see [`ALLOW_LOCAL_ENV`]).
     pub fn new(resolver: Arc<dyn Resolver>, allow_local: bool) -> Guard {
         Guard {
             resolver,
@@ -281,6 +303,7 @@ impl Guard {
         Guard::new(Arc::new(SystemResolver), allow_local_enabled())
     }
 
+    /// Whether addresses on this machine are allowed.
     pub fn allow_local(&self) -> bool {
         self.allow_local
     }
