@@ -130,7 +130,7 @@ payload!(
         last_user_message: String,
         /// The model about to be called.
         model: String,
-        /// The prompt text, when the host lets hooks replace it.
+        /// The prompt about to be sent, when the host passes it; skill hooks may replace it.
         prompt: Option<String>,
     }
 );
@@ -152,7 +152,7 @@ payload!(
         model: String,
         /// Tokens spent this turn.
         tokens: Tokens,
-        /// Cost of the turn in the host's currency unit, when it knows it.
+        /// What the turn cost, when the host knows it (in the host's own unit).
         cost: Option<f64>,
         /// Names of the tools called this turn, in call order.
         tool_names: Vec<String>,
