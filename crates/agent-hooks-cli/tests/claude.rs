@@ -8,7 +8,6 @@
 //! `agent-hooks claude-install`.
 
 // Shared with `cli.rs`; this binary uses only part of it.
-#[allow(dead_code)]
 mod support;
 
 use std::io::{Read, Write};

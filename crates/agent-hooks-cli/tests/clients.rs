@@ -6,52 +6,13 @@
 //! `~/.cache/agent-hooks-ts/node_modules/.bin/tsc` (where `.ci/run` installs it), else `tsc` on
 //! `PATH`. Without one the TypeScript tests fail, unless `AGENT_HOOKS_SKIP_TS=1` says to skip them.
 
-// Each test binary uses only part of the shared support module.
-#[allow(dead_code)]
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use support::{Entry, Ws};
-
-/// A running `agent-hooks serve`; killed on drop.
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start(ws: &Ws) -> Server {
-        let mut child = ws
-            .command(&["serve", "--listen", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn agent-hooks serve");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("read the ready line");
-        let port = line
-            .rsplit(':')
-            .next()
-            .and_then(|p| p.trim().parse().ok())
-            .unwrap_or_else(|| panic!("no port in the ready line {line:?}"));
-        Server { child, port }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use support::{Entry, Server, Ws};
 
 const GUARD: &str = r#"
     import json, sys

@@ -2,121 +2,12 @@
 //! route, the loopback guards, self-approve without a restart, hot reload, concurrency with a
 //! hanging hook, and a clean SIGTERM that runs the shutdown hooks and leaves no hook behind.
 
-// Each test binary uses only part of the shared support module.
-#[allow(dead_code)]
 mod support;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
-use support::{Entry, Ws, eventually, process_running};
-
-/// A running `agent-hooks serve`; killed on drop if a test fails before stopping it.
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start(ws: &Ws) -> Server {
-        let mut child = ws
-            .command(&["serve", "--listen", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn agent-hooks serve");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("read the ready line");
-        let port = line
-            .rsplit(':')
-            .next()
-            .and_then(|p| p.trim().parse().ok())
-            .unwrap_or_else(|| panic!("no port in the ready line {line:?}"));
-        Server { child, port }
-    }
-
-    fn request(&self, method: &str, path: &str, body: &[u8]) -> (u16, Value) {
-        self.request_with_host(method, path, body, &format!("127.0.0.1:{}", self.port))
-    }
-
-    fn request_with_host(&self, method: &str, path: &str, body: &[u8], host: &str) -> (u16, Value) {
-        http(self.port, method, path, body, host)
-    }
-
-    fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        self.request("POST", path, body.to_string().as_bytes())
-    }
-
-    fn terminate(&mut self) -> std::process::ExitStatus {
-        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("send SIGTERM");
-        self.child.wait().expect("wait for the server")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// One HTTP/1.1 request on a fresh connection; the answer's status and JSON body.
-fn http(port: u16, method: &str, path: &str, body: &[u8], host: &str) -> (u16, Value) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to the sidecar");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .expect("set a read timeout");
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).expect("send the head");
-    // A refused oversized body may close the connection before it is all sent.
-    let _ = stream.write_all(body);
-    let mut answer = Vec::new();
-    let _ = stream.read_to_end(&mut answer);
-    let text = String::from_utf8_lossy(&answer);
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {head:?}"));
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(body)
-    } else {
-        body.to_owned()
-    };
-    let json = serde_json::from_str(&body).unwrap_or(Value::String(body));
-    (status, json)
-}
-
-fn dechunk(body: &str) -> String {
-    let mut out = String::new();
-    let mut rest = body;
-    while let Some((size, tail)) = rest.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if n == 0 || tail.len() < n {
-            break;
-        }
-        out.push_str(&tail[..n]);
-        rest = tail[n..].strip_prefix("\r\n").unwrap_or(&tail[n..]);
-    }
-    out
-}
+use serde_json::json;
+use support::{Entry, Server, Ws, eventually, http, process_running};
 
 const GUARD: &str = r#"
     import json, sys

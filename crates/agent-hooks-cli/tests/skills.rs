@@ -2,8 +2,6 @@
 //! examples unmodified, the event-replacement chain, `_block`, `pre_prompt`, the conversation,
 //! every diagnostic type the dialect logs, and skill and shell hooks sharing an event.
 
-// Each test binary uses only part of the shared support module.
-#[allow(dead_code)]
 mod support;
 
 use std::path::Path;
