@@ -526,22 +526,11 @@ pub fn describe_effect(event: Event, answer: &Answer) -> (Vec<String>, Vec<Strin
 }
 
 fn preview(text: &str) -> String {
-    const MAX: usize = 60;
-    let flat: String = text
-        .trim()
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if flat.chars().count() > MAX {
-        format!("{}…", flat.chars().take(MAX).collect::<String>())
-    } else {
-        flat
-    }
+    crate::dialect::preview(text, 60)
 }
 
 fn last_lines(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    preview(&lines[lines.len().saturating_sub(n)..].join(" | "))
+    preview(&crate::dialect::last_lines(text, n))
 }
 
 #[cfg(test)]

@@ -388,15 +388,7 @@ pub(crate) fn input(view: &PayloadView<'_>, claude: ClaudeEvent, aliases: &ToolA
 
 /// Reads a Claude Code hook's exit code, stdout and stderr with Claude Code's rules.
 pub(crate) fn interpret(claude: ClaudeEvent, reply: &Reply) -> Result<Answer, Unusable> {
-    if reply.stdout_overflow {
-        return Err(Unusable {
-            kind: DiagKind::HookInvalidOutput,
-            detail: format!(
-                "stdout is larger than {} bytes; the answer was discarded",
-                crate::transport::STDOUT_CAP
-            ),
-        });
-    }
+    super::refuse_overflow(reply)?;
     let stdout = String::from_utf8_lossy(&reply.stdout);
     let stdout = stdout.trim();
     let stderr = String::from_utf8_lossy(&reply.stderr);

@@ -189,3 +189,48 @@ impl Dialect {
         }
     }
 }
+
+/// A hook whose stdout ran past the cap has no usable answer, whatever it says.
+pub(crate) fn refuse_overflow(reply: &Reply) -> Result<(), Unusable> {
+    if reply.stdout_overflow {
+        return Err(Unusable {
+            kind: crate::diag::DiagKind::HookInvalidOutput,
+            detail: format!(
+                "stdout is larger than {} bytes; the answer was discarded",
+                crate::transport::STDOUT_CAP
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A hook's stdout as text: within the cap and valid UTF-8, trimmed.
+pub(crate) fn stdout_text(reply: &Reply) -> Result<&str, Unusable> {
+    refuse_overflow(reply)?;
+    std::str::from_utf8(&reply.stdout)
+        .map(str::trim)
+        .map_err(|e| Unusable {
+            kind: crate::diag::DiagKind::HookInvalidJson,
+            detail: format!("stdout is not valid UTF-8 (at byte {})", e.valid_up_to()),
+        })
+}
+
+/// At most `max` characters of `text` on one line, for messages about what a hook printed.
+pub(crate) fn preview(text: &str, max: usize) -> String {
+    let flat: String = text
+        .trim()
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if flat.chars().count() > max {
+        format!("{}…", flat.chars().take(max).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+/// The last `n` lines of `text` joined on one line (the end of a stderr is where the error is).
+pub(crate) fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
+}

@@ -16,20 +16,7 @@ pub(crate) fn input(view: &PayloadView<'_>) -> Vec<u8> {
 }
 
 pub(crate) fn interpret(event: Event, reply: &Reply) -> Result<Answer, Unusable> {
-    if reply.stdout_overflow {
-        return Err(Unusable {
-            kind: DiagKind::HookInvalidOutput,
-            detail: format!(
-                "stdout is larger than {} bytes; the answer was discarded",
-                crate::transport::STDOUT_CAP
-            ),
-        });
-    }
-    let stdout = std::str::from_utf8(&reply.stdout).map_err(|e| Unusable {
-        kind: DiagKind::HookInvalidJson,
-        detail: format!("stdout is not valid UTF-8 (at byte {})", e.valid_up_to()),
-    })?;
-    let stdout = stdout.trim();
+    let stdout = super::stdout_text(reply)?;
     match reply.exit {
         Exit::Code(0) => {}
         Exit::Code(2) => {
@@ -57,7 +44,7 @@ pub(crate) fn interpret(event: Event, reply: &Reply) -> Result<Answer, Unusable>
                 detail: if tail.is_empty() {
                     other.to_string()
                 } else {
-                    format!("{other}: {}", last_lines(tail, 3))
+                    format!("{other}: {}", super::last_lines(tail, 3))
                 },
             });
         }
@@ -263,21 +250,7 @@ fn wrong_type(key: &str, expected: &str, found: &Value) -> Unusable {
 
 /// The first bytes of an answer, for messages.
 pub(crate) fn preview(text: &str) -> String {
-    const MAX: usize = 120;
-    let flat: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if flat.chars().count() > MAX {
-        format!("{}…", flat.chars().take(MAX).collect::<String>())
-    } else {
-        flat
-    }
-}
-
-fn last_lines(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join(" | ")
+    super::preview(text, 120)
 }
 
 #[cfg(test)]

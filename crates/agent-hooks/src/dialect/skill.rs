@@ -177,20 +177,8 @@ pub(crate) fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer,
             },
         });
     }
-    if reply.stdout_overflow {
-        return Err(Unusable {
-            kind: DiagKind::HookInvalidOutput,
-            detail: format!(
-                "stdout is larger than {} bytes; the answer was discarded",
-                crate::transport::STDOUT_CAP
-            ),
-        });
-    }
-    let stdout = std::str::from_utf8(&reply.stdout).map_err(|e| Unusable {
-        kind: DiagKind::HookInvalidJson,
-        detail: format!("stdout is not valid UTF-8 (at byte {})", e.valid_up_to()),
-    })?;
-    let answer = match parse_object(stdout.trim()) {
+    let stdout = super::stdout_text(reply)?;
+    let answer = match parse_object(stdout) {
         Ok(Some(answer)) => answer,
         Ok(None) => return Ok(Answer::default()),
         Err(mut unusable) => {
