@@ -72,15 +72,7 @@ fn load_file(
     earlier: &mut [FileLoad],
 ) -> FileLoad {
     let display = ws.display(&path).into_owned();
-    let mut load = FileLoad {
-        source: SourceKind::ClaudeCode,
-        path: path.clone(),
-        display: display.clone(),
-        state: FileState::Missing,
-        hooks: Vec::new(),
-        errors: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let mut load = FileLoad::new(ws, SourceKind::ClaudeCode, path.clone());
     let note = |message: String| ConfigError {
         kind: DiagKind::HookConfigError,
         file: display.clone(),

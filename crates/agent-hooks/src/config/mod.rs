@@ -72,6 +72,21 @@ pub struct FileLoad {
 }
 
 /// How reading one configuration file went.
+impl FileLoad {
+    /// A file of `source` at `path` with nothing read yet (a missing file stays so).
+    pub fn new(ws: &Workspace, source: SourceKind, path: PathBuf) -> FileLoad {
+        FileLoad {
+            source,
+            display: ws.display(&path).into_owned(),
+            path,
+            state: FileState::Missing,
+            hooks: Vec::new(),
+            errors: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileState {
     /// The file does not exist: no hooks from it, and no error.

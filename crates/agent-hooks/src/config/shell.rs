@@ -45,15 +45,7 @@ struct ShellHooksFile {
 pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
     let path = ws.shell_hooks_yaml();
     let display = ws.display(&path).into_owned();
-    let mut load = FileLoad {
-        source: SourceKind::ShellHooks,
-        path: path.clone(),
-        display: display.clone(),
-        state: FileState::Missing,
-        hooks: Vec::new(),
-        errors: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let mut load = FileLoad::new(ws, SourceKind::ShellHooks, path.clone());
     match crate::store::read_optional(&path) {
         Ok(None) => {}
         Ok(Some(text)) => parse_into(ws, &text, &mut load),
@@ -489,15 +481,7 @@ mod tests {
 
     fn parse(text: &str) -> FileLoad {
         let ws = Workspace::new("/ws");
-        let mut load = FileLoad {
-            source: SourceKind::ShellHooks,
-            path: ws.shell_hooks_yaml(),
-            display: "config/shell_hooks.yaml".into(),
-            state: FileState::Missing,
-            hooks: Vec::new(),
-            errors: Vec::new(),
-            warnings: Vec::new(),
-        };
+        let mut load = FileLoad::new(&ws, SourceKind::ShellHooks, ws.shell_hooks_yaml());
         parse_into(&ws, text, &mut load);
         load
     }

@@ -90,15 +90,8 @@ fn find_hooks_json(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
     let display = ws.display(&path).into_owned();
-    let mut load = FileLoad {
-        source: SourceKind::Skill,
-        path: path.clone(),
-        display: display.clone(),
-        state: FileState::Loaded,
-        hooks: Vec::new(),
-        errors: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let mut load = FileLoad::new(ws, SourceKind::Skill, path.clone());
+    load.state = FileState::Loaded;
     let error = |kind, line, column, message: String| ConfigError {
         kind,
         file: display.clone(),

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 use agent_hooks_guards::{Guard, GuardContext, MemoryState, StateStore};
 use serde_json::{Map, Value};
 
-use super::{Exit, Failure, Reply};
+use super::{Failure, Reply};
 use crate::event::Event;
 
 /// The prefix of a built-in hook's approval key: `builtin:security_guard`.
@@ -203,14 +203,7 @@ pub fn answer_reply(answer: &Value, started: Instant) -> Reply {
         Value::Object(map) if map.is_empty() => Vec::new(),
         other => serde_json::to_vec(other).unwrap_or_default(),
     };
-    Reply {
-        stdout,
-        stdout_overflow: false,
-        stderr: Vec::new(),
-        exit: Exit::Code(0),
-        left_behind: None,
-        elapsed: started.elapsed(),
-    }
+    Reply::answered(stdout, started)
 }
 
 /// The in-memory store of one hook, shared by every engine of this process that loads it.

@@ -14,7 +14,7 @@ use reqwest::header::{self, HeaderName, HeaderValue};
 use sha2::Sha256;
 
 use super::ssrf::{Guard, Refusal};
-use super::{Exit, Failure, Reply, STDOUT_CAP};
+use super::{Failure, Reply, STDOUT_CAP};
 
 /// The header carrying the body's HMAC when the hook has a `secret`.
 pub const SIGNATURE_HEADER: &str = "X-Agent-Hooks-Signature";
@@ -240,14 +240,7 @@ impl HttpSpec {
             Ok(result) => result?,
             Err(_) => return Err(Failure::Timeout(timeout)),
         };
-        Ok(Reply {
-            stdout,
-            stdout_overflow: false,
-            stderr: Vec::new(),
-            exit: Exit::Code(0),
-            left_behind: None,
-            elapsed: started.elapsed(),
-        })
+        Ok(Reply::answered(stdout, started))
     }
 
     fn send_failure(&self, err: &reqwest::Error, timeout: Duration) -> Failure {

@@ -91,6 +91,21 @@ pub struct Reply {
     pub elapsed: Duration,
 }
 
+impl Reply {
+    /// The reply of a hook that answered `stdout` and succeeded (an HTTP 2xx, an in-process
+    /// guard): nothing on stderr, exit 0.
+    pub fn answered(stdout: Vec<u8>, started: std::time::Instant) -> Reply {
+        Reply {
+            stdout,
+            stdout_overflow: false,
+            stderr: Vec::new(),
+            exit: Exit::Code(0),
+            left_behind: None,
+            elapsed: started.elapsed(),
+        }
+    }
+}
+
 /// A hook that could not be run to completion.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {
