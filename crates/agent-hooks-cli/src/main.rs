@@ -12,6 +12,8 @@ use std::process::ExitCode;
 
 use agent_hooks::{Engine, Workspace};
 use clap::{Parser, Subcommand};
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::prelude::*;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -90,12 +92,19 @@ impl From<GuardFormat> for agent_hooks::guards::command::Format {
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("AGENT_HOOKS_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+    // `target=level` directives (`warn`, `agent_hooks=debug`). A plain target filter rather
+    // than an EnvFilter: the latter's regex machinery makes every regex in the process,
+    // the guards' rules included, build a full DFA, which `agent-hooks guard` pays per call.
+    let filter = std::env::var("AGENT_HOOKS_LOG")
+        .ok()
+        .and_then(|directives| directives.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(tracing::Level::WARN));
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_filter(filter),
         )
-        .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
     let ws = Workspace::resolve(cli.workspace.as_deref());

@@ -102,7 +102,11 @@ impl LazyRegex {
     /// a byte search over a long command is far cheaper than running the automaton on it.
     pub(crate) fn is_match(&self, haystack: &str) -> bool {
         let required = self.required.get_or_init(|| {
-            regex_syntax::Parser::new()
+            // Literals are all this needs; without Unicode, `\s` and `\w` stay small classes.
+            regex_syntax::ParserBuilder::new()
+                .unicode(false)
+                .utf8(false)
+                .build()
                 .parse(&self.pattern)
                 .map(|hir| required_bytes(&hir))
                 .unwrap_or_default()
@@ -162,15 +166,38 @@ fn never_matches() -> regex::Regex {
         .clone()
 }
 
+/// Whose value a rules key holds: the user's file, or the built-in default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    User,
+    /// Shipped in the binary and checked by the tests (every default rules file is also
+    /// loaded as a user file there), so its regexes are not parsed again at load.
+    Default,
+}
+
+/// The user's value if set, else the default's, with where it came from.
+pub(crate) fn pick_from<T: Default>(user: Option<T>, default: Option<T>) -> (T, Origin) {
+    match user {
+        Some(value) => (value, Origin::User),
+        None => (default.unwrap_or_default(), Origin::Default),
+    }
+}
+
 /// Checks a regex from the rules (syntax only; it compiles on first use), naming the key
-/// when it is invalid.
-pub(crate) fn regex(field: &str, pattern: &str) -> Result<LazyRegex, RulesError> {
-    regex_syntax::Parser::new()
-        .parse(pattern)
-        .map_err(|error| RulesError::Invalid {
-            field: field.to_owned(),
-            message: format!("invalid regex: {error}"),
-        })?;
+/// when it is invalid. A built-in default is not checked.
+pub(crate) fn regex_from(
+    origin: Origin,
+    field: &str,
+    pattern: &str,
+) -> Result<LazyRegex, RulesError> {
+    if origin == Origin::User {
+        regex_syntax::Parser::new()
+            .parse(pattern)
+            .map_err(|error| RulesError::Invalid {
+                field: field.to_owned(),
+                message: format!("invalid regex: {error}"),
+            })?;
+    }
     Ok(LazyRegex {
         pattern: pattern.to_owned(),
         compiled: std::sync::OnceLock::new(),
@@ -180,10 +207,19 @@ pub(crate) fn regex(field: &str, pattern: &str) -> Result<LazyRegex, RulesError>
 
 /// Compiles a list of regexes (`field[i]` in errors).
 pub(crate) fn regexes(field: &str, patterns: &[String]) -> Result<Vec<LazyRegex>, RulesError> {
+    regexes_from(Origin::User, field, patterns)
+}
+
+/// [`regexes`], skipping the syntax check for a built-in default.
+pub(crate) fn regexes_from(
+    origin: Origin,
+    field: &str,
+    patterns: &[String],
+) -> Result<Vec<LazyRegex>, RulesError> {
     patterns
         .iter()
         .enumerate()
-        .map(|(index, pattern)| regex(&format!("{field}[{index}]"), pattern))
+        .map(|(index, pattern)| regex_from(origin, &format!("{field}[{index}]"), pattern))
         .collect()
 }
 
@@ -192,8 +228,17 @@ pub(crate) fn optional_regex(
     field: &str,
     pattern: Option<&str>,
 ) -> Result<Option<LazyRegex>, RulesError> {
+    optional_regex_from(Origin::User, field, pattern)
+}
+
+/// [`optional_regex`], skipping the syntax check for a built-in default.
+pub(crate) fn optional_regex_from(
+    origin: Origin,
+    field: &str,
+    pattern: Option<&str>,
+) -> Result<Option<LazyRegex>, RulesError> {
     match pattern {
-        Some(pattern) if !pattern.is_empty() => regex(field, pattern).map(Some),
+        Some(pattern) if !pattern.is_empty() => regex_from(origin, field, pattern).map(Some),
         _ => Ok(None),
     }
 }

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use crate::rules::LazyRegex as Regex;
 use sha2::{Digest, Sha256};
 
-use crate::rules::{self, RulesError};
+use crate::rules::{self, Origin, RulesError};
 
 /// The BIP-39 English word list (2048 words, SHA-256 2f5eed53…24dbda), a standard
 /// rather than a tunable table, so it ships as data beside the code instead of in the rules.
@@ -70,8 +70,14 @@ pub(crate) struct MaskRules {
 struct Credential {
     name: String,
     regex: Regex,
+}
+
+impl Credential {
     /// Index of the `secret` capture group, when only part of the match is the secret.
-    group: Option<usize>,
+    /// Asked of the compiled regex, so that building the guard compiles nothing.
+    fn group(&self) -> Option<usize> {
+        self.regex.capture_names().position(|n| n == Some("secret"))
+    }
 }
 
 /// What was found and where (byte offsets of the secret itself).
@@ -95,27 +101,30 @@ pub(crate) struct Scanner {
 }
 
 impl Scanner {
+    /// Each table comes with its [`Origin`]: only the user's regexes are syntax-checked.
     pub(crate) fn new(
-        credentials: &[CredentialRule],
-        wallet: &WalletRules,
+        (credentials, credentials_origin): (Vec<CredentialRule>, Origin),
+        (wallet, wallet_origin): (WalletRules, Origin),
         mask: MaskRules,
     ) -> Result<Self, RulesError> {
         let credentials = credentials
             .iter()
             .enumerate()
             .map(|(i, rule)| {
-                let regex = rules::regex(&format!("credentials[{i}].regex"), &rule.regex)?;
-                let group = regex.capture_names().position(|n| n == Some("secret"));
                 Ok(Credential {
                     name: rule.name.clone(),
-                    regex,
-                    group,
+                    regex: rules::regex_from(
+                        credentials_origin,
+                        &format!("credentials[{i}].regex"),
+                        &rule.regex,
+                    )?,
                 })
             })
             .collect::<Result<Vec<_>, RulesError>>()?;
         let solana_array = match wallet.solana_array_length {
             0 => None,
-            n => Some(rules::regex(
+            n => Some(rules::regex_from(
+                wallet_origin,
                 "wallet.solana_array_length",
                 &format!(r"\[\s*\d{{1,3}}(?:\s*,\s*\d{{1,3}}){{{}}}\s*,?\s*\]", n - 1),
             )?),
@@ -123,7 +132,8 @@ impl Scanner {
         let base58 = if wallet.base58_min_length == 0 {
             None
         } else {
-            Some(rules::regex(
+            Some(rules::regex_from(
+                wallet_origin,
                 "wallet.base58_min_length",
                 &format!(
                     "[1-9A-HJ-NP-Za-km-z]{{{},{}}}",
@@ -145,7 +155,8 @@ impl Scanner {
                 })
                 .collect::<Vec<_>>()
                 .join("|");
-            Some(rules::regex(
+            Some(rules::regex_from(
+                wallet_origin,
                 "wallet.keywords",
                 &format!("(?i)(?:{alternation})"),
             )?)
@@ -165,7 +176,7 @@ impl Scanner {
     pub(crate) fn credentials(&self, text: &str) -> Vec<Finding> {
         let mut found = Vec::new();
         for credential in &self.credentials {
-            match credential.group {
+            match credential.group() {
                 Some(group) => {
                     for caps in credential.regex.captures_iter(text) {
                         if let Some(m) = caps.get(group) {

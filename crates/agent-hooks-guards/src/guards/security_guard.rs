@@ -4,9 +4,6 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::OnceLock;
-
-use regex::{RegexSet, SetMatches};
 
 use crate::rules::LazyRegex as Regex;
 use serde::Deserialize;
@@ -105,11 +102,10 @@ pub(crate) struct SecurityGuard {
     message_text_keys: Vec<String>,
     prefixes: PrefixList,
     nested_shells: Vec<String>,
-    /// Every program regex of `destructive`, then the network-program regex last: one
-    /// pass over a program name answers every rule. Built on first use, like the rules'
-    /// other regexes.
-    program_patterns: Vec<String>,
-    program_set: OnceLock<RegexSet>,
+    /// Every program regex of `destructive`, then the network-program regex last. Each
+    /// distinct program name of a command text is matched once (`Programs`); a pattern
+    /// whose literal bytes the name lacks is not even compiled.
+    programs: Vec<Regex>,
     network_index: Option<usize>,
     destructive: Vec<Destructive>,
     exfiltration: Exfiltration,
@@ -120,16 +116,19 @@ pub(crate) struct SecurityGuard {
 impl SecurityGuard {
     pub(crate) fn new(user_yaml: Option<&str>) -> Result<Self, RulesError> {
         let (user, def) = rules::load::<Raw>(DEFAULT_RULES, user_yaml)?;
-        let destructive_raw: Vec<DestructiveRaw> = pick(user.destructive, def.destructive);
-        let exfil: ExfiltrationRaw = pick(user.exfiltration, def.exfiltration);
+        // The defaults' regexes are tested, so only the user's are syntax-checked at load.
+        let (destructive_raw, destructive_origin): (Vec<DestructiveRaw>, _) =
+            rules::pick_from(user.destructive, def.destructive);
+        let (exfil, exfil_origin): (ExfiltrationRaw, _) =
+            rules::pick_from(user.exfiltration, def.exfiltration);
+        let origin = destructive_origin;
         let mut programs = Vec::new();
         let mut destructive = Vec::new();
         for (i, rule) in destructive_raw.iter().enumerate() {
             let field = format!("destructive[{i}]");
             let program = match &rule.program {
                 Some(p) => {
-                    rules::regex(&format!("{field}.program"), p)?;
-                    programs.push(p.clone());
+                    programs.push(rules::regex_from(origin, &format!("{field}.program"), p)?);
                     Some(programs.len() - 1)
                 }
                 None => None,
@@ -137,25 +136,42 @@ impl SecurityGuard {
             destructive.push(Destructive {
                 name: rule.name.clone(),
                 program,
-                args_all: rules::regexes(&format!("{field}.args_all"), &rule.args_all)?,
-                args_none: rules::regexes(&format!("{field}.args_none"), &rule.args_none)?,
-                redirect: rules::optional_regex(
+                args_all: rules::regexes_from(
+                    origin,
+                    &format!("{field}.args_all"),
+                    &rule.args_all,
+                )?,
+                args_none: rules::regexes_from(
+                    origin,
+                    &format!("{field}.args_none"),
+                    &rule.args_none,
+                )?,
+                redirect: rules::optional_regex_from(
+                    origin,
                     &format!("{field}.redirect"),
                     rule.redirect.as_deref(),
                 )?,
-                code: rules::optional_regex(&format!("{field}.code"), rule.code.as_deref())?,
+                code: rules::optional_regex_from(
+                    origin,
+                    &format!("{field}.code"),
+                    rule.code.as_deref(),
+                )?,
             });
         }
         let network_index = match exfil.network_programs.as_deref() {
             Some(p) if !p.is_empty() => {
-                rules::regex("exfiltration.network_programs", p)?;
-                programs.push(p.to_owned());
+                programs.push(rules::regex_from(
+                    exfil_origin,
+                    "exfiltration.network_programs",
+                    p,
+                )?);
                 Some(programs.len() - 1)
             }
             _ => None,
         };
-        let wallet: WalletRules = pick(user.wallet, def.wallet);
-        let credentials: Vec<CredentialRule> = pick(user.credentials, def.credentials);
+        let wallet: (WalletRules, _) = rules::pick_from(user.wallet, def.wallet);
+        let credentials: (Vec<CredentialRule>, _) =
+            rules::pick_from(user.credentials, def.credentials);
         let mask: MaskRules = pick(user.mask, def.mask);
         Ok(Self {
             shell_tools: pick(user.shell_tools, def.shell_tools),
@@ -164,23 +180,24 @@ impl SecurityGuard {
             message_text_keys: pick(user.message_text_keys, def.message_text_keys),
             prefixes: shell::prefix_list(pick(user.command_prefixes, def.command_prefixes)),
             nested_shells: pick(user.nested_shells, def.nested_shells),
-            program_patterns: programs,
-            program_set: OnceLock::new(),
+            programs,
             network_index,
             destructive,
             exfiltration: Exfiltration {
-                credential_files: rules::optional_regex(
+                credential_files: rules::optional_regex_from(
+                    exfil_origin,
                     "exfiltration.credential_files",
                     exfil.credential_files.as_deref(),
                 )?,
-                env_dump_programs: rules::optional_regex(
+                env_dump_programs: rules::optional_regex_from(
+                    exfil_origin,
                     "exfiltration.env_dump_programs",
                     exfil.env_dump_programs.as_deref(),
                 )?,
                 env_dump_args: exfil.env_dump_args,
                 output_options: exfil.output_options,
             },
-            scanner: Scanner::new(&credentials, &wallet, mask)?,
+            scanner: Scanner::new(credentials, wallet, mask)?,
             messages: pick(user.messages, def.messages),
         })
     }
@@ -278,14 +295,6 @@ impl SecurityGuard {
             out.insert("tool_input".into(), Value::Object(rewritten));
             Value::Object(out)
         }
-    }
-
-    /// The program regexes as one set; every pattern's syntax was checked at load, so only a
-    /// size limit could fail here, and then no program rule matches (fail-open).
-    fn program_set(&self) -> &RegexSet {
-        self.program_set.get_or_init(|| {
-            RegexSet::new(&self.program_patterns).unwrap_or_else(|_| RegexSet::empty())
-        })
     }
 
     /// The reason to block this command text, if any part of it that runs is dangerous.
@@ -518,8 +527,8 @@ struct Programs {
 #[derive(Debug)]
 struct Program {
     name: String,
-    /// The program rules (`SecurityGuard::program_set`) it matches.
-    matched: SetMatches,
+    /// Which of `SecurityGuard::programs` it matches.
+    matched: Vec<bool>,
     /// Whether it is one of `nested_shells`.
     shell: bool,
 }
@@ -532,7 +541,11 @@ impl Programs {
         }
         self.seen.push(Program {
             name: program.to_owned(),
-            matched: guard.program_set().matches(program),
+            matched: guard
+                .programs
+                .iter()
+                .map(|re| re.is_match(program))
+                .collect(),
             shell: guard.nested_shells.iter().any(|s| s == program),
         });
         self.seen.len() - 1
@@ -542,14 +555,14 @@ impl Programs {
     fn matched(&self, entry: usize, rule: usize) -> bool {
         self.seen
             .get(entry)
-            .is_some_and(|p| p.matched.matched(rule))
+            .is_some_and(|p| p.matched.get(rule).copied().unwrap_or(false))
     }
 
     /// Whether the program of entry `entry` matches any program rule.
     fn matched_any(&self, entry: usize) -> bool {
         self.seen
             .get(entry)
-            .is_some_and(|p| p.matched.matched_any())
+            .is_some_and(|p| p.matched.iter().any(|&m| m))
     }
 
     /// Whether the program of entry `entry` is a shell whose code is checked too.
