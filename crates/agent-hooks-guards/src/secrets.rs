@@ -27,7 +27,7 @@ fn bip39_index() -> &'static HashMap<&'static str, u16> {
 }
 
 /// One credential pattern from the rules.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CredentialRule {
     pub(crate) name: String,
@@ -35,7 +35,7 @@ pub(crate) struct CredentialRule {
 }
 
 /// The wallet-secret settings from the rules.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct WalletRules {
     #[serde(default)]
@@ -53,7 +53,7 @@ pub(crate) struct WalletRules {
 }
 
 /// The masking settings from the rules.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MaskRules {
     #[serde(default)]

@@ -17,12 +17,17 @@ use crate::shell::{self, Prefix, PrefixList, SimpleCommand};
 
 pub(crate) const DEFAULT_RULES: &str = include_str!("../../rules/security_guard.yaml");
 
+/// `DEFAULT_RULES` as JSON, which parses in a fraction of the YAML's time: the guard is
+/// built for every `agent-hooks guard security_guard` process. A test keeps the two equal
+/// (`UPDATE_DEFAULTS=1 cargo test -p agent-hooks-guards defaults_json` rewrites this file).
+const DEFAULT_RULES_JSON: &str = include_str!("security_guard.defaults.json");
+
 /// How deep `bash -c "..."`, `$(...)` and heredocs fed to a shell are followed.
 const MAX_NESTING: usize = 4;
 /// How much of an offending command a reason quotes.
 const QUOTE_CHARS: usize = 200;
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw {
     shell_tools: Option<Vec<String>>,
@@ -39,7 +44,7 @@ struct Raw {
     messages: Option<Messages>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DestructiveRaw {
     name: String,
@@ -52,7 +57,7 @@ struct DestructiveRaw {
     code: Option<String>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ExfiltrationRaw {
     network_programs: Option<String>,
@@ -64,7 +69,7 @@ struct ExfiltrationRaw {
     output_options: Vec<String>,
 }
 
-#[derive(Debug, Default, Clone, Deserialize)]
+#[derive(Debug, Default, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 struct Messages {
     user_message: String,
@@ -115,7 +120,13 @@ pub(crate) struct SecurityGuard {
 
 impl SecurityGuard {
     pub(crate) fn new(user_yaml: Option<&str>) -> Result<Self, RulesError> {
-        let (user, def) = rules::load::<Raw>(DEFAULT_RULES, user_yaml)?;
+        // The defaults ship in the binary and a test parses them; should that ever fail
+        // anyway, empty tables are the fail-open answer rather than a panic.
+        let def: Raw = serde_json::from_str(DEFAULT_RULES_JSON).unwrap_or_default();
+        let user: Raw = match user_yaml {
+            Some(text) => rules::parse(text)?,
+            None => Raw::default(),
+        };
         // The defaults' regexes are tested, so only the user's are syntax-checked at load.
         let (destructive_raw, destructive_origin): (Vec<DestructiveRaw>, _) =
             rules::pick_from(user.destructive, def.destructive);
@@ -583,5 +594,29 @@ fn quote(text: &str) -> String {
         format!("{cut}…")
     } else {
         one_line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_json_is_the_yaml() {
+        let yaml: Value = serde_saphyr::from_str(DEFAULT_RULES).expect("the default rules parse");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/guards/security_guard.defaults.json"
+        );
+        if std::env::var_os("UPDATE_DEFAULTS").is_some() {
+            let text = serde_json::to_string_pretty(&yaml).expect("JSON serializes") + "\n";
+            std::fs::write(path, text).expect("the defaults JSON is writable");
+            return;
+        }
+        let json: Value = serde_json::from_str(DEFAULT_RULES_JSON).expect("the JSON parses");
+        assert_eq!(json, yaml, "rerun with UPDATE_DEFAULTS=1 to refresh {path}");
+        let typed_yaml: Raw = rules::parse(DEFAULT_RULES).expect("the YAML has the rules' shape");
+        let typed_json: Raw = serde_json::from_str(DEFAULT_RULES_JSON).expect("so has the JSON");
+        assert_eq!(typed_json, typed_yaml);
     }
 }
