@@ -283,11 +283,11 @@ pub(crate) fn parse(text: &str) -> Script<'_> {
         in_word: false,
         command: Parsed::default(),
         pipeline_start: 0,
-        // Sized for a dense script (a word per 4 bytes, a command per 16) so that the lists
-        // are not regrown and copied while a long command is read.
+        // Sized for a typical script (a word per 8 bytes, a command per 32) so that the
+        // lists are rarely regrown and copied while a long command is read.
         script: Script {
-            words: Vec::with_capacity(text.len() / 4 + 1),
-            commands: Vec::with_capacity(text.len() / 16 + 1),
+            words: Vec::with_capacity(text.len() / 8 + 1),
+            commands: Vec::with_capacity(text.len() / 32 + 1),
             ..Script::default()
         },
         code: Vec::with_capacity(text.len()),
@@ -415,6 +415,14 @@ impl<'a> Parser<'a> {
         }
         let buf = std::mem::take(&mut self.word);
         self.in_word = false;
+        // The common case, a plain word borrowed from the text, straight into the list.
+        if buf.owned.is_none()
+            && self.redirect_op.is_none()
+            && let Some(text) = self.text.get(buf.start..buf.end)
+        {
+            self.script.words.push(Cow::Borrowed(text));
+            return;
+        }
         let word = match buf.owned {
             // Words split only at ASCII bytes, so they are valid UTF-8 whenever the input is.
             Some(bytes) => Cow::Owned(
