@@ -32,6 +32,8 @@
 //! `logs/events.jsonl` ([`diag`]). Failure is open (the action proceeds) unless a hook says
 //! `on_error: block`.
 
+#![warn(missing_docs)]
+
 pub mod answer;
 pub mod bridge;
 pub mod commands;

@@ -87,6 +87,7 @@ impl FileLoad {
     }
 }
 
+/// How reading a configuration file went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileState {
     /// The file does not exist: no hooks from it, and no error.

@@ -37,9 +37,13 @@ pub enum Format {
 /// One `guard` invocation.
 #[derive(Debug, Clone)]
 pub struct Request {
+    /// The guard to run (a name of `agent_hooks_guards::GUARDS`).
     pub name: String,
+    /// A rules file to use instead of the built-in defaults.
     pub rules: Option<PathBuf>,
+    /// The answer's dialect: the decision protocol or Claude Code's output.
     pub format: Format,
+    /// Where relative paths in the rules resolve and where state defaults to.
     pub workspace: Workspace,
     /// Where per-session state is kept: `$STATE_DIR` when set, else `state/<name>/`.
     pub state_dir: Option<PathBuf>,
@@ -50,7 +54,9 @@ pub struct Request {
 pub struct Answer {
     /// One JSON object and a newline, or empty for "no opinion".
     pub stdout: String,
+    /// Diagnostics for a person; both dialects ignore it on exit 0.
     pub stderr: String,
+    /// 0 when the guard answered, 1 for input it could not read (a non-blocking error).
     pub exit: i32,
 }
 

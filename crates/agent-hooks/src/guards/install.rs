@@ -27,21 +27,36 @@ use super::GuardInfo;
 /// Why an install could not be done.
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
+    /// A word that names no ready-made hook (`known` lists the names).
     #[error("no ready-made hook \"{word}\"; pick a name or number from: {known}, or all")]
-    Unknown { word: String, known: String },
+    Unknown {
+        /// What the user typed.
+        word: String,
+        /// The names and numbers that exist, for the message.
+        known: String,
+    },
+    /// A rules file or `config/shell_hooks.yaml` could not be written.
     #[error("failed to write {path}: {source}")]
     Io {
+        /// The file, as shown to the user.
         path: String,
+        /// The underlying error.
         source: std::io::Error,
     },
     #[error(
         "{path}: {why}; nothing was changed there. Add these entries under \"hooks:\" yourself:\n{entries}"
     )]
+    /// The new entries would not load in the user's `config/shell_hooks.yaml`; the file was
+    /// left as it was and the entries are given for adding by hand.
     Yaml {
+        /// The file, as shown to the user.
         path: String,
+        /// What would have failed.
         why: String,
+        /// The entries to add by hand.
         entries: String,
     },
+    /// Approving an installed hook failed.
     #[error(transparent)]
     Approve(#[from] EngineError),
 }
@@ -49,7 +64,9 @@ pub enum InstallError {
 /// What [`install`] did: per guard, one line per step; then notes on the whole.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InstallReport {
+    /// Per guard, in install order: its name and one line per step done (or skipped).
     pub guards: Vec<(&'static str, Vec<String>)>,
+    /// Notes on the whole install (the master switch is off, doctor's findings, ...).
     pub notes: Vec<String>,
     /// Problems `doctor` found in the installed hooks (0: all good).
     pub problems: usize,

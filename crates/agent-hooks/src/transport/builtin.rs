@@ -52,10 +52,20 @@ impl std::fmt::Debug for BuiltinSpec {
 pub enum BuiltinError {
     /// No guard by that name: the entry is unusable.
     #[error("no ready-made hook named \"{name}\" (known: {known})")]
-    Unknown { name: String, known: String },
+    Unknown {
+        /// The name in the entry.
+        name: String,
+        /// The names that exist, for the message.
+        known: String,
+    },
     /// The rules file is missing, unreadable or invalid: the guard runs on its defaults.
     #[error("rules {path}: {message}; the hook runs with its default rules until this is fixed")]
-    Rules { path: String, message: String },
+    Rules {
+        /// The rules file, as written in the entry.
+        path: String,
+        /// What is wrong with it, located where the file allows.
+        message: String,
+    },
 }
 
 impl BuiltinSpec {
