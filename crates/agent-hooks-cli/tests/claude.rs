@@ -10,9 +10,8 @@
 // Shared with `cli.rs`; this binary uses only part of it.
 mod support;
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 use support::{Fired, Ws};
@@ -92,39 +91,13 @@ impl Ran {
     }
 }
 
-/// Runs `cmd` with `stdin`, written from its own thread.
-fn run(mut cmd: Command, stdin: &[u8]) -> Ran {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn agent-hooks");
-    let mut input = child.stdin.take().expect("stdin is piped");
-    let bytes = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&bytes);
-    });
-    let mut stdout = String::new();
-    child
-        .stdout
-        .take()
-        .expect("stdout is piped")
-        .read_to_string(&mut stdout)
-        .expect("read stdout");
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr is piped")
-        .read_to_string(&mut stderr)
-        .expect("read stderr");
-    let status = child.wait().expect("wait for agent-hooks");
-    writer.join().expect("stdin writer");
+/// Runs `cmd` with `stdin`.
+fn run(cmd: Command, stdin: &[u8]) -> Ran {
+    let out = support::run_piped(cmd, stdin);
     Ran {
-        stdout,
-        stderr,
-        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
     }
 }
 

@@ -10,12 +10,12 @@
 //! Cases that advance the guard's clock (`advance`) or inject a credit balance (`balance`) need
 //! what only the in-crate replay can set; they are skipped here and counted.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::{Map, Value, json};
-
-const BIN: &str = env!("CARGO_BIN_EXE_agent-hooks");
 
 /// The instant the in-crate replay's clock starts at (1 700 000 000 s), as guards print it.
 const FIXED_INSTANT: &str = "2023-11-14T22:13:20";
@@ -81,23 +81,15 @@ fn write(path: &Path, text: &str) {
 }
 
 fn run(args: &[&str], stdin: &[u8], env: &[(&str, &Path)]) -> Output {
-    let mut command = Command::new(BIN);
+    let mut command = Command::new(support::BIN);
     command
         .args(args)
         .env_remove("STATE_DIR")
-        .env_remove("AGENT_HOOKS_WORKSPACE")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env_remove("AGENT_HOOKS_WORKSPACE");
     for (k, v) in env {
         command.env(k, v);
     }
-    let mut child = command.spawn().expect("start agent-hooks");
-    if let Some(mut pipe) = child.stdin.take() {
-        use std::io::Write as _;
-        let _ = pipe.write_all(stdin);
-    }
-    child.wait_with_output().expect("wait for agent-hooks")
+    support::run_piped(command, stdin)
 }
 
 /// The payload of a step, with the case's session unless it names its own.

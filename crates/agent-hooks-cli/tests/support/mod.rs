@@ -247,49 +247,22 @@ impl Ws {
     /// written from its own thread so a large payload cannot deadlock against the outcome.
     pub(crate) fn fire_raw(&self, event: &str, stdin: &[u8]) -> Fired {
         let started = Instant::now();
-        let mut child = self
-            .command(&["fire", event])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn agent-hooks fire");
-        let mut input = child.stdin.take().expect("stdin is piped");
-        let bytes = stdin.to_vec();
-        let writer = std::thread::spawn(move || {
-            let _ = input.write_all(&bytes);
-        });
-        let mut stdout = Vec::new();
-        child
-            .stdout
-            .take()
-            .expect("stdout is piped")
-            .read_to_end(&mut stdout)
-            .expect("read the outcome");
-        let mut stderr = String::new();
-        child
-            .stderr
-            .take()
-            .expect("stderr is piped")
-            .read_to_string(&mut stderr)
-            .expect("read stderr");
-        let status = child.wait().expect("wait for agent-hooks fire");
-        writer.join().expect("stdin writer thread");
+        let out = run_piped(self.command(&["fire", event]), stdin);
         let elapsed = started.elapsed();
-        let outcome = if stdout.is_empty() {
+        let outcome = if out.stdout.is_empty() {
             Value::Null
         } else {
-            serde_json::from_slice(&stdout).unwrap_or_else(|e| {
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
                 panic!(
                     "fire printed something that is not JSON ({e}): {}",
-                    String::from_utf8_lossy(&stdout[..stdout.len().min(2000)])
+                    String::from_utf8_lossy(&out.stdout[..out.stdout.len().min(2000)])
                 )
             })
         };
         Fired {
             outcome,
-            code: status.code().unwrap_or(-1),
-            stderr,
+            code: out.status.code().unwrap_or(-1),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             elapsed,
         }
     }
@@ -326,6 +299,25 @@ impl Ws {
     pub(crate) fn exists(&self, rel: &str) -> bool {
         self.path(rel).exists()
     }
+}
+
+/// Runs `cmd` with `stdin` and collects its output. Stdin is written from its own thread so a
+/// large input cannot deadlock against a child that answers before reading all of it.
+pub(crate) fn run_piped(mut cmd: Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agent-hooks");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let out = child.wait_with_output().expect("wait for agent-hooks");
+    writer.join().expect("stdin writer thread");
+    out
 }
 
 /// What one `fire` did.
