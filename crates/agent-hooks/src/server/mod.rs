@@ -451,6 +451,36 @@ async fn not_found(request: Request) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tower::ServiceExt;
+
+    /// A request as the listener hands it over, from `peer`.
+    fn request_from(peer: &str, host: &str) -> Request {
+        let mut request = Request::builder()
+            .uri("/v1/health")
+            .header(header::HOST, host)
+            .body(axum::body::Body::empty())
+            .expect("a request");
+        let addr: SocketAddr = peer.parse().expect("an address");
+        request.extensions_mut().insert(ConnectInfo(addr));
+        request
+    }
+
+    #[tokio::test]
+    async fn a_non_loopback_peer_is_refused_even_with_a_loopback_host() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let app = router(Arc::new(Engine::open(crate::Workspace::new(dir.path()))));
+        let refused = app
+            .clone()
+            .oneshot(request_from("192.0.2.7:40000", "127.0.0.1:8787"))
+            .await
+            .expect("an answer");
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        let allowed = app
+            .oneshot(request_from("127.0.0.1:40000", "127.0.0.1:8787"))
+            .await
+            .expect("an answer");
+        assert_eq!(allowed.status(), StatusCode::OK);
+    }
 
     #[test]
     fn loopback_hosts() {
