@@ -91,20 +91,30 @@ impl Runtime<'_> {
         &self,
         snapshot: &Snapshot,
         event: Event,
-        mut payload: Map<String, Value>,
+        payload: Map<String, Value>,
         skip: Option<(crate::hook::SourceKind, &str)>,
     ) -> Outcome {
         // Keys keep their order (the map preserves insertion order), so the caller's keys are
         // the first `given` ones and everything after them was filled in or added by hooks.
         let given = payload.len();
-        complete_payload(event, &mut payload, &self.ws.root().to_string_lossy());
         let mut merge = Merge::new(event, payload);
         let hooks = snapshot.hooks_for(event);
         merge.reports.reserve_exact(hooks.len());
         let cache = DispatchCache::default();
-        // The matchers' text of the payload as it stands; renewed after any hook answered, since
-        // an answer may have rewritten the payload.
+        // The matchers' text of the payload as it stands; renewed whenever the payload changes.
         let mut match_text = OnceLock::new();
+        // The documented defaults are filled in only once some hook is about to run: a dispatch
+        // that no hook matches (the common case on a busy tool path) never pays for them.
+        // Matchers see the caller's values either way; the defaults are empty.
+        let mut completed = false;
+        let cwd = self.ws.root().to_string_lossy();
+        let mut complete = |merge: &mut Merge, match_text: &mut OnceLock<String>| {
+            if !completed {
+                complete_payload(event, &mut merge.payload, &cwd);
+                completed = true;
+                *match_text = OnceLock::new();
+            }
+        };
 
         let mut i = 0;
         while i < hooks.len() {
@@ -123,6 +133,12 @@ impl Runtime<'_> {
                 continue;
             }
             if hook.dialect.chains(event) {
+                if !self.matches(hook, event, &merge.payload, &cache, &match_text) {
+                    merge.reports.push(skipped(hook, "no match"));
+                    i += 1;
+                    continue;
+                }
+                complete(&mut merge, &mut match_text);
                 let run = self
                     .run_hook(snapshot, hook, event, &merge.payload, &cache, &match_text)
                     .await;
@@ -139,24 +155,47 @@ impl Runtime<'_> {
                     })
                     .map_or(hooks.len(), |p| i + p);
                 let group = &hooks[i..end];
+                let matched: Vec<bool> = group
+                    .iter()
+                    .map(|hook| self.matches(hook, event, &merge.payload, &cache, &match_text))
+                    .collect();
+                if matched.contains(&true) {
+                    complete(&mut merge, &mut match_text);
+                }
                 let payload = &merge.payload;
                 let text = &match_text;
-                let runs = futures::future::join_all(
-                    group
-                        .iter()
-                        .map(|hook| self.run_hook(snapshot, hook, event, payload, &cache, text)),
-                )
-                .await;
+                let runs =
+                    futures::future::join_all(group.iter().zip(&matched).filter(|(_, m)| **m).map(
+                        |(hook, _)| self.run_hook(snapshot, hook, event, payload, &cache, text),
+                    ))
+                    .await;
                 if runs.iter().any(|run| run.answer.is_some()) {
                     match_text = OnceLock::new();
                 }
-                for (hook, run) in group.iter().zip(runs) {
-                    merge.absorb(self, hook, run);
+                let mut runs = runs.into_iter();
+                for (hook, matched) in group.iter().zip(matched) {
+                    match matched.then(|| runs.next()).flatten() {
+                        Some(run) => merge.absorb(self, hook, run),
+                        None => merge.reports.push(skipped(hook, "no match")),
+                    }
                 }
                 i = end;
             }
         }
-        merge.finish(given)
+        merge.finish(completed.then_some(given))
+    }
+
+    /// Whether `hook`'s matcher lets it run on `payload` (no matcher: always).
+    fn matches(
+        &self,
+        hook: &Hook,
+        event: Event,
+        payload: &Map<String, Value>,
+        cache: &DispatchCache,
+        match_text: &OnceLock<String>,
+    ) -> bool {
+        let view = PayloadView::new(event, payload, self.ws, cache).sharing_match_text(match_text);
+        hook.dialect.matches(hook, &view)
     }
 
     async fn run_hook(
@@ -169,12 +208,6 @@ impl Runtime<'_> {
         match_text: &OnceLock<String>,
     ) -> HookRun {
         let view = PayloadView::new(event, payload, self.ws, cache).sharing_match_text(match_text);
-        if !hook.dialect.matches(hook, &view) {
-            return HookRun {
-                report: skipped(hook, "no match"),
-                answer: None,
-            };
-        }
         if let Some(key) = &hook.approval_key {
             if !snapshot.config.master_enabled {
                 return HookRun {
@@ -520,7 +553,8 @@ impl Merge {
         self.reports.push(run.report);
     }
 
-    fn finish(mut self, given: usize) -> Outcome {
+    /// `given`: how many keys the caller's payload had, when the defaults were filled in.
+    fn finish(mut self, given: Option<usize>) -> Outcome {
         let spec = self.event.spec();
         if spec.redo && self.decision == Decision::Block {
             let redo_count = self
@@ -539,16 +573,18 @@ impl Merge {
             }
         }
         // Hand back the caller's payload as rewritten, without the defaults filled in for hooks.
-        let defaults = filled_defaults(self.event);
-        let mut position = 0;
-        self.payload.retain(|key, value| {
-            let added = position >= given;
-            position += 1;
-            let untouched = defaults
-                .get(key)
-                .is_some_and(|default| value == default || key == "cwd");
-            !(added && untouched)
-        });
+        if let Some(given) = given {
+            let defaults = filled_defaults(self.event);
+            let mut position = 0;
+            self.payload.retain(|key, value| {
+                let added = position >= given;
+                position += 1;
+                let untouched = defaults
+                    .get(key)
+                    .is_some_and(|default| value == default || key == "cwd");
+                !(added && untouched)
+            });
+        }
         Outcome {
             event: self.event,
             decision: self.decision,
