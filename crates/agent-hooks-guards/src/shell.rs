@@ -218,27 +218,22 @@ impl<'a> Script<'a> {
 }
 
 /// A byte that continues a word unquoted: anything but blanks, operators, quotes, `\\` and
-/// `$`. (`#` starts a comment only at the start of a word.)
+/// `$`. (`#` starts a comment only at the start of a word.) A table, since the parser asks
+/// for every byte of every word.
 fn is_plain(c: u8) -> bool {
-    !matches!(
-        c,
-        b' ' | b'\t'
-            | b'\r'
-            | b'\n'
-            | b';'
-            | b'('
-            | b')'
-            | b'&'
-            | b'|'
-            | b'<'
-            | b'>'
-            | b'\\'
-            | b'\''
-            | b'"'
-            | b'`'
-            | b'$'
-    )
+    PLAIN[usize::from(c)]
 }
+
+const PLAIN: [bool; 256] = {
+    let mut table = [true; 256];
+    let special = b" \t\r\n;()&|<>\\'\"`$";
+    let mut i = 0;
+    while i < special.len() {
+        table[special[i] as usize] = false;
+        i += 1;
+    }
+    table
+};
 
 /// Where a heredoc body goes once its line ends: (pipeline, command) indexes.
 struct PendingHeredoc<'a> {
