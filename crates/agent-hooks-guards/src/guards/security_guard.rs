@@ -213,6 +213,11 @@ impl SecurityGuard {
         })
     }
 
+    /// The credential and wallet-secret scanner, for guards that redact what they keep.
+    pub(crate) fn scanner(&self) -> &Scanner {
+        &self.scanner
+    }
+
     pub(crate) fn evaluate(&self, event: &str, payload: &Value, _ctx: &mut GuardContext) -> Value {
         match event {
             "on_user_message" => self.user_message(answer::str_field(payload, "message")),

@@ -2,13 +2,16 @@
 //! opened with O_APPEND, so concurrent writers (several processes) never interleave lines.
 
 use std::io::Write as _;
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::answer;
 use crate::context::{GuardContext, rfc3339};
+use crate::guards::security_guard::SecurityGuard;
 use crate::rules::{self, RulesError, pick};
+use crate::secrets::Scanner;
 
 pub(crate) const DEFAULT_RULES: &str = include_str!("../../rules/tool_audit_log.yaml");
 
@@ -19,6 +22,7 @@ struct Raw {
     fields: Option<Vec<String>>,
     include_result: Option<bool>,
     max_string_chars: Option<usize>,
+    mask_credentials: Option<bool>,
 }
 
 #[derive(Debug)]
@@ -27,6 +31,7 @@ pub(crate) struct ToolAuditLog {
     fields: Vec<String>,
     include_result: bool,
     max_string_chars: usize,
+    mask_credentials: bool,
 }
 
 impl ToolAuditLog {
@@ -44,6 +49,7 @@ impl ToolAuditLog {
             fields: pick(user.fields, def.fields),
             include_result: pick(user.include_result, def.include_result),
             max_string_chars: pick(user.max_string_chars, def.max_string_chars),
+            mask_credentials: pick(user.mask_credentials, def.mask_credentials),
         })
     }
 
@@ -87,11 +93,22 @@ impl ToolAuditLog {
         Ok(())
     }
 
+    /// A value as recorded: credentials masked and wallet secrets withheld (with
+    /// `mask_credentials`), long strings cut.
     fn truncate(&self, value: &Value) -> Value {
         match value {
-            Value::String(s) if s.chars().count() > self.max_string_chars => {
-                let cut: String = s.chars().take(self.max_string_chars).collect();
-                Value::String(format!("{cut}…[truncated]"))
+            Value::String(s) => {
+                let redacted = match self.scanner() {
+                    Some(scanner) => scanner.redact(s, true),
+                    None => None,
+                };
+                let s = redacted.as_deref().unwrap_or(s);
+                if s.chars().count() > self.max_string_chars {
+                    let cut: String = s.chars().take(self.max_string_chars).collect();
+                    Value::String(format!("{cut}…[truncated]"))
+                } else {
+                    Value::String(s.to_owned())
+                }
             }
             Value::Array(items) => Value::Array(items.iter().map(|v| self.truncate(v)).collect()),
             Value::Object(map) => Value::Object(
@@ -101,5 +118,18 @@ impl ToolAuditLog {
             ),
             other => other.clone(),
         }
+    }
+
+    /// security_guard's default credential tables, built once: an audit log must not become
+    /// a second copy of the secrets that went through the tools.
+    fn scanner(&self) -> Option<&'static Scanner> {
+        static GUARD: OnceLock<Option<SecurityGuard>> = OnceLock::new();
+        if !self.mask_credentials {
+            return None;
+        }
+        GUARD
+            .get_or_init(|| SecurityGuard::new(None).ok())
+            .as_ref()
+            .map(SecurityGuard::scanner)
     }
 }
