@@ -46,9 +46,26 @@ fn settings(ws: Ws, rel: &str, hooks: Value) -> Ws {
     ws.file(rel, &json!({ "hooks": hooks }).to_string())
 }
 
-/// One matcher group of one command, as Claude Code settings spell it.
+/// One matcher group of one command, as Claude Code settings spell it (no `matcher` key when
+/// `matcher` is empty, as for events Claude Code does not match on).
 fn group(matcher: &str, command: &str) -> Value {
-    json!({"matcher": matcher, "hooks": [{"type": "command", "command": command}]})
+    let hooks = json!([{"type": "command", "command": command}]);
+    if matcher.is_empty() {
+        json!({ "hooks": hooks })
+    } else {
+        json!({"matcher": matcher, "hooks": hooks})
+    }
+}
+
+/// A workspace with one corpus script wired to `event` in `.claude/settings.json` as
+/// `command`, and approved.
+fn one_hook(script: &str, event: &str, matcher: &str, command: &str) -> Ws {
+    let ws = settings(
+        claude_ws(&[script]),
+        ".claude/settings.json",
+        json!({ event: [group(matcher, command)] }),
+    );
+    approved(ws, &[command])
 }
 
 /// Approves each command through the CLI.
@@ -138,12 +155,7 @@ fn runs(ws: &Ws, rel: &str) -> usize {
 #[test]
 fn exit_two_validator_blocks_with_its_stderr() {
     let command = project("block_rm_rf.sh");
-    let ws = settings(
-        claude_ws(&["block_rm_rf.sh"]),
-        ".claude/settings.json",
-        json!({"PreToolUse": [group("Bash", &command)]}),
-    );
-    let ws = approved(ws, &[&command]);
+    let ws = one_hook("block_rm_rf.sh", "PreToolUse", "Bash", &command);
     let fired = ws.fire("pre_tool_call", bash("rm -rf build/"));
     assert_eq!(fired.decision(), "block");
     assert_eq!(
@@ -160,12 +172,7 @@ fn exit_two_validator_blocks_with_its_stderr() {
 #[test]
 fn json_deny_blocks_edits_of_env_files_on_edit_or_write() {
     let command = "python3 .claude/hooks/protect_env.py";
-    let ws = settings(
-        claude_ws(&["protect_env.py"]),
-        ".claude/settings.json",
-        json!({"PreToolUse": [group("Edit|Write", command)]}),
-    );
-    let ws = approved(ws, &[command]);
+    let ws = one_hook("protect_env.py", "PreToolUse", "Edit|Write", command);
     for tool in ["edit_file", "write_file"] {
         let fired = ws.fire(
             "pre_tool_call",
@@ -190,12 +197,7 @@ fn json_deny_blocks_edits_of_env_files_on_edit_or_write() {
 #[test]
 fn node_hook_asking_makes_the_decision_ask() {
     let command = "node .claude/hooks/ask_git_push.js";
-    let ws = settings(
-        claude_ws(&["ask_git_push.js"]),
-        ".claude/settings.json",
-        json!({"PreToolUse": [group("Bash", command)]}),
-    );
-    let ws = approved(ws, &[command]);
+    let ws = one_hook("ask_git_push.js", "PreToolUse", "Bash", command);
     let fired = ws.fire("pre_tool_call", bash("git push origin main"));
     assert_eq!(fired.decision(), "ask");
     assert_eq!(fired.reason(), "Confirm the push: git push origin main");
@@ -206,12 +208,7 @@ fn node_hook_asking_makes_the_decision_ask() {
 #[test]
 fn updated_input_with_allow_replaces_the_whole_tool_input() {
     let command = project("npm_to_pnpm.py");
-    let ws = settings(
-        claude_ws(&["npm_to_pnpm.py"]),
-        ".claude/settings.json",
-        json!({"PreToolUse": [group("Bash", &command)]}),
-    );
-    let ws = approved(ws, &[&command]);
+    let ws = one_hook("npm_to_pnpm.py", "PreToolUse", "Bash", &command);
     let fired = ws.fire(
         "pre_tool_call",
         json!({"tool_name": "bash", "tool_input": {"command": "npm install", "description": "deps", "timeout": 60}}),
@@ -228,12 +225,7 @@ fn updated_input_with_allow_replaces_the_whole_tool_input() {
 #[test]
 fn updated_input_without_a_decision_rewrites_and_continues() {
     let command = ".claude/hooks/dry_run.sh";
-    let ws = settings(
-        claude_ws(&["dry_run.sh"]),
-        ".claude/settings.json",
-        json!({"PreToolUse": [group("Bash", command)]}),
-    );
-    let ws = approved(ws, &[command]);
+    let ws = one_hook("dry_run.sh", "PreToolUse", "Bash", command);
     let fired = ws.fire(
         "pre_tool_call",
         json!({"tool_name": "bash", "tool_input": {"command": "terraform apply -auto-approve", "description": "ship"}}),
@@ -248,12 +240,7 @@ fn updated_input_without_a_decision_rewrites_and_continues() {
 #[test]
 fn legacy_decisions_block_and_approve() {
     let command = "python3 .claude/hooks/read_policy.py";
-    let ws = settings(
-        claude_ws(&["read_policy.py"]),
-        ".claude/settings.json",
-        json!({"PreToolUse": [group("Read", command)]}),
-    );
-    let ws = approved(ws, &[command]);
+    let ws = one_hook("read_policy.py", "PreToolUse", "Read", command);
     let read = |path: &str| json!({"tool_name": "read_file", "tool_input": {"file_path": path}});
     let fired = ws.fire("pre_tool_call", read("/home/u/.ssh/id_rsa"));
     assert_eq!(fired.decision(), "block");
@@ -268,12 +255,7 @@ fn legacy_decisions_block_and_approve() {
 #[test]
 fn json_on_stderr_with_exit_two_blocks_with_the_raw_text() {
     let command = ".claude/hooks/stderr_json.sh";
-    let ws = settings(
-        claude_ws(&["stderr_json.sh"]),
-        ".claude/settings.json",
-        json!({"PreToolUse": [group("*", command)]}),
-    );
-    let ws = approved(ws, &[command]);
+    let ws = one_hook("stderr_json.sh", "PreToolUse", "*", command);
     let fired = ws.fire(
         "pre_tool_call",
         json!({"tool_name": "mcp__github__create_issue", "tool_input": {"title": "x"}}),
@@ -358,12 +340,7 @@ fn session_start_context_from_hooks_that_never_read_stdin() {
 #[test]
 fn session_start_matcher_sees_the_canonical_status_as_source() {
     let banner = ".claude/hooks/session_banner.sh";
-    let ws = settings(
-        claude_ws(&["session_banner.sh"]),
-        ".claude/settings.json",
-        json!({"SessionStart": [group("resume", banner)]}),
-    );
-    let ws = approved(ws, &[banner]);
+    let ws = one_hook("session_banner.sh", "SessionStart", "resume", banner);
     let fired = ws.fire("on_session_start", json!({"status": "resume"}));
     assert_eq!(fired.status(banner), "ok");
     let fired = ws.fire("on_session_start", json!({"status": "startup"}));
@@ -373,12 +350,7 @@ fn session_start_matcher_sees_the_canonical_status_as_source() {
 #[test]
 fn plain_stdout_of_a_prompt_hook_is_context() {
     let command = "python3 .claude/hooks/prompt_context.py";
-    let ws = settings(
-        claude_ws(&["prompt_context.py"]),
-        ".claude/settings.json",
-        json!({"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}),
-    );
-    let ws = approved(ws, &[command]);
+    let ws = one_hook("prompt_context.py", "UserPromptSubmit", "", command);
     let fired = ws.fire("on_user_message", json!({"message": "fix the flaky test"}));
     assert_eq!(fired.decision(), "continue");
     assert_eq!(
@@ -390,12 +362,7 @@ fn plain_stdout_of_a_prompt_hook_is_context() {
 #[test]
 fn prompt_hook_blocks_a_prompt_with_a_credential() {
     let command = "python3 .claude/hooks/prompt_secrets.py";
-    let ws = settings(
-        claude_ws(&["prompt_secrets.py"]),
-        ".claude/settings.json",
-        json!({"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}),
-    );
-    let ws = approved(ws, &[command]);
+    let ws = one_hook("prompt_secrets.py", "UserPromptSubmit", "", command);
     let fired = ws.fire(
         "on_user_message",
         json!({"message": "deploy with password: hunter2"}),
@@ -412,12 +379,7 @@ fn prompt_hook_blocks_a_prompt_with_a_credential() {
 #[test]
 fn stop_loop_driver_reads_the_transcript_and_respects_stop_hook_active() {
     let command = "python3 .claude/hooks/require_tests.py";
-    let ws = settings(
-        claude_ws(&["require_tests.py"]),
-        ".claude/settings.json",
-        json!({"Stop": [{"hooks": [{"type": "command", "command": command}]}]}),
-    );
-    let ws = approved(ws, &[command]);
+    let ws = one_hook("require_tests.py", "Stop", "", command);
 
     // No transcript yet: redo.
     let fired = ws.fire("on_stop", json!({"response": "done"}));
@@ -454,12 +416,7 @@ fn stop_loop_driver_reads_the_transcript_and_respects_stop_hook_active() {
 #[test]
 fn post_tool_use_block_is_a_note_for_the_model() {
     let command = "node .claude/hooks/lint_python.js";
-    let ws = settings(
-        claude_ws(&["lint_python.js"]),
-        ".claude/settings.json",
-        json!({"PostToolUse": [group("Edit|Write", command)]}),
-    );
-    let ws = approved(ws, &[command]);
+    let ws = one_hook("lint_python.js", "PostToolUse", "Edit|Write", command);
     let fired = ws.fire(
         "post_tool_call",
         json!({"tool_name": "write_file", "tool_input": {"file_path": "a.py", "content": "def f():\n\treturn 1\n"},
@@ -519,12 +476,7 @@ fn post_tool_use_and_failure_split_on_status() {
 #[test]
 fn claude_project_dir_is_set_and_hooks_run_in_the_workspace() {
     let command = "bash \"$CLAUDE_PROJECT_DIR/.claude/hooks/audit_log.sh\"";
-    let ws = settings(
-        claude_ws(&["audit_log.sh"]),
-        ".claude/settings.json",
-        json!({"PostToolUse": [group("*", command)]}),
-    );
-    let ws = approved(ws, &[command]);
+    let ws = one_hook("audit_log.sh", "PostToolUse", "*", command);
     let fired = ws.fire(
         "post_tool_call",
         json!({"tool_name": "read_file", "tool_input": {"file_path": "x"}, "status": "success"}),
@@ -540,12 +492,7 @@ fn claude_project_dir_is_set_and_hooks_run_in_the_workspace() {
 #[test]
 fn notification_hook_warns_the_user() {
     let command = "python3 .claude/hooks/notify_warn.py";
-    let ws = settings(
-        claude_ws(&["notify_warn.py"]),
-        ".claude/settings.json",
-        json!({"Notification": [group("idle_prompt", command)]}),
-    );
-    let ws = approved(ws, &[command]);
+    let ws = one_hook("notify_warn.py", "Notification", "idle_prompt", command);
     let fired = ws.fire(
         "on_outbound_message",
         json!({"notification": "Claude is waiting for your input", "type": "idle_prompt"}),
@@ -714,12 +661,7 @@ fn shell_words_quote(word: &str) -> String {
 #[test]
 fn an_edited_project_script_counts_as_drift() {
     let command = project("block_rm_rf.sh");
-    let ws = settings(
-        claude_ws(&["block_rm_rf.sh"]),
-        ".claude/settings.json",
-        json!({"PreToolUse": [group("Bash", &command)]}),
-    );
-    let ws = approved(ws, &[&command]);
+    let ws = one_hook("block_rm_rf.sh", "PreToolUse", "Bash", &command);
     assert_eq!(
         ws.fire("pre_tool_call", bash("rm -rf x ")).decision(),
         "block"
