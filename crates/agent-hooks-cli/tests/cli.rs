@@ -462,26 +462,27 @@ fn assert_no_process_left(ws: &Ws) {
     );
 }
 
+/// An approved `pre_tool_call` hook with a 1 s timeout that records its pid, starts a
+/// `sleep 1000` grandchild holding its stdout (recording that pid too), then runs `last`.
+fn forking_hook(name: &str, last: &str) -> Ws {
+    let script = format!("hooks/{name}.sh");
+    let body = format!(
+        "echo $$ > \"$AGENT_HOOKS_WORKSPACE/hook.pid\"\nsleep 1000 &\necho $! > \"$AGENT_HOOKS_WORKSPACE/grandchild.pid\"\n{last}\n"
+    );
+    Ws::new()
+        .master(true)
+        .sh(&script, &body)
+        .hook(Entry::new("pre_tool_call", &script).name(name).timeout(1))
+        .approve_all()
+}
+
 #[test]
 fn grandchild_holding_stdout_is_killed_at_the_timeout() {
     // The hook answers and exits at once; the sleep it forked keeps the stdout pipe open.
-    let ws = Ws::new()
-        .master(true)
-        .sh(
-            "hooks/leaky.sh",
-            r#"
-            echo $$ > "$AGENT_HOOKS_WORKSPACE/hook.pid"
-            sleep 1000 &
-            echo $! > "$AGENT_HOOKS_WORKSPACE/grandchild.pid"
-            echo '{"systemMessage": "answered before leaving"}'
-            "#,
-        )
-        .hook(
-            Entry::new("pre_tool_call", "hooks/leaky.sh")
-                .name("leaky")
-                .timeout(1),
-        )
-        .approve_all();
+    let ws = forking_hook(
+        "leaky",
+        r#"echo '{"systemMessage": "answered before leaving"}'"#,
+    );
     let fired = ws.fire("pre_tool_call", bash("ls"));
     assert!(
         fired.elapsed < PROMPT,
@@ -499,23 +500,7 @@ fn grandchild_holding_stdout_is_killed_at_the_timeout() {
 
 #[test]
 fn hanging_hook_and_its_grandchild_are_killed_at_the_timeout() {
-    let ws = Ws::new()
-        .master(true)
-        .sh(
-            "hooks/hang.sh",
-            r#"
-            echo $$ > "$AGENT_HOOKS_WORKSPACE/hook.pid"
-            sleep 1000 &
-            echo $! > "$AGENT_HOOKS_WORKSPACE/grandchild.pid"
-            wait
-            "#,
-        )
-        .hook(
-            Entry::new("pre_tool_call", "hooks/hang.sh")
-                .name("hang")
-                .timeout(1),
-        )
-        .approve_all();
+    let ws = forking_hook("hang", "wait");
     let fired = ws.fire("pre_tool_call", bash("ls"));
     assert!(
         fired.elapsed < PROMPT,
