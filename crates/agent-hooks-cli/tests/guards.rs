@@ -355,35 +355,41 @@ fn guard_events(guard: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// As a command: every step through `agent-hooks guard <name>`, state under `STATE_DIR`.
-fn replay_command(guard: &str, case: &Value) -> Result<(), String> {
+/// Feeds `inputs` one by one to `agent-hooks guard <name> [extra...]` for `case`'s workspace,
+/// rules and state directory (so state carries across the steps), and returns the last
+/// answer (`{}` for an empty one).
+fn run_guard(
+    guard: &str,
+    extra: &[&str],
+    case: &Value,
+    inputs: Vec<Value>,
+) -> Result<(Value, CaseDir), String> {
     let dir = CaseDir::new(case);
     let root = dir.root.as_path();
     let state = root.join("state/guard");
-    let ws = root.to_string_lossy().into_owned();
     let mut args = vec![
         "--workspace".to_owned(),
-        ws,
+        root.to_string_lossy().into_owned(),
         "guard".to_owned(),
         guard.to_owned(),
     ];
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
     if let Some(rules) = &dir.rules {
         args.push("--rules".into());
         args.push(rules.to_string_lossy().into_owned());
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut last = Value::Null;
-    for (event, payload) in steps(case) {
-        let mut payload = payload;
-        payload["event"] = json!(event);
+    for input in inputs {
         let out = run(
             &args,
-            payload.to_string().as_bytes(),
+            input.to_string().as_bytes(),
             &[("STATE_DIR", &state)],
         );
         if out.status.code() != Some(0) {
             return Err(format!(
-                "guard exited {:?}: {}",
+                "guard{} exited {:?}: {}",
+                extra.iter().map(|a| format!(" {a}")).collect::<String>(),
                 out.status.code(),
                 String::from_utf8_lossy(&out.stderr)
             ));
@@ -395,7 +401,20 @@ fn replay_command(guard: &str, case: &Value) -> Result<(), String> {
             serde_json::from_str(&stdout).map_err(|e| format!("not JSON ({e}): {stdout}"))?
         };
     }
-    check(case, &seen_answer(&last), root).map_err(|why| format!("{why}; answer: {last}"))
+    Ok((last, dir))
+}
+
+/// As a command: every step through `agent-hooks guard <name>`, state under `STATE_DIR`.
+fn replay_command(guard: &str, case: &Value) -> Result<(), String> {
+    let inputs = steps(case)
+        .into_iter()
+        .map(|(event, mut payload)| {
+            payload["event"] = json!(event);
+            payload
+        })
+        .collect();
+    let (last, dir) = run_guard(guard, &[], case, inputs)?;
+    check(case, &seen_answer(&last), &dir.root).map_err(|why| format!("{why}; answer: {last}"))
 }
 
 /// Claude Code's input for a canonical step, when Claude Code has that event and every field
@@ -490,45 +509,8 @@ fn replay_claude(guard: &str, case: &Value) -> Result<bool, String> {
     if case["expect"].get("field").is_some() {
         return Ok(false);
     }
-    let dir = CaseDir::new(case);
-    let root = dir.root.as_path();
-    let state = root.join("state/guard");
-    let ws = root.to_string_lossy().into_owned();
-    let mut args = vec![
-        "--workspace".to_owned(),
-        ws,
-        "guard".to_owned(),
-        guard.to_owned(),
-        "--format".to_owned(),
-        "claude".to_owned(),
-    ];
-    if let Some(rules) = &dir.rules {
-        args.push("--rules".into());
-        args.push(rules.to_string_lossy().into_owned());
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut last = Value::Null;
-    for input in inputs {
-        let out = run(
-            &args,
-            input.to_string().as_bytes(),
-            &[("STATE_DIR", &state)],
-        );
-        if out.status.code() != Some(0) {
-            return Err(format!(
-                "guard --format claude exited {:?}: {}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        last = if stdout.trim().is_empty() {
-            json!({})
-        } else {
-            serde_json::from_str(&stdout).map_err(|e| format!("not JSON ({e}): {stdout}"))?
-        };
-    }
-    check(case, &seen_claude(&last), root).map_err(|why| format!("{why}; answer: {last}"))?;
+    let (last, dir) = run_guard(guard, &["--format", "claude"], case, inputs)?;
+    check(case, &seen_claude(&last), &dir.root).map_err(|why| format!("{why}; answer: {last}"))?;
     Ok(true)
 }
 
