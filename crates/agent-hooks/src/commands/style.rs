@@ -73,15 +73,18 @@ pub(crate) fn field(out: &mut String, indent: usize, label: &str, label_width: u
 /// Appends `text` after `first` (already-indented), continuation lines indented by `hang`.
 pub(crate) fn wrap_into(out: &mut String, first: &str, hang: usize, text: &str) {
     let room = WIDTH.saturating_sub(hang).max(20);
+    // The first line starts after `first`, which may be wider than the hang.
+    let mut line_room = WIDTH.saturating_sub(first.chars().count()).max(20);
     let mut line = first.to_owned();
     let mut used = 0;
     for word in text.split_whitespace() {
         for piece in split_long(word, room) {
             let len = piece.chars().count();
-            if used > 0 && used + 1 + len > room {
+            if used > 0 && used + 1 + len > line_room {
                 out.push_str(line.trim_end());
                 out.push('\n');
                 line = " ".repeat(hang);
+                line_room = room;
                 used = 0;
             }
             if used > 0 {

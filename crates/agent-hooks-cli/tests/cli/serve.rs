@@ -2,7 +2,7 @@
 //! route, the loopback guards, self-approve without a restart, hot reload, concurrency with a
 //! hanging hook, and a clean SIGTERM that runs the shutdown hooks and leaves no hook behind.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

@@ -8,7 +8,7 @@
 //! `agent-hooks claude-install`.
 
 // Shared with `cli.rs`; this binary uses only part of it.
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -13,9 +13,6 @@
 //! Every builder step writes to disk at once, so the order of the chain is the order in which a
 //! user would have done things (write the script, declare it, approve it).
 
-// Every test binary includes this module and uses a different part of it.
-#![allow(dead_code)]
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::os::unix::fs::PermissionsExt;

@@ -2,7 +2,7 @@
 //! per behaviour the foundation promises (the acceptance list of the engine's first issue).
 //! Hooks are small Python 3 and POSIX sh scripts written into each workspace.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::time::Duration;

@@ -6,7 +6,7 @@
 //! `~/.cache/agent-hooks-ts/node_modules/.bin/tsc` (where `.ci/run` installs it), else `tsc` on
 //! `PATH`. Without one the TypeScript tests fail, unless `AGENT_HOOKS_SKIP_TS=1` says to skip them.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -10,7 +10,7 @@
 //! Cases that advance the guard's clock (`advance`) or inject a credit balance (`balance`) need
 //! what only the in-crate replay can set; they are skipped here and counted.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -2,8 +2,7 @@
 //! Allow-local is turned on for the child processes of these tests only (never for the test
 //! process), which is how a hook served on this machine is run.
 
-#[path = "../../agent-hooks/tests/loopback/mod.rs"]
-mod loopback;
+use crate::loopback;
 
 use std::io::Write;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! examples unmodified, the event-replacement chain, `_block`, `pre_prompt`, the conversation,
 //! every diagnostic type the dialect logs, and skill and shell hooks sharing an event.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

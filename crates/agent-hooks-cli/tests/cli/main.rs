@@ -1,0 +1,17 @@
+//! The `agent-hooks` binary end to end: one test binary, one module per area (so the binary
+//! under test and the shared builder are compiled once, and a filter such as
+//! `cargo test -p agent-hooks-cli --test cli serve::` runs one area).
+
+mod support;
+
+#[path = "../../../agent-hooks/tests/loopback/mod.rs"]
+mod loopback;
+
+mod claude;
+mod clients;
+mod fire;
+mod guards;
+mod http_hooks;
+mod operator;
+mod serve;
+mod skills;
