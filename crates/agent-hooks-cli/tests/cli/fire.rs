@@ -317,8 +317,8 @@ fn exit_1(ws: Ws) -> (Ws, Entry) {
 }
 
 fn times_out(ws: Ws) -> (Ws, Entry) {
-    let ws = ws.sh("hooks/slow.sh", "cat > /dev/null\nsleep 30\n");
-    (ws, Entry::new("pre_tool_call", "hooks/slow.sh").timeout(1))
+    let command = format!("{} sleep 30", support::misbehave());
+    (ws, Entry::new("pre_tool_call", &command).timeout(1))
 }
 
 fn prints_non_json(ws: Ws) -> (Ws, Entry) {
@@ -336,15 +336,8 @@ fn prints_an_array(ws: Ws) -> (Ws, Entry) {
 
 fn prints_5_mib(ws: Ws) -> (Ws, Entry) {
     // A well-formed object: only its size makes it unusable.
-    let ws = ws.py(
-        "hooks/flood.py",
-        r#"
-        import json, sys
-        sys.stdin.read()
-        sys.stdout.write(json.dumps({"decision": "block", "reason": "x" * (5 * 1024 * 1024)}))
-        "#,
-    );
-    (ws, Entry::new("pre_tool_call", "hooks/flood.py"))
+    let command = format!("{} flood {}", support::misbehave(), 5 * 1024 * 1024);
+    (ws, Entry::new("pre_tool_call", &command))
 }
 
 fn prints_invalid_utf8(ws: Ws) -> (Ws, Entry) {
@@ -463,26 +456,20 @@ fn assert_no_process_left(ws: &Ws) {
 }
 
 /// An approved `pre_tool_call` hook with a 1 s timeout that records its pid, starts a
-/// `sleep 1000` grandchild holding its stdout (recording that pid too), then runs `last`.
-fn forking_hook(name: &str, last: &str) -> Ws {
-    let script = format!("hooks/{name}.sh");
-    let body = format!(
-        "echo $$ > \"$AGENT_HOOKS_WORKSPACE/hook.pid\"\nsleep 1000 &\necho $! > \"$AGENT_HOOKS_WORKSPACE/grandchild.pid\"\n{last}\n"
-    );
+/// grandchild sleeping 1000 s holding its stdout (recording that pid too), then answers and
+/// exits (`answer`) or waits for the grandchild (`hang`).
+fn forking_hook(name: &str, then: &str) -> Ws {
+    let command = format!("{} fork {then}", support::misbehave());
     Ws::new()
         .master(true)
-        .sh(&script, &body)
-        .hook(Entry::new("pre_tool_call", &script).name(name).timeout(1))
+        .hook(Entry::new("pre_tool_call", &command).name(name).timeout(1))
         .approve_all()
 }
 
 #[test]
 fn grandchild_holding_stdout_is_killed_at_the_timeout() {
     // The hook answers and exits at once; the sleep it forked keeps the stdout pipe open.
-    let ws = forking_hook(
-        "leaky",
-        r#"echo '{"systemMessage": "answered before leaving"}'"#,
-    );
+    let ws = forking_hook("leaky", "answer");
     let fired = ws.fire("pre_tool_call", bash("ls"));
     assert!(
         fired.elapsed < PROMPT,
@@ -500,7 +487,7 @@ fn grandchild_holding_stdout_is_killed_at_the_timeout() {
 
 #[test]
 fn hanging_hook_and_its_grandchild_are_killed_at_the_timeout() {
-    let ws = forking_hook("hang", "wait");
+    let ws = forking_hook("hang", "hang");
     let fired = ws.fire("pre_tool_call", bash("ls"));
     assert!(
         fired.elapsed < PROMPT,
@@ -545,23 +532,10 @@ fn sixteen_mib_payload_to_a_hook_that_never_reads_stdin() {
 
 #[test]
 fn observer_hooks_run_concurrently() {
-    let mut ws = Ws::new().master(true).py(
-        "hooks/observe.py",
-        r#"
-        import json, os, sys, time
-        sys.stdin.read()
-        start = time.time()
-        time.sleep(1.0)
-        end = time.time()
-        path = os.path.join(os.environ["AGENT_HOOKS_WORKSPACE"], "intervals", os.environ["HOOK_NAME"])
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            json.dump([start, end], f)
-        "#,
-    );
+    let observe = format!("{} observe 1", support::misbehave());
+    let mut ws = Ws::new().master(true);
     for i in 0..4 {
-        ws = ws
-            .hook(Entry::new("on_session_start", "hooks/observe.py").name(&format!("observer{i}")));
+        ws = ws.hook(Entry::new("on_session_start", &observe).name(&format!("observer{i}")));
     }
     let ws = ws.approve_all();
     let fired = ws.fire("on_session_start", json!({"status": "started"}));

@@ -41,6 +41,44 @@ pub(crate) fn python() -> &'static str {
     })
 }
 
+/// `test-helpers/src/bin/hook-misbehave.rs` compiled with the toolchain that builds the tests
+/// (a bare `rustc`: the program needs only the standard library), once per test process. Each
+/// process compiles to its own name and renames into place, so parallel runs never see half a
+/// binary.
+pub(crate) fn misbehave() -> &'static str {
+    static HELPER: OnceLock<String> = OnceLock::new();
+    HELPER.get_or_init(|| {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../test-helpers/src/bin/hook-misbehave.rs");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("test-helpers");
+        std::fs::create_dir_all(&dir).expect("create the helper directory");
+        let partial = dir.join(format!("hook-misbehave.{}", std::process::id()));
+        // Beside the cargo that runs the tests is the rustc of the same toolchain.
+        let rustc = Path::new(env!("CARGO")).with_file_name("rustc");
+        let rustc = if rustc.is_file() {
+            rustc
+        } else {
+            PathBuf::from("rustc")
+        };
+        let out = Command::new(&rustc)
+            .args(["--edition", "2024", "-O", "--crate-name", "hook_misbehave"])
+            .arg(&source)
+            .arg("-o")
+            .arg(&partial)
+            .output()
+            .unwrap_or_else(|e| panic!("run {}: {e}", rustc.display()));
+        assert!(
+            out.status.success(),
+            "cannot compile {}: {}",
+            source.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let path = dir.join("hook-misbehave");
+        std::fs::rename(&partial, &path).expect("move the helper into place");
+        path.display().to_string()
+    })
+}
+
 /// One entry of `config/shell_hooks.yaml`.
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
