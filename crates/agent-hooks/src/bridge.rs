@@ -343,7 +343,7 @@ impl RedoCounter {
         let stored = self
             .path
             .as_ref()
-            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|p| store::read_optional(p).ok().flatten())
             .and_then(|t| t.trim().parse::<u64>().ok());
         stored.unwrap_or(1).max(1)
     }

@@ -87,11 +87,75 @@ fn tempfile_in(dir: &Path, target: &Path) -> io::Result<(PathBuf, File)> {
     ))
 }
 
+/// The largest configuration or approvals file agent-hooks reads. Real ones are a few KiB; a
+/// bigger one is a mistake or an attack, and reading it would cost every `fire` its time.
+pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
 /// Reads `path`, treating a missing file as empty (SPEC §2: missing means nothing configured).
+///
+/// The one way every configuration and approvals file is read: only a regular file (a FIFO
+/// would block the reader forever, `/dev/zero` would never end), at most [`MAX_FILE_BYTES`],
+/// UTF-8. The file is opened without blocking and checked through the opened descriptor, so
+/// swapping the path between check and read changes nothing.
 pub fn read_optional(path: &Path) -> io::Result<Option<String>> {
-    match fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(err),
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "not a regular file (it is {})",
+                file_kind(&meta.file_type())
+            ),
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_big(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // A file that grows while it is read is still cut at the cap.
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_big(bytes.len() as u64));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("not UTF-8: {e}")))
+}
+
+fn too_big(len: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!(
+            "it is {len} bytes, over the {} MiB limit for this file",
+            MAX_FILE_BYTES / (1024 * 1024)
+        ),
+    )
+}
+
+fn file_kind(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else {
+        "not a file"
     }
 }

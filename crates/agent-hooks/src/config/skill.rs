@@ -99,8 +99,13 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
         column,
         message,
     };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
+    let text = match crate::store::read_optional(&path) {
+        Ok(Some(text)) => text,
+        // Removed between discovery and reading: nothing configured, as for any missing file.
+        Ok(None) => {
+            load.state = FileState::Missing;
+            return load;
+        }
         Err(e) => {
             load.state = FileState::Broken;
             load.errors.push(error(

@@ -155,7 +155,7 @@ fn compile_shared(
     rules: Option<&Path>,
 ) -> Result<(Arc<Guard>, Option<BuiltinError>), BuiltinError> {
     static CACHE: OnceLock<Mutex<CompiledCache>> = OnceLock::new();
-    let text = rules.and_then(|p| std::fs::read_to_string(p).ok());
+    let text = rules.and_then(|p| crate::store::read_optional(p).ok().flatten());
     let key = (name, text);
     let cache = CACHE.get_or_init(Mutex::default);
     if let Some(guard) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
@@ -184,9 +184,10 @@ pub fn compile(
         path: rules.map(|p| p.display().to_string()).unwrap_or_default(),
         message,
     };
-    let text = match rules.map(std::fs::read_to_string) {
+    let text = match rules.map(crate::store::read_optional) {
         None => None,
-        Some(Ok(text)) => Some(text),
+        Some(Ok(Some(text))) => Some(text),
+        Some(Ok(None)) => return defaults(name, Some(problem("cannot read: not found".into()))),
         Some(Err(e)) => return defaults(name, Some(problem(format!("cannot read: {e}")))),
     };
     match Guard::new(name, text.as_deref()) {
