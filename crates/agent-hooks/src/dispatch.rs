@@ -15,7 +15,7 @@ use crate::answer::{Answer, Decision, Unusable};
 use crate::config::Config;
 use crate::diag::{DiagKind, DiagRecord, EventLog};
 use crate::dialect::{DispatchCache, PayloadView};
-use crate::event::{Event, REDO_CAP, RewriteRule, complete_payload};
+use crate::event::{Event, REDO_CAP, RewriteRule, complete_payload, redo_count};
 use crate::hook::{Hook, OnError};
 use crate::outcome::{HookReport, HookStatus, Outcome};
 use crate::transport::{Failure, Reply, TransportSpec};
@@ -557,14 +557,18 @@ impl Merge {
     fn finish(mut self, given: Option<usize>) -> Outcome {
         let spec = self.event.spec();
         if spec.redo && self.decision == Decision::Block {
-            let redo_count = self
-                .payload
-                .get("redo_count")
-                .and_then(Value::as_u64)
-                .unwrap_or(0);
-            if redo_count >= REDO_CAP {
+            let overruled = match redo_count(self.payload.get("redo_count")) {
+                Ok(count) if count >= REDO_CAP => {
+                    Some(format!("redo cap reached ({count} redos this turn)"))
+                }
+                Ok(_) => None,
+                Err(shown) => Some(format!(
+                    "redo_count {shown} is not a non-negative integer, so the redo cap applies"
+                )),
+            };
+            if let Some(why) = overruled {
                 self.warnings.push(format!(
-                    "redo cap reached ({redo_count} redos this turn): a hook blocked {} but the turn ends anyway; its reason was: {}",
+                    "{why}: a hook blocked {} but the turn ends anyway; its reason was: {}",
                     self.event,
                     self.reason.as_deref().unwrap_or("(none)")
                 ));

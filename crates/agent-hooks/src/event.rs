@@ -337,6 +337,30 @@ pub const COMMON_FIELDS: [&str; 4] = ["event", "session_id", "agent_id", "cwd"];
 /// How many redos hooks may force in one turn before a block is no longer honoured (SPEC §8).
 pub const REDO_CAP: u64 = 3;
 
+/// A payload's `redo_count` as a count (SPEC §8). Absent or null is 0; an integral number, or a
+/// string holding one, is coerced (`"3"`, `3.0`; past `u64` it saturates, so `1e308` is far
+/// above any cap). Anything else — negative, fractional, a word, a list — is rejected with the
+/// value as shown, and callers treat it as the cap reached: a count nobody can read must never
+/// let a hook force redos forever.
+pub fn redo_count(value: Option<&Value>) -> Result<u64, String> {
+    fn integral(n: f64) -> Option<u64> {
+        // `as` saturates, and NaN or infinity fail the `fract` test.
+        (n >= 0.0 && n.fract() == 0.0).then_some(n as u64)
+    }
+    let count = match value {
+        None | Some(Value::Null) => Some(0),
+        Some(Value::Number(n)) => n.as_u64().or_else(|| n.as_f64().and_then(integral)),
+        Some(Value::String(s)) => {
+            let s = s.trim();
+            s.parse::<u64>()
+                .ok()
+                .or_else(|| s.parse::<f64>().ok().and_then(integral))
+        }
+        Some(_) => None,
+    };
+    count.ok_or_else(|| value.map(Value::to_string).unwrap_or_default())
+}
+
 impl Event {
     /// Every event, in table order.
     pub fn all() -> impl Iterator<Item = Event> {
@@ -422,10 +446,7 @@ pub fn complete_payload(event: Event, payload: &mut Map<String, Value>, cwd: &st
     fill("agent_id", &|| Value::String(String::new()));
     fill("cwd", &|| Value::String(cwd.into()));
     if event.spec().redo && !payload.contains_key("stop_hook_active") {
-        let active = payload
-            .get("redo_count")
-            .and_then(Value::as_u64)
-            .is_some_and(|n| n > 0);
+        let active = redo_count(payload.get("redo_count")).is_ok_and(|n| n > 0);
         payload.insert("stop_hook_active".into(), Value::Bool(active));
     }
     for field in event.spec().fields {
