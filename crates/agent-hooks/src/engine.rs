@@ -104,7 +104,9 @@ impl Engine {
     /// and `doctor`) and are logged as `hook_config_error`.
     ///
     /// Missing files are fine (an empty workspace has no hooks), and nothing is written until a
-    /// dispatch logs something or an approval is stored. Opening reads every source once; call
+    /// dispatch logs something or an approval is stored — except a copy of a
+    /// `config/shell_hooks.yaml` that loaded, under `state/.agent-hooks/`, which keeps its hooks
+    /// in force should a later process find the file empty or half-written. Opening reads every source once; call
     /// [`reload`](Engine::reload) to pick up later edits.
     pub fn open(ws: Workspace) -> Engine {
         let log = EventLog::new(ws.events_log());

@@ -48,7 +48,16 @@ pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<
     let mut load = FileLoad::new(ws, SourceKind::ShellHooks, path.clone());
     match crate::store::read_optional(&path) {
         Ok(None) => {}
-        Ok(Some(text)) => parse_into(ws, &text, &mut load),
+        Ok(Some(text)) => {
+            let declared = parse_into(ws, &text, &mut load);
+            if declared && load.state == FileState::Loaded {
+                remember_last_good(ws, &text);
+            } else if !declared && load.state == FileState::Loaded {
+                keep_last_good(ws, &mut load, "declares no \"hooks\" list");
+            } else {
+                keep_last_good(ws, &mut load, "cannot be used");
+            }
+        }
         Err(err) => {
             load.state = FileState::Broken;
             load.errors.push(ConfigError {
@@ -58,17 +67,69 @@ pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<
                 column: 0,
                 message: format!("cannot read: {err}"),
             });
+            keep_last_good(ws, &mut load, "cannot be read");
         }
     }
     vec![load]
 }
 
-/// Parses the text of a `shell_hooks.yaml` into `load` (hooks, errors, warnings).
-fn parse_into(ws: &Workspace, text: &str, load: &mut FileLoad) {
+/// Where the text of the last `shell_hooks.yaml` that loaded is kept, so a file caught
+/// mid-write (empty, truncated) never disarms the guards of a process that did not see the
+/// good version — every `fire` is such a process. A leading dot keeps it apart from the
+/// hooks' own state directories, whose names never start with one.
+fn last_good_path(ws: &Workspace) -> std::path::PathBuf {
+    ws.state_dir()
+        .join(".agent-hooks/last-good/shell_hooks.yaml")
+}
+
+/// Records `text` as the last good configuration, unless it already is. Best effort: a
+/// workspace whose `state/` cannot be written still loads.
+fn remember_last_good(ws: &Workspace, text: &str) {
+    let path = last_good_path(ws);
+    if crate::store::read_optional(&path).ok().flatten().as_deref() != Some(text) {
+        let _ = crate::store::write_atomic(&path, text.as_bytes());
+    }
+}
+
+/// A file that is empty, says nothing of `hooks`, or cannot be read or parsed, keeps the hooks
+/// of the last good version in force, with an error saying so: removing every hook takes an
+/// explicit `hooks: []`. Without a last good version the file's own reading stands.
+fn keep_last_good(ws: &Workspace, load: &mut FileLoad, why: &str) {
+    let Some(text) = crate::store::read_optional(&last_good_path(ws))
+        .ok()
+        .flatten()
+    else {
+        return;
+    };
+    let mut previous = FileLoad::new(ws, SourceKind::ShellHooks, load.path.clone());
+    if !parse_into(ws, &text, &mut previous)
+        || previous.state != FileState::Loaded
+        || previous.hooks.is_empty()
+    {
+        return;
+    }
+    load.hooks = previous.hooks;
+    load.state = FileState::BrokenKeptPrevious;
+    load.errors.push(ConfigError {
+        kind: crate::diag::DiagKind::HookConfigError,
+        file: load.display.clone(),
+        line: 0,
+        column: 0,
+        message: format!(
+            "{why}, so its last good hooks ({}) stay in force (a file caught mid-write must not disarm them); to remove every hook, write \"hooks: []\"",
+            load.hooks.len()
+        ),
+    });
+}
+
+/// Parses the text of a `shell_hooks.yaml` into `load` (hooks, errors, warnings). Returns
+/// whether the file declares a `hooks` list at all (`hooks: []` does; an empty file, a file
+/// of comments, or `hooks:` with nothing after it do not).
+fn parse_into(ws: &Workspace, text: &str, load: &mut FileLoad) -> bool {
     let file = load.display.clone();
     if text.trim().is_empty() {
         load.state = FileState::Loaded;
-        return;
+        return false;
     }
     // Top-level keys first, so a misspelt `hook:` is pointed out instead of meaning "no hooks".
     match serde_saphyr::from_str::<Option<BTreeMap<String, Spanned<IgnoredAny>>>>(text) {
@@ -87,7 +148,7 @@ fn parse_into(ws: &Workspace, text: &str, load: &mut FileLoad) {
         }
         Ok(None) => {
             load.state = FileState::Loaded;
-            return;
+            return false;
         }
         Err(err) => {
             load.state = FileState::Broken;
@@ -96,7 +157,7 @@ fn parse_into(ws: &Workspace, text: &str, load: &mut FileLoad) {
                 e.message = format!("{} (expected a mapping with a \"hooks\" list)", e.message);
             }
             load.errors.push(e);
-            return;
+            return false;
         }
     }
     let parsed: ShellHooksFile = match serde_saphyr::from_str(text) {
@@ -106,11 +167,14 @@ fn parse_into(ws: &Workspace, text: &str, load: &mut FileLoad) {
             let mut e = parse_error(&file, &err);
             e.message = format!("{} (\"hooks\" must be a list of mappings)", e.message);
             load.errors.push(e);
-            return;
+            return false;
         }
     };
     load.state = FileState::Loaded;
-    for (index, entry) in parsed.hooks.unwrap_or_default().into_iter().enumerate() {
+    let Some(entries) = parsed.hooks else {
+        return false;
+    };
+    for (index, entry) in entries.into_iter().enumerate() {
         match parse_entry(
             ws,
             &file,
@@ -123,6 +187,7 @@ fn parse_into(ws: &Workspace, text: &str, load: &mut FileLoad) {
             Err(err) => load.errors.push(err),
         }
     }
+    true
 }
 
 fn parse_entry(
