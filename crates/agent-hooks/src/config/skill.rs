@@ -4,6 +4,7 @@
 //! is not JSON, `hook_invalid_format` for a wrong shape, `hook_missing_fields` for an entry
 //! without a name, a command or a valid event.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -59,18 +60,39 @@ const KNOWN_KEYS: &[&str] = &[
 
 pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
     let mut files = Vec::new();
-    find_hooks_json(&ws.skills_dir(), &mut files);
+    let mut visited = HashSet::new();
+    find_hooks_json(&ws.skills_dir(), 0, &mut visited, &mut files);
     files.sort();
     files.into_iter().map(|path| load_file(ws, path)).collect()
 }
 
+/// How deep below `skills/` a `hooks.json` is looked for. Skills nest a level or two; the
+/// bound stops a pathological tree from costing every dispatch its time.
+const MAX_DEPTH: usize = 16;
+
 /// Collects every `hooks.json` below `dir`. Unreadable directories are skipped: they cannot
-/// hold hooks this process could run anyway.
-fn find_hooks_json(dir: &Path, out: &mut Vec<PathBuf>) {
+/// hold hooks this process could run anyway. Each directory is entered once, by its canonical
+/// path, so a symlink back up the tree (`ln -s .. skills/a/loop`) neither loops nor makes a
+/// skill's hooks run twice.
+fn find_hooks_json(
+    dir: &Path,
+    depth: usize,
+    visited: &mut HashSet<PathBuf>,
+    out: &mut Vec<PathBuf>,
+) {
+    let Ok(canonical) = std::fs::canonicalize(dir) else {
+        return;
+    };
+    if depth > MAX_DEPTH || !visited.insert(canonical) {
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
-    for entry in entries.flatten() {
+    // In name order, so when two paths lead to one directory the same one always wins.
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
         let path = entry.path();
         let Ok(kind) = entry.file_type() else {
             continue;
@@ -81,7 +103,7 @@ fn find_hooks_json(dir: &Path, out: &mut Vec<PathBuf>) {
             if name == "node_modules" || name == ".git" || name == ".venv" {
                 continue;
             }
-            find_hooks_json(&path, out);
+            find_hooks_json(&path, depth + 1, visited, out);
         } else if entry.file_name() == "hooks.json" {
             out.push(path);
         }

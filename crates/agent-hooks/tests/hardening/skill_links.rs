@@ -1,0 +1,64 @@
+//! Symlinks under `skills/`: a link back up the tree must neither loop nor run a skill's hooks
+//! more than once per event.
+
+use std::os::unix::fs::symlink;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use agent_hooks::{Engine, Event, Workspace};
+use serde_json::json;
+
+/// A skill hook that appends one line to `runs` in the workspace each time it runs.
+const COUNTING_HOOK: &str = r#"{"hooks": [{"name": "count", "command": "echo run >> ../../runs", "events": ["pre_tool_call"]}]}"#;
+
+fn open_within_deadline(ws: Workspace) -> Engine {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(Engine::open(ws));
+    });
+    rx.recv_timeout(Duration::from_secs(20))
+        .expect("loading a workspace with symlink loops must finish")
+}
+
+#[test]
+fn links_back_up_the_tree_run_each_skill_hook_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    std::fs::create_dir_all(root.join("skills/a")).expect("mkdir");
+    std::fs::write(root.join("skills/a/hooks.json"), COUNTING_HOOK).expect("write");
+    // Two loops, one to the parent and one to the skill itself, made `fire` never return.
+    symlink("..", root.join("skills/a/loop")).expect("symlink");
+    symlink(".", root.join("skills/a/self")).expect("symlink");
+
+    let engine = open_within_deadline(Workspace::new(&root));
+    let hooks = engine.snapshot().hooks_for(Event::PreToolCall).len();
+    assert_eq!(hooks, 1, "one hooks.json, one hook");
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(
+        engine.dispatch(
+            Event::PreToolCall,
+            json!({"tool_name": "bash", "tool_input": {}})
+                .as_object()
+                .cloned()
+                .expect("an object"),
+        ),
+    );
+    let runs = std::fs::read_to_string(root.join("runs")).expect("the hook ran");
+    assert_eq!(runs.lines().count(), 1, "{runs}");
+}
+
+#[test]
+fn a_skill_linked_in_from_outside_is_still_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    std::fs::create_dir_all(root.join("shared/tool")).expect("mkdir");
+    std::fs::create_dir_all(root.join("skills")).expect("mkdir");
+    std::fs::write(root.join("shared/tool/hooks.json"), COUNTING_HOOK).expect("write");
+    symlink(root.join("shared/tool"), root.join("skills/tool")).expect("symlink");
+    let engine = open_within_deadline(Workspace::new(&root));
+    assert_eq!(engine.snapshot().hooks_for(Event::PreToolCall).len(), 1);
+}
