@@ -6,3 +6,4 @@ mod files;
 mod mid_write;
 mod redo_cap;
 mod skill_links;
+mod watcher;
