@@ -383,3 +383,46 @@ fn sigterm_finishes_in_flight_dispatches_runs_shutdown_hooks_and_leaves_no_proce
         "the hook process outlived the server"
     );
 }
+
+#[test]
+fn idle_half_sent_requests_starve_neither_health_nor_hook_spawning() {
+    let ws = Ws::new()
+        .master(true)
+        .sh(
+            "hooks/guard.sh",
+            r#"
+            cat > /dev/null
+            echo '{"decision": "block", "reason": "the hook was spawned"}'
+            "#,
+        )
+        .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"))
+        .approve_all();
+    let server = Server::start_with_open_files(&ws, 64);
+    // More connections than the server has descriptors, each stuck halfway through its head.
+    let idle: Vec<std::net::TcpStream> = (0..120)
+        .map(|_| {
+            let mut stream =
+                std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+            std::io::Write::write_all(
+                &mut stream,
+                b"POST /v1/events/pre_tool_call HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+            )
+            .expect("send half a head");
+            stream
+        })
+        .collect();
+
+    // Before the cap, these waited behind the idle ones until the client gave up.
+    let (status, health) = server.request("GET", "/v1/health", b"");
+    assert_eq!(status, 200, "{health}");
+    let (status, outcome) = server.post(
+        "/v1/events/pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "ls"}}),
+    );
+    assert_eq!(status, 200, "{outcome}");
+    assert_eq!(
+        outcome["decision"], "block",
+        "the hook must spawn: {outcome}"
+    );
+    drop(idle);
+}

@@ -487,8 +487,27 @@ pub(crate) struct Server {
 
 impl Server {
     pub(crate) fn start(ws: &Ws) -> Server {
-        let mut child = ws
-            .command(&["serve", "--listen", "127.0.0.1:0"])
+        Server::spawn(ws.command(&["serve", "--listen", "127.0.0.1:0"]))
+    }
+
+    /// Starts the server under `ulimit -n files` (the soft and the hard limit), as on a
+    /// machine with a low descriptor limit.
+    pub(crate) fn start_with_open_files(ws: &Ws, files: u32) -> Server {
+        let serve = ws.command(&["serve", "--listen", "127.0.0.1:0"]);
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(format!("ulimit -n {files} && exec \"$@\""))
+            .arg("sh")
+            .arg(serve.get_program())
+            .args(serve.get_args())
+            .current_dir(std::env::temp_dir())
+            .env_remove("AGENT_HOOKS_WORKSPACE")
+            .env_remove("AGENT_HOOKS_LOG");
+        Server::spawn(cmd)
+    }
+
+    fn spawn(mut command: Command) -> Server {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

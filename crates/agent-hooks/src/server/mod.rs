@@ -6,6 +6,7 @@
 //! requests whose `Host` is not a loopback name (a web page cannot reach it through DNS
 //! rebinding), caps bodies at 4 MiB, and answers every error as `{"ok": false, "error": ...}`.
 
+mod listen;
 mod stats;
 mod watch;
 
@@ -23,6 +24,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 
+pub use listen::HEADER_TIMEOUT;
 pub use stats::{HookStatsReport, Stats};
 pub use watch::{DEBOUNCE, Watcher, watch};
 
@@ -102,6 +104,8 @@ pub async fn serve(
     if !addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(addr));
     }
+    // Before anything opens descriptors: raise their limit, and size the connection cap by it.
+    let limits = listen::Limits::for_this_process();
     engine.lifecycle(Event::PreStartup, "starting").await;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -114,18 +118,17 @@ pub async fn serve(
     ready(local);
 
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let app = router(engine.clone()).into_make_service_with_connect_info::<SocketAddr>();
-    let mut stopping = stop_rx.clone();
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
-        let _ = stopping.wait_for(|s| *s).await;
-    });
-    let server = tokio::spawn(async move { server.await });
+    let server = tokio::spawn(listen::run(
+        listener,
+        router(engine.clone()),
+        limits,
+        stop_rx.clone(),
+    ));
     shutdown_signal().await;
     engine.lifecycle(Event::PreShutdown, "stopping").await;
     let _ = stop_tx.send(true);
     let result = match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
-        Ok(Ok(Ok(()))) => Ok(()),
-        Ok(Ok(Err(e))) => Err(ServeError::Serve(e)),
+        Ok(Ok(())) => Ok(()),
         Ok(Err(join)) => Err(ServeError::Serve(std::io::Error::other(join))),
         Err(_) => {
             tracing::warn!(
