@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::PayloadView;
+use super::claude::{ClaudeOutput, Permission};
 use crate::answer::{Answer, Decision, Rewrite, Unusable};
 use crate::diag::DiagKind;
 use crate::event::Event;
@@ -114,15 +115,12 @@ fn decode(event: Event, object: &Map<String, Value>) -> Result<Answer, Unusable>
         };
     }
     answer.reason = fields.string("reason")?;
-    if fields.object.get("continue") == Some(&Value::Bool(false)) {
+    let claude = ClaudeOutput::parse(object)?;
+    if let Some(stop) = claude.stop {
         answer.decision = Some(Decision::Block);
-        if let Some(stop) = fields.string("stopReason")? {
+        if let Some(stop) = stop {
             answer.reason = Some(stop);
         }
-    } else if let Some(v) = fields.object.get("continue")
-        && !v.is_boolean()
-    {
-        return Err(wrong_type("continue", "a boolean", v));
     }
     if let Some(input) = fields.object_field("tool_input")? {
         answer.rewrites.push(Rewrite {
@@ -147,48 +145,34 @@ fn decode(event: Event, object: &Map<String, Value>) -> Result<Answer, Unusable>
         answer.context.extend(context);
     }
     answer.model = fields.string("model")?;
-    for key in ["systemMessage", "add_warning"] {
-        if let Some(text) = fields.string(key)? {
-            if event == Event::TransformToolResult {
-                // The seed's result-transform templates put their note here.
-                answer.notes.push(text.clone());
-            }
-            answer.warnings.push(text);
+    let warnings = claude.system_message.into_iter();
+    for text in warnings.chain(fields.string("add_warning")?) {
+        if event == Event::TransformToolResult {
+            // The seed's result-transform templates put their note here.
+            answer.notes.push(text.clone());
         }
+        answer.warnings.push(text);
     }
 
-    if let Some(specific) = fields.object_field("hookSpecificOutput")? {
-        let mut inner = Fields { object: specific };
-        if let Some(decision) = inner.string("permissionDecision")? {
-            match decision.as_str() {
-                "deny" => answer.decision = Some(Decision::Block),
-                "ask" | "defer" => {
-                    answer.decision = Some(answer.decision.unwrap_or_default().max(Decision::Ask))
-                }
-                "allow" => {}
-                other => {
-                    return Err(Unusable {
-                        kind: DiagKind::HookInvalidOutput,
-                        detail: format!(
-                            "hookSpecificOutput.permissionDecision \"{other}\" is not one of allow, deny, ask, defer"
-                        ),
-                    });
-                }
-            }
+    // Claude Code's hookSpecificOutput, under this dialect's rules: any permission decision
+    // counts, and updatedInput rewrites existing keys like `tool_input` does.
+    match claude.permission {
+        Some(Permission::Deny) => answer.decision = Some(Decision::Block),
+        Some(Permission::Ask | Permission::Defer) => {
+            answer.decision = Some(answer.decision.unwrap_or_default().max(Decision::Ask))
         }
-        if let Some(reason) = inner.string("permissionDecisionReason")? {
-            answer.reason = Some(reason);
-        }
-        if let Some(context) = inner.text_or_list("additionalContext")? {
-            answer.context.extend(context);
-        }
-        if let Some(input) = inner.object_field("updatedInput")? {
-            answer.rewrites.push(Rewrite {
-                field: "tool_input".into(),
-                value: Value::Object(input.clone()),
-                rule: None,
-            });
-        }
+        Some(Permission::Allow) | None => {}
+    }
+    if let Some(reason) = claude.permission_reason {
+        answer.reason = Some(reason);
+    }
+    answer.context.extend(claude.additional_context);
+    if let Some(input) = claude.updated_input {
+        answer.rewrites.push(Rewrite {
+            field: "tool_input".into(),
+            value: Value::Object(input),
+            rule: None,
+        });
     }
     Ok(answer)
 }
@@ -238,7 +222,7 @@ impl<'a> Fields<'a> {
     }
 }
 
-fn wrong_type(key: &str, expected: &str, found: &Value) -> Unusable {
+pub(crate) fn wrong_type(key: &str, expected: &str, found: &Value) -> Unusable {
     Unusable {
         kind: DiagKind::HookInvalidOutput,
         detail: format!(

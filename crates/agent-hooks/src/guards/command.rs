@@ -11,11 +11,10 @@ use std::time::{Duration, Instant};
 use agent_hooks_guards::{Guard, GuardContext};
 use serde_json::{Map, Value};
 
-use crate::bridge;
 use crate::config::Config;
 use crate::diag::EventLog;
 use crate::dialect::Dialect;
-use crate::dialect::claude::{ClaudeEvent, ToolAliases};
+use crate::dialect::claude::{ClaudeEvent, Sent, ToolAliases, from_claude, to_claude};
 use crate::dispatch::{Runtime, Snapshot};
 use crate::event::Event;
 use crate::hook::{Hook, OnError, SourceKind, filesystem_safe};
@@ -188,10 +187,7 @@ fn claude_answer(
     let snapshot = Snapshot::new(config, Approvals::default());
     let log = EventLog::new(ws.events_log());
     let drift = DriftChecker::default();
-    let sent = match claude {
-        ClaudeEvent::UserPromptSubmit => payload.get("message").cloned(),
-        _ => payload.get("tool_input").cloned(),
-    };
+    let sent = Sent::of(claude, &payload);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -207,7 +203,7 @@ fn claude_answer(
         };
         rt.dispatch(&snapshot, event, payload).await
     });
-    let answer = bridge::to_claude(claude, &outcome, sent.as_ref());
+    let answer = to_claude(claude, &outcome, &sent);
     let mut stdout = answer.stdout;
     if !stdout.is_empty() {
         stdout.push('\n');
@@ -228,7 +224,7 @@ fn read_input(bytes: &[u8], format: Format) -> Result<Input, String> {
         return Err("the payload on stdin must be one JSON object".into());
     };
     if map.contains_key("hook_event_name") {
-        let t = bridge::from_claude(&value, &ToolAliases::default()).map_err(|e| e.to_string())?;
+        let t = from_claude(&value, &ToolAliases::default()).map_err(|e| e.to_string())?;
         return Ok(Input {
             event: t.event,
             payload: t.payload,
