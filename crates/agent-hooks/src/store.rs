@@ -50,18 +50,55 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
-    let mut tmp = tempfile_in(dir, path)?;
-    tmp.1.write_all(contents)?;
-    tmp.1.sync_all()?;
-    // Keep the mode of the file being replaced (a user may have made it private).
-    if let Ok(meta) = fs::metadata(path) {
-        let _ = fs::set_permissions(&tmp.0, meta.permissions());
-    }
-    if let Err(err) = fs::rename(&tmp.0, path) {
-        let _ = fs::remove_file(&tmp.0);
+    remove_stale_temporaries(dir, path);
+    let (tmp, mut file) = tempfile_in(dir, path)?;
+    let written = (|| {
+        file.write_all(contents)?;
+        file.sync_all()?;
+        // Keep the mode of the file being replaced (a user may have made it private).
+        if let Ok(meta) = fs::metadata(path) {
+            let _ = fs::set_permissions(&tmp, meta.permissions());
+        }
+        fs::rename(&tmp, path)
+    })();
+    if let Err(err) = written {
+        let _ = fs::remove_file(&tmp);
         return Err(err);
     }
     File::open(dir)?.sync_all()
+}
+
+/// Removes the temporaries of `target` that writers left behind when they were killed
+/// mid-write: those whose writing process is gone. A live writer's temporary is left alone
+/// (a reused pid only delays the cleanup to a later write).
+fn remove_stale_temporaries(dir: &Path, target: &Path) {
+    let Some(stem) = target.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
+    let prefix = format!(".{stem}.");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|rest| rest.split_once('.'))
+            .and_then(|(pid, attempt)| {
+                attempt.parse::<u32>().ok()?;
+                pid.parse::<i32>().ok()
+            })
+        else {
+            continue;
+        };
+        let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+            == Err(nix::errno::Errno::ESRCH);
+        if gone {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn tempfile_in(dir: &Path, target: &Path) -> io::Result<(PathBuf, File)> {

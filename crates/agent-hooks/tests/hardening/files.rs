@@ -120,3 +120,30 @@ fn an_oversized_approvals_file_is_refused_before_it_is_parsed() {
     let err = Approvals::load(&Workspace::new(&root)).expect_err("too big");
     assert!(err.message.contains("over the 4 MiB limit"), "{err}");
 }
+
+#[test]
+fn a_killed_writers_temporary_file_is_removed_by_the_next_write() {
+    let (_dir, root) = workspace();
+    // A writer that is gone: the pid of a child already reaped.
+    let mut child = Command::new("true").spawn().expect("spawn true");
+    let dead = child.id();
+    child.wait().expect("reap");
+    let stale = root.join(format!("config/.hook_approvals.json.{dead}.0.tmp"));
+    std::fs::write(&stale, vec![b'x'; 64 * 1024]).expect("write");
+    // A writer that is still at work (this process) keeps its temporary.
+    let live = root.join(format!(
+        "config/.hook_approvals.json.{}.7.tmp",
+        std::process::id()
+    ));
+    std::fs::write(&live, "half").expect("write");
+
+    std::fs::write(
+        root.join("config/shell_hooks.yaml"),
+        "hooks:\n  - event: on_stop\n    command: /bin/true\n",
+    )
+    .expect("write");
+    let engine = Engine::open(Workspace::new(&root));
+    engine.approve(None, "/bin/true").expect("approve");
+    assert!(!stale.exists(), "the dead writer's temporary is removed");
+    assert!(live.exists(), "a live writer's temporary is kept");
+}
