@@ -675,5 +675,33 @@ mod tests {
             prop_assert_eq!(g.check_url(&format!("http://0x{bits:x}/")).is_ok(), expect);
             prop_assert_eq!(g.check_url(&format!("http://0{bits:o}/")).is_ok(), expect);
         }
+
+        #[test]
+        fn no_spelling_of_an_address_changes_its_verdict(bits in any::<u32>(), forms in any::<[u8; 4]>()) {
+            let g = strict();
+            let o = Ipv4Addr::from(bits).octets();
+            let expect = g.check_url(&format!("http://{}/", Ipv4Addr::from(bits))).is_ok();
+            // Each part in decimal, hex (either case) or octal, as inet_aton reads them.
+            let part = |n: u32, form: u8| match form % 4 {
+                0 => n.to_string(),
+                1 => format!("0x{n:x}"),
+                2 => format!("0X{n:X}"),
+                _ => format!("0{n:o}"),
+            };
+            let [a, b, c, d] = o.map(u32::from);
+            let spellings = [
+                format!("{}.{}.{}.{}", part(a, forms[0]), part(b, forms[1]), part(c, forms[2]), part(d, forms[3])),
+                format!("{}.{}.{}", part(a, forms[0]), part(b, forms[1]), part((c << 8) | d, forms[2])),
+                format!("{}.{}", part(a, forms[0]), part((b << 16) | (c << 8) | d, forms[1])),
+                format!("[::ffff:{}]", Ipv4Addr::from(bits)),
+                format!("[0:0:0:0:0:FFFF:{:x}:{:x}]", (a << 8) | b, (c << 8) | d),
+            ];
+            for host in spellings {
+                let url = format!("http://{host}/");
+                prop_assert_eq!(g.check_url(&url).is_ok(), expect, "{}", url);
+                let upper = format!("HTTP://{host}:80/");
+                prop_assert_eq!(g.check_url(&upper).is_ok(), expect, "{}", upper);
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 mod files;
 mod mid_write;
+mod properties;
 mod redo_cap;
 mod skill_links;
 mod watcher;
