@@ -25,7 +25,7 @@ pub(crate) async fn run(ws: Workspace, event: &str) -> ExitCode {
         Ok(other) => {
             eprintln!(
                 "agent-hooks fire: the payload must be one JSON object, got {}",
-                kind(&other)
+                agent_hooks::json_kind(&other)
             );
             return ExitCode::from(2);
         }
@@ -50,16 +50,5 @@ pub(crate) async fn run(ws: Workspace, event: &str) -> ExitCode {
             eprintln!("agent-hooks fire: cannot print the outcome: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

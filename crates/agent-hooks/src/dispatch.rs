@@ -195,7 +195,7 @@ impl Runtime<'_> {
         match_text: &OnceLock<String>,
     ) -> bool {
         let view = PayloadView::new(event, payload, self.ws, cache).sharing_match_text(match_text);
-        hook.dialect.matches(hook, &view)
+        hook.dialect.matches(hook.matcher.as_ref(), &view)
     }
 
     async fn run_hook(

@@ -300,7 +300,7 @@ async fn run_once(rt: &Runtime<'_>, health: &HookHealth, event: Event) -> RunChe
     let payload = synthetic_payload(event, &rt.ws.root().to_string_lossy());
     let cache = DispatchCache::default();
     let view = PayloadView::new(event, &payload, rt.ws, &cache);
-    let matched = hook.dialect.matches(hook, &view);
+    let matched = hook.dialect.matches(hook.matcher.as_ref(), &view);
     let started = Instant::now();
     let result = rt.execute(hook, &view).await;
     let elapsed = started.elapsed();
@@ -526,11 +526,11 @@ pub fn describe_effect(event: Event, answer: &Answer) -> (Vec<String>, Vec<Strin
 }
 
 fn preview(text: &str) -> String {
-    crate::dialect::preview(text, 60)
+    crate::dialect::read::preview(text, 60)
 }
 
 fn last_lines(text: &str, n: usize) -> String {
-    preview(&crate::dialect::last_lines(text, n))
+    preview(&crate::dialect::read::last_lines(text, n))
 }
 
 #[cfg(test)]

@@ -389,14 +389,9 @@ impl Event {
 
     /// The nearest event name to a misspelt one, for "did you mean" hints.
     pub fn suggest(name: &str) -> Option<&'static str> {
-        EVENTS
-            .iter()
-            .map(|s| (strsim::damerau_levenshtein(name, s.name), s.name))
-            .filter(|(d, candidate)| {
-                *d <= 3.max(candidate.len() / 3) || candidate.starts_with(name)
-            })
-            .min_by_key(|(d, _)| *d)
-            .map(|(_, n)| n)
+        crate::wording::nearest(name, EVENTS.iter().map(|s| s.name), |d, candidate| {
+            d <= 3.max(candidate.len() / 3) || candidate.starts_with(name)
+        })
     }
 }
 
@@ -408,7 +403,7 @@ impl fmt::Display for Event {
 
 /// An event name that is not in the table.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown event \"{name}\"{}", .suggestion.map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default())]
+#[error("unknown event \"{name}\"{}", crate::wording::did_you_mean(*.suggestion))]
 pub struct UnknownEvent {
     /// The name as given.
     pub name: String,

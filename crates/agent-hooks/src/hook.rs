@@ -5,9 +5,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use regex::Regex;
-
 use crate::dialect::Dialect;
+use crate::dialect::matcher::Matcher;
 use crate::event::Event;
 use crate::transport::TransportSpec;
 
@@ -42,22 +41,6 @@ pub enum OnError {
     Continue,
     /// Fail closed: the failure blocks the action with a reason naming the hook.
     Block,
-}
-
-/// A compiled matcher. Compiled once at load; a miss means the hook is not spawned.
-#[derive(Debug, Clone)]
-pub struct Matcher {
-    /// The pattern as written, for display.
-    pub pattern: String,
-    /// The compiled pattern.
-    pub regex: Regex,
-}
-
-impl Matcher {
-    /// Whether the matcher selects `text` (the dialect decides what text that is).
-    pub fn is_match(&self, text: &str) -> bool {
-        self.regex.is_match(text)
-    }
 }
 
 /// One declared hook.

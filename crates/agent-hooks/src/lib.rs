@@ -55,6 +55,7 @@ pub mod server;
 pub mod store;
 pub mod transport;
 pub mod trust;
+mod wording;
 pub mod workspace;
 
 pub use answer::{Answer, Decision};
@@ -63,4 +64,5 @@ pub use engine::{Engine, EngineError};
 pub use event::{Event, EventSpec};
 pub use hook::Hook;
 pub use outcome::{HookReport, HookStatus, Outcome};
+pub use wording::kind_of as json_kind;
 pub use workspace::Workspace;

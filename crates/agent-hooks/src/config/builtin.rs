@@ -5,10 +5,11 @@
 use serde_json::Value;
 
 use super::ConfigError;
-use super::yaml::{LocatedMap, error_at, kind_of};
+use super::yaml::{LocatedMap, error_at};
 use crate::hook::filesystem_safe;
 use crate::transport::BuiltinSpec;
 use crate::transport::builtin::BuiltinError;
+use crate::wording::kind_of;
 use crate::workspace::Workspace;
 
 /// Keys that mean nothing to a built-in hook.

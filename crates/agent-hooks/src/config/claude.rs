@@ -11,12 +11,14 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::agent::AgentSettings;
-use super::{ConfigError, FileLoad, FileState, json_kind};
+use super::{ConfigError, FileLoad, FileState};
 use crate::diag::DiagKind;
 use crate::dialect::Dialect;
+use crate::dialect::Matcher;
 use crate::dialect::claude::{CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases, compile_matcher};
-use crate::hook::{Hook, MAX_TIMEOUT_SECS, Matcher, OnError, SourceKind, filesystem_safe};
+use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
 use crate::transport::{CommandSpec, TransportSpec};
+use crate::wording::kind_of as json_kind;
 use crate::workspace::Workspace;
 
 /// Claude Code's default hook timeout; agent-hooks caps every hook at 120 s.

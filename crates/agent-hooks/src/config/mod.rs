@@ -11,8 +11,6 @@ pub mod shell;
 pub mod skill;
 mod yaml;
 
-pub(crate) use yaml::kind_of as json_kind;
-
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -9,13 +9,15 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_saphyr::Spanned;
 
-use super::yaml::{LocatedMap, error_at, kind_of, parse_error};
+use super::yaml::{LocatedMap, error_at, parse_error};
 use super::{ConfigError, FileLoad, FileState};
 use crate::dialect::Dialect;
+use crate::dialect::matcher;
 use crate::event::Event;
-use crate::hook::{Hook, MAX_TIMEOUT_SECS, Matcher, OnError, SourceKind, filesystem_safe};
+use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
 use crate::transport::http::{HttpSpecError, Template};
 use crate::transport::{CommandSpec, HttpSpec, TransportSpec};
+use crate::wording::{did_you_mean, kind_of, nearest};
 use crate::workspace::Workspace;
 
 /// Default timeout of a shell hook (SPEC §5).
@@ -209,12 +211,7 @@ fn parse_entry(
     };
     for (key, at) in map {
         if !KNOWN_KEYS.contains(&key.as_str()) {
-            let hint = KNOWN_KEYS
-                .iter()
-                .min_by_key(|k| strsim::damerau_levenshtein(k, key))
-                .filter(|k| strsim::damerau_levenshtein(k, key) <= 2)
-                .map(|k| format!(" (did you mean \"{k}\"?)"))
-                .unwrap_or_default();
+            let hint = did_you_mean(nearest(key, KNOWN_KEYS.iter().copied(), |d, _| d <= 2));
             warnings.push(error_at(
                 file,
                 at,
@@ -317,19 +314,13 @@ fn parse_entry(
             if pattern.is_empty() {
                 None
             } else {
-                // The match text is the payload's strings one per line, so `^` and `$` mean the
-                // start and end of a value (`^rm` matches a command that starts with rm).
-                let regex = regex::RegexBuilder::new(&pattern)
-                    .multi_line(true)
-                    .build()
-                    .map_err(|e| {
-                        error_at(
-                            file,
-                            at,
-                            format!("matcher is not a valid regex: {}", one_line(&e.to_string())),
-                        )
-                    })?;
-                Some(Matcher { pattern, regex })
+                Some(matcher::multi_line(pattern).map_err(|e| {
+                    error_at(
+                        file,
+                        at,
+                        format!("matcher is not a valid regex: {}", one_line(&e.to_string())),
+                    )
+                })?)
             }
         }
     };

@@ -10,43 +10,17 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::{ConfigError, FileLoad, FileState, json_kind};
+use super::{ConfigError, FileLoad, FileState};
 use crate::diag::DiagKind;
 use crate::dialect::Dialect;
-use crate::event::Event;
+use crate::dialect::skill::{SKILL_EVENTS, canonical};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind};
 use crate::transport::{CommandSpec, TransportSpec};
+use crate::wording::{did_you_mean, kind_of as json_kind, nearest};
 use crate::workspace::Workspace;
 
 /// Default timeout of a skill hook, as in its source runtime.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
-
-/// The skill dialect's event names and their canonical twins.
-pub const SKILL_EVENTS: [(&str, Event); 7] = [
-    ("pre_tool_call", Event::PreToolCall),
-    ("post_tool_call", Event::PostToolCall),
-    ("pre_prompt", Event::PreLlmCall),
-    ("pre_startup", Event::PreStartup),
-    ("post_startup", Event::PostStartup),
-    ("pre_shutdown", Event::PreShutdown),
-    ("post_shutdown", Event::PostShutdown),
-];
-
-/// The canonical event of a skill event name.
-pub fn canonical(name: &str) -> Option<Event> {
-    SKILL_EVENTS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, e)| *e)
-}
-
-/// The skill event name of a canonical event, if the dialect has one.
-pub fn skill_name(event: Event) -> Option<&'static str> {
-    SKILL_EVENTS
-        .iter()
-        .find(|(_, e)| *e == event)
-        .map(|(n, _)| *n)
-}
 
 const KNOWN_KEYS: &[&str] = &[
     "name",
@@ -264,13 +238,8 @@ fn parse_entry(
             Some(e) if !events.contains(&e) => events.push(e),
             Some(_) => {}
             None => {
-                let hint = SKILL_EVENTS
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .min_by_key(|n| strsim::damerau_levenshtein(n, event_name))
-                    .filter(|n| strsim::damerau_levenshtein(n, event_name) <= 4)
-                    .map(|n| format!(" (did you mean \"{n}\"?)"))
-                    .unwrap_or_default();
+                let names = SKILL_EVENTS.iter().map(|(n, _)| *n);
+                let hint = did_you_mean(nearest(event_name, names, |d, _| d <= 4));
                 let valid: Vec<&str> = SKILL_EVENTS.iter().map(|(n, _)| *n).collect();
                 return Err(missing(&format!(
                     "\"{name}\": unknown event \"{event_name}\"{hint}; skill hooks take {}",
@@ -410,12 +379,5 @@ mod tests {
     fn entry_lines_follow_objects() {
         let text = "{\n  \"hooks\": [\n    {\"name\": \"a\", \"x\": {\"y\": 1}},\n    {\n      \"name\": \"b\"\n    }\n  ]\n}\n";
         assert_eq!(entry_lines(text), vec![3, 4]);
-    }
-
-    #[test]
-    fn pre_prompt_is_pre_llm_call() {
-        assert_eq!(canonical("pre_prompt"), Some(Event::PreLlmCall));
-        assert_eq!(skill_name(Event::PreLlmCall), Some("pre_prompt"));
-        assert_eq!(canonical("on_stop"), None);
     }
 }

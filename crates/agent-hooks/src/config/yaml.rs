@@ -45,15 +45,3 @@ pub(crate) fn error_at(file: &str, at: &Spanned<Value>, message: impl Into<Strin
         message: message.into(),
     }
 }
-
-/// What a JSON value is called in messages.
-pub(crate) fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "nothing",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
-    }
-}

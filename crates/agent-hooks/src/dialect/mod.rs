@@ -3,6 +3,8 @@
 //! methods here; each dialect's field names live in its own module.
 
 pub mod claude;
+pub mod matcher;
+pub(crate) mod read;
 pub mod shell;
 pub mod skill;
 
@@ -10,9 +12,10 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
+pub use matcher::Matcher;
+
 use crate::answer::{Answer, Unusable};
 use crate::event::Event;
-use crate::hook::Hook;
 use crate::transport::Reply;
 use crate::workspace::Workspace;
 
@@ -91,50 +94,24 @@ impl<'a> PayloadView<'a> {
     /// newlines: what shell-hook matchers search (SPEC §5).
     pub fn match_text(&self) -> &str {
         let cell = self.shared_match_text.unwrap_or(&self.match_text);
-        cell.get_or_init(|| {
-            let mut text = String::new();
-            for (key, value) in self.payload {
-                if crate::event::COMMON_FIELDS.contains(&key.as_str()) {
-                    continue;
-                }
-                collect_strings(value, &mut text);
-            }
-            text
-        })
-    }
-}
-
-fn collect_strings(value: &Value, out: &mut String) {
-    match value {
-        Value::String(s) => {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(s);
-        }
-        Value::Array(items) => items.iter().for_each(|v| collect_strings(v, out)),
-        Value::Object(map) => map.values().for_each(|v| collect_strings(v, out)),
-        _ => {}
+        cell.get_or_init(|| matcher::match_text(self.payload))
     }
 }
 
 impl Dialect {
     /// Whether the hook's matcher lets it run on this payload (no matcher: always).
-    pub fn matches(&self, hook: &Hook, view: &PayloadView<'_>) -> bool {
+    pub fn matches(&self, matcher: Option<&Matcher>, view: &PayloadView<'_>) -> bool {
         if let Dialect::Claude { event, aliases } = self {
             // PostToolUse and PostToolUseFailure share post_tool_call; the status tells them apart.
             if claude::ClaudeEvent::of(view.event, view.payload) != Some(*event) {
                 return false;
             }
-            return match (
-                &hook.matcher,
-                claude::match_target(*event, view.payload, aliases),
-            ) {
+            return match (matcher, claude::match_target(*event, view.payload, aliases)) {
                 (Some(m), Some(target)) => m.is_match(target),
                 _ => true,
             };
         }
-        match &hook.matcher {
+        match matcher {
             None => true,
             Some(m) => m.is_match(view.match_text()),
         }
@@ -174,9 +151,7 @@ impl Dialect {
         match self {
             Dialect::Shell => event.name(),
             Dialect::Claude { event, .. } => event.name(),
-            Dialect::Skill { .. } => {
-                crate::config::skill::skill_name(event).unwrap_or(event.name())
-            }
+            Dialect::Skill { .. } => skill::skill_name(event).unwrap_or(event.name()),
         }
     }
 
@@ -188,49 +163,4 @@ impl Dialect {
             Dialect::Skill { .. } => "skill event replacement",
         }
     }
-}
-
-/// A hook whose stdout ran past the cap has no usable answer, whatever it says.
-pub(crate) fn refuse_overflow(reply: &Reply) -> Result<(), Unusable> {
-    if reply.stdout_overflow {
-        return Err(Unusable {
-            kind: crate::diag::DiagKind::HookInvalidOutput,
-            detail: format!(
-                "stdout is larger than {} bytes; the answer was discarded",
-                crate::transport::STDOUT_CAP
-            ),
-        });
-    }
-    Ok(())
-}
-
-/// A hook's stdout as text: within the cap and valid UTF-8, trimmed.
-pub(crate) fn stdout_text(reply: &Reply) -> Result<&str, Unusable> {
-    refuse_overflow(reply)?;
-    std::str::from_utf8(&reply.stdout)
-        .map(str::trim)
-        .map_err(|e| Unusable {
-            kind: crate::diag::DiagKind::HookInvalidJson,
-            detail: format!("stdout is not valid UTF-8 (at byte {})", e.valid_up_to()),
-        })
-}
-
-/// At most `max` characters of `text` on one line, for messages about what a hook printed.
-pub(crate) fn preview(text: &str, max: usize) -> String {
-    let flat: String = text
-        .trim()
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if flat.chars().count() > max {
-        format!("{}…", flat.chars().take(max).collect::<String>())
-    } else {
-        flat
-    }
-}
-
-/// The last `n` lines of `text` joined on one line (the end of a stderr is where the error is).
-pub(crate) fn last_lines(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join(" | ")
 }

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::PayloadView;
 use super::claude::{ClaudeOutput, Permission};
+use super::read::{self, Fields, parse_object};
 use crate::answer::{Answer, Decision, Rewrite, Unusable};
 use crate::diag::DiagKind;
 use crate::event::Event;
@@ -17,7 +18,7 @@ pub(crate) fn input(view: &PayloadView<'_>) -> Vec<u8> {
 }
 
 pub(crate) fn interpret(event: Event, reply: &Reply) -> Result<Answer, Unusable> {
-    let stdout = super::stdout_text(reply)?;
+    let stdout = read::stdout_text(reply)?;
     match reply.exit {
         Exit::Code(0) => {}
         Exit::Code(2) => {
@@ -45,7 +46,7 @@ pub(crate) fn interpret(event: Event, reply: &Reply) -> Result<Answer, Unusable>
                 detail: if tail.is_empty() {
                     other.to_string()
                 } else {
-                    format!("{other}: {}", super::last_lines(tail, 3))
+                    format!("{other}: {}", read::last_lines(tail, 3))
                 },
             });
         }
@@ -56,48 +57,10 @@ pub(crate) fn interpret(event: Event, reply: &Reply) -> Result<Answer, Unusable>
     }
 }
 
-/// Parses stdout as exactly one JSON object; `None` for empty output.
-pub(crate) fn parse_object(stdout: &str) -> Result<Option<Map<String, Value>>, Unusable> {
-    if stdout.is_empty() {
-        return Ok(None);
-    }
-    let mut stream = serde_json::Deserializer::from_str(stdout).into_iter::<Value>();
-    let first = match stream.next() {
-        Some(Ok(v)) => v,
-        Some(Err(e)) => {
-            return Err(Unusable {
-                kind: DiagKind::HookInvalidJson,
-                detail: format!("stdout is not JSON ({e}): {}", preview(stdout)),
-            });
-        }
-        None => return Ok(None),
-    };
-    if stream.next().is_some() {
-        return Err(Unusable {
-            kind: DiagKind::HookInvalidJson,
-            detail: format!(
-                "stdout holds more than one JSON document (a shell profile or a debug print?): {}",
-                preview(stdout)
-            ),
-        });
-    }
-    match first {
-        Value::Object(map) => Ok(Some(map)),
-        other => Err(Unusable {
-            kind: DiagKind::HookInvalidFormat,
-            detail: format!(
-                "expected one JSON object, found {}: {}",
-                crate::config::json_kind(&other),
-                preview(stdout)
-            ),
-        }),
-    }
-}
-
 /// Decodes a decision-protocol object (with the Claude Code shapes of SPEC §5).
 fn decode(event: Event, object: &Map<String, Value>) -> Result<Answer, Unusable> {
     let mut answer = Answer::default();
-    let mut fields = Fields { object };
+    let mut fields = Fields::new(object);
 
     if let Some(decision) = fields.string("decision")? {
         answer.decision = match decision.as_str() {
@@ -175,66 +138,6 @@ fn decode(event: Event, object: &Map<String, Value>) -> Result<Answer, Unusable>
         });
     }
     Ok(answer)
-}
-
-/// Typed access to the fields of an answer object; a wrong type makes the answer unusable.
-pub(crate) struct Fields<'a> {
-    pub(crate) object: &'a Map<String, Value>,
-}
-
-impl<'a> Fields<'a> {
-    pub(crate) fn new(object: &'a Map<String, Value>) -> Self {
-        Fields { object }
-    }
-
-    pub(crate) fn string(&mut self, key: &str) -> Result<Option<String>, Unusable> {
-        match self.object.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(wrong_type(key, "a string", other)),
-        }
-    }
-
-    pub(crate) fn text_or_list(&mut self, key: &str) -> Result<Option<Vec<String>>, Unusable> {
-        match self.object.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) if s.is_empty() => Ok(None),
-            Some(Value::String(s)) => Ok(Some(vec![s.clone()])),
-            Some(Value::Array(items)) if items.iter().all(Value::is_string) => Ok(Some(
-                items
-                    .iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect(),
-            )),
-            Some(other) => Err(wrong_type(key, "a string", other)),
-        }
-    }
-
-    pub(crate) fn object_field(
-        &mut self,
-        key: &str,
-    ) -> Result<Option<&'a Map<String, Value>>, Unusable> {
-        match self.object.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Object(map)) => Ok(Some(map)),
-            Some(other) => Err(wrong_type(key, "an object", other)),
-        }
-    }
-}
-
-pub(crate) fn wrong_type(key: &str, expected: &str, found: &Value) -> Unusable {
-    Unusable {
-        kind: DiagKind::HookInvalidOutput,
-        detail: format!(
-            "\"{key}\" must be {expected}, found {}",
-            crate::config::json_kind(found)
-        ),
-    }
-}
-
-/// The first bytes of an answer, for messages.
-pub(crate) fn preview(text: &str) -> String {
-    super::preview(text, 120)
 }
 
 #[cfg(test)]

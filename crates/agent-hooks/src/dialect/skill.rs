@@ -10,12 +10,38 @@ use std::io::{BufRead, BufReader};
 use serde_json::{Map, Value};
 
 use super::PayloadView;
-use super::shell::parse_object;
+use super::read::{self, parse_object};
 use crate::answer::{Answer, Decision, Rewrite, Unusable};
-use crate::config::skill::skill_name;
 use crate::diag::DiagKind;
 use crate::event::{Event, RewriteRule};
 use crate::transport::{Exit, Reply};
+
+/// The skill dialect's event names and their canonical twins.
+pub const SKILL_EVENTS: [(&str, Event); 7] = [
+    ("pre_tool_call", Event::PreToolCall),
+    ("post_tool_call", Event::PostToolCall),
+    ("pre_prompt", Event::PreLlmCall),
+    ("pre_startup", Event::PreStartup),
+    ("post_startup", Event::PostStartup),
+    ("pre_shutdown", Event::PreShutdown),
+    ("post_shutdown", Event::PostShutdown),
+];
+
+/// The canonical event of a skill event name.
+pub fn canonical(name: &str) -> Option<Event> {
+    SKILL_EVENTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, e)| *e)
+}
+
+/// The skill event name of a canonical event, if the dialect has one.
+pub fn skill_name(event: Event) -> Option<&'static str> {
+    SKILL_EVENTS
+        .iter()
+        .find(|(_, e)| *e == event)
+        .map(|(n, _)| *n)
+}
 
 /// Canonical fields that the skill view renames or derives; the rest pass through.
 const TRANSLATED: &[&str] = &[
@@ -32,11 +58,10 @@ const TRANSLATED: &[&str] = &[
 /// Keys of the view that are the runtime's, not the hook's, to change.
 const VOLATILE: &[&str] = &["timestamp", "conversation"];
 
+/// Skill hooks chain wherever the event lets them rewrite a field (their answer replaces the
+/// event for the next hook), whether or not other dialects merely observe there.
 pub(crate) fn chains(event: Event) -> bool {
-    matches!(
-        event,
-        Event::PreToolCall | Event::PostToolCall | Event::PreLlmCall
-    )
+    !event.spec().rewrites.is_empty()
 }
 
 /// The skill view of the payload (without the conversation).
@@ -177,7 +202,7 @@ pub(crate) fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer,
             },
         });
     }
-    let stdout = super::stdout_text(reply)?;
+    let stdout = read::stdout_text(reply)?;
     let answer = match parse_object(stdout) {
         Ok(Some(answer)) => answer,
         Ok(None) => return Ok(Answer::default()),
@@ -298,8 +323,33 @@ fn block(value: &Value, answer: &mut Answer) {
             DiagKind::HookInvalidBlock,
             format!(
                 "_block needs string \"reason\" and \"result\", got {}; the call proceeds",
-                super::shell::preview(&value.to_string())
+                read::answer_preview(&value.to_string())
             ),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pre_prompt_is_pre_llm_call() {
+        assert_eq!(canonical("pre_prompt"), Some(Event::PreLlmCall));
+        assert_eq!(skill_name(Event::PreLlmCall), Some("pre_prompt"));
+        assert_eq!(canonical("on_stop"), None);
+    }
+
+    #[test]
+    fn skill_hooks_chain_exactly_where_they_may_rewrite() {
+        let chaining: Vec<Event> = SKILL_EVENTS
+            .iter()
+            .map(|(_, e)| *e)
+            .filter(|e| chains(*e))
+            .collect();
+        assert_eq!(
+            chaining,
+            [Event::PreToolCall, Event::PostToolCall, Event::PreLlmCall]
+        );
     }
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::event::ClaudeEvent;
 use crate::answer::{Answer, Decision, Rewrite, Unusable};
 use crate::diag::DiagKind;
-use crate::dialect::shell::{Fields, parse_object, preview};
+use crate::dialect::read::{self, Fields, answer_preview as preview, parse_object};
 use crate::event::RewriteRule;
 use crate::transport::{Exit, Reply};
 
@@ -50,7 +50,7 @@ impl ClaudeOutput {
             None | Some(Value::Null) | Some(Value::Bool(true)) => {}
             Some(Value::Bool(false)) => out.stop = Some(fields.string("stopReason")?),
             Some(other) => {
-                return Err(crate::dialect::shell::wrong_type(
+                return Err(read::wrong_type(
                     "continue",
                     "a boolean",
                     other,
@@ -85,7 +85,7 @@ impl ClaudeOutput {
 
 /// Reads a Claude Code hook's exit code, stdout and stderr with Claude Code's rules.
 pub(crate) fn interpret(claude: ClaudeEvent, reply: &Reply) -> Result<Answer, Unusable> {
-    crate::dialect::refuse_overflow(reply)?;
+    read::refuse_overflow(reply)?;
     let stdout = String::from_utf8_lossy(&reply.stdout);
     let stdout = stdout.trim();
     let stderr = String::from_utf8_lossy(&reply.stderr);

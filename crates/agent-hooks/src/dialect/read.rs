@@ -1,0 +1,151 @@
+//! Reading a hook's stdout, for every dialect: the size cap, UTF-8, "exactly one JSON object",
+//! typed field extraction with one wording for a wrong type, and the short previews messages
+//! quote. A dialect decides what the fields *mean*; this module decides whether there is an
+//! answer to read at all.
+
+use serde_json::{Map, Value};
+
+use crate::answer::Unusable;
+use crate::diag::DiagKind;
+use crate::transport::{Reply, STDOUT_CAP};
+use crate::wording::kind_of;
+
+/// A hook whose stdout ran past the cap has no usable answer, whatever it says.
+pub(crate) fn refuse_overflow(reply: &Reply) -> Result<(), Unusable> {
+    if reply.stdout_overflow {
+        return Err(Unusable {
+            kind: DiagKind::HookInvalidOutput,
+            detail: format!(
+                "stdout is larger than {} bytes; the answer was discarded",
+                STDOUT_CAP
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A hook's stdout as text: within the cap and valid UTF-8, trimmed.
+pub(crate) fn stdout_text(reply: &Reply) -> Result<&str, Unusable> {
+    refuse_overflow(reply)?;
+    std::str::from_utf8(&reply.stdout)
+        .map(str::trim)
+        .map_err(|e| Unusable {
+            kind: DiagKind::HookInvalidJson,
+            detail: format!("stdout is not valid UTF-8 (at byte {})", e.valid_up_to()),
+        })
+}
+
+/// At most `max` characters of `text` on one line, for messages about what a hook printed.
+pub(crate) fn preview(text: &str, max: usize) -> String {
+    let flat: String = text
+        .trim()
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if flat.chars().count() > max {
+        format!("{}…", flat.chars().take(max).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+/// The last `n` lines of `text` joined on one line (the end of a stderr is where the error is).
+pub(crate) fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
+}
+
+/// Parses stdout as exactly one JSON object; `None` for empty output.
+pub(crate) fn parse_object(stdout: &str) -> Result<Option<Map<String, Value>>, Unusable> {
+    if stdout.is_empty() {
+        return Ok(None);
+    }
+    let mut stream = serde_json::Deserializer::from_str(stdout).into_iter::<Value>();
+    let first = match stream.next() {
+        Some(Ok(v)) => v,
+        Some(Err(e)) => {
+            return Err(Unusable {
+                kind: DiagKind::HookInvalidJson,
+                detail: format!("stdout is not JSON ({e}): {}", answer_preview(stdout)),
+            });
+        }
+        None => return Ok(None),
+    };
+    if stream.next().is_some() {
+        return Err(Unusable {
+            kind: DiagKind::HookInvalidJson,
+            detail: format!(
+                "stdout holds more than one JSON document (a shell profile or a debug print?): {}",
+                answer_preview(stdout)
+            ),
+        });
+    }
+    match first {
+        Value::Object(map) => Ok(Some(map)),
+        other => Err(Unusable {
+            kind: DiagKind::HookInvalidFormat,
+            detail: format!(
+                "expected one JSON object, found {}: {}",
+                kind_of(&other),
+                answer_preview(stdout)
+            ),
+        }),
+    }
+}
+
+/// Typed access to the fields of an answer object; a wrong type makes the answer unusable.
+pub(crate) struct Fields<'a> {
+    pub(crate) object: &'a Map<String, Value>,
+}
+
+impl<'a> Fields<'a> {
+    pub(crate) fn new(object: &'a Map<String, Value>) -> Self {
+        Fields { object }
+    }
+
+    pub(crate) fn string(&mut self, key: &str) -> Result<Option<String>, Unusable> {
+        match self.object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(wrong_type(key, "a string", other)),
+        }
+    }
+
+    pub(crate) fn text_or_list(&mut self, key: &str) -> Result<Option<Vec<String>>, Unusable> {
+        match self.object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s.is_empty() => Ok(None),
+            Some(Value::String(s)) => Ok(Some(vec![s.clone()])),
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => Ok(Some(
+                items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect(),
+            )),
+            Some(other) => Err(wrong_type(key, "a string", other)),
+        }
+    }
+
+    pub(crate) fn object_field(
+        &mut self,
+        key: &str,
+    ) -> Result<Option<&'a Map<String, Value>>, Unusable> {
+        match self.object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(map)) => Ok(Some(map)),
+            Some(other) => Err(wrong_type(key, "an object", other)),
+        }
+    }
+}
+
+pub(crate) fn wrong_type(key: &str, expected: &str, found: &Value) -> Unusable {
+    Unusable {
+        kind: DiagKind::HookInvalidOutput,
+        detail: format!("\"{key}\" must be {expected}, found {}", kind_of(found)),
+    }
+}
+
+/// The first bytes of an answer, for messages about it.
+pub(crate) fn answer_preview(text: &str) -> String {
+    preview(text, 120)
+}
