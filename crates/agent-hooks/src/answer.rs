@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::diag::DiagKind;
-use crate::event::RewriteRule;
+use crate::event::{EventSpec, RewriteRule};
 
 /// The decision of a dispatch, from weakest to strongest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Default)]
@@ -98,4 +98,110 @@ pub struct Unusable {
     pub kind: DiagKind,
     /// What was wrong, with a preview of the offending output.
     pub detail: String,
+}
+
+/// One effect of an answer that its event allows, as [`Answer::admit`] lets it through.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Effect<'a> {
+    /// Stop the action (a redo where [`EventSpec::redo`] is set).
+    Block {
+        /// The hook's reason, if it gave one.
+        reason: Option<&'a str>,
+    },
+    /// Ask the user to confirm.
+    Ask {
+        /// The hook's reason, if it gave one.
+        reason: Option<&'a str>,
+    },
+    /// Hand the agent this result instead of running the tool.
+    Result(&'a Value),
+    /// Change a payload field by `rule`.
+    Rewrite {
+        /// The payload field.
+        field: &'a str,
+        /// Its new value (for [`RewriteRule::ExistingKeys`], an object of changed keys).
+        value: &'a Value,
+        /// How the value applies.
+        rule: RewriteRule,
+    },
+    /// Text injected into the model's prompt.
+    Context(&'a [String]),
+    /// Notes appended to the tool result the agent sees.
+    Notes(&'a [String]),
+    /// The model for the next call.
+    Model(&'a str),
+    /// Messages for the user only.
+    Warnings(&'a [String]),
+}
+
+/// An answer sorted against one event's row of the capability table: what counts, in the
+/// answer's order, and what the event does not allow (named for a message).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Admitted<'a> {
+    /// The effects that count.
+    pub effects: Vec<Effect<'a>>,
+    /// The effects that do not, as "decision \"block\"", "a rewrite of \"message\"", ...
+    pub ignored: Vec<String>,
+}
+
+impl Answer {
+    /// Sorts this answer's effects by what `spec` allows. This is the one place the capability
+    /// table is applied to an answer: the dispatcher merges the admitted effects, `doctor`
+    /// describes them, and both name the ignored ones the same way.
+    pub fn admit<'a>(&'a self, spec: &EventSpec) -> Admitted<'a> {
+        let mut admitted = Admitted::default();
+        let Admitted { effects, ignored } = &mut admitted;
+        let reason = self.reason.as_deref();
+        match self.decision {
+            Some(Decision::Block) if spec.may_block => effects.push(Effect::Block { reason }),
+            Some(Decision::Ask) if spec.may_ask => effects.push(Effect::Ask { reason }),
+            Some(d @ (Decision::Block | Decision::Ask)) => {
+                ignored.push(format!("decision \"{}\"", d.as_str()));
+            }
+            _ => {}
+        }
+        if let Some(result) = &self.result {
+            if spec.result {
+                effects.push(Effect::Result(result));
+            } else {
+                ignored.push("a synthetic result".into());
+            }
+        }
+        for rewrite in &self.rewrites {
+            let Some(rule) = spec.rewrite_rule(&rewrite.field) else {
+                ignored.push(format!("a rewrite of \"{}\"", rewrite.field));
+                continue;
+            };
+            let rule = rewrite.rule.unwrap_or(rule);
+            if rule == RewriteRule::ExistingKeys && !rewrite.value.is_object() {
+                ignored.push(format!("a non-object \"{}\"", rewrite.field));
+                continue;
+            }
+            effects.push(Effect::Rewrite {
+                field: &rewrite.field,
+                value: &rewrite.value,
+                rule,
+            });
+        }
+        let mut gated = |allowed: bool, effect: Effect<'a>, what: &str| {
+            if allowed {
+                effects.push(effect);
+            } else {
+                ignored.push(what.to_owned());
+            }
+        };
+        if !self.context.is_empty() {
+            gated(spec.context, Effect::Context(&self.context), "context");
+        }
+        if !self.notes.is_empty() {
+            gated(spec.note, Effect::Notes(&self.notes), "a note");
+        }
+        if let Some(model) = &self.model {
+            gated(spec.model, Effect::Model(model), "a model");
+        }
+        if !self.warnings.is_empty() {
+            effects.push(Effect::Warnings(&self.warnings));
+        }
+        admitted
+    }
 }

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
-use crate::answer::{Answer, Decision, Unusable};
+use crate::answer::{Admitted, Answer, Decision, Effect, Unusable};
 use crate::config::Config;
 use crate::diag::{DiagKind, DiagRecord, EventLog};
 use crate::dialect::{DispatchCache, PayloadView};
@@ -440,57 +440,52 @@ impl Merge {
             self.reports.push(run.report);
             return;
         };
-        let mut ignored: Vec<String> = Vec::new();
-
-        match answer.decision {
-            Some(Decision::Block) if spec.may_block => {
-                self.decision = Decision::Block;
-                self.reason = Some(
-                    answer
-                        .reason
-                        .clone()
-                        .unwrap_or_else(|| format!("blocked by hook \"{}\"", hook.name)),
-                );
-            }
-            Some(Decision::Ask) if spec.may_ask && self.decision < Decision::Ask => {
-                self.decision = Decision::Ask;
-                self.reason =
-                    Some(answer.reason.clone().unwrap_or_else(|| {
-                        format!("hook \"{}\" asks for confirmation", hook.name)
-                    }));
-            }
-            Some(d @ (Decision::Block | Decision::Ask)) => {
-                ignored.push(format!("decision \"{}\"", d.as_str()));
-                run.report.status = HookStatus::Ok;
-            }
-            _ => {}
+        let Admitted { effects, ignored } = answer.admit(spec);
+        if matches!(answer.decision, Some(Decision::Block | Decision::Ask))
+            && !effects
+                .iter()
+                .any(|e| matches!(e, Effect::Block { .. } | Effect::Ask { .. }))
+        {
+            // The event does not honour the decision: the hook did nothing that counts there.
+            run.report.status = HookStatus::Ok;
         }
-        if answer.result.is_some() {
-            if self.event == Event::PreToolCall {
-                self.result = answer.result.clone();
-            } else {
-                ignored.push("a synthetic result".into());
-            }
-        }
-
-        for rewrite in &answer.rewrites {
-            let Some(rule) = self.event.rewrite_rule(&rewrite.field) else {
-                ignored.push(format!("a rewrite of \"{}\"", rewrite.field));
-                continue;
-            };
-            match rewrite.rule.unwrap_or(rule) {
-                RewriteRule::Replace => {
-                    self.payload
-                        .insert(rewrite.field.clone(), rewrite.value.clone());
+        for effect in effects {
+            match effect {
+                Effect::Block { reason } => {
+                    self.decision = Decision::Block;
+                    self.reason = Some(reason.map_or_else(
+                        || format!("blocked by hook \"{}\"", hook.name),
+                        str::to_owned,
+                    ));
                 }
-                RewriteRule::ExistingKeys => {
-                    let Value::Object(changes) = &rewrite.value else {
-                        ignored.push(format!("a non-object \"{}\"", rewrite.field));
+                Effect::Ask { reason } => {
+                    if self.decision < Decision::Ask {
+                        self.decision = Decision::Ask;
+                        self.reason = Some(reason.map_or_else(
+                            || format!("hook \"{}\" asks for confirmation", hook.name),
+                            str::to_owned,
+                        ));
+                    }
+                }
+                Effect::Result(result) => self.result = Some(result.clone()),
+                Effect::Rewrite {
+                    field,
+                    value,
+                    rule: RewriteRule::Replace,
+                } => {
+                    self.payload.insert(field.to_owned(), value.clone());
+                }
+                Effect::Rewrite {
+                    field,
+                    value,
+                    rule: RewriteRule::ExistingKeys,
+                } => {
+                    let Value::Object(changes) = value else {
                         continue;
                     };
                     let target = self
                         .payload
-                        .entry(rewrite.field.clone())
+                        .entry(field.to_owned())
                         .or_insert_with(|| Value::Object(Map::new()));
                     let Value::Object(target) = target else {
                         continue;
@@ -507,33 +502,18 @@ impl Merge {
                         log(
                             DiagKind::HookInvalidMutation,
                             format!(
-                                "{}: new key(s) {} dropped; a hook may only change keys that exist",
-                                rewrite.field,
+                                "{field}: new key(s) {} dropped; a hook may only change keys that exist",
                                 added.join(", ")
                             ),
                         );
                     }
                 }
+                Effect::Context(context) => self.context.extend(context.iter().cloned()),
+                Effect::Notes(notes) => self.notes.extend(notes.iter().cloned()),
+                Effect::Model(model) => self.model = Some(model.to_owned()),
+                Effect::Warnings(warnings) => self.warnings.extend(warnings.iter().cloned()),
             }
         }
-        if spec.context {
-            self.context.extend(answer.context.iter().cloned());
-        } else if !answer.context.is_empty() {
-            ignored.push("context".into());
-        }
-        if spec.note {
-            self.notes.extend(answer.notes.iter().cloned());
-        } else if !answer.notes.is_empty() {
-            ignored.push("a note".into());
-        }
-        if spec.model {
-            if answer.model.is_some() {
-                self.model = answer.model.clone();
-            }
-        } else if answer.model.is_some() {
-            ignored.push("a model".into());
-        }
-        self.warnings.extend(answer.warnings.iter().cloned());
         for (kind, detail) in &answer.records {
             log(*kind, detail.clone());
         }

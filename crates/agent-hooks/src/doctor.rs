@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::answer::{Answer, Decision};
+use crate::answer::{Admitted, Answer, Effect};
 use crate::dialect::{Dialect, DispatchCache, PayloadView};
 use crate::dispatch::Runtime;
 use crate::engine::Engine;
@@ -453,75 +453,33 @@ fn object_kind(object: &Map<String, Value>) -> AnswerKind {
     }
 }
 
-/// What an answer would do at `event`, read off its row of the capability table: the effects
-/// that count, and those the event does not allow.
+/// What an answer would do at `event`, in words: the effects its row of the capability table
+/// admits, and those it ignores (the same [`Answer::admit`] the dispatcher merges by).
 pub fn describe_effect(event: Event, answer: &Answer) -> (Vec<String>, Vec<String>) {
     let spec = event.spec();
-    let mut effects = Vec::new();
-    let mut ignored = Vec::new();
-    let reason = || {
-        answer
-            .reason
-            .clone()
-            .unwrap_or_else(|| "no reason given".into())
-    };
-    match answer.decision {
-        Some(Decision::Block) if spec.may_block && spec.redo => {
-            effects.push(format!("block: the agent redoes the turn ({})", reason()));
-        }
-        Some(Decision::Block) if spec.may_block => effects.push(format!("block: {}", reason())),
-        Some(Decision::Ask) if spec.may_ask => {
-            effects.push(format!("ask the user to confirm: {}", reason()));
-        }
-        Some(d @ (Decision::Block | Decision::Ask)) => {
-            ignored.push(format!("decision \"{}\"", d.as_str()));
-        }
-        _ => {}
-    }
-    if answer.result.is_some() {
-        if event == Event::PreToolCall {
-            effects.push("hand the agent a result instead of running the tool".into());
-        } else {
-            ignored.push("a synthetic result".into());
-        }
-    }
-    for rewrite in &answer.rewrites {
-        if event.rewrite_rule(&rewrite.field).is_some() {
-            effects.push(format!("rewrite {}", rewrite.field));
-        } else {
-            ignored.push(format!("a rewrite of \"{}\"", rewrite.field));
-        }
-    }
-    if !answer.context.is_empty() {
-        if spec.context {
-            effects.push(format!(
+    let Admitted { effects, ignored } = answer.admit(spec);
+    let reason = |r: Option<&str>| r.unwrap_or("no reason given").to_owned();
+    let effects = effects
+        .into_iter()
+        .map(|effect| match effect {
+            Effect::Block { reason: r } if spec.redo => {
+                format!("block: the agent redoes the turn ({})", reason(r))
+            }
+            Effect::Block { reason: r } => format!("block: {}", reason(r)),
+            Effect::Ask { reason: r } => format!("ask the user to confirm: {}", reason(r)),
+            Effect::Result(_) => "hand the agent a result instead of running the tool".into(),
+            Effect::Rewrite { field, .. } => format!("rewrite {field}"),
+            Effect::Context(context) => format!(
                 "inject context the model sees: \"{}\"",
-                preview(&answer.context.join(" "))
-            ));
-        } else {
-            ignored.push("context".into());
-        }
-    }
-    if !answer.notes.is_empty() {
-        if spec.note {
-            effects.push("append a note to the tool result".into());
-        } else {
-            ignored.push("a note".into());
-        }
-    }
-    if let Some(model) = &answer.model {
-        if spec.model {
-            effects.push(format!("switch the next call to model {model}"));
-        } else {
-            ignored.push("a model".into());
-        }
-    }
-    if !answer.warnings.is_empty() {
-        effects.push(format!(
-            "show the user: \"{}\"",
-            preview(&answer.warnings.join(" "))
-        ));
-    }
+                preview(&context.join(" "))
+            ),
+            Effect::Notes(_) => "append a note to the tool result".into(),
+            Effect::Model(model) => format!("switch the next call to model {model}"),
+            Effect::Warnings(warnings) => {
+                format!("show the user: \"{}\"", preview(&warnings.join(" ")))
+            }
+        })
+        .collect();
     (effects, ignored)
 }
 

@@ -130,10 +130,23 @@ pub struct EventSpec {
     pub note: bool,
     /// Whether hooks may swap the model for the next call.
     pub model: bool,
+    /// Whether a hook may hand the agent a result instead of running the tool (a skill hook's
+    /// `_block`).
+    pub result: bool,
     /// A block here means "redo" and is subject to the redo cap (SPEC §8).
     pub redo: bool,
     /// Hooks only observe: they run concurrently (a dialect that rewrites here still chains).
     pub observe_only: bool,
+}
+
+impl EventSpec {
+    /// Whether a hook may rewrite `field` at this event, and how.
+    pub fn rewrite_rule(&self, field: &str) -> Option<RewriteRule> {
+        self.rewrites
+            .iter()
+            .find(|(name, _)| *name == field)
+            .map(|(_, rule)| *rule)
+    }
 }
 
 use FieldKind::{Bool, List, Number, Object, Optional, Text};
@@ -151,6 +164,7 @@ const fn spec(event: Event, name: &'static str, fires: &'static str) -> EventSpe
         context: false,
         note: false,
         model: false,
+        result: false,
         redo: false,
         observe_only: true,
     }
@@ -179,6 +193,7 @@ pub static EVENTS: [EventSpec; 16] = [
         may_block: true,
         may_ask: true,
         rewrites: &[("tool_input", ExistingKeys)],
+        result: true,
         observe_only: false,
         ..spec(Event::PreToolCall, "pre_tool_call", "before a tool runs")
     },
@@ -378,15 +393,6 @@ impl Event {
         self.spec().name
     }
 
-    /// Whether a hook may rewrite `field` at this event, and how.
-    pub fn rewrite_rule(self, field: &str) -> Option<RewriteRule> {
-        self.spec()
-            .rewrites
-            .iter()
-            .find(|(name, _)| *name == field)
-            .map(|(_, rule)| *rule)
-    }
-
     /// The nearest event name to a misspelt one, for "did you mean" hints.
     pub fn suggest(name: &str) -> Option<&'static str> {
         crate::wording::nearest(name, EVENTS.iter().map(|s| s.name), |d, candidate| {
@@ -462,6 +468,68 @@ pub fn complete_payload(event: Event, payload: &mut Map<String, Value>, cwd: &st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/protocol.md writes the capability table out; every row must say what `EVENTS` says.
+    #[test]
+    fn protocol_doc_matches_the_table() {
+        const DOC: &str = include_str!("../../../docs/protocol.md");
+        const REWRITABLE: [&str; 6] = [
+            "message",
+            "tool_input",
+            "tool_result",
+            "prompt",
+            "response",
+            "notification",
+        ];
+        let rows: Vec<Vec<&str>> = DOC
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+            .collect();
+        let names: Vec<&str> = rows.iter().map(|r| r[0].trim_matches('`')).collect();
+        let expected: Vec<&str> = EVENTS.iter().map(|s| s.name).collect();
+        assert_eq!(names, expected, "docs/protocol.md lists other events");
+        for (row, spec) in rows.iter().zip(&EVENTS) {
+            let [_, fires, gets, answers] = row[..] else {
+                panic!("{}: expected four cells, found {row:?}", spec.name);
+            };
+            assert_eq!(fires.replace('`', ""), spec.fires, "{}: fires", spec.name);
+            let fields: Vec<String> = spec
+                .fields
+                .iter()
+                .map(|f| format!("`{}`", f.name))
+                .collect();
+            assert_eq!(gets, fields.join(", "), "{}: gets", spec.name);
+            let says = |token: &str| answers.contains(token);
+            let claims = [
+                ("`decision: block`", spec.may_block),
+                ("`ask`", spec.may_ask),
+                ("`context`", spec.context),
+                ("`note`", spec.note),
+                ("`model`", spec.model),
+                ("`_block`", spec.result),
+                ("redo", spec.redo),
+                ("observe", spec.observe_only),
+            ];
+            for (token, allowed) in claims {
+                assert_eq!(
+                    says(token),
+                    allowed,
+                    "{}: {token} in {answers:?}",
+                    spec.name
+                );
+            }
+            for field in REWRITABLE {
+                let allowed = spec.rewrite_rule(field).is_some();
+                assert_eq!(
+                    says(&format!("`{field}`")),
+                    allowed,
+                    "{}: `{field}`",
+                    spec.name
+                );
+            }
+        }
+    }
 
     #[test]
     fn table_is_in_enum_order() {
