@@ -50,11 +50,7 @@ impl ClaudeOutput {
             None | Some(Value::Null) | Some(Value::Bool(true)) => {}
             Some(Value::Bool(false)) => out.stop = Some(fields.string("stopReason")?),
             Some(other) => {
-                return Err(read::wrong_type(
-                    "continue",
-                    "a boolean",
-                    other,
-                ));
+                return Err(read::wrong_type("continue", "a boolean", other));
             }
         }
         out.system_message = fields.string("systemMessage")?;
