@@ -41,13 +41,12 @@ pub mod config;
 pub mod diag;
 pub mod dialect;
 mod dispatch;
-pub mod doctor;
 mod engine;
 pub mod event;
 pub mod guards;
-pub mod health;
 pub mod hook;
 pub mod host;
+pub mod inspect;
 pub mod outcome;
 pub mod payload;
 #[cfg(feature = "server")]

@@ -1,16 +1,16 @@
-//! `/hooks doctor`: lays out [`crate::doctor`]'s findings — per hook its health, then each run
+//! `/hooks doctor`: lays out [`crate::inspect::doctor`]'s findings — per hook its health, then each run
 //! (time, exit status, what it answered, the effect it would have) with the problem first.
 //! Exits 1 when anything is broken, so it can gate a CI job.
 
 use super::CommandOutput;
-use super::list::{
+use super::style::{Style, Tone, field, wrap_into};
+use crate::engine::Engine;
+use crate::inspect::doctor::{self, DoctorReport, HookCheck, RunCheck};
+use crate::inspect::health::{FileReport, Report};
+use crate::inspect::render::{
     INDENT, LABEL, entry_errors, facts, files_section, header, other_findings, plural, reasons,
     tone_of,
 };
-use super::style::{Style, Tone, field, wrap_into};
-use crate::doctor::{self, DoctorReport, HookCheck, RunCheck};
-use crate::engine::Engine;
-use crate::health::{FileReport, Report};
 
 pub(crate) async fn run(engine: &Engine, json: bool, style: Style) -> CommandOutput {
     let report = doctor::run(engine).await;

@@ -3,7 +3,7 @@
 
 mod doctor;
 mod list;
-mod style;
+pub(crate) mod style;
 
 pub use style::Style;
 

@@ -248,7 +248,7 @@ pub async fn install(engine: &Engine, words: &[String]) -> Result<InstallReport,
     }
 
     // 4. Doctor, on the hooks just installed.
-    let doctor = crate::doctor::run(engine).await;
+    let doctor = crate::inspect::doctor::run(engine).await;
     for guard in &guards {
         let key = approval_key(guard);
         let checks: Vec<_> = doctor

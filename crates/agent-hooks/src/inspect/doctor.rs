@@ -1,6 +1,6 @@
 //! `doctor`: try every trusted hook once per event on a realistic synthetic payload, through
 //! the real transport and dialect, and say what it answered, what that would do, and how long
-//! it took. Hooks that are not trusted or cannot start are not run; [`crate::health`] says why.
+//! it took. Hooks that are not trusted or cannot start are not run; [`crate::inspect::health`] says why.
 
 use std::time::{Duration, Instant};
 
@@ -12,7 +12,7 @@ use crate::dialect::{Dialect, DispatchCache, PayloadView};
 use crate::dispatch::Runtime;
 use crate::engine::Engine;
 use crate::event::{Event, complete_payload};
-use crate::health::{self, HookHealth, Report};
+use crate::inspect::health::{self, HookHealth, Report};
 use crate::transport::{Exit, Failure, Reply};
 use crate::trust::DriftChecker;
 

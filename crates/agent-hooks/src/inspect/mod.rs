@@ -1,0 +1,8 @@
+//! Inspection: what `list` and `doctor` say about a workspace. [`health`] judges every hook
+//! without running it (trust, whether its command can start, whether it can ever fire);
+//! [`doctor`] runs each trusted hook once on a synthetic payload; `render` lays both out as the
+//! text a user reads, one layout for the two.
+
+pub mod doctor;
+pub mod health;
+pub(crate) mod render;
