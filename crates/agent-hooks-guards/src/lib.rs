@@ -189,3 +189,26 @@ impl Guard {
         .unwrap_or_else(|_| Value::Object(serde_json::Map::new()))
     }
 }
+
+/// One simple command of a shell text, as the guards read it: its words with quotes removed
+/// and nothing expanded (`"$HOME/x"` stays `$HOME/x`), and whether it holds a `$(...)` or
+/// backtick substitution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellCommand {
+    /// The words, program first (leading `NAME=value` assignments included).
+    pub words: Vec<String>,
+    /// The command runs a command substitution, whose output no reading can know.
+    pub substitutes: bool,
+}
+
+/// The simple commands of `text` in order, read by the same tokenizer the guards use, so
+/// that agent-hooks reads a hook's own shell line the way a guard reads a tool call.
+pub fn shell_commands(text: &str) -> Vec<ShellCommand> {
+    shell::parse(text)
+        .commands()
+        .map(|c| ShellCommand {
+            words: c.words.iter().map(|w| w.clone().into_owned()).collect(),
+            substitutes: !c.substitutions.is_empty(),
+        })
+        .collect()
+}

@@ -208,15 +208,16 @@ impl Runtime<'_> {
         match_text: &OnceLock<String>,
     ) -> HookRun {
         let view = PayloadView::new(event, payload, self.ws, cache).sharing_match_text(match_text);
-        if let Some(key) = &hook.approval_key {
+        let mut program = None;
+        if hook.approval_key.is_some() {
             if !snapshot.config.master_enabled {
                 return HookRun {
                     report: skipped(hook, "master switch off"),
                     answer: None,
                 };
             }
-            match self.drift.check(&snapshot.approvals, event, key) {
-                Verdict::Approved => {}
+            match self.drift.check(&snapshot.approvals, event, hook) {
+                Verdict::Approved(pinned) => program = pinned,
                 Verdict::NotApproved => {
                     return HookRun {
                         report: skipped(hook, "not approved"),
@@ -241,7 +242,7 @@ impl Runtime<'_> {
         }
 
         let started = Instant::now();
-        let result = self.execute(hook, &view).await;
+        let result = self.execute(hook, &view, program.as_deref()).await;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let report = |status, detail: Option<String>| HookReport {
             hook: hook.name.clone(),
@@ -313,11 +314,13 @@ impl Runtime<'_> {
 
 impl Runtime<'_> {
     /// Runs `hook` once on `view` through its transport: no matcher, trust gate or logging.
-    /// Dispatch calls it after its gate; `doctor` calls it to try one hook.
+    /// Dispatch calls it after its gate; `doctor` calls it to try one hook. `program` is the
+    /// program the gate pinned: `execve` starts that file, not whatever `PATH` finds now.
     pub(crate) async fn execute(
         &self,
         hook: &Hook,
         view: &PayloadView<'_>,
+        program: Option<&std::path::Path>,
     ) -> Result<Reply, Failure> {
         let input = || hook.dialect.input(view);
         match &hook.transport {
@@ -330,7 +333,7 @@ impl Runtime<'_> {
                     tracing::warn!(dir = %hook.state_dir.display(), %e, "cannot create STATE_DIR");
                 }
                 let env = hook_env(self.ws, hook, view.event);
-                spec.run(input().into(), &env, hook.timeout).await
+                spec.run(input().into(), &env, hook.timeout, program).await
             }
             TransportSpec::Http(spec) => spec.run(input(), hook.timeout).await,
             // In-process: the guard reads the canonical payload itself, nothing is serialised.

@@ -227,11 +227,11 @@ impl Engine {
     pub fn approve(&self, event: Option<Event>, command: &str) -> Result<Vec<Event>, EngineError> {
         let snapshot = self.snapshot();
         let declared: Vec<_> = snapshot.config.hooks_with_key(command).collect();
-        let Some(first) = declared.first() else {
+        if declared.is_empty() {
             return Err(EngineError::NotDeclared {
                 command: command.to_owned(),
             });
-        };
+        }
         let events: Vec<Event> = match event {
             Some(e) => vec![e],
             None => {
@@ -244,7 +244,8 @@ impl Engine {
                 events
             }
         };
-        trust::approve(&self.ws, &first.transport, command, &events)?;
+        let hooks: Vec<&crate::hook::Hook> = declared.iter().map(|h| h.as_ref()).collect();
+        trust::approve(&self.ws, &hooks, command, &events)?;
         self.reload();
         Ok(events)
     }

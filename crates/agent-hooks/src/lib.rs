@@ -36,6 +36,7 @@
 
 pub mod answer;
 pub mod bridge;
+pub mod command_line;
 pub mod commands;
 pub mod config;
 pub mod diag;

@@ -1,12 +1,16 @@
-//! The trust gate (SPEC §4): a hook that runs a command needs the master switch on and an
-//! approval of its (event, command) pair that has not drifted. An approval records every file
-//! the command names — path, mtime, SHA-256 — and drift is any of them changed or gone.
+//! The trust gate (SPEC §4): a hook that needs approval runs only with the master switch on
+//! and an approval of its (event, key) pair that still holds. An approval binds a digest of the
+//! hook's whole effective definition (argv, env, matcher, timeout, on_error, dialect; a
+//! built-in's rules path; an HTTP hook's URL, header templates, `allowed_env` and secret) and
+//! every file its command names, as [`crate::command_line`] reads it with the hook's own
+//! environment. Drift is any field of the definition changed, a file whose content changed or
+//! that is gone, or a command that now resolves to a file the approval does not pin.
 //!
-//! Hashing on every dispatch would be waste, so a stat fingerprint (size, mtime, ctime, inode)
-//! of each verified file is cached and the file is re-hashed only when the fingerprint moves.
-//! ctime cannot be set back by a user, so `touch -r` after an edit still forces a re-hash.
+//! Script-sized files (up to [`HASH_EVERY_TIME`]) are hashed at every check: a write through a
+//! shared `mmap` moves neither mtime nor ctime, so no stat can vouch for them. Larger files
+//! (interpreters, compiled hooks) keep a stat fingerprint and are re-hashed when it moves.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io::{self, Read};
 use std::os::unix::fs::MetadataExt;
@@ -16,11 +20,20 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::command_line::{self, Reading, Role};
 use crate::config::ConfigError;
 use crate::event::Event;
+use crate::hook::Hook;
 use crate::store::{self, FileLock};
 use crate::transport::TransportSpec;
 use crate::workspace::Workspace;
+
+/// Files up to this size are hashed at every check; larger ones keep a stat fingerprint.
+pub const HASH_EVERY_TIME: u64 = 1024 * 1024;
+
+/// What an approval binds of a hook besides its files: one digest per field of its effective
+/// definition, so that a change names the field ("env changed").
+pub type Definition = BTreeMap<String, String>;
 
 /// One file recorded by an approval.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,6 +76,13 @@ pub struct Approval {
     /// The files the command names, as they were when approved; any change is drift.
     #[serde(default)]
     pub files: Vec<ApprovedFile>,
+    /// The definition of each declared hook with this key at this event, when approved. Empty
+    /// in approvals written before definitions were recorded: those are not honoured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub definitions: Vec<Definition>,
+    /// The program `execve` starts, as resolved with the hook's environment when approved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<PathBuf>,
 }
 
 /// The contents of `config/hook_approvals.json`.
@@ -138,6 +158,17 @@ pub enum TrustError {
     /// The approvals file exists but does not parse; it is left as it is rather than replaced.
     #[error("{0}; fix or remove the file first (nothing was written, no approval was lost)")]
     Corrupt(ConfigError),
+    /// Which files the command runs cannot be determined, so nothing could be pinned.
+    #[error("cannot approve: {0}")]
+    Unreadable(#[from] command_line::Unreadable),
+    /// A file the command names does not exist (or a program is on no `PATH`).
+    #[error("cannot approve \"{command}\": {why}")]
+    Missing {
+        /// The command line.
+        command: String,
+        /// Which file, and where it was looked for.
+        why: String,
+    },
     /// A file the command names could not be read to fingerprint it.
     #[error("failed to record {path} for the approval: {source}")]
     Record {
@@ -148,17 +179,37 @@ pub enum TrustError {
     },
 }
 
-/// Adds (or refreshes) approvals of `command` for `events`, recording the files it names.
+/// Adds (or refreshes) approvals of `command` for `events`, binding the definition of each of
+/// `hooks` (the declared hooks with that key) and recording the files their command names.
 pub fn approve(
     ws: &Workspace,
-    transport: &TransportSpec,
+    hooks: &[&Hook],
     command: &str,
     events: &[Event],
 ) -> Result<(), TrustError> {
-    let files = record_files(transport)?;
+    let mut files: Vec<ApprovedFile> = Vec::new();
+    let mut program = None;
+    for hook in hooks {
+        let (paths, pinned) = pinned_files(hook)?;
+        program = program.or(pinned);
+        for file in record_files(paths)? {
+            if !files.iter().any(|f| f.path == file.path) {
+                files.push(file);
+            }
+        }
+    }
     update(ws, |list| {
         let now = crate::diag::now_rfc3339();
         for event in events {
+            let mut definitions: Vec<Definition> = hooks
+                .iter()
+                .filter(|h| h.handles(*event))
+                .map(|h| definition(h))
+                .collect();
+            if definitions.is_empty() {
+                definitions = hooks.iter().map(|h| definition(h)).collect();
+            }
+            definitions.dedup();
             list.approvals
                 .retain(|a| !(a.command == command && a.event == event.name()));
             list.approvals.push(Approval {
@@ -166,6 +217,8 @@ pub fn approve(
                 command: command.to_owned(),
                 approved_at: now.clone(),
                 files: files.clone(),
+                definitions,
+                program: program.clone(),
             });
         }
     })
@@ -199,14 +252,36 @@ fn update(ws: &Workspace, change: impl FnOnce(&mut Approvals)) -> Result<(), Tru
     store::write_atomic(&path, &text).map_err(io)
 }
 
-fn record_files(transport: &TransportSpec) -> Result<Vec<ApprovedFile>, TrustError> {
-    let paths = match transport {
-        TransportSpec::Command(spec) => spec.files(),
+/// The files an approval of `hook` pins, and the program `execve` starts.
+fn pinned_files(hook: &Hook) -> Result<(Vec<PathBuf>, Option<PathBuf>), TrustError> {
+    match &hook.transport {
+        TransportSpec::Command(spec) => {
+            let reading = command_line::read(spec, &hook.env)?;
+            if let Some((_, why)) = reading.missing() {
+                return Err(TrustError::Missing {
+                    command: spec.line.clone(),
+                    why,
+                });
+            }
+            Ok((
+                reading.paths().map(Path::to_path_buf).collect(),
+                reading.program.clone(),
+            ))
+        }
         // An HTTP hook is its URL: there is no file on this machine to pin.
-        TransportSpec::Http(_) => Vec::new(),
+        TransportSpec::Http(_) => Ok((Vec::new(), None)),
         // A built-in guard is pinned by its rules file, which decides what it blocks.
-        TransportSpec::Builtin(spec) => spec.files(),
-    };
+        TransportSpec::Builtin(spec) => match &spec.rules {
+            Some(rules) if !rules.is_file() => Err(TrustError::Missing {
+                command: format!("builtin:{}", spec.guard),
+                why: format!("its rules file {} does not exist", rules.display()),
+            }),
+            _ => Ok((spec.files(), None)),
+        },
+    }
+}
+
+fn record_files(paths: Vec<PathBuf>) -> Result<Vec<ApprovedFile>, TrustError> {
     paths
         .into_iter()
         .map(|path| {
@@ -233,6 +308,55 @@ fn record_files(transport: &TransportSpec) -> Result<Vec<ApprovedFile>, TrustErr
         .collect()
 }
 
+/// The digest of each field of `hook`'s effective definition. Everything that decides what
+/// runs and how is here; the name and the declaring file are not (renaming a hook changes
+/// nothing it does).
+pub fn definition(hook: &Hook) -> Definition {
+    let mut fields: Vec<(&str, String)> = vec![
+        ("dialect", hook.dialect.label().to_owned()),
+        (
+            "matcher",
+            hook.matcher
+                .as_ref()
+                .map(|m| m.pattern.clone())
+                .unwrap_or_default(),
+        ),
+        ("timeout", hook.timeout.as_millis().to_string()),
+        ("on_error", format!("{:?}", hook.on_error)),
+        ("env", format!("{:?}", hook.env)),
+    ];
+    match &hook.transport {
+        TransportSpec::Command(spec) => {
+            fields.push(("command", format!("{:?}", spec.invocation)));
+            fields.push(("working directory", spec.cwd.to_string_lossy().into_owned()));
+        }
+        TransportSpec::Http(spec) => {
+            fields.push(("url", spec.url.clone()));
+            fields.push(("headers", format!("{:?}", spec.headers)));
+            fields.push(("allowed_env", format!("{:?}", spec.allowed_env)));
+            fields.push(("secret", spec.secret.is_some().to_string()));
+        }
+        TransportSpec::Builtin(spec) => {
+            fields.push(("guard", spec.guard.to_owned()));
+            fields.push((
+                "rules",
+                spec.rules
+                    .as_ref()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            ));
+        }
+    }
+    fields
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), hex(&Sha256::digest(value.as_bytes())[..16])))
+        .collect()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 fn mtime_ns(meta: &fs::Metadata) -> i128 {
     i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
 }
@@ -249,18 +373,15 @@ pub fn hash_file(path: &Path) -> io::Result<String> {
         }
         hasher.update(&buf[..n]);
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(hex(&hasher.finalize()))
 }
 
 /// What the gate says about one (event, command) pair.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
-    /// Approved and unchanged: the hook may run.
-    Approved,
+    /// Approved and unchanged: the hook may run, and `execve` starts the pinned program (when
+    /// the approval pins one).
+    Approved(Option<PathBuf>),
     /// No approval for this pair: the hook is skipped.
     NotApproved,
     /// Approved, but a recorded file changed: says which and how.
@@ -305,34 +426,58 @@ pub struct DriftChecker {
 }
 
 impl DriftChecker {
-    /// Whether `command` may run at `event`. Re-hashes a recorded file only when its stat
-    /// fingerprint moved since the last check, so the common case is a few `stat` calls.
-    pub fn check(&self, approvals: &Approvals, event: Event, command: &str) -> Verdict {
-        let Some(approval) = approvals.find(event, command) else {
+    /// Whether `hook` may run at `event` under `approvals`: its definition is the approved one,
+    /// its command still reads to the pinned files, and their content is the approved content.
+    pub fn check(&self, approvals: &Approvals, event: Event, hook: &Hook) -> Verdict {
+        let Some(key) = &hook.approval_key else {
+            return Verdict::Approved(None);
+        };
+        let Some(approval) = approvals.find(event, key) else {
             return Verdict::NotApproved;
         };
+        if approval.definitions.is_empty() {
+            return Verdict::Drifted(
+                "its approval was recorded by an earlier version, which did not bind the hook's whole definition (env, matcher, timeout, ...); review the hook and approve it again".into(),
+            );
+        }
+        let mine = definition(hook);
+        if !approval.definitions.contains(&mine) {
+            return Verdict::Drifted(changed_fields(&approval.definitions, &mine));
+        }
+        if let TransportSpec::Command(spec) = &hook.transport {
+            let reading = match command_line::read(spec, &hook.env) {
+                Ok(reading) => reading,
+                Err(e) => return Verdict::Drifted(e.to_string()),
+            };
+            if let Some(why) = unpinned(&reading, approval) {
+                return Verdict::Drifted(why);
+            }
+        }
         for file in &approval.files {
             if let Some(why) = self.drift_of(file) {
                 return Verdict::Drifted(why);
             }
         }
-        Verdict::Approved
+        Verdict::Approved(approval.program.clone())
     }
 
-    /// `None` when `file` is as approved; otherwise what changed.
+    /// `None` when `file`'s content is the approved content; otherwise what changed.
     fn drift_of(&self, file: &ApprovedFile) -> Option<String> {
+        let shown = file.path.display();
         let meta = match fs::metadata(&file.path) {
             Ok(meta) => meta,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Some(format!("{} is gone", file.path.display()));
+                return Some(format!("{shown} is gone"));
             }
-            Err(e) => return Some(format!("{} cannot be read: {e}", file.path.display())),
+            Err(e) => return Some(format!("{shown} cannot be read: {e}")),
         };
         let print = Fingerprint::of(&meta);
-        if file.stat == Some(print.stat()) && print.mtime_ns == file.mtime_ns {
-            return None;
-        }
-        {
+        let small = meta.len() <= HASH_EVERY_TIME;
+        if !small {
+            // A large binary: its stat vouches for it while nothing moved.
+            if file.stat == Some(print.stat()) && print.mtime_ns == file.mtime_ns {
+                return None;
+            }
             let cache = self.verified.lock().unwrap_or_else(|p| p.into_inner());
             if let Some((seen, hash)) = cache.get(&file.path)
                 && *seen == print
@@ -341,25 +486,83 @@ impl DriftChecker {
                 return None;
             }
         }
-        if print.mtime_ns != file.mtime_ns {
-            return Some(format!(
-                "{} was modified (mtime changed)",
-                file.path.display()
-            ));
-        }
         match hash_file(&file.path) {
             Ok(hash) if hash == file.sha256 => {
-                self.verified
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(file.path.clone(), (print, hash));
+                if !small {
+                    self.verified
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(file.path.clone(), (print, hash));
+                }
                 None
             }
-            Ok(_) => Some(format!(
-                "{} was modified (content changed, mtime unchanged)",
-                file.path.display()
-            )),
-            Err(e) => Some(format!("{} cannot be read: {e}", file.path.display())),
+            Ok(_) => Some(format!("{shown} was modified (its content changed)")),
+            Err(e) => Some(format!("{shown} cannot be read: {e}")),
         }
     }
+}
+
+/// Which fields of `mine` differ from the approved definition closest to it.
+fn changed_fields(approved: &[Definition], mine: &Definition) -> String {
+    let differing = |d: &Definition| -> Vec<String> {
+        mine.iter()
+            .filter(|(k, v)| d.get(*k) != Some(*v))
+            .map(|(k, _)| k.clone())
+            .chain(d.keys().filter(|k| !mine.contains_key(*k)).cloned())
+            .collect()
+    };
+    let fields = approved
+        .iter()
+        .map(differing)
+        .min_by_key(Vec::len)
+        .unwrap_or_default();
+    match fields.as_slice() {
+        [] => "its definition changed since approval".into(),
+        [one] => format!("{one} changed since approval"),
+        many => format!("{} changed since approval", many.join(", ")),
+    }
+}
+
+/// A file the command now names (or a program it now resolves to) that the approval does not
+/// pin. An approval pinning nothing for a command that names files is not honoured.
+fn unpinned(reading: &Reading, approval: &Approval) -> Option<String> {
+    let pinned = |p: &Path| approval.files.iter().any(|f| f.path == p);
+    for named in &reading.files {
+        match &named.path {
+            None => return Some(format!("{} is no longer on PATH", named.word)),
+            Some(path) if !path.is_file() => {
+                return Some(format!("{} is gone ({})", named.word, path.display()));
+            }
+            Some(path) if !pinned(path) => {
+                return Some(match named.role {
+                    Role::Program if !named.word.contains('/') => format!(
+                        "{} now resolves to {}, which the approval does not pin",
+                        named.word,
+                        path.display()
+                    ),
+                    _ => format!(
+                        "{} ({}) is not pinned by the approval",
+                        named.word,
+                        path.display()
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    if reading.program.is_some() && approval.program != reading.program {
+        return Some(format!(
+            "{} now resolves to {}, not the approved {}",
+            reading.program_word,
+            reading
+                .program
+                .as_deref()
+                .map_or_else(|| "nothing".into(), |p| p.display().to_string()),
+            approval
+                .program
+                .as_deref()
+                .map_or_else(|| "nothing".into(), |p| p.display().to_string()),
+        ));
+    }
+    None
 }

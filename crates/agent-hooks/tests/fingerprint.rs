@@ -1,13 +1,15 @@
-//! Drift checks across processes: an approval stores each file's stat fingerprint with its
-//! hash, so a fresh process (every `agent-hooks fire`) compares a stat instead of hashing the
-//! script and its interpreter, and any write — which moves ctime — forces a real re-hash.
+//! Drift checks across processes: a script-sized file is hashed at every dispatch, while a
+//! large one (an interpreter, a compiled hook) keeps the stat fingerprint its approval stored,
+//! so a fresh process (every `agent-hooks fire`) compares a stat instead of hashing it, and any
+//! write — which moves ctime — forces a real re-hash.
 
 use std::os::unix::fs::PermissionsExt;
 
 use agent_hooks::{Engine, Event, HookStatus, Workspace};
 use serde_json::{Map, Value};
 
-fn setup() -> (tempfile::TempDir, std::path::PathBuf) {
+/// A workspace whose hook is a script of `size` bytes (padded with a comment).
+fn setup_sized(size: usize) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().canonicalize().expect("canonical");
     std::fs::create_dir_all(root.join("config")).expect("config/");
@@ -16,7 +18,11 @@ fn setup() -> (tempfile::TempDir, std::path::PathBuf) {
         "shell_hooks:\n  enabled: true\n",
     )
     .expect("agent.yaml");
-    std::fs::write(root.join("hook.sh"), "#!/bin/sh\ncat > /dev/null\n").expect("hook");
+    let mut script = String::from("#!/bin/sh\ncat > /dev/null\nexit 0\n#");
+    while script.len() < size {
+        script.push('x');
+    }
+    std::fs::write(root.join("hook.sh"), script).expect("hook");
     std::fs::set_permissions(root.join("hook.sh"), std::fs::Permissions::from_mode(0o755))
         .expect("chmod");
     std::fs::write(
@@ -48,8 +54,8 @@ fn corrupt_recorded_hash(root: &std::path::Path) {
 }
 
 #[tokio::test]
-async fn an_unchanged_stat_is_trusted_without_hashing_and_any_write_forces_a_hash() {
-    let (_dir, root) = setup();
+async fn a_large_files_unchanged_stat_is_trusted_without_hashing_and_any_write_forces_a_hash() {
+    let (_dir, root) = setup_sized(2 * 1024 * 1024);
     let engine = Engine::open(Workspace::new(&root));
     let command = root.join("hook.sh").display().to_string();
     engine.approve(None, &command).expect("approve");
@@ -63,6 +69,21 @@ async fn an_unchanged_stat_is_trusted_without_hashing_and_any_write_forces_a_has
     // no longer matches the record.
     std::fs::set_permissions(root.join("hook.sh"), std::fs::Permissions::from_mode(0o755))
         .expect("chmod");
+    let (st, detail) = status(&root).await;
+    assert_eq!(st, HookStatus::Skipped);
+    assert_eq!(detail.as_deref(), Some("drift"));
+}
+
+#[tokio::test]
+async fn a_script_sized_file_is_hashed_at_every_dispatch() {
+    let (_dir, root) = setup_sized(10 * 1024);
+    let engine = Engine::open(Workspace::new(&root));
+    let command = root.join("hook.sh").display().to_string();
+    engine.approve(None, &command).expect("approve");
+    assert_eq!(status(&root).await.0, HookStatus::Noop);
+
+    // Nothing about the file moved, yet the wrong record is caught: its stat vouches for nothing.
+    corrupt_recorded_hash(&root);
     let (st, detail) = status(&root).await;
     assert_eq!(st, HookStatus::Skipped);
     assert_eq!(detail.as_deref(), Some("drift"));

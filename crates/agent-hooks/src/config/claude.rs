@@ -228,7 +228,8 @@ fn load_file(
                     matcher: matcher.clone(),
                     transport: TransportSpec::Command(
                         CommandSpec::shell(command, ws.root().to_path_buf())
-                            .with_known_var("CLAUDE_PROJECT_DIR", &root),
+                            .with_known_var("CLAUDE_PROJECT_DIR", &root)
+                            .with_known_var(crate::workspace::WORKSPACE_ENV, &root),
                     ),
                     dialect: Dialect::Claude {
                         event: claude,

@@ -473,13 +473,15 @@ fn http_spec(
         None => None,
         Some(at) => Some(template(at, "secret", &string(file, "secret", at)?)?),
     };
-    HttpSpec::new(&url, headers, secret).map_err(|e| {
+    let mut spec = HttpSpec::new(&url, headers, secret).map_err(|e| {
         let at = match &e {
             HttpSpecError::Url(_) => url_at,
             HttpSpecError::Header(_) => map.get("headers").unwrap_or(url_at),
         };
         error_at(file, at, e.to_string())
-    })
+    })?;
+    spec.allowed_env = allowed_env;
+    Ok(spec)
 }
 
 fn string(file: &str, key: &str, at: &Spanned<Value>) -> Result<String, ConfigError> {

@@ -219,15 +219,18 @@ pub async fn install(engine: &Engine, words: &[String]) -> Result<InstallReport,
     let drift = DriftChecker::default();
     for guard in &guards {
         let key = approval_key(guard);
-        let events: Vec<Event> = snapshot
+        let pairs: Vec<(Event, &crate::hook::Hook)> = snapshot
             .config
             .hooks_with_key(&key)
-            .flat_map(|h| h.events.iter().copied())
+            .flat_map(|h| h.events.iter().map(move |e| (*e, h.as_ref())))
             .collect();
-        if !events.is_empty()
-            && events
-                .iter()
-                .all(|e| drift.check(&snapshot.approvals, *e, &key) == Verdict::Approved)
+        if !pairs.is_empty()
+            && pairs.iter().all(|(e, h)| {
+                matches!(
+                    drift.check(&snapshot.approvals, *e, h),
+                    Verdict::Approved(_)
+                )
+            })
         {
             report.say(guard.name, format!("approved: already ({key})"));
             continue;

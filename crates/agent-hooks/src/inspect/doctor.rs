@@ -14,7 +14,7 @@ use crate::engine::Engine;
 use crate::event::{Event, complete_payload};
 use crate::inspect::health::{self, HookHealth, Report};
 use crate::transport::{Exit, Failure, Reply};
-use crate::trust::DriftChecker;
+use crate::trust::{Approvals, DriftChecker, Verdict};
 
 /// A hook slower than this is flagged: every event it is on waits for it.
 pub const SLOW: Duration = Duration::from_secs(1);
@@ -216,6 +216,7 @@ pub struct DoctorReport {
 /// each hook's own.
 pub async fn run(engine: &Engine) -> DoctorReport {
     let report = health::assess_engine(engine);
+    let snapshot = engine.snapshot();
     let drift = DriftChecker::default();
     let rt = Runtime {
         ws: engine.workspace(),
@@ -232,7 +233,7 @@ pub async fn run(engine: &Engine) -> DoctorReport {
     } = report;
     let mut checks = Vec::new();
     for health in hooks {
-        checks.push(check_hook(&rt, health).await);
+        checks.push(check_hook(&rt, &snapshot.approvals, health).await);
     }
     let config_errors: usize = files.iter().map(|f| f.errors.len()).sum();
     let problems = config_errors + checks.iter().map(HookCheck::problems).sum::<usize>();
@@ -251,7 +252,7 @@ pub async fn run(engine: &Engine) -> DoctorReport {
     }
 }
 
-async fn check_hook(rt: &Runtime<'_>, health: HookHealth) -> HookCheck {
+async fn check_hook(rt: &Runtime<'_>, approvals: &Approvals, health: HookHealth) -> HookCheck {
     let events = health.events_to_run();
     let not_run = if !health.runnable() {
         Some(format!(
@@ -284,7 +285,7 @@ async fn check_hook(rt: &Runtime<'_>, health: HookHealth) -> HookCheck {
     let mut runs = Vec::new();
     if health.runnable() {
         for event in events {
-            runs.push(run_once(rt, &health, event).await);
+            runs.push(run_once(rt, approvals, &health, event).await);
         }
     }
     HookCheck {
@@ -295,14 +296,24 @@ async fn check_hook(rt: &Runtime<'_>, health: HookHealth) -> HookCheck {
     }
 }
 
-async fn run_once(rt: &Runtime<'_>, health: &HookHealth, event: Event) -> RunCheck {
+async fn run_once(
+    rt: &Runtime<'_>,
+    approvals: &Approvals,
+    health: &HookHealth,
+    event: Event,
+) -> RunCheck {
     let hook = &health.hook;
     let payload = synthetic_payload(event, &rt.ws.root().to_string_lossy());
     let cache = DispatchCache::default();
     let view = PayloadView::new(event, &payload, rt.ws, &cache);
     let matched = hook.dialect.matches(hook.matcher.as_ref(), &view);
+    // The same gate as a dispatch: the pinned program is what runs.
+    let program = match rt.drift.check(approvals, event, hook) {
+        Verdict::Approved(program) => program,
+        _ => None,
+    };
     let started = Instant::now();
-    let result = rt.execute(hook, &view).await;
+    let result = rt.execute(hook, &view, program.as_deref()).await;
     let elapsed = started.elapsed();
     let mut check = RunCheck {
         event,

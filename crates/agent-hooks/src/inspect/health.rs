@@ -6,9 +6,7 @@
 //! reason first and a fix. Nothing here runs a hook: that is `doctor`'s job.
 
 use std::collections::BTreeSet;
-use std::io::Read;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -20,7 +18,7 @@ use crate::engine::Engine;
 use crate::event::Event;
 use crate::hook::{Hook, SourceKind};
 use crate::transport::TransportSpec;
-use crate::transport::command::{CommandSpec, Invocation, find_on_path};
+use crate::command_line;
 use crate::trust::{Approvals, DriftChecker, Verdict};
 use crate::workspace::Workspace;
 
@@ -102,6 +100,8 @@ pub enum FindingCode {
     HostNeverSends,
     /// Its file has a configuration error.
     ConfigError,
+    /// Which files its command runs cannot be determined, so it cannot be approved.
+    Unreadable,
     /// A hook that runs without approval (skill hooks).
     NoApprovalNeeded,
 }
@@ -114,7 +114,8 @@ impl FindingCode {
             FindingCode::Drift => Some(Health::Changed),
             FindingCode::NotFound
             | FindingCode::NotExecutable
-            | FindingCode::InterpreterMissing => Some(Health::CannotRun),
+            | FindingCode::InterpreterMissing
+            | FindingCode::Unreadable => Some(Health::CannotRun),
             FindingCode::ApprovedNotDeclared | FindingCode::HostNeverSends => {
                 Some(Health::NeverFires)
             }
@@ -140,7 +141,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(code: FindingCode, severity: Severity, message: impl Into<String>) -> Finding {
+    pub(crate) fn new(code: FindingCode, severity: Severity, message: impl Into<String>) -> Finding {
         Finding {
             code,
             severity,
@@ -150,7 +151,7 @@ impl Finding {
         }
     }
 
-    fn fix(mut self, fix: impl Into<String>) -> Finding {
+    pub(crate) fn fix(mut self, fix: impl Into<String>) -> Finding {
         self.fix = Some(fix.into());
         self
     }
@@ -210,6 +211,7 @@ impl HookHealth {
                         | FindingCode::NotFound
                         | FindingCode::NotExecutable
                         | FindingCode::InterpreterMissing
+                        | FindingCode::Unreadable
                 )
         })
     }
@@ -503,7 +505,7 @@ fn file_state_name(state: FileState) -> &'static str {
 pub fn assess_hook(ctx: &Context<'_>, hook: &Arc<Hook>) -> HookHealth {
     let mut findings = Vec::new();
     let approved_events = trust_findings(ctx, hook, &mut findings);
-    findings.extend(runnability(&hook.transport, ctx.ws));
+    findings.extend(runnability(hook));
     findings.extend(firing(ctx, hook));
     if let Some(load) = ctx
         .snapshot
@@ -571,8 +573,8 @@ fn trust_findings(ctx: &Context<'_>, hook: &Hook, findings: &mut Vec<Finding>) -
     let mut approved = Vec::new();
     let mut missing = Vec::new();
     for &event in &hook.events {
-        match ctx.drift.check(approvals, event, key) {
-            Verdict::Approved => approved.push(event),
+        match ctx.drift.check(approvals, event, hook) {
+            Verdict::Approved(_) => approved.push(event),
             Verdict::NotApproved => missing.push(event),
             Verdict::Drifted(why) => findings.push(
                 Finding::new(
@@ -680,204 +682,28 @@ fn firing(ctx: &Context<'_>, hook: &Hook) -> Vec<Finding> {
 }
 
 /// Whether the transport can start the hook at all.
-fn runnability(transport: &TransportSpec, ws: &Workspace) -> Vec<Finding> {
-    match transport {
-        TransportSpec::Command(spec) => command_findings(spec, ws),
+fn runnability(hook: &Hook) -> Vec<Finding> {
+    match &hook.transport {
+        TransportSpec::Command(spec) => match command_line::read(spec, &hook.env) {
+            Ok(reading) => command_line::inspect(&reading, &spec.cwd),
+            Err(unreadable) => {
+                // A hook that needs approval cannot get one; a skill hook still runs.
+                let severity = if hook.approval_key.is_some() {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                };
+                vec![
+                    Finding::new(FindingCode::Unreadable, severity, unreadable.to_string())
+                        .fix("write the script's path out in the command (no variables it sets itself, no $(...))"),
+                ]
+            }
+        },
         // Reachability is `doctor`'s to find out; the URL passed the SSRF guard at load.
         TransportSpec::Http(_) => Vec::new(),
         // Compiled in; a bad rules file is a config error, and the guard runs its defaults.
         TransportSpec::Builtin(_) => Vec::new(),
     }
-}
-
-/// Checks a command the way `execve` will meet it: the program, its `#!` interpreter, and
-/// every argument that names a script.
-fn command_findings(spec: &CommandSpec, ws: &Workspace) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let (words, relative_to) = match &spec.invocation {
-        Invocation::Argv(_) => (
-            shell_words::split(&spec.line).unwrap_or_default(),
-            ws.root(),
-        ),
-        Invocation::Shell(line) => {
-            let expanded = expand_known_vars(line, ws);
-            // Anything a shell would interpret past plain words cannot be judged without running it.
-            if expanded.contains(['&', '|', ';', '<', '>', '(', ')', '`', '$', '*', '?']) {
-                return findings;
-            }
-            (
-                shell_words::split(&expanded).unwrap_or_default(),
-                spec.cwd.as_path(),
-            )
-        }
-    };
-    let Some((program, args)) = words.split_first() else {
-        return findings;
-    };
-    if program.contains('/') {
-        let path = resolve(relative_to, program);
-        check_file(program, &path, true, &mut findings);
-    } else {
-        match find_on_path(program) {
-            Some(path) => check_interpreter(&path, program, &mut findings),
-            None => findings.push(
-                Finding::new(
-                    FindingCode::NotFound,
-                    Severity::Error,
-                    format!("{program} is not on PATH"),
-                )
-                .fix(format!(
-                    "install {program}, or write its absolute path in the command"
-                )),
-            ),
-        }
-    }
-    for arg in args.iter().filter(|a| looks_like_script(a)) {
-        let path = resolve(relative_to, arg);
-        check_file(arg, &path, false, &mut findings);
-    }
-    findings
-}
-
-/// `$CLAUDE_PROJECT_DIR` and `$AGENT_HOOKS_WORKSPACE` are the workspace in every hook's
-/// environment; expanding them lets the usual Claude Code command lines be checked.
-fn expand_known_vars(line: &str, ws: &Workspace) -> String {
-    let root = ws.root().to_string_lossy();
-    let mut out = line.to_owned();
-    for var in ["CLAUDE_PROJECT_DIR", crate::workspace::WORKSPACE_ENV] {
-        out = out
-            .replace(&format!("${{{var}}}"), &root)
-            .replace(&format!("${var}"), &root);
-    }
-    out
-}
-
-fn resolve(base: &Path, word: &str) -> PathBuf {
-    let p = Path::new(word);
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        base.join(p)
-    }
-}
-
-/// An argument that is meant to be a file: a relative or absolute path, or a script name.
-fn looks_like_script(arg: &str) -> bool {
-    const SCRIPT_EXTENSIONS: &[&str] = &[
-        ".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua",
-    ];
-    !arg.starts_with('-')
-        && !arg.contains('=')
-        && (arg.contains('/') || SCRIPT_EXTENSIONS.iter().any(|ext| arg.ends_with(ext)))
-}
-
-/// Checks a file the command names: exists, and — when it is the program — is executable and
-/// has an interpreter that exists.
-fn check_file(word: &str, path: &Path, is_program: bool, findings: &mut Vec<Finding>) {
-    let relative = !Path::new(word).is_absolute();
-    let shown = path.display();
-    if !path.exists() {
-        let message = if relative {
-            format!("{word} not found: the relative path resolved to {shown}, which does not exist")
-        } else {
-            format!("{word} not found")
-        };
-        findings.push(
-            Finding::new(FindingCode::NotFound, Severity::Error, message)
-                .fix("write the absolute path of the script in the command, and check it exists"),
-        );
-        return;
-    }
-    if relative {
-        findings.push(
-            Finding::new(
-                FindingCode::RelativePath,
-                Severity::Info,
-                format!("relative path {word} resolved to {shown}"),
-            )
-            .fix("relative paths are taken from the workspace; an absolute path avoids surprises"),
-        );
-    }
-    if !is_program {
-        return;
-    }
-    let executable = path
-        .metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
-    if !executable {
-        findings.push(
-            Finding::new(
-                FindingCode::NotExecutable,
-                Severity::Error,
-                format!("{shown} is not executable (no execute permission)"),
-            )
-            .fix(format!("chmod +x {shown}")),
-        );
-        return;
-    }
-    check_interpreter(path, word, findings);
-}
-
-/// Reads the `#!` line of an executable file and checks its interpreter is there. A file with
-/// neither `#!` nor a binary header cannot be executed directly.
-fn check_interpreter(path: &Path, word: &str, findings: &mut Vec<Finding>) {
-    let mut head = [0u8; 256];
-    let n = match std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) {
-        Ok(n) => n,
-        Err(_) => return,
-    };
-    let head = &head[..n];
-    if !head.starts_with(b"#!") {
-        // Binaries (ELF, Mach-O) and anything else the kernel knows are fine; a script without
-        // a `#!` line is not.
-        if looks_like_text(head) {
-            findings.push(
-                Finding::new(
-                    FindingCode::NotExecutable,
-                    Severity::Error,
-                    format!("{word} has no #! line, so it cannot be executed directly"),
-                )
-                .fix(format!(
-                    "add a first line such as #!/usr/bin/env python3, or name the interpreter in the command (python3 {word})"
-                )),
-            );
-        }
-        return;
-    }
-    let line_end = head.iter().position(|&b| b == b'\n').unwrap_or(head.len());
-    let line = String::from_utf8_lossy(&head[2..line_end]);
-    let mut parts = line.split_whitespace();
-    let Some(interpreter) = parts.next() else {
-        return;
-    };
-    let missing = if interpreter.ends_with("/env") {
-        let program = parts.find(|p| !p.starts_with('-'));
-        match program {
-            Some(program) if find_on_path(program).is_none() => Some(program.to_owned()),
-            _ => None,
-        }
-    } else if !Path::new(interpreter).exists() {
-        Some(interpreter.to_owned())
-    } else {
-        None
-    };
-    if let Some(missing) = missing {
-        findings.push(
-            Finding::new(
-                FindingCode::InterpreterMissing,
-                Severity::Error,
-                format!("{word} needs the interpreter {missing} (its #! line), which is not installed or not on PATH"),
-            )
-            .fix(format!("install {missing}, or fix the #! line of {}", path.display())),
-        );
-    }
-}
-
-fn looks_like_text(head: &[u8]) -> bool {
-    !head.is_empty()
-        && head.iter().all(|&b| {
-            b == b'\n' || b == b'\r' || b == b'\t' || (0x20..0x7f).contains(&b) || b >= 0x80
-        })
 }
 
 fn names(events: &[Event]) -> String {
@@ -908,34 +734,5 @@ mod tests {
         assert!(Health::Changed > Health::NeverFires);
         assert!(Health::NeverFires > Health::NotApproved);
         assert!(Health::NotApproved > Health::NoApprovalNeeded);
-    }
-
-    #[test]
-    fn script_arguments_are_recognised() {
-        assert!(looks_like_script("hooks/guard.py"));
-        assert!(looks_like_script("guard.py"));
-        assert!(!looks_like_script("--strict"));
-        assert!(!looks_like_script("LEVEL=3"));
-        assert!(!looks_like_script("pre_tool_call"));
-    }
-
-    #[test]
-    fn known_variables_expand_to_the_workspace() {
-        let ws = Workspace::new("/ws");
-        assert_eq!(
-            expand_known_vars("\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/x.sh", &ws),
-            "\"/ws\"/.claude/hooks/x.sh"
-        );
-    }
-
-    #[test]
-    fn missing_env_interpreter_is_named() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let script = dir.path().join("x");
-        std::fs::write(&script, "#!/usr/bin/env no-such-interpreter-xyz\n").expect("write");
-        let mut findings = Vec::new();
-        check_interpreter(&script, "x", &mut findings);
-        assert_eq!(findings[0].code, FindingCode::InterpreterMissing);
-        assert!(findings[0].message.contains("no-such-interpreter-xyz"));
     }
 }

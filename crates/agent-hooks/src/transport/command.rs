@@ -70,7 +70,12 @@ impl CommandSpec {
             line: line.to_owned(),
             invocation: Invocation::Argv(words),
             cwd: ws.root().to_path_buf(),
-            known_vars: Vec::new(),
+            // Every command hook gets the workspace in its environment (an `sh -c` argv may
+            // name a script through it).
+            known_vars: vec![(
+                crate::workspace::WORKSPACE_ENV.to_owned(),
+                ws.root().to_string_lossy().into_owned(),
+            )],
         })
     }
 
@@ -90,42 +95,6 @@ impl CommandSpec {
         self
     }
 
-    /// The words of the command that name existing files, resolved: the program (looked up on
-    /// `PATH` when it has no slash) and any argument that is a file. These are what an approval
-    /// records and what drift is checked against.
-    pub fn files(&self) -> Vec<PathBuf> {
-        let words = match &self.invocation {
-            Invocation::Argv(words) => words.clone(),
-            // Best effort for shell lines: the words a shell would see before expansion.
-            Invocation::Shell(line) => {
-                let mut line = line.clone();
-                for (name, value) in &self.known_vars {
-                    line = line
-                        .replace(&format!("${{{name}}}"), value)
-                        .replace(&format!("${name}"), value);
-                }
-                shell_words::split(&line).unwrap_or_default()
-            }
-        };
-        let mut files = Vec::new();
-        for (i, word) in words.iter().enumerate() {
-            let candidate = if i == 0 && !word.contains('/') {
-                match find_on_path(word) {
-                    Some(p) => p,
-                    None => continue,
-                }
-            } else if Path::new(word).is_absolute() {
-                PathBuf::from(word)
-            } else {
-                self.cwd.join(word)
-            };
-            if candidate.is_file() && !files.contains(&candidate) {
-                files.push(candidate);
-            }
-        }
-        files
-    }
-
     /// The program that will be executed, resolved as far as it can be without running it.
     pub fn program(&self) -> Option<PathBuf> {
         match &self.invocation {
@@ -141,27 +110,30 @@ impl CommandSpec {
         }
     }
 
-    /// Runs the command with `input` on stdin and `env` added to the environment.
+    /// Runs the command with `input` on stdin and `env` added to the environment. `program`,
+    /// when given, is the file `execve` starts (the one the approval pinned); the process still
+    /// sees the word as written as its `argv[0]`.
     pub async fn run(
         &self,
         input: Arc<[u8]>,
         env: &[(String, String)],
         timeout: Duration,
+        program: Option<&Path>,
     ) -> Result<Reply, Failure> {
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + timeout;
         let mut cmd = match &self.invocation {
             Invocation::Argv(words) => {
-                let Some((program, args)) = words.split_first() else {
+                let Some((word, args)) = words.split_first() else {
                     return Err(Failure::Exec("empty command".into()));
                 };
-                let mut cmd = Command::new(program);
-                cmd.args(args);
+                let mut cmd = Command::new(program.unwrap_or(Path::new(word)));
+                cmd.arg0(word).args(args);
                 cmd
             }
             Invocation::Shell(line) => {
-                let mut cmd = Command::new("sh");
-                cmd.arg("-c").arg(line);
+                let mut cmd = Command::new(program.unwrap_or(Path::new("sh")));
+                cmd.arg0("sh").arg("-c").arg(line);
                 cmd
             }
         };

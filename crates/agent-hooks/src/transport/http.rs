@@ -38,6 +38,8 @@ pub struct HttpSpec {
     pub headers: Vec<(HeaderName, Template)>,
     /// Key of the `X-Agent-Hooks-Signature` HMAC.
     pub secret: Option<Template>,
+    /// The variables the templates may read (what the entry's `allowed_env` lists).
+    pub allowed_env: Vec<String>,
 }
 
 /// Why a configured HTTP hook is not acceptable.
@@ -152,6 +154,7 @@ impl HttpSpec {
             url: url.to_owned(),
             headers,
             secret,
+            allowed_env: Vec::new(),
         })
     }
 

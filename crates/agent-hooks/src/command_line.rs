@@ -1,0 +1,671 @@
+//! A hook's command line, read once: the program `execve` starts, resolved with the environment
+//! the hook gets, and every file the line names. Approval pins what this reading finds,
+//! dispatch re-reads and compares it with the pin, and `list`/`doctor` inspect the same reading,
+//! so the four never disagree about what a command runs (SPEC §4).
+//!
+//! A line run through `sh -c` is read with the guards' shell tokenizer, following what a shell
+//! would do without running anything: `cd`, `export X=…` and `VAR=val cmd` are tracked, `bash -c
+//! '…'` is read recursively, and the variables the runtime itself sets (`$CLAUDE_PROJECT_DIR`,
+//! the entry's `env`) are expanded. Anything else that decides which file runs — a variable
+//! nobody known sets, a command substitution, `eval` — makes the line unreadable, and an
+//! unreadable line is refused at approval rather than approved with nothing pinned.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::inspect::health::{Finding, FindingCode, Severity};
+use crate::transport::command::{CommandSpec, Invocation};
+
+/// What a word of the command is to the process that runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A program some command of the line starts (`execve`'s, or one a shell line runs).
+    Program,
+    /// A file a program reads and runs (`python3 hooks/x.py`, `. lib.sh`).
+    Script,
+}
+
+/// One file a command names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    /// The word as written (before expansion).
+    pub word: String,
+    /// Where it resolves; `None` for a program name found nowhere on `PATH`.
+    pub path: Option<PathBuf>,
+    /// Program or script.
+    pub role: Role,
+}
+
+impl Named {
+    /// The resolved path when the file is there.
+    pub fn existing(&self) -> Option<&Path> {
+        self.path.as_deref().filter(|p| p.is_file())
+    }
+}
+
+/// Everything the line runs, as far as it can be known without running it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// The program `execve` starts (`sh` for a shell line); `None` when it is found nowhere.
+    pub program: Option<PathBuf>,
+    /// The program's word as written (`python3`, `./x.sh`, `sh`).
+    pub program_word: String,
+    /// Every file the line names, the program first, without repeats.
+    pub files: Vec<Named>,
+}
+
+impl Reading {
+    /// The first named file that should exist and does not: (word, why).
+    pub fn missing(&self) -> Option<(&str, String)> {
+        self.files.iter().find_map(|named| match &named.path {
+            None => Some((named.word.as_str(), format!("{} is not on PATH", named.word))),
+            Some(path) if !path.is_file() => Some((
+                named.word.as_str(),
+                format!("{} does not exist ({})", named.word, path.display()),
+            )),
+            Some(_) => None,
+        })
+    }
+
+    /// The resolved paths of the files that exist.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.files.iter().filter_map(Named::existing)
+    }
+}
+
+/// Why a line's files cannot be determined without running it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("which files \"{line}\" runs cannot be determined: {why}")]
+pub struct Unreadable {
+    /// The command line.
+    pub line: String,
+    /// What stops the reading, with the fix where there is one.
+    pub why: String,
+}
+
+/// Reads `spec` as it will run with `env` (the entry's `env:`, on top of the runtime's own).
+pub fn read(spec: &CommandSpec, env: &[(String, String)]) -> Result<Reading, Unreadable> {
+    let mut vars: HashMap<String, String> = HashMap::new();
+    for key in ["PATH", "HOME"] {
+        if let Some(value) = std::env::var_os(key) {
+            vars.insert(key.to_owned(), value.to_string_lossy().into_owned());
+        }
+    }
+    for (k, v) in spec.known_vars.iter().chain(env) {
+        vars.insert(k.clone(), v.clone());
+    }
+    let mut reader = Reader {
+        line: &spec.line,
+        cwd: spec.cwd.clone(),
+        vars,
+        files: Vec::new(),
+        depth: 0,
+    };
+    let (program_word, program) = match &spec.invocation {
+        Invocation::Argv(words) => {
+            reader.words(words, false)?;
+            let word = words.first().cloned().unwrap_or_default();
+            let program = reader.files.first().and_then(|n| n.path.clone());
+            (word, program)
+        }
+        Invocation::Shell(line) => {
+            let sh = reader.program("sh");
+            reader.push("sh", sh.clone(), Role::Program);
+            reader.shell(line)?;
+            ("sh".to_owned(), sh)
+        }
+    };
+    Ok(Reading {
+        program,
+        program_word,
+        files: reader.files,
+    })
+}
+
+struct Reader<'a> {
+    line: &'a str,
+    cwd: PathBuf,
+    vars: HashMap<String, String>,
+    files: Vec<Named>,
+    depth: usize,
+}
+
+/// Shell words that start a command without being one (`then ./x.sh`).
+const KEYWORDS: &[&str] = &[
+    "if", "then", "else", "elif", "while", "until", "do", "!", "{", "time", "exec", "nohup",
+    "command",
+];
+/// Shell words whose command runs no file.
+const RUNS_NOTHING: &[&str] = &[
+    "fi", "done", "esac", "}", "for", "case", "in", "echo", "printf", "true", "false", ":",
+    "exit", "return", "set", "unset", "shift", "read", "test", "[", "wait", "trap", "local",
+    "readonly", "export",
+];
+/// Programs that take a script (or `-c`/`-e` code) as their first argument.
+const INTERPRETERS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "node", "ruby", "perl", "php", "lua", "tsx", "ts-node",
+];
+const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh"];
+
+fn is_interpreter(name: &str) -> bool {
+    INTERPRETERS.contains(&name)
+        || name
+            .strip_prefix("python")
+            .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+impl Reader<'_> {
+    fn unreadable(&self, why: impl Into<String>) -> Unreadable {
+        Unreadable {
+            line: self.line.to_owned(),
+            why: why.into(),
+        }
+    }
+
+    fn push(&mut self, word: &str, path: Option<PathBuf>, role: Role) {
+        if self
+            .files
+            .iter()
+            .any(|n| n.path == path && (path.is_some() || n.word == word))
+        {
+            return;
+        }
+        self.files.push(Named {
+            word: word.to_owned(),
+            path,
+            role,
+        });
+    }
+
+    /// A program name looked up the way `execvp` will: on the hook's `PATH`.
+    fn program(&self, name: &str) -> Option<PathBuf> {
+        let path = OsString::from(self.vars.get("PATH")?);
+        std::env::split_paths(&path)
+            .map(|dir| self.resolve(&dir.to_string_lossy()).join(name))
+            .find(|p| {
+                p.metadata()
+                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            })
+    }
+
+    fn resolve(&self, word: &str) -> PathBuf {
+        let p = Path::new(word);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.cwd.join(p)
+        }
+    }
+
+    /// `word` with `~` and the known `$NAME`/`${NAME}` expanded; `Err(name)` for a variable
+    /// no known source sets.
+    fn expand(&self, word: &str) -> Result<String, String> {
+        let mut out = String::with_capacity(word.len());
+        let mut rest = word;
+        if rest == "~" || rest.starts_with("~/") {
+            let home = self.vars.get("HOME").ok_or_else(|| "HOME".to_owned())?;
+            out.push_str(home);
+            rest = &rest[1..];
+        }
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let (name, len) = if let Some(braced) = after.strip_prefix('{') {
+                let end = braced.find('}').ok_or_else(|| after.to_owned())?;
+                (&braced[..end], end + 2)
+            } else {
+                let end = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..end], end)
+            };
+            if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+                return Err(format!("${}", after.chars().next().unwrap_or(' ')));
+            }
+            let value = self.vars.get(name).ok_or_else(|| name.to_owned())?;
+            out.push_str(value);
+            rest = &after[len..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    fn expand_or_refuse(&self, word: &str, what: &str) -> Result<String, Unreadable> {
+        self.expand(word).map_err(|var| {
+            self.unreadable(format!(
+                "{what} {word} uses ${var}, which neither the hook's configuration nor the runtime sets; write the path out, or set {var} in the entry's env"
+            ))
+        })
+    }
+
+    /// A shell text: each simple command in order.
+    fn shell(&mut self, text: &str) -> Result<(), Unreadable> {
+        self.depth += 1;
+        if self.depth > 4 {
+            return Err(self.unreadable("shells nested more than four deep"));
+        }
+        for command in agent_hooks_guards::shell_commands(text) {
+            if command.substitutes {
+                return Err(self.unreadable(
+                    "it uses a command substitution ($(...) or backticks), whose result decides what runs",
+                ));
+            }
+            self.words(&command.words, true)?;
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// One simple command. `shell`: the words come from a shell line (assignments, builtins and
+    /// expansion apply); otherwise they are an argv as `execve` gets it.
+    fn words(&mut self, words: &[String], shell: bool) -> Result<(), Unreadable> {
+        let mut words = words;
+        let mut inline: Vec<(String, String)> = Vec::new();
+        if shell {
+            // Leading keywords and assignments.
+            loop {
+                let Some(first) = words.first() else { break };
+                if KEYWORDS.contains(&first.as_str()) {
+                    words = &words[1..];
+                } else if let Some((name, value)) = assignment(first) {
+                    let value = self.expand_or_refuse(value, "the assignment")?;
+                    inline.push((name.to_owned(), value));
+                    words = &words[1..];
+                } else {
+                    break;
+                }
+            }
+            if words.is_empty() {
+                // `X=…` alone sets a shell variable for the rest of the line.
+                self.vars.extend(inline);
+                return Ok(());
+            }
+        }
+        let Some((program, args)) = words.split_first() else {
+            return Ok(());
+        };
+        if shell {
+            match program.as_str() {
+                "cd" => return self.cd(args),
+                "export" | "readonly" | "local" => {
+                    for arg in args {
+                        if let Some((name, value)) = assignment(arg) {
+                            let value = self.expand_or_refuse(value, "the assignment")?;
+                            self.vars.insert(name.to_owned(), value);
+                        }
+                    }
+                    return Ok(());
+                }
+                "eval" => {
+                    return Err(self.unreadable(
+                        "it uses eval, which builds the command to run at run time",
+                    ));
+                }
+                "." | "source" => {
+                    if let Some(script) = args.first() {
+                        let expanded = self.expand_or_refuse(script, "the sourced file")?;
+                        let path = self.resolve(&expanded);
+                        self.push(script, Some(path), Role::Script);
+                    }
+                    return Ok(());
+                }
+                "env" => {
+                    // `env [-i] [NAME=value]... program args`
+                    let rest: Vec<String> = args
+                        .iter()
+                        .skip_while(|w| w.starts_with('-') || assignment(w).is_some())
+                        .cloned()
+                        .collect();
+                    for (name, value) in args.iter().filter_map(|w| assignment(w)) {
+                        let value = self.expand_or_refuse(value, "the assignment")?;
+                        inline.push((name.to_owned(), value));
+                    }
+                    let saved = self.vars.clone();
+                    self.vars.extend(inline);
+                    let result = self.words(&rest, true);
+                    self.vars = saved;
+                    return result;
+                }
+                name if RUNS_NOTHING.contains(&name) => return Ok(()),
+                _ => {}
+            }
+        }
+        // Inline assignments hold for this command only (`PATH=/x cmd` resolves cmd there).
+        let saved = (!inline.is_empty()).then(|| self.vars.clone());
+        self.vars.extend(inline);
+        let result = self.command(program, args, shell);
+        if let Some(saved) = saved {
+            self.vars = saved;
+        }
+        result
+    }
+
+    fn cd(&mut self, args: &[String]) -> Result<(), Unreadable> {
+        let target = match args.iter().find(|a| !a.starts_with('-')) {
+            Some(dir) => self.expand_or_refuse(dir, "the directory")?,
+            None => self
+                .vars
+                .get("HOME")
+                .cloned()
+                .ok_or_else(|| self.unreadable("cd without HOME set"))?,
+        };
+        self.cwd = self.resolve(&target);
+        Ok(())
+    }
+
+    /// A program and its arguments: the program and every file among the arguments.
+    fn command(&mut self, program: &str, args: &[String], shell: bool) -> Result<(), Unreadable> {
+        let expanded = if shell {
+            self.expand_or_refuse(program, "the program")?
+        } else {
+            program.to_owned()
+        };
+        let path = if expanded.contains('/') {
+            Some(self.resolve(&expanded))
+        } else {
+            self.program(&expanded)
+        };
+        self.push(program, path, Role::Program);
+        let name = crate::command_line::basename(&expanded).to_owned();
+        let interpreter = is_interpreter(&name);
+        let mut script_expected = interpreter;
+        let mut i = 0;
+        while i < args.len() {
+            let arg = &args[i];
+            i += 1;
+            if interpreter && arg.starts_with('-') {
+                match arg.as_str() {
+                    // Inline code: a shell's is read in turn; others run no file.
+                    "-c" | "-e" | "--eval" | "-p" | "--print" | "-m" => {
+                        if let Some(code) = args.get(i)
+                            && SHELLS.contains(&name.as_str())
+                            && arg == "-c"
+                        {
+                            let code = code.clone();
+                            self.shell(&code)?;
+                        }
+                        return Ok(());
+                    }
+                    _ => continue,
+                }
+            }
+            let value = if shell {
+                self.expand(arg)
+            } else {
+                Ok(arg.clone())
+            };
+            let is_script = std::mem::take(&mut script_expected);
+            let value = match value {
+                Ok(value) => value,
+                Err(var) if is_script || looks_like_file(arg) => {
+                    return Err(self.unreadable(format!(
+                        "{arg} uses ${var}, which neither the hook's configuration nor the runtime sets; write the path out, or set {var} in the entry's env"
+                    )));
+                }
+                Err(_) => continue,
+            };
+            let path = self.resolve(&value);
+            if is_script || looks_like_file(&value) || path.is_file() {
+                self.push(arg, Some(path), Role::Script);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `NAME=value` as a shell assignment.
+fn assignment(word: &str) -> Option<(&str, &str)> {
+    let (name, value) = word.split_once('=')?;
+    let valid = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    valid.then_some((name, value))
+}
+
+/// An argument meant as a file: a path, or a name with a script's extension.
+fn looks_like_file(arg: &str) -> bool {
+    const SCRIPT_EXTENSIONS: &[&str] = &[
+        ".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua",
+    ];
+    !arg.starts_with('-')
+        && assignment(arg).is_none()
+        && (arg.contains('/') || SCRIPT_EXTENSIONS.iter().any(|ext| arg.ends_with(ext)))
+}
+
+/// The last path component of a word.
+pub(crate) fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// What `list` and `doctor` can say about a command without running it: each file it names
+/// exists, the programs are executable, and their `#!` interpreters are installed.
+pub(crate) fn inspect(reading: &Reading, root: &Path) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for named in &reading.files {
+        let Some(path) = &named.path else {
+            findings.push(
+                Finding::new(
+                    FindingCode::NotFound,
+                    Severity::Error,
+                    format!("{} is not on PATH", named.word),
+                )
+                .fix(format!(
+                    "install {}, or write its absolute path in the command",
+                    named.word
+                )),
+            );
+            continue;
+        };
+        let word = named.word.as_str();
+        let relative = !word.starts_with(['/', '$', '~']) && word.contains('/');
+        let shown = path.display();
+        if !path.exists() {
+            let message = if relative {
+                format!(
+                    "{word} not found: the relative path resolved to {shown}, which does not exist"
+                )
+            } else {
+                format!("{word} not found ({shown})")
+            };
+            findings.push(
+                Finding::new(FindingCode::NotFound, Severity::Error, message).fix(
+                    "write the absolute path of the script in the command, and check it exists",
+                ),
+            );
+            continue;
+        }
+        if relative {
+            findings.push(
+                Finding::new(
+                    FindingCode::RelativePath,
+                    Severity::Info,
+                    format!("relative path {word} resolved to {shown}"),
+                )
+                .fix(format!(
+                    "relative paths are taken from the working directory ({}); an absolute path avoids surprises",
+                    root.display()
+                )),
+            );
+        }
+        if named.role != Role::Program {
+            continue;
+        }
+        let executable = path
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+        if !executable {
+            findings.push(
+                Finding::new(
+                    FindingCode::NotExecutable,
+                    Severity::Error,
+                    format!("{shown} is not executable (no execute permission)"),
+                )
+                .fix(format!("chmod +x {shown}")),
+            );
+            continue;
+        }
+        check_interpreter(path, word, &mut findings);
+    }
+    findings
+}
+
+/// Reads the `#!` line of an executable file and checks its interpreter is there. A file with
+/// neither `#!` nor a binary header cannot be executed directly.
+pub(crate) fn check_interpreter(path: &Path, word: &str, findings: &mut Vec<Finding>) {
+    let mut head = [0u8; 256];
+    let n = match std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) {
+        Ok(n) => n,
+        Err(_) => return,
+    };
+    let head = &head[..n];
+    if !head.starts_with(b"#!") {
+        // Binaries (ELF, Mach-O) and anything else the kernel knows are fine; a script without
+        // a `#!` line is not.
+        if looks_like_text(head) {
+            findings.push(
+                Finding::new(
+                    FindingCode::NotExecutable,
+                    Severity::Error,
+                    format!("{word} has no #! line, so it cannot be executed directly"),
+                )
+                .fix(format!(
+                    "add a first line such as #!/usr/bin/env python3, or name the interpreter in the command (python3 {word})"
+                )),
+            );
+        }
+        return;
+    }
+    let line_end = head.iter().position(|&b| b == b'\n').unwrap_or(head.len());
+    let line = String::from_utf8_lossy(&head[2..line_end]);
+    let mut parts = line.split_whitespace();
+    let Some(interpreter) = parts.next() else {
+        return;
+    };
+    let missing = if interpreter.ends_with("/env") {
+        let program = parts.find(|p| !p.starts_with('-'));
+        match program {
+            Some(program) if crate::transport::command::find_on_path(program).is_none() => {
+                Some(program.to_owned())
+            }
+            _ => None,
+        }
+    } else if !Path::new(interpreter).exists() {
+        Some(interpreter.to_owned())
+    } else {
+        None
+    };
+    if let Some(missing) = missing {
+        findings.push(
+            Finding::new(
+                FindingCode::InterpreterMissing,
+                Severity::Error,
+                format!("{word} needs the interpreter {missing} (its #! line), which is not installed or not on PATH"),
+            )
+            .fix(format!("install {missing}, or fix the #! line of {}", path.display())),
+        );
+    }
+}
+
+fn looks_like_text(head: &[u8]) -> bool {
+    !head.is_empty()
+        && head.iter().all(|&b| {
+            b == b'\n' || b == b'\r' || b == b'\t' || (0x20..0x7f).contains(&b) || b >= 0x80
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::Workspace;
+
+    fn ws_with(files: &[&str]) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for f in files {
+            let p = dir.path().join(f);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&p, "#!/bin/sh\n").expect("write");
+        }
+        let ws = Workspace::new(dir.path());
+        (dir, ws)
+    }
+
+    fn shell(ws: &Workspace, line: &str) -> Result<Reading, Unreadable> {
+        let root = ws.root().to_string_lossy().into_owned();
+        let spec = CommandSpec::shell(line, ws.root().to_path_buf())
+            .with_known_var("CLAUDE_PROJECT_DIR", &root);
+        read(&spec, &[])
+    }
+
+    fn scripts(reading: &Reading) -> Vec<PathBuf> {
+        reading
+            .files
+            .iter()
+            .filter(|n| n.role == Role::Script)
+            .filter_map(|n| n.path.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_script_under_bash_c_and_the_project_dir_is_found() {
+        let (_d, ws) = ws_with(&["g.py"]);
+        let r = shell(&ws, "bash -c 'cd /tmp && python3 \"$CLAUDE_PROJECT_DIR/g.py\"'")
+            .expect("readable");
+        assert_eq!(scripts(&r), vec![ws.root().join("g.py")]);
+    }
+
+    #[test]
+    fn inline_assignments_cd_and_exported_variables_are_followed() {
+        let (_d, ws) = ws_with(&["x.js", "hooks/x.sh", "lib/y.py"]);
+        let r = shell(&ws, "VAR=val node x.js").expect("readable");
+        assert_eq!(scripts(&r), vec![ws.root().join("x.js")]);
+        let r = shell(&ws, "cd hooks && ./x.sh").expect("readable");
+        assert!(r.paths().any(|p| p == ws.root().join("hooks/x.sh")));
+        let line = format!("export X={}/lib; python3 \"$X/y.py\"", ws.root().display());
+        let r = shell(&ws, &line).expect("readable");
+        assert_eq!(scripts(&r), vec![ws.root().join("lib/y.py")]);
+    }
+
+    #[test]
+    fn an_unknown_variable_or_substitution_is_unreadable() {
+        let (_d, ws) = ws_with(&[]);
+        let err = shell(&ws, "python3 \"$NOWHERE_SET/y.py\"").expect_err("unreadable");
+        assert!(err.why.contains("$NOWHERE_SET"), "{err}");
+        assert!(shell(&ws, "python3 $(cat which)").is_err());
+        assert!(shell(&ws, "eval \"$CMD\"").is_err());
+    }
+
+    #[test]
+    fn a_missing_script_is_reported() {
+        let (_d, ws) = ws_with(&[]);
+        let r = shell(&ws, "python3 hooks/none.py").expect("readable");
+        assert!(r.missing().is_some_and(|(w, _)| w == "hooks/none.py"));
+    }
+
+    #[test]
+    fn the_entry_path_decides_which_program_runs() {
+        let (_d, ws) = ws_with(&[]);
+        let bin = ws.root().join("bin");
+        std::fs::create_dir_all(&bin).expect("mkdir");
+        let fake = bin.join("bash");
+        std::fs::write(&fake, "#!/bin/sh\n").expect("write");
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let spec = CommandSpec::argv(&ws, "bash hooks/x.sh").expect("spec");
+        let env = [("PATH".to_owned(), bin.to_string_lossy().into_owned())];
+        let r = read(&spec, &env).expect("readable");
+        assert_eq!(r.program, Some(fake));
+    }
+
+    #[test]
+    fn missing_env_interpreter_is_named() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let script = dir.path().join("x");
+        std::fs::write(&script, "#!/usr/bin/env no-such-interpreter-xyz\n").expect("write");
+        let mut findings = Vec::new();
+        check_interpreter(&script, "x", &mut findings);
+        assert_eq!(findings[0].code, FindingCode::InterpreterMissing);
+        assert!(findings[0].message.contains("no-such-interpreter-xyz"));
+    }
+}
