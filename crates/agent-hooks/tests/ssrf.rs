@@ -72,6 +72,7 @@ fn spec(url: &str) -> HttpSpec {
         url: url.to_owned(),
         headers: Vec::new(),
         secret: None,
+        allowed_env: Vec::new(),
     }
 }
 
