@@ -6,6 +6,10 @@
 //!   compiled program (`hook-echo` from `test-helpers`), against spawning that program directly
 //!   with `std::process` and piping it the same payload, in the same run. Target: the engine's
 //!   overhead is at most 10%.
+//! - `trust/hash_10k_script` and `trust/check_10k_script`: what the trust gate adds to every
+//!   dispatch of an approved hook whose script is 10 KB — the SHA-256 of the script alone, and
+//!   the whole check (reading the command, resolving its program, hashing). Target: the hash
+//!   under 20 µs.
 //!
 //! Run: `cargo bench -p agent-hooks --bench dispatch`.
 
@@ -197,9 +201,49 @@ fn median(samples: &mut [Duration]) -> Duration {
     samples[samples.len() / 2]
 }
 
+fn trust_check_of_a_10k_script(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("a temporary workspace");
+    let root = dir.path().canonicalize().expect("canonical");
+    let script = root.join("hook.sh");
+    let mut text = String::from("#!/bin/sh\nexit 0\n");
+    while text.len() < 10 * 1024 {
+        text.push_str("# padding to a realistic script size\n");
+    }
+    std::fs::write(&script, text).expect("hook.sh");
+    std::fs::create_dir_all(root.join("config")).expect("config/");
+    std::fs::write(
+        root.join("config/shell_hooks.yaml"),
+        format!(
+            "hooks:\n  - event: pre_tool_call\n    command: sh {}\n",
+            script.display()
+        ),
+    )
+    .expect("shell_hooks.yaml");
+    let engine = Engine::open(Workspace::new(&root));
+    let command = format!("sh {}", script.display());
+    engine.approve(None, &command).expect("approve");
+    let snapshot = engine.snapshot();
+    let hook = snapshot.config.hooks[0].clone();
+    let drift = agent_hooks::trust::DriftChecker::default();
+    assert!(matches!(
+        drift.check(&snapshot.approvals, Event::PreToolCall, &hook),
+        agent_hooks::trust::Verdict::Approved(_)
+    ));
+
+    let mut group = c.benchmark_group("trust");
+    group.bench_function("hash_10k_script", |b| {
+        b.iter(|| agent_hooks::trust::hash_file(&script).expect("hash"))
+    });
+    group.bench_function("check_10k_script", |b| {
+        b.iter(|| drift.check(&snapshot.approvals, Event::PreToolCall, &hook))
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     ten_hooks_none_matching,
-    command_hook_vs_direct_spawn
+    command_hook_vs_direct_spawn,
+    trust_check_of_a_10k_script
 );
 criterion_main!(benches);

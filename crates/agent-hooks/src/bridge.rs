@@ -77,9 +77,17 @@ pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, Brid
         t.payload.insert("redo_count".into(), json!(redo_count));
     }
     let sent = Sent::of(t.claude, &t.payload);
-    let outcome = engine
+    let mut outcome = engine
         .dispatch_skipping(t.event, t.payload, SourceKind::ClaudeCode, BRIDGED)
         .await;
+    if t.claude == ClaudeEvent::SessionStart {
+        // Every guard the trust gate keeps from running, said once as the session starts.
+        for lapse in engine.lapses(Some(SourceKind::ClaudeCode)) {
+            if !outcome.warnings.contains(&lapse) {
+                outcome.warnings.push(lapse);
+            }
+        }
+    }
     if t.claude == ClaudeEvent::Stop {
         counter.record(redo_count, outcome.is_blocked());
     }

@@ -61,7 +61,10 @@ impl Reading {
     /// The first named file that should exist and does not: (word, why).
     pub fn missing(&self) -> Option<(&str, String)> {
         self.files.iter().find_map(|named| match &named.path {
-            None => Some((named.word.as_str(), format!("{} is not on PATH", named.word))),
+            None => Some((
+                named.word.as_str(),
+                format!("{} is not on PATH", named.word),
+            )),
             Some(path) if !path.is_file() => Some((
                 named.word.as_str(),
                 format!("{} does not exist ({})", named.word, path.display()),
@@ -105,7 +108,14 @@ pub fn read(spec: &CommandSpec, env: &[(String, String)]) -> Result<Reading, Unr
         depth: 0,
     };
     let (program_word, program) = match &spec.invocation {
-        Invocation::Argv(words) => {
+        Invocation::Argv(argv) => {
+            // The words as written (a relative program is shown as the user wrote it; it
+            // resolves against the working directory exactly as the argv does).
+            let written = shell_words::split(&spec.line).ok();
+            let words = written
+                .as_ref()
+                .filter(|w| w.len() == argv.len())
+                .unwrap_or(argv);
             reader.words(words, false)?;
             let word = words.first().cloned().unwrap_or_default();
             let program = reader.files.first().and_then(|n| n.path.clone());
@@ -140,9 +150,9 @@ const KEYWORDS: &[&str] = &[
 ];
 /// Shell words whose command runs no file.
 const RUNS_NOTHING: &[&str] = &[
-    "fi", "done", "esac", "}", "for", "case", "in", "echo", "printf", "true", "false", ":",
-    "exit", "return", "set", "unset", "shift", "read", "test", "[", "wait", "trap", "local",
-    "readonly", "export",
+    "fi", "done", "esac", "}", "for", "case", "in", "echo", "printf", "true", "false", ":", "exit",
+    "return", "set", "unset", "shift", "read", "test", "[", "wait", "trap", "local", "readonly",
+    "export",
 ];
 /// Programs that take a script (or `-c`/`-e` code) as their first argument.
 const INTERPRETERS: &[&str] = &[
@@ -300,9 +310,8 @@ impl Reader<'_> {
                     return Ok(());
                 }
                 "eval" => {
-                    return Err(self.unreadable(
-                        "it uses eval, which builds the command to run at run time",
-                    ));
+                    return Err(self
+                        .unreadable("it uses eval, which builds the command to run at run time"));
                 }
                 "." | "source" => {
                     if let Some(script) = args.first() {
@@ -400,15 +409,17 @@ impl Reader<'_> {
             let is_script = std::mem::take(&mut script_expected);
             let value = match value {
                 Ok(value) => value,
-                Err(var) if is_script || looks_like_file(arg) => {
+                Err(var) if is_script || looks_like_script(arg) => {
                     return Err(self.unreadable(format!(
                         "{arg} uses ${var}, which neither the hook's configuration nor the runtime sets; write the path out, or set {var} in the entry's env"
                     )));
                 }
                 Err(_) => continue,
             };
-            let path = self.resolve(&value);
-            if is_script || looks_like_file(&value) || path.is_file() {
+            // Data arguments (an output file, a directory) are not code: only the script an
+            // interpreter runs and arguments named like scripts are pinned.
+            if is_script || looks_like_script(&value) {
+                let path = self.resolve(&value);
                 self.push(arg, Some(path), Role::Script);
             }
         }
@@ -425,14 +436,14 @@ fn assignment(word: &str) -> Option<(&str, &str)> {
     valid.then_some((name, value))
 }
 
-/// An argument meant as a file: a path, or a name with a script's extension.
-fn looks_like_file(arg: &str) -> bool {
+/// An argument named like code: a script's extension.
+fn looks_like_script(arg: &str) -> bool {
     const SCRIPT_EXTENSIONS: &[&str] = &[
         ".py", ".sh", ".bash", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua",
     ];
     !arg.starts_with('-')
         && assignment(arg).is_none()
-        && (arg.contains('/') || SCRIPT_EXTENSIONS.iter().any(|ext| arg.ends_with(ext)))
+        && SCRIPT_EXTENSIONS.iter().any(|ext| arg.ends_with(ext))
 }
 
 /// The last path component of a word.
@@ -611,8 +622,11 @@ mod tests {
     #[test]
     fn a_script_under_bash_c_and_the_project_dir_is_found() {
         let (_d, ws) = ws_with(&["g.py"]);
-        let r = shell(&ws, "bash -c 'cd /tmp && python3 \"$CLAUDE_PROJECT_DIR/g.py\"'")
-            .expect("readable");
+        let r = shell(
+            &ws,
+            "bash -c 'cd /tmp && python3 \"$CLAUDE_PROJECT_DIR/g.py\"'",
+        )
+        .expect("readable");
         assert_eq!(scripts(&r), vec![ws.root().join("g.py")]);
     }
 

@@ -74,6 +74,8 @@ pub(crate) struct Runtime<'a> {
 struct HookRun {
     report: HookReport,
     answer: Option<Answer>,
+    /// A hook the trust gate kept from running says so to the user (SPEC §4, no silent lapse).
+    lapse: Option<String>,
 }
 
 impl Runtime<'_> {
@@ -210,39 +212,39 @@ impl Runtime<'_> {
         let view = PayloadView::new(event, payload, self.ws, cache).sharing_match_text(match_text);
         let mut program = None;
         if hook.approval_key.is_some() {
-            if !snapshot.config.master_enabled {
+            let lapse = if !snapshot.config.master_enabled {
+                Lapse::MasterOff
+            } else {
+                match self.drift.check(&snapshot.approvals, event, hook) {
+                    Verdict::Approved(pinned) => {
+                        program = pinned;
+                        Lapse::None
+                    }
+                    Verdict::NotApproved => Lapse::NotApproved,
+                    Verdict::Drifted(why) => {
+                        self.log.write(
+                            DiagRecord::new(
+                                DiagKind::HookDrift,
+                                format!("changed since approval, not run: {why}"),
+                            )
+                            .event(event.name())
+                            .hook(&hook.name, &hook.file_display),
+                        );
+                        Lapse::Drifted(why)
+                    }
+                }
+            };
+            if let Some((detail, warning)) = lapse.describe(hook, event) {
                 return HookRun {
-                    report: skipped(hook, "master switch off"),
+                    report: skipped(hook, detail),
                     answer: None,
+                    lapse: Some(warning),
                 };
-            }
-            match self.drift.check(&snapshot.approvals, event, hook) {
-                Verdict::Approved(pinned) => program = pinned,
-                Verdict::NotApproved => {
-                    return HookRun {
-                        report: skipped(hook, "not approved"),
-                        answer: None,
-                    };
-                }
-                Verdict::Drifted(why) => {
-                    self.log.write(
-                        DiagRecord::new(
-                            DiagKind::HookDrift,
-                            format!("changed since approval, not run: {why}"),
-                        )
-                        .event(event.name())
-                        .hook(&hook.name, &hook.file_display),
-                    );
-                    return HookRun {
-                        report: skipped(hook, "drift"),
-                        answer: None,
-                    };
-                }
             }
         }
 
         let started = Instant::now();
-        let result = self.execute(hook, &view, program.as_deref()).await;
+        let result = self.execute(hook, &view, program.as_ref()).await;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let report = |status, detail: Option<String>| HookReport {
             hook: hook.name.clone(),
@@ -271,6 +273,7 @@ impl Runtime<'_> {
                 return HookRun {
                     report: report(status, Some(detail)),
                     answer: None,
+                    lapse: None,
                 };
             }
         };
@@ -294,6 +297,7 @@ impl Runtime<'_> {
                 HookRun {
                     report: report(status, None),
                     answer: Some(answer),
+                    lapse: None,
                 }
             }
             Err(Unusable { kind, detail }) => {
@@ -306,6 +310,7 @@ impl Runtime<'_> {
                 HookRun {
                     report: report(status, Some(detail)),
                     answer: None,
+                    lapse: None,
                 }
             }
         }
@@ -320,7 +325,7 @@ impl Runtime<'_> {
         &self,
         hook: &Hook,
         view: &PayloadView<'_>,
-        program: Option<&std::path::Path>,
+        program: Option<&crate::trust::Pinned>,
     ) -> Result<Reply, Failure> {
         let input = || hook.dialect.input(view);
         match &hook.transport {
@@ -361,6 +366,47 @@ fn hook_env(ws: &Workspace, hook: &Hook, event: Event) -> Vec<(String, String)> 
     ];
     env.extend(hook.env.iter().cloned());
     env
+}
+
+/// Why the trust gate keeps a hook from running, if it does.
+pub(crate) enum Lapse {
+    None,
+    MasterOff,
+    NotApproved,
+    Drifted(String),
+}
+
+impl Lapse {
+    /// The hook report's detail and the user-facing warning: the hook, the reason, the fix.
+    pub(crate) fn describe(&self, hook: &Hook, event: Event) -> Option<(&'static str, String)> {
+        let key = hook.approval_key.as_deref().unwrap_or(&hook.name);
+        let approve = crate::inspect::health::approve_command(key);
+        let (detail, reason, fix) = match self {
+            Lapse::None => return None,
+            Lapse::MasterOff => (
+                "master switch off",
+                "the master switch is off".to_owned(),
+                "/hooks on".to_owned(),
+            ),
+            Lapse::NotApproved => (
+                "not approved",
+                format!("it is not approved for {event}"),
+                approve,
+            ),
+            Lapse::Drifted(why) => (
+                "drift",
+                format!("it changed since approval ({why})"),
+                format!("review the change, then {approve}"),
+            ),
+        };
+        Some((
+            detail,
+            format!(
+                "hook \"{}\" ({}) did not run: {reason}; to run it: {fix}",
+                hook.name, hook.file_display
+            ),
+        ))
+    }
 }
 
 fn skipped(hook: &Hook, why: impl Into<Cow<'static, str>>) -> HookReport {
@@ -428,6 +474,7 @@ impl Merge {
                     .hook(&hook.name, &hook.file_display),
             );
         };
+        self.warnings.extend(run.lapse.take());
         let Some(answer) = run.answer.take() else {
             if run.report.status.is_failure() && hook.on_error == OnError::Block {
                 self.decision = Decision::Block;

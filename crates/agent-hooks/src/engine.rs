@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::config::{Config, agent};
 use crate::diag::{DiagKind, DiagRecord, EventLog};
-use crate::dispatch::{Runtime, Snapshot};
+use crate::dispatch::{Lapse, Runtime, Snapshot};
 use crate::event::Event;
 use crate::outcome::Outcome;
 use crate::trust::{self, Approvals, DriftChecker, TrustError};
@@ -188,6 +188,34 @@ impl Engine {
         };
         rt.dispatch_filtered(&snapshot, event, payload, Some((skip, why)))
             .await
+    }
+
+    /// One warning for each declared hook the trust gate keeps from running (master switch off,
+    /// not approved, changed since approval), naming the hook, the reason and the fix; hooks of
+    /// `skip` are left out. Bridges show these when a session starts, so a guard that stopped
+    /// running says so even before an event reaches it.
+    pub fn lapses(&self, skip: Option<crate::hook::SourceKind>) -> Vec<String> {
+        let snapshot = self.snapshot();
+        let mut warnings = Vec::new();
+        for hook in &snapshot.config.hooks {
+            if hook.approval_key.is_none() || Some(hook.source) == skip {
+                continue;
+            }
+            let lapse = hook.events.iter().find_map(|&event| {
+                let lapse = if !snapshot.config.master_enabled {
+                    Lapse::MasterOff
+                } else {
+                    match self.drift.check(&snapshot.approvals, event, hook) {
+                        trust::Verdict::Approved(_) => Lapse::None,
+                        trust::Verdict::NotApproved => Lapse::NotApproved,
+                        trust::Verdict::Drifted(why) => Lapse::Drifted(why),
+                    }
+                };
+                lapse.describe(hook, event).map(|(_, warning)| warning)
+            });
+            warnings.extend(lapse);
+        }
+        warnings
     }
 
     /// Fires one of the runtime's own lifecycle events (`pre_startup`, `post_startup`,

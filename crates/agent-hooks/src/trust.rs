@@ -15,7 +15,7 @@ use std::fs;
 use std::io::{self, Read};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -349,7 +349,12 @@ pub fn definition(hook: &Hook) -> Definition {
     }
     fields
         .into_iter()
-        .map(|(name, value)| (name.to_owned(), hex(&Sha256::digest(value.as_bytes())[..16])))
+        .map(|(name, value)| {
+            (
+                name.to_owned(),
+                hex(&Sha256::digest(value.as_bytes())[..16]),
+            )
+        })
         .collect()
 }
 
@@ -363,7 +368,11 @@ fn mtime_ns(meta: &fs::Metadata) -> i128 {
 
 /// SHA-256 of a file, as lowercase hex.
 pub fn hash_file(path: &Path) -> io::Result<String> {
-    let mut file = fs::File::open(path)?;
+    hash_reader(&mut fs::File::open(path)?)
+}
+
+/// SHA-256 of what `file` reads to its end, as lowercase hex.
+fn hash_reader(file: &mut impl Read) -> io::Result<String> {
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
@@ -376,12 +385,23 @@ pub fn hash_file(path: &Path) -> io::Result<String> {
     Ok(hex(&hasher.finalize()))
 }
 
+/// The program an approval pins, as the gate verified it.
+#[derive(Debug, Clone)]
+pub struct Pinned {
+    /// The program's path, as resolved at approval.
+    pub path: PathBuf,
+    /// A compiled program, opened once and verified through this descriptor: the process is
+    /// started from it, so a file swapped in after the check is never what runs. `None` for a
+    /// `#!` script, which its interpreter opens again by path.
+    pub file: Option<Arc<fs::File>>,
+}
+
 /// What the gate says about one (event, command) pair.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Verdict {
     /// Approved and unchanged: the hook may run, and `execve` starts the pinned program (when
     /// the approval pins one).
-    Approved(Option<PathBuf>),
+    Approved(Option<Pinned>),
     /// No approval for this pair: the hook is skipped.
     NotApproved,
     /// Approved, but a recorded file changed: says which and how.
@@ -453,12 +473,66 @@ impl DriftChecker {
                 return Verdict::Drifted(why);
             }
         }
+        let mut pinned = approval
+            .program
+            .clone()
+            .map(|path| Pinned { path, file: None });
         for file in &approval.files {
-            if let Some(why) = self.drift_of(file) {
+            let program = pinned.as_mut().filter(|p| p.path == file.path);
+            let result = match program {
+                Some(program) => self.open_verified(file).map(|open| program.file = open),
+                None => match self.drift_of(file) {
+                    Some(why) => Err(why),
+                    None => Ok(()),
+                },
+            };
+            if let Err(why) = result {
                 return Verdict::Drifted(why);
             }
         }
-        Verdict::Approved(approval.program.clone())
+        Verdict::Approved(pinned)
+    }
+
+    /// Verifies the program through one open descriptor; keeps the descriptor when the file is
+    /// a compiled program (ELF), which the kernel can start from it.
+    fn open_verified(&self, file: &ApprovedFile) -> Result<Option<Arc<fs::File>>, String> {
+        use std::os::unix::fs::FileExt;
+        let shown = file.path.display();
+        let mut opened = match fs::File::open(&file.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(format!("{shown} is gone"));
+            }
+            Err(e) => return Err(format!("{shown} cannot be read: {e}")),
+        };
+        let meta = opened
+            .metadata()
+            .map_err(|e| format!("{shown} cannot be read: {e}"))?;
+        let print = Fingerprint::of(&meta);
+        let trusted_stat = meta.len() > HASH_EVERY_TIME
+            && (file.stat == Some(print.stat()) && print.mtime_ns == file.mtime_ns
+                || self
+                    .verified
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(&file.path)
+                    .is_some_and(|(seen, hash)| *seen == print && *hash == file.sha256));
+        if !trusted_stat {
+            let hash =
+                hash_reader(&mut opened).map_err(|e| format!("{shown} cannot be read: {e}"))?;
+            if hash != file.sha256 {
+                return Err(format!("{shown} was modified (its content changed)"));
+            }
+            if meta.len() > HASH_EVERY_TIME {
+                self.verified
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(file.path.clone(), (print, hash));
+            }
+        }
+        let mut magic = [0u8; 4];
+        let elf = opened.read_exact_at(&mut magic, 0).is_ok() && magic == *b"\x7fELF";
+        Ok(elf.then(|| Arc::new(opened)))
     }
 
     /// `None` when `file`'s content is the approved content; otherwise what changed.

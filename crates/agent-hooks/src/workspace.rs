@@ -5,6 +5,10 @@ use std::path::{Path, PathBuf};
 /// The environment variable that names the workspace when `--workspace` is not given.
 pub const WORKSPACE_ENV: &str = "AGENT_HOOKS_WORKSPACE";
 
+/// The environment variable that keeps approvals in a file outside the workspace, where an
+/// agent confined to the workspace cannot forge them (SPEC §4).
+pub const APPROVALS_ENV: &str = "AGENT_HOOKS_APPROVALS";
+
 /// One workspace directory and the paths inside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workspace {
@@ -54,9 +58,27 @@ impl Workspace {
         self.root.join("config/shell_hooks.yaml")
     }
 
-    /// `config/hook_approvals.json`: the approved (event, command) pairs.
+    /// The approved (event, command) pairs: `$AGENT_HOOKS_APPROVALS` when set (a relative
+    /// path is taken from the current directory), else `config/hook_approvals.json`.
     pub fn approvals_json(&self) -> PathBuf {
-        self.root.join("config/hook_approvals.json")
+        match std::env::var_os(APPROVALS_ENV) {
+            Some(path) if !path.is_empty() => {
+                let path = PathBuf::from(path);
+                if path.is_absolute() {
+                    path
+                } else {
+                    std::env::current_dir()
+                        .map(|cwd| cwd.join(&path))
+                        .unwrap_or(path)
+                }
+            }
+            _ => self.root.join("config/hook_approvals.json"),
+        }
+    }
+
+    /// Whether approvals live outside the workspace (`$AGENT_HOOKS_APPROVALS` is set).
+    pub fn approvals_outside(&self) -> bool {
+        std::env::var_os(APPROVALS_ENV).is_some_and(|p| !p.is_empty())
     }
 
     /// `skills/`: one directory per skill, each may carry a `hooks.json`.

@@ -89,6 +89,10 @@ impl Ws {
         text.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
+    fn read_agent(&self) -> String {
+        std::fs::read_to_string(self.path("config/agent.yaml")).expect("agent.yaml")
+    }
+
     fn approvals(&self) -> Value {
         let text = std::fs::read_to_string(self.path("config/hook_approvals.json")).expect("read");
         serde_json::from_str(&text).expect("json")
@@ -321,7 +325,9 @@ fn a_command_whose_files_cannot_be_known_is_refused_at_approval() {
 
 #[test]
 fn approving_a_command_whose_script_does_not_exist_is_an_error() {
-    let ws = Ws::new("hooks:\n  - name: guard\n    event: pre_tool_call\n    command: sh hooks/none.sh\n");
+    let ws = Ws::new(
+        "hooks:\n  - name: guard\n    event: pre_tool_call\n    command: sh hooks/none.sh\n",
+    );
     let err = ws.approve_err("sh hooks/none.sh");
     assert!(err.contains("hooks/none.sh does not exist"), "{err}");
 }
@@ -344,7 +350,7 @@ fn an_approval_that_pins_no_file_for_a_command_that_names_one_is_not_honoured() 
 /// Overwrites the start of `path` through a shared mapping: the page cache changes, and
 /// neither mtime nor ctime need move.
 fn write_through_mmap(path: &Path, bytes: &[u8]) {
-    use nix::sys::mman::{MapFlags, ProtFlags, mmap, msync, munmap, MsFlags};
+    use nix::sys::mman::{MapFlags, MsFlags, ProtFlags, mmap, msync, munmap};
     let file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -385,9 +391,364 @@ fn a_script_changed_through_mmap_with_its_timestamps_unmoved_is_drift() {
         .enable_all()
         .build()
         .expect("runtime");
-    assert!(ran(&rt.block_on(engine.dispatch(Event::PreToolCall, payload.clone()))));
+    assert!(ran(
+        &rt.block_on(engine.dispatch(Event::PreToolCall, payload.clone()))
+    ));
     // Whether or not this kernel moves the timestamps on a write fault, the content decides.
     write_through_mmap(&ws.path("hooks/guard.sh"), b"#!/bin/sh\nexit 0   #");
     assert!(drifted(&ws.fire()));
-    assert!(drifted(&rt.block_on(engine.dispatch(Event::PreToolCall, payload))));
+    assert!(drifted(
+        &rt.block_on(engine.dispatch(Event::PreToolCall, payload))
+    ));
+}
+
+// -- 6, 7. the sidecar --------------------------------------------------------------------
+
+/// The sidecar's router on a real loopback socket; returns its address.
+fn serve(rt: &tokio::runtime::Runtime, root: &Path) -> std::net::SocketAddr {
+    let engine = std::sync::Arc::new(Engine::open(Workspace::new(root)));
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let app = agent_hooks::server::router(engine)
+            .into_make_service_with_connect_info::<std::net::SocketAddr>();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        addr
+    })
+}
+
+/// One raw HTTP/1.1 request; returns the status code and the whole response.
+fn request(
+    rt: &tokio::runtime::Runtime,
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    rt.block_on(async {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        let mut text = format!(
+            "{method} {path} HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\nContent-Length: {}\r\n",
+            addr.port(),
+            body.len()
+        );
+        for (name, value) in headers {
+            text.push_str(&format!("{name}: {value}\r\n"));
+        }
+        text.push_str("\r\n");
+        text.push_str(body);
+        stream.write_all(text.as_bytes()).await.expect("write");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).await.expect("read");
+        let status = response
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .expect("a status line");
+        (status, response)
+    })
+}
+
+fn declared_but_unapproved() -> Ws {
+    let ws = Ws::new(&guard_entry(""));
+    ws.write("config/agent.yaml", "shell_hooks:\n  enabled: false\n");
+    ws.script("hooks/guard.sh", BLOCKS);
+    ws
+}
+
+fn approve_body(ws: &Ws) -> String {
+    json!({"command": ws.path("hooks/guard.sh").display().to_string()}).to_string()
+}
+
+#[test]
+fn a_web_page_cannot_approve_through_the_sidecar_but_the_seeds_curl_still_can() {
+    let ws = declared_but_unapproved();
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let addr = serve(&rt, &ws.root);
+    let route = "/internal/runtime/hooks/approve";
+    let body = approve_body(&ws);
+
+    // A no-CORS "simple" request any page can send: Origin set, text/plain.
+    let (status, _) = request(
+        &rt,
+        addr,
+        "POST",
+        route,
+        &[
+            ("Origin", "https://evil.example"),
+            ("Content-Type", "text/plain"),
+        ],
+        &body,
+    );
+    assert_eq!(status, 403);
+    // Either one alone is refused too.
+    let (status, _) = request(
+        &rt,
+        addr,
+        "POST",
+        route,
+        &[("Content-Type", "text/plain")],
+        &body,
+    );
+    assert_eq!(status, 415);
+    let (status, _) = request(
+        &rt,
+        addr,
+        "POST",
+        route,
+        &[("Origin", "null"), ("Content-Type", "application/json")],
+        &body,
+    );
+    assert_eq!(status, 403);
+    let (status, response) = request(
+        &rt,
+        addr,
+        "OPTIONS",
+        route,
+        &[
+            ("Origin", "https://evil.example"),
+            ("Access-Control-Request-Method", "POST"),
+        ],
+        "",
+    );
+    assert!(status >= 400, "a preflight was answered: {response}");
+    assert!(
+        !response
+            .to_ascii_lowercase()
+            .contains("access-control-allow")
+    );
+    assert!(!ws.path("config/hook_approvals.json").exists());
+    assert!(!ran(&ws.fire()));
+
+    // The seeds' own call: curl -s -X POST … -H 'Content-Type: application/json' -d '{…}'.
+    let (status, response) = request(
+        &rt,
+        addr,
+        "POST",
+        route,
+        &[("Content-Type", "application/json")],
+        &body,
+    );
+    assert_eq!(status, 200, "{response}");
+    assert!(ran(&ws.fire()));
+}
+
+#[test]
+fn self_approve_off_holds_on_every_route_that_approves_or_turns_hooks_on() {
+    let ws = declared_but_unapproved();
+    ws.write(
+        "config/agent.yaml",
+        "shell_hooks:\n  enabled: false\n  self_approve: false\n",
+    );
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let addr = serve(&rt, &ws.root);
+    let json = [("Content-Type", "application/json")];
+    let command = ws.path("hooks/guard.sh").display().to_string();
+    for line in [
+        format!("approve {command}"),
+        format!("/hooks approve pre_tool_call {command}"),
+        "on".to_owned(),
+        "/hooks on".to_owned(),
+    ] {
+        let body = json!({ "line": line }).to_string();
+        let (status, response) = request(&rt, addr, "POST", "/v1/hooks/command", &json, &body);
+        assert_eq!(status, 403, "{line}: {response}");
+    }
+    let (status, _) = request(
+        &rt,
+        addr,
+        "POST",
+        "/internal/runtime/hooks/approve",
+        &json,
+        &approve_body(&ws),
+    );
+    assert_eq!(status, 403);
+    assert!(!ws.path("config/hook_approvals.json").exists());
+    assert!(ws.read_agent().contains("enabled: false"));
+
+    // agent.yaml stops parsing: the last good value (off) holds after a reload.
+    ws.write("config/agent.yaml", "shell_hooks: [unclosed\n");
+    let (status, _) = request(&rt, addr, "POST", "/v1/reload", &[], "");
+    assert_eq!(status, 200);
+    let (status, _) = request(
+        &rt,
+        addr,
+        "POST",
+        "/internal/runtime/hooks/approve",
+        &json,
+        &approve_body(&ws),
+    );
+    assert_eq!(status, 403);
+}
+
+#[test]
+fn a_sidecar_started_on_a_broken_agent_yaml_does_not_self_approve() {
+    let ws = declared_but_unapproved();
+    ws.write("config/agent.yaml", "shell_hooks: {self_approve: false\n");
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let addr = serve(&rt, &ws.root);
+    let (status, _) = request(
+        &rt,
+        addr,
+        "POST",
+        "/internal/runtime/hooks/approve",
+        &[("Content-Type", "application/json")],
+        &approve_body(&ws),
+    );
+    assert_eq!(status, 403);
+}
+
+// -- 8. no silent lapse -------------------------------------------------------------------
+
+#[test]
+fn a_hook_skipped_for_trust_warns_in_the_outcome_with_the_reason_and_the_fix() {
+    let ws = declared_but_unapproved();
+    let warning = |outcome: &Outcome| outcome.warnings.join("\n");
+
+    let off = ws.fire();
+    assert!(!ran(&off));
+    let text = warning(&off);
+    assert!(text.contains("hook \"guard\""), "{text}");
+    assert!(
+        text.contains("master switch is off") && text.contains("/hooks on"),
+        "{text}"
+    );
+
+    ws.write("config/agent.yaml", "shell_hooks:\n  enabled: true\n");
+    let text = warning(&ws.fire());
+    assert!(text.contains("not approved for pre_tool_call"), "{text}");
+    assert!(text.contains("/hooks approve"), "{text}");
+
+    ws.approve("{root}/hooks/guard.sh");
+    assert!(ran(&ws.fire()));
+    ws.hooks(&guard_entry("    timeout: 9\n"));
+    let text = warning(&ws.fire());
+    assert!(
+        text.contains("changed since approval (timeout changed"),
+        "{text}"
+    );
+}
+
+/// Claude Code's hook input for `event`.
+fn claude_input(event: &str, extra: Value) -> Value {
+    let mut input = json!({"hook_event_name": event, "session_id": "s1", "cwd": "/"});
+    if let (Value::Object(input), Value::Object(extra)) = (&mut input, extra) {
+        input.extend(extra);
+    }
+    input
+}
+
+#[test]
+fn the_claude_code_bridge_shows_a_guard_that_stopped_running() {
+    let ws = Ws::new(
+        "hooks:\n  - name: security_guard\n    event: pre_tool_call\n    type: builtin\n    rules: hooks/security_guard.yaml\n",
+    );
+    ws.write("hooks/security_guard.yaml", "{}\n");
+    ws.approve("builtin:security_guard");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let rm = claude_input(
+        "PreToolUse",
+        json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
+    );
+    let engine = ws.engine();
+    let answer = rt
+        .block_on(agent_hooks::bridge::handle(&engine, &rm))
+        .expect("bridge");
+    assert!(answer.stdout.contains("\"deny\""), "{}", answer.stdout);
+
+    // One comment line in the rules file, as `install` invites: the guard no longer runs, and
+    // Claude Code is told so instead of running `rm -rf /` in silence.
+    ws.write("hooks/security_guard.yaml", "# my tweak\n{}\n");
+    let engine = ws.engine();
+    let answer = rt
+        .block_on(agent_hooks::bridge::handle(&engine, &rm))
+        .expect("bridge");
+    let out: Value = serde_json::from_str(&answer.stdout).expect("an answer on stdout");
+    let message = out["systemMessage"].as_str().expect("a systemMessage");
+    assert!(message.contains("security_guard"), "{message}");
+    assert!(message.contains("changed since approval"), "{message}");
+
+    // And when a session starts, before any tool call reaches it.
+    let start = claude_input("SessionStart", json!({"source": "startup"}));
+    let answer = rt
+        .block_on(agent_hooks::bridge::handle(&engine, &start))
+        .expect("bridge");
+    let out: Value = serde_json::from_str(&answer.stdout).expect("an answer on stdout");
+    let message = out["systemMessage"].as_str().expect("a systemMessage");
+    assert!(
+        message.contains("security_guard") && message.contains("/hooks approve"),
+        "{message}"
+    );
+}
+
+// -- 5. check and exec as one act ---------------------------------------------------------
+
+#[test]
+fn a_compiled_program_swapped_after_the_check_is_never_what_runs() {
+    // Two compiled programs: the approved one exits 0, the impostor exits 1.
+    let (Some(good), Some(bad)) = (
+        agent_hooks::transport::command::find_on_path("true"),
+        agent_hooks::transport::command::find_on_path("false"),
+    ) else {
+        panic!("true and false are on PATH");
+    };
+    let ws = Ws::new(
+        "hooks:\n  - name: guard\n    event: pre_tool_call\n    command: {root}/hooks/prog\n",
+    );
+    let prog = ws.path("hooks/prog");
+    std::fs::create_dir_all(ws.path("hooks")).expect("hooks/");
+    std::fs::copy(&good, &prog).expect("copy");
+    assert_eq!(&std::fs::read(&prog).expect("read")[..4], b"\x7fELF");
+    ws.approve("{root}/hooks/prog");
+
+    // Swap the two back and forth by rename while dispatches run.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let stop = stop.clone();
+        let (dir, prog) = (ws.path("hooks"), prog.clone());
+        std::thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let source = if n % 2 == 0 { &bad } else { &good };
+                let tmp = dir.join(format!("tmp{n}"));
+                std::fs::copy(source, &tmp).expect("copy");
+                std::fs::rename(&tmp, &prog).expect("swap");
+                n += 1;
+            }
+        })
+    };
+    let engine = ws.engine();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut statuses = std::collections::BTreeMap::new();
+    for _ in 0..200 {
+        let Value::Object(payload) = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}})
+        else {
+            unreachable!("a literal object")
+        };
+        let outcome = rt.block_on(engine.dispatch(Event::PreToolCall, payload));
+        let report = &outcome.hooks[0];
+        *statuses
+            .entry(format!("{:?} {:?}", report.status, report.detail))
+            .or_insert(0) += 1;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().expect("swapper");
+    // Either the approved program ran (it answers nothing), or the check saw the impostor and
+    // skipped it; the impostor itself (exit 1: an error) never ran.
+    assert!(
+        statuses
+            .keys()
+            .all(|k| k.starts_with("Noop") || k.contains("drift")),
+        "{statuses:?}"
+    );
 }

@@ -298,10 +298,6 @@ fn legacy_decision_approve_is_continue() {
 /// A way for a hook to fail: what to put in the workspace and how to declare it.
 type Failing = fn(Ws) -> (Ws, Entry);
 
-fn missing_command(ws: Ws) -> (Ws, Entry) {
-    (ws, Entry::new("pre_tool_call", "hooks/missing.py"))
-}
-
 fn not_executable(ws: Ws) -> (Ws, Entry) {
     let ws = ws.file("hooks/plain.sh", "#!/bin/sh\necho '{}'\n");
     support::set_mode(&ws.path("hooks/plain.sh"), 0o644);
@@ -383,6 +379,32 @@ fn fails_open(failing: Failing, status: &str, log_type: &str) {
     assert!(logged[0]["ts"].is_string());
 }
 
+/// A script cannot be approved while it is missing (SPEC §4); one removed after approval is
+/// drift: skipped, logged and warned about, and never an attempt to run it.
+#[test]
+fn a_script_removed_after_approval_is_drift_not_an_exec_error() {
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/gone.sh", "echo '{}'")
+        .hook(Entry::new("pre_tool_call", "hooks/gone.sh").name("fragile"))
+        .approve_all();
+    std::fs::remove_file(ws.path("hooks/gone.sh")).expect("rm");
+    let fired = ws.fire("pre_tool_call", bash("ls"));
+    assert_eq!(fired.decision(), "continue", "{}", fired.outcome);
+    assert_eq!(fired.status("fragile"), "skipped", "{}", fired.outcome);
+    assert_eq!(fired.detail("fragile"), "drift", "{}", fired.outcome);
+    assert!(
+        fired
+            .warnings()
+            .iter()
+            .any(|w| w.contains("fragile") && w.contains("is gone")),
+        "{}",
+        fired.outcome
+    );
+    assert_eq!(ws.events_of("hook_drift").len(), 1, "{:?}", ws.events());
+    assert!(ws.events_of("hook_exec_error").is_empty());
+}
+
 /// The same failure with `on_error: block` blocks, and the reason names the hook.
 fn fails_closed(failing: Failing) {
     let ws = with_failing_hook(failing, true);
@@ -409,8 +431,6 @@ macro_rules! failure {
     };
 }
 
-failure!(missing_command: missing_command_fails_open_as_error => "error", "hook_exec_error";
-    missing_command_with_on_error_block_blocks);
 failure!(not_executable: non_executable_script_fails_open_as_error => "error", "hook_exec_error";
     non_executable_script_with_on_error_block_blocks);
 failure!(exit_1: exit_1_fails_open_as_error => "error", "hook_nonzero_exit";

@@ -53,6 +53,7 @@ fn header_view(report: &DoctorReport) -> Report {
         master_enabled: report.master_enabled,
         http_allow_local: report.http_allow_local,
         host_events: report.host_events.clone(),
+        approvals: None,
         files: Vec::<FileReport>::new(),
         hooks: Vec::new(),
     }

@@ -121,7 +121,12 @@ pub struct Config {
 impl Config {
     /// Reads every source. With `previous`, a file that is broken now keeps its previous hooks.
     pub fn load(ws: &Workspace, previous: Option<&Config>) -> Config {
-        let agent = agent::AgentSettings::load(ws);
+        let mut agent = agent::AgentSettings::load(ws);
+        if agent.error.is_some() && agent.document.is_null() {
+            // agent.yaml stopped parsing: keep the last good self-approve setting, and with none
+            // known, refuse (fail closed) rather than fall back to the default "on".
+            agent.self_approve = previous.is_some_and(|p| p.agent.self_approve);
+        }
         let mut files: Vec<FileLoad> = SOURCES.iter().flat_map(|load| load(ws, &agent)).collect();
         if let Some(prev) = previous {
             for file in &mut files {

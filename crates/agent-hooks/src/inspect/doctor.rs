@@ -228,6 +228,7 @@ pub async fn run(engine: &Engine) -> DoctorReport {
         master_enabled,
         http_allow_local,
         host_events,
+        approvals: _,
         files,
         hooks,
     } = report;
@@ -313,7 +314,7 @@ async fn run_once(
         _ => None,
     };
     let started = Instant::now();
-    let result = rt.execute(hook, &view, program.as_deref()).await;
+    let result = rt.execute(hook, &view, program.as_ref()).await;
     let elapsed = started.elapsed();
     let mut check = RunCheck {
         event,

@@ -12,13 +12,13 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::command_line;
 use crate::config::{ConfigError, FileLoad, FileState};
 use crate::dispatch::Snapshot;
 use crate::engine::Engine;
 use crate::event::Event;
 use crate::hook::{Hook, SourceKind};
 use crate::transport::TransportSpec;
-use crate::command_line;
 use crate::trust::{Approvals, DriftChecker, Verdict};
 use crate::workspace::Workspace;
 
@@ -141,7 +141,11 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub(crate) fn new(code: FindingCode, severity: Severity, message: impl Into<String>) -> Finding {
+    pub(crate) fn new(
+        code: FindingCode,
+        severity: Severity,
+        message: impl Into<String>,
+    ) -> Finding {
         Finding {
             code,
             severity,
@@ -311,6 +315,9 @@ pub struct Report {
     pub http_allow_local: bool,
     /// The events the host says it sends (`shell_hooks.host_events`); `None`: every event.
     pub host_events: Option<Vec<Event>>,
+    /// Where approvals live, and whether that is outside the workspace
+    /// (`AGENT_HOOKS_APPROVALS`); `None` where the report does not say (doctor's header).
+    pub approvals: Option<(PathBuf, bool)>,
     /// Every configuration file the engine reads, present or not.
     pub files: Vec<FileReport>,
     /// Every declared hook, in run order.
@@ -376,6 +383,7 @@ pub fn assess(ws: &Workspace, snapshot: &Snapshot, drift: &DriftChecker) -> Repo
         master_enabled: snapshot.config.master_enabled,
         http_allow_local: crate::transport::allow_local_enabled(),
         host_events,
+        approvals: Some((ws.approvals_json(), ws.approvals_outside())),
         files: file_reports(ws, snapshot),
         hooks,
     }
@@ -712,6 +720,11 @@ fn names(events: &[Event]) -> String {
         .map(|e| e.name())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The command that approves `key`, as the user would type it.
+pub(crate) fn approve_command(key: &str) -> String {
+    format!("/hooks approve {}", quote(key))
 }
 
 /// A command as the user would type it after `/hooks approve`.

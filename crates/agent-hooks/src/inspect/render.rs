@@ -42,6 +42,22 @@ pub(crate) fn header(out: &mut String, report: &Report, command: &str, style: St
             ),
         );
     }
+    if let Some((path, outside)) = &report.approvals {
+        let place = if *outside {
+            format!(
+                "{} (outside the workspace: {})",
+                path.display(),
+                crate::workspace::APPROVALS_ENV
+            )
+        } else {
+            format!(
+                "{} (in the workspace; set {} to keep them where the agent cannot write)",
+                path.display(),
+                crate::workspace::APPROVALS_ENV
+            )
+        };
+        field(out, 0, "Approvals:", 0, &place);
+    }
     if let Some(events) = &report.host_events {
         let names: Vec<&str> = events.iter().map(|e| e.name()).collect();
         field(out, 0, "Host sends:", 0, &names.join(", "));

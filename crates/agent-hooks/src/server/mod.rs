@@ -5,6 +5,9 @@
 //! It refuses to bind anything but a loopback address, refuses peers that are not loopback and
 //! requests whose `Host` is not a loopback name (a web page cannot reach it through DNS
 //! rebinding), caps bodies at 4 MiB, and answers every error as `{"ok": false, "error": ...}`.
+//! Every POST refuses a request carrying an `Origin` header or a body that is not
+//! `application/json`: a web page can send neither without a CORS preflight, and no preflight
+//! is ever granted, so a page on the same machine cannot approve hooks or fire events.
 
 mod listen;
 mod stats;
@@ -89,6 +92,7 @@ pub fn router(engine: Arc<Engine>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn(not_from_a_web_page))
         .layer(middleware::from_fn(loopback_only))
         .with_state(state)
 }
@@ -257,6 +261,44 @@ async fn loopback_only(request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
+/// Refuses, on every POST, what only a web page sends: an `Origin` header (browsers add it to
+/// every cross-origin POST), or a body that is not `application/json` (a page can send a
+/// "simple" `text/plain` POST to loopback without asking; a JSON one needs a preflight, which
+/// this server never grants).
+async fn not_from_a_web_page(request: Request, next: Next) -> Response {
+    if request.method() != axum::http::Method::POST {
+        return next.run(request).await;
+    }
+    if let Some(origin) = request.headers().get(header::ORIGIN) {
+        return error(
+            StatusCode::FORBIDDEN,
+            format!(
+                "requests with an Origin header ({}) are refused: a web page may not drive the sidecar",
+                origin.to_str().unwrap_or("?")
+            ),
+        );
+    }
+    let has_body = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|len| len.trim() != "0");
+    let json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"));
+    let typed = request.headers().contains_key(header::CONTENT_TYPE);
+    if !json && (has_body || typed) {
+        return error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "the body must be sent as Content-Type: application/json",
+        );
+    }
+    next.run(request).await
+}
+
 /// The request body as one JSON object (an empty body is an empty object).
 fn parse_object(body: Result<Bytes, BytesRejection>) -> Result<Map<String, Value>, ApiError> {
     let body = body?;
@@ -393,6 +435,15 @@ async fn command(
             "expected {\"line\": \"/hooks list\"}",
         ));
     };
+    // A line that approves or turns hooks on is the self-approve API by another door.
+    let words = shell_words::split(line.trim()).unwrap_or_default();
+    let verb = words
+        .iter()
+        .map(String::as_str)
+        .find(|w| *w != "/hooks" && *w != "hooks");
+    if let Some(verb @ ("approve" | "on" | "install")) = verb {
+        self_approve_allowed(&state, verb)?;
+    }
     let out = crate::commands::run_line(&state.engine, line).await;
     Ok(
         axum::Json(json!({"ok": out.status == 0, "status": out.status, "text": out.text}))

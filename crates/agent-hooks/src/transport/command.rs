@@ -118,7 +118,7 @@ impl CommandSpec {
         input: Arc<[u8]>,
         env: &[(String, String)],
         timeout: Duration,
-        program: Option<&Path>,
+        program: Option<&crate::trust::Pinned>,
     ) -> Result<Reply, Failure> {
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + timeout;
@@ -127,12 +127,12 @@ impl CommandSpec {
                 let Some((word, args)) = words.split_first() else {
                     return Err(Failure::Exec("empty command".into()));
                 };
-                let mut cmd = Command::new(program.unwrap_or(Path::new(word)));
+                let mut cmd = command_for(program, word);
                 cmd.arg0(word).args(args);
                 cmd
             }
             Invocation::Shell(line) => {
-                let mut cmd = Command::new(program.unwrap_or(Path::new("sh")));
+                let mut cmd = command_for(program, "sh");
                 cmd.arg0("sh").arg("-c").arg(line);
                 cmd
             }
@@ -265,6 +265,37 @@ impl CommandSpec {
             )),
             _ => Failure::Exec(format!("cannot start {what}: {err}")),
         }
+    }
+}
+
+/// The process to start: the pinned program when the gate pinned one — from its verified
+/// descriptor when it is a compiled program, so check and exec are one act (what `fexecve`
+/// does: the kernel opens `/proc/self/fd/N`, the very file that was hashed) — else `word` as
+/// `PATH` finds it.
+fn command_for(program: Option<&crate::trust::Pinned>, word: &str) -> Command {
+    use std::os::fd::AsRawFd;
+    let Some(pinned) = program else {
+        return Command::new(word);
+    };
+    match &pinned.file {
+        Some(file) if Path::new("/proc/self/fd").is_dir() => {
+            let fd = file.as_raw_fd();
+            let mut cmd = Command::new(format!("/proc/self/fd/{fd}"));
+            // SAFETY: runs in the child between fork and exec, and only calls fcntl(2), which
+            // is async-signal-safe. The descriptor was opened close-on-exec in the parent; the
+            // child keeps it across exec so the kernel can start the program from it.
+            unsafe {
+                cmd.pre_exec(move || {
+                    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
+                    let fd = std::os::fd::BorrowedFd::borrow_raw(fd);
+                    fcntl(fd, FcntlArg::F_SETFD(FdFlag::empty()))
+                        .map(drop)
+                        .map_err(std::io::Error::from)
+                });
+            }
+            cmd
+        }
+        _ => Command::new(&pinned.path),
     }
 }
 
