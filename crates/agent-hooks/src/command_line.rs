@@ -276,8 +276,7 @@ impl Reader<'_> {
         let mut inline: Vec<(String, String)> = Vec::new();
         if shell {
             // Leading keywords and assignments.
-            loop {
-                let Some(first) = words.first() else { break };
+            while let Some(first) = words.first() {
                 if KEYWORDS.contains(&first.as_str()) {
                     words = &words[1..];
                 } else if let Some((name, value)) = assignment(first) {

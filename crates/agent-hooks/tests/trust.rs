@@ -716,7 +716,7 @@ fn a_compiled_program_swapped_after_the_check_is_never_what_runs() {
         std::thread::spawn(move || {
             let mut n = 0u64;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let source = if n % 2 == 0 { &bad } else { &good };
+                let source = if n.is_multiple_of(2) { &bad } else { &good };
                 let tmp = dir.join(format!("tmp{n}"));
                 std::fs::copy(source, &tmp).expect("copy");
                 std::fs::rename(&tmp, &prog).expect("swap");
