@@ -67,12 +67,17 @@ pub struct Answer {
     pub problems: Vec<(DiagKind, String)>,
     /// Records to log about a legitimate effect (e.g. `hook_blocked_tool_call`).
     pub records: Vec<(DiagKind, String)>,
+    /// The decision is the state of an event-replacement chain (skill hooks) rather than a
+    /// vote: `Block` opens a block that later hooks of the same source may still lift, and
+    /// `Continue` lifts the one open. Such a block does not end that source's chain.
+    pub provisional: bool,
 }
 
 impl Answer {
     /// No effect at all: the hook answered nothing that changes anything.
     pub fn is_noop(&self) -> bool {
-        self.decision.is_none_or(|d| d == Decision::Continue)
+        (self.decision.is_none()
+            || (self.decision == Some(Decision::Continue) && !self.provisional))
             && self.rewrites.is_empty()
             && self.context.is_empty()
             && self.notes.is_empty()

@@ -61,12 +61,23 @@ impl DiagKind {
     }
 }
 
+/// How a record names its fields. Skill hooks' records use the names of their source runtime,
+/// so a reader of its logs (or a tool built for them) understands them unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RecordStyle {
+    /// SPEC §9: `ts`, `type`, `event`, `hook`, `source`, `detail`.
+    #[default]
+    Canonical,
+    /// open-strix: `timestamp`, `type`, `session_id`, `name`, `hook_event_type`, then the
+    /// fields of the type (`stderr`, `returncode`, `tool`, `reason`, `error`, ...), `source`.
+    OpenStrix,
+}
+
 /// One line of `logs/events.jsonl`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct DiagRecord {
     /// When it happened, RFC 3339 UTC.
     pub ts: String,
-    #[serde(rename = "type")]
     /// The record type.
     pub kind: DiagKind,
     /// The event being dispatched, when there was one.
@@ -77,6 +88,12 @@ pub struct DiagRecord {
     pub source: Option<String>,
     /// What happened, for a human; cut to 4 KiB.
     pub detail: String,
+    /// The session of the dispatch, when the record's style names it.
+    pub session_id: Option<String>,
+    /// Facts of the record's type, written after the standard fields (`returncode`, `tool`, ...).
+    pub fields: serde_json::Map<String, serde_json::Value>,
+    /// How the fields are named.
+    pub style: RecordStyle,
 }
 
 impl DiagRecord {
@@ -89,6 +106,9 @@ impl DiagRecord {
             hook: None,
             source: None,
             detail: detail.into(),
+            session_id: None,
+            fields: serde_json::Map::new(),
+            style: RecordStyle::Canonical,
         }
     }
 
@@ -110,6 +130,100 @@ impl DiagRecord {
         self.source = Some(source.into());
         self
     }
+
+    /// Adds a fact of the record's type.
+    pub fn field(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
+        self.fields.insert(key.to_owned(), value.into());
+        self
+    }
+
+    /// Writes the record with open-strix's field names: `event_name` is the event as that
+    /// runtime names it (`pre_prompt`), and the timestamp is in Python's `isoformat`.
+    pub fn open_strix(mut self, session_id: Option<String>, event_name: Option<&str>) -> Self {
+        self.style = RecordStyle::OpenStrix;
+        self.ts = now_isoformat();
+        self.session_id = session_id;
+        if let Some(name) = event_name {
+            self.event = Some(name.to_owned());
+        }
+        self
+    }
+}
+
+impl Serialize for DiagRecord {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        match self.style {
+            RecordStyle::Canonical => {
+                map.serialize_entry("ts", &self.ts)?;
+                map.serialize_entry("type", &self.kind)?;
+                map.serialize_entry("event", &self.event)?;
+                map.serialize_entry("hook", &self.hook)?;
+                map.serialize_entry("source", &self.source)?;
+                map.serialize_entry("detail", &self.detail)?;
+                for (key, value) in &self.fields {
+                    map.serialize_entry(key, value)?;
+                }
+            }
+            RecordStyle::OpenStrix => {
+                map.serialize_entry("timestamp", &self.ts)?;
+                map.serialize_entry("type", &self.kind)?;
+                if let Some(session) = &self.session_id {
+                    map.serialize_entry("session_id", session)?;
+                }
+                if let Some(hook) = &self.hook {
+                    map.serialize_entry("name", hook)?;
+                }
+                if let Some(event) = &self.event {
+                    map.serialize_entry("hook_event_type", event)?;
+                }
+                for (key, value) in &self.fields {
+                    map.serialize_entry(key, value)?;
+                }
+                // The human text goes where open-strix puts it for this type.
+                let key = match self.kind {
+                    DiagKind::HookStderr => "stderr",
+                    DiagKind::HookBlockedToolCall => "reason",
+                    _ => "error",
+                };
+                if !self.fields.contains_key(key) {
+                    let text: &str = if key == "stderr" {
+                        // open-strix keeps the first 2000 characters of a hook's stderr.
+                        self.detail
+                            .char_indices()
+                            .nth(2000)
+                            .map_or(&self.detail, |(at, _)| &self.detail[..at])
+                    } else {
+                        &self.detail
+                    };
+                    map.serialize_entry(key, text)?;
+                }
+                let file_key = if self.hook.is_some() {
+                    "source"
+                } else {
+                    "path"
+                };
+                if let Some(source) = &self.source {
+                    map.serialize_entry(file_key, source)?;
+                }
+            }
+        }
+        map.end()
+    }
+}
+
+/// The current time as Python's `datetime.now(timezone.utc).isoformat()` writes it
+/// (`2026-12-01T03:04:05.123456+00:00`): what skill hooks' source runtime stamps events and
+/// records with, and what `datetime.fromisoformat` reads in every Python version (3.10 takes
+/// neither a `Z` suffix nor other than 3 or 6 fraction digits).
+pub fn now_isoformat() -> String {
+    let format = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6]+00:00"
+    );
+    time::OffsetDateTime::now_utc()
+        .format(&format)
+        .unwrap_or_else(|_| String::from("1970-01-01T00:00:00.000000+00:00"))
 }
 
 /// The current time as RFC 3339 UTC.

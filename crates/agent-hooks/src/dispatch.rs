@@ -120,7 +120,7 @@ impl Runtime<'_> {
 
         let mut i = 0;
         while i < hooks.len() {
-            if merge.decision == Decision::Block {
+            if merge.decision == Decision::Block && !merge.block_open_for(hooks[i].source) {
                 for hook in &hooks[i..] {
                     merge.reports.push(skipped(hook, "an earlier hook blocked"));
                 }
@@ -184,6 +184,7 @@ impl Runtime<'_> {
                 i = end;
             }
         }
+        merge.settle_open_block(self.log);
         merge.finish(completed.then_some(given))
     }
 
@@ -253,23 +254,27 @@ impl Runtime<'_> {
             detail: detail.map(Cow::Owned),
             ms: (ms * 10.0).round() / 10.0,
         };
-        let log = |kind: DiagKind, detail: &str| {
-            self.log.write(
-                DiagRecord::new(kind, detail)
-                    .event(event.name())
-                    .hook(&hook.name, &hook.file_display),
-            );
-        };
+        let record = |kind: DiagKind, detail: &str| hook_record(hook, event, payload, kind, detail);
+        let log = |kind: DiagKind, detail: &str| self.log.write(record(kind, detail));
+        let timeout_seconds = hook.timeout.as_secs_f64();
 
         let reply = match result {
             Ok(reply) => reply,
             Err(failure) => {
-                let (status, kind) = match failure {
-                    Failure::Timeout(_) => (HookStatus::Timeout, DiagKind::HookTimeout),
-                    _ => (HookStatus::Error, DiagKind::HookExecError),
-                };
                 let detail = failure.to_string();
-                log(kind, &detail);
+                let status = match failure {
+                    Failure::Timeout(_) => {
+                        self.log.write(
+                            record(DiagKind::HookTimeout, &detail)
+                                .field("timeout_seconds", timeout_seconds),
+                        );
+                        HookStatus::Timeout
+                    }
+                    _ => {
+                        log(DiagKind::HookExecError, &detail);
+                        HookStatus::Error
+                    }
+                };
                 return HookRun {
                     report: report(status, Some(detail)),
                     answer: None,
@@ -278,7 +283,9 @@ impl Runtime<'_> {
             }
         };
         if let Some(why) = &reply.left_behind {
-            log(DiagKind::HookTimeout, why);
+            self.log.write(
+                record(DiagKind::HookTimeout, why).field("timeout_seconds", timeout_seconds),
+            );
         }
         let stderr = String::from_utf8_lossy(&reply.stderr);
         if !stderr.trim().is_empty() {
@@ -301,7 +308,23 @@ impl Runtime<'_> {
                 }
             }
             Err(Unusable { kind, detail }) => {
-                log(kind, &detail);
+                let mut diag = record(kind, &detail);
+                match kind {
+                    DiagKind::HookNonzeroExit => {
+                        // As Python's `returncode`: a signal is its negated number.
+                        let code = match reply.exit {
+                            crate::transport::Exit::Code(c) => c,
+                            crate::transport::Exit::Signal(s) => -s,
+                        };
+                        diag = diag.field("returncode", code);
+                    }
+                    DiagKind::HookInvalidOutput | DiagKind::HookInvalidJson => {
+                        let output = String::from_utf8_lossy(&reply.stdout);
+                        diag = diag.field("output", crate::dialect::read::preview(&output, 500));
+                    }
+                    _ => {}
+                }
+                self.log.write(diag);
                 let status = if kind == DiagKind::HookNonzeroExit {
                     HookStatus::Error
                 } else {
@@ -338,13 +361,30 @@ impl Runtime<'_> {
                     tracing::warn!(dir = %hook.state_dir.display(), %e, "cannot create STATE_DIR");
                 }
                 let env = hook_env(self.ws, hook, view.event);
-                spec.run(input().into(), &env, hook.timeout, program).await
+                let input = input();
+                let policy = hook.dialect.run_policy(input.len());
+                spec.run(input.into(), &env, hook.timeout, program, policy)
+                    .await
             }
             TransportSpec::Http(spec) => spec.run(input(), hook.timeout).await,
             // In-process: the guard reads the canonical payload itself, nothing is serialised.
             TransportSpec::Builtin(spec) => spec.run(view.event, view.payload).await,
         }
     }
+}
+
+/// A record about `hook`, in the shape its dialect's readers expect.
+fn hook_record(
+    hook: &Hook,
+    event: Event,
+    payload: &Map<String, Value>,
+    kind: DiagKind,
+    detail: impl Into<String>,
+) -> DiagRecord {
+    let record = DiagRecord::new(kind, detail)
+        .event(event.name())
+        .hook(&hook.name, &hook.file_display);
+    hook.dialect.shape_record(record, event, payload)
 }
 
 /// The environment a command hook gets on top of the runtime's (SPEC §5).
@@ -446,6 +486,16 @@ struct Merge {
     warnings: Vec<String>,
     model: Option<String>,
     reports: Vec<HookReport>,
+    /// A block that later hooks of its source may still lift (see [`Answer::provisional`]).
+    open_block: Option<OpenBlock>,
+}
+
+/// A provisional block: what the outcome said before it, and its records, logged only if the
+/// block stands when the dispatch ends.
+struct OpenBlock {
+    source: crate::hook::SourceKind,
+    before: (Decision, Option<String>, Option<Value>),
+    records: Vec<DiagRecord>,
 }
 
 impl Merge {
@@ -461,20 +511,30 @@ impl Merge {
             warnings: Vec::new(),
             model: None,
             reports: Vec::new(),
+            open_block: None,
+        }
+    }
+
+    /// Whether hooks of `source` may still run after the block in force (they may lift it).
+    fn block_open_for(&self, source: crate::hook::SourceKind) -> bool {
+        self.open_block.as_ref().is_some_and(|b| b.source == source)
+    }
+
+    /// Logs the records of a provisional block that stood to the end.
+    fn settle_open_block(&mut self, log: &EventLog) {
+        if let Some(open) = self.open_block.take() {
+            for record in open.records {
+                log.write(record);
+            }
         }
     }
 
     /// Folds one hook's run into the outcome, enforcing the event's capabilities.
     fn absorb(&mut self, rt: &Runtime<'_>, hook: &Hook, mut run: HookRun) {
         let spec = self.event.spec();
-        let log = |kind: DiagKind, detail: String| {
-            rt.log.write(
-                DiagRecord::new(kind, detail)
-                    .event(self.event.name())
-                    .hook(&hook.name, &hook.file_display),
-            );
-        };
         self.warnings.extend(run.lapse.take());
+        // Records are written once the answer is merged, in the shape of the hook's dialect.
+        let mut pending: Vec<(DiagKind, String)> = Vec::new();
         let Some(answer) = run.answer.take() else {
             if run.report.status.is_failure() && hook.on_error == OnError::Block {
                 self.decision = Decision::Block;
@@ -490,6 +550,38 @@ impl Merge {
             self.reports.push(run.report);
             return;
         };
+        // A provisional decision (a skill chain's `_block`) opens or lifts a block that later
+        // hooks of the same source may still change; its records wait to see if it stands.
+        let mut deferred = false;
+        if answer.provisional && spec.may_block {
+            match answer.decision {
+                Some(Decision::Block) => {
+                    let before = (self.decision, self.reason.take(), self.result.take());
+                    let open = self.open_block.get_or_insert(OpenBlock {
+                        source: hook.source,
+                        before,
+                        records: Vec::new(),
+                    });
+                    open.records = answer
+                        .records
+                        .iter()
+                        .map(|(kind, detail)| {
+                            hook_record(hook, self.event, &self.payload, *kind, detail.clone())
+                        })
+                        .collect();
+                    deferred = true;
+                    self.decision = Decision::Block;
+                    self.reason = answer.reason.clone();
+                    self.result = answer.result.clone();
+                }
+                Some(Decision::Continue) => {
+                    if let Some(open) = self.open_block.take() {
+                        (self.decision, self.reason, self.result) = open.before;
+                    }
+                }
+                _ => {}
+            }
+        }
         let Admitted { effects, ignored } = answer.admit(spec);
         if matches!(answer.decision, Some(Decision::Block | Decision::Ask))
             && !effects
@@ -501,6 +593,8 @@ impl Merge {
         }
         for effect in effects {
             match effect {
+                // Already applied above, as provisional.
+                Effect::Block { .. } | Effect::Result(_) if deferred => {}
                 Effect::Block { reason } => {
                     self.decision = Decision::Block;
                     self.reason = Some(reason.map_or_else(
@@ -549,13 +643,13 @@ impl Merge {
                         }
                     }
                     if !added.is_empty() {
-                        log(
+                        pending.push((
                             DiagKind::HookInvalidMutation,
                             format!(
                                 "{field}: new key(s) {} dropped; a hook may only change keys that exist",
                                 added.join(", ")
                             ),
-                        );
+                        ));
                     }
                 }
                 Effect::Context(context) => self.context.extend(context.iter().cloned()),
@@ -564,8 +658,8 @@ impl Merge {
                 Effect::Warnings(warnings) => self.warnings.extend(warnings.iter().cloned()),
             }
         }
-        for (kind, detail) in &answer.records {
-            log(*kind, detail.clone());
+        if !deferred {
+            pending.extend(answer.records.iter().cloned());
         }
         if !ignored.is_empty() {
             let detail = format!(
@@ -574,11 +668,15 @@ impl Merge {
                 if ignored.len() == 1 { "is" } else { "are" },
                 self.event
             );
-            log(DiagKind::HookInvalidOutput, detail.clone());
+            pending.push((DiagKind::HookInvalidOutput, detail.clone()));
             run.report.detail = Some(detail.into());
             if run.report.status == HookStatus::Ok && answer.is_noop() {
                 run.report.status = HookStatus::Noop;
             }
+        }
+        for (kind, detail) in pending {
+            rt.log
+                .write(hook_record(hook, self.event, &self.payload, kind, detail));
         }
         self.reports.push(run.report);
     }

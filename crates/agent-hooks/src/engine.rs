@@ -293,19 +293,114 @@ impl Engine {
 
 fn load_snapshot(ws: &Workspace, log: &EventLog, previous: Option<&Snapshot>) -> Snapshot {
     let config = Config::load(ws, previous.map(|s| &s.config));
+    let mut broken: Vec<BrokenFile> = Vec::new();
     let approvals = match Approvals::load(ws) {
         Ok(a) => a,
         Err(err) => {
-            log.write(
-                DiagRecord::new(DiagKind::HookConfigError, err.to_string())
-                    .source(err.file.clone()),
-            );
+            broken.push(BrokenFile::new(
+                ws,
+                &err.file,
+                vec![
+                    DiagRecord::new(DiagKind::HookConfigError, err.to_string())
+                        .source(err.file.clone()),
+                ],
+            ));
             // Keep what was trusted before rather than trusting nothing or everything.
             previous.map(|s| s.approvals.clone()).unwrap_or_default()
         }
     };
-    for err in config.errors() {
-        log.write(DiagRecord::new(err.kind, err.to_string()).source(err.file.clone()));
+    if let Some(err) = &config.agent.error {
+        broken.push(BrokenFile::new(
+            ws,
+            &err.file,
+            vec![DiagRecord::new(err.kind, err.to_string()).source(err.file.clone())],
+        ));
     }
+    for file in config.files.iter().filter(|f| !f.errors.is_empty()) {
+        let records = file
+            .errors
+            .iter()
+            .map(|err| {
+                let record = DiagRecord::new(err.kind, err.to_string()).source(err.file.clone());
+                // Skill files are logged the way their source runtime logs them.
+                if file.source == crate::hook::SourceKind::Skill {
+                    record.open_strix(None, None)
+                } else {
+                    record
+                }
+            })
+            .collect();
+        broken.push(BrokenFile::new(ws, &file.display, records));
+    }
+    log_once_per_change(ws, log, broken);
     Snapshot::new(config, approvals)
+}
+
+/// A configuration file with problems, and what to log about it.
+struct BrokenFile {
+    /// The file as shown (workspace-relative).
+    display: String,
+    /// Its content and its problems, hashed: a new fingerprint is a change worth logging.
+    fingerprint: String,
+    records: Vec<DiagRecord>,
+}
+
+impl BrokenFile {
+    fn new(ws: &Workspace, display: &str, records: Vec<DiagRecord>) -> BrokenFile {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        hash.update(std::fs::read(ws.root().join(display)).unwrap_or_default());
+        for record in &records {
+            hash.update([0]);
+            hash.update(record.detail.as_bytes());
+        }
+        BrokenFile {
+            display: display.to_owned(),
+            fingerprint: format!("{:x}", hash.finalize()),
+            records,
+        }
+    }
+}
+
+/// Where the fingerprints of the broken files already logged are kept, across processes.
+const LOGGED_CONFIG_ERRORS: &str = ".logged-config-errors.json";
+
+/// Logs each broken file's problems once per change of that file, not at every load: every
+/// `fire` and `list` opens the workspace, and the sidecar reloads on every file change. The
+/// fingerprints logged are kept in `state/`; a file that is fixed is forgotten, so breaking it
+/// again is logged again.
+fn log_once_per_change(ws: &Workspace, log: &EventLog, broken: Vec<BrokenFile>) {
+    let store = ws.state_dir().join(LOGGED_CONFIG_ERRORS);
+    if broken.is_empty() && !store.exists() {
+        return;
+    }
+    // Without the lock two processes may both log a change once; nothing is lost either way.
+    let _lock = crate::store::FileLock::acquire(&store).ok();
+    let logged: std::collections::BTreeMap<String, String> =
+        match crate::store::read_optional(&store) {
+            Ok(Some(text)) => serde_json::from_str(&text).unwrap_or_default(),
+            _ => Default::default(),
+        };
+    let mut now = std::collections::BTreeMap::new();
+    for file in broken {
+        if logged.get(&file.display) != Some(&file.fingerprint) {
+            for record in file.records {
+                log.write(record);
+            }
+        }
+        now.insert(file.display, file.fingerprint);
+    }
+    if now == logged {
+        return;
+    }
+    let written = if now.is_empty() {
+        std::fs::remove_file(&store)
+    } else {
+        serde_json::to_vec_pretty(&now)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| crate::store::write_atomic(&store, &bytes))
+    };
+    if let Err(err) = written {
+        tracing::warn!(path = %store.display(), %err, "cannot record the configuration errors logged");
+    }
 }

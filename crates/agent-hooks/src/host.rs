@@ -114,6 +114,42 @@ impl ToolCall {
     }
 }
 
+/// A tool's failure: its message, and optionally the kind of error it was (`TimeoutError`,
+/// `PermissionError`, ...), which `post_tool_call` hooks get as `error_class` — skill hooks'
+/// source runtime sends the exception's class name there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    /// What went wrong, as the agent and hooks read it.
+    pub message: String,
+    /// The kind of error; [`ToolError::DEFAULT_CLASS`] when the host gave none.
+    pub class: String,
+}
+
+impl ToolError {
+    /// The `error_class` of an error whose host named no class.
+    pub const DEFAULT_CLASS: &'static str = "Error";
+
+    /// An error of `class` with `message`.
+    pub fn new(class: impl Into<String>, message: impl Into<String>) -> ToolError {
+        ToolError {
+            message: message.into(),
+            class: class.into(),
+        }
+    }
+}
+
+impl From<String> for ToolError {
+    fn from(message: String) -> ToolError {
+        ToolError::new(ToolError::DEFAULT_CLASS, message)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> ToolError {
+        ToolError::new(ToolError::DEFAULT_CLASS, message)
+    }
+}
+
 fn base(session_id: &str) -> Map<String, Value> {
     let mut p = Map::new();
     p.insert("session_id".into(), json!(session_id));
@@ -121,13 +157,17 @@ fn base(session_id: &str) -> Map<String, Value> {
 }
 
 /// Runs one tool call through the hooks. `run` is the host's tool; it gets the rewritten
-/// input and returns the tool's result or an error message. It is not called when a hook
-/// blocks.
+/// input and returns the tool's result or an error (a message, or a [`ToolError`] naming its
+/// class). It is not called when a hook blocks.
 ///
 /// Dispatches `pre_tool_call`, then (when the tool ran) `transform_tool_result`, then always
 /// `post_tool_call` with the matching `status`, so observers also see blocked calls. An `ask`
 /// is resolved by `on_ask`: a host that asked its user beforehand passes
 /// [`AskPolicy::Allow`].
+///
+/// `post_tool_call` carries what skill hooks' source runtime sends: on success the result and
+/// `duration_seconds`; on an error `error` and `error_class`; on a block `block_reason`. Only a
+/// call that succeeded can have its result replaced by a `post_tool_call` hook.
 ///
 /// ```
 /// use agent_hooks::host::{AskPolicy, ToolStatus, call_tool};
@@ -151,7 +191,7 @@ fn base(session_id: &str) -> Map<String, Value> {
 /// assert_eq!(call.outcomes.len(), 3);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub async fn call_tool<F, Fut>(
+pub async fn call_tool<F, Fut, E>(
     engine: &Engine,
     session_id: &str,
     tool_name: &str,
@@ -161,7 +201,8 @@ pub async fn call_tool<F, Fut>(
 ) -> ToolCall
 where
     F: FnOnce(Value) -> Fut,
-    Fut: Future<Output = Result<Value, String>>,
+    Fut: Future<Output = Result<Value, E>>,
+    E: Into<ToolError>,
 {
     let mut outcomes = Vec::new();
     let mut warnings = Vec::new();
@@ -177,6 +218,7 @@ where
         Decision::Ask => on_ask == AskPolicy::Block,
         Decision::Continue => false,
     };
+    let mut duration = None;
     let (status, mut result, error, blocked_reason) = if refused {
         let reason = before.reason.clone().unwrap_or_default();
         let shown = before
@@ -185,9 +227,16 @@ where
             .unwrap_or_else(|| json!(format!("[blocked by a hook] {reason}")));
         (ToolStatus::Blocked, shown, None, Some(reason))
     } else {
+        let started = std::time::Instant::now();
         match run(input.clone()).await {
-            Ok(result) => (ToolStatus::Success, result, None, None),
-            Err(message) => (ToolStatus::Error, json!(message), Some(message), None),
+            Ok(result) => {
+                duration = Some(started.elapsed());
+                (ToolStatus::Success, result, None, None)
+            }
+            Err(error) => {
+                let error: ToolError = error.into();
+                (ToolStatus::Error, json!(error.message), Some(error), None)
+            }
         }
     };
     outcomes.push(before);
@@ -209,10 +258,21 @@ where
     post.insert("tool_result".into(), result.clone());
     post.insert("status".into(), json!(status.as_str()));
     if let Some(error) = &error {
-        post.insert("error".into(), json!(error));
+        post.insert("error".into(), json!(error.message));
+        post.insert("error_class".into(), json!(error.class));
+    }
+    if let Some(reason) = &blocked_reason {
+        post.insert("block_reason".into(), json!(reason));
+    }
+    if let Some(duration) = duration {
+        // Microseconds, as the source runtime rounds it.
+        let seconds = (duration.as_secs_f64() * 1e6).round() / 1e6;
+        post.insert("duration_seconds".into(), json!(seconds));
     }
     let after = engine.dispatch(Event::PostToolCall, post).await;
-    if let Some(replaced) = after.payload.get("tool_result") {
+    if status == ToolStatus::Success
+        && let Some(replaced) = after.payload.get("tool_result")
+    {
         result = replaced.clone();
     }
     notes.extend(after.notes.iter().cloned());

@@ -2,7 +2,9 @@
 //! through `sh -c` in their skill directory, need no approval, and speak the skill dialect.
 //! Problems carry the source runtime's own diagnostic types: `hook_invalid_json` for a file that
 //! is not JSON, `hook_invalid_format` for a wrong shape, `hook_missing_fields` for an entry
-//! without a name, a command or a valid event.
+//! without a name, a command or a valid event. Values the source runtime coerces the way Python
+//! does (`timeout_seconds: "5"`, `env: {"N": 1}`, a truthy `include_conversation`) load the same
+//! way here, each with a warning; they never cost a hook.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -14,7 +16,7 @@ use super::{ConfigError, FileLoad, FileState};
 use crate::diag::DiagKind;
 use crate::dialect::Dialect;
 use crate::dialect::skill::{SKILL_EVENTS, canonical};
-use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind};
+use crate::hook::{Hook, OnError, SourceKind};
 use crate::transport::{CommandSpec, TransportSpec};
 use crate::wording::{did_you_mean, kind_of as json_kind, nearest};
 use crate::workspace::Workspace;
@@ -44,10 +46,11 @@ pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<
 /// bound stops a pathological tree from costing every dispatch its time.
 const MAX_DEPTH: usize = 16;
 
-/// Collects every `hooks.json` below `dir`. Unreadable directories are skipped: they cannot
-/// hold hooks this process could run anyway. Each directory is entered once, by its canonical
-/// path, so a symlink back up the tree (`ln -s .. skills/a/loop`) neither loops nor makes a
-/// skill's hooks run twice.
+/// Collects every `hooks.json` below `dir` as the source runtime's `rglob` finds them: a
+/// symlinked `skills/` or `hooks.json` is followed, a symlinked directory below `skills/` is not
+/// descended into. Each directory is entered once, by its canonical path, to a bounded depth,
+/// so no arrangement of links or mounts can make discovery loop. Unreadable directories are
+/// skipped: they cannot hold hooks this process could run anyway.
 fn find_hooks_json(
     dir: &Path,
     depth: usize,
@@ -68,17 +71,18 @@ fn find_hooks_json(
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
+        // Not followed: a symlink to a directory is neither descended nor a hooks file.
         let Ok(kind) = entry.file_type() else {
             continue;
         };
-        if kind.is_dir() || (kind.is_symlink() && path.is_dir()) {
+        if kind.is_dir() {
             // Skip dependency and VCS folders a skill may vendor; they never hold its hooks.
             let name = entry.file_name();
             if name == "node_modules" || name == ".git" || name == ".venv" {
                 continue;
             }
             find_hooks_json(&path, depth + 1, visited, out);
-        } else if entry.file_name() == "hooks.json" {
+        } else if entry.file_name() == "hooks.json" && path.is_file() {
             out.push(path);
         }
     }
@@ -169,22 +173,26 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
                 ));
             }
         }
-        match parse_entry(ws, &skill_dir, &path, &display, line, index, map) {
+        let mut loose = Vec::new();
+        match parse_entry(&skill_dir, &path, &display, line, index, map, &mut loose) {
             Ok(hook) => load.hooks.push(hook),
             Err((kind, message)) => load.errors.push(at(kind, message)),
+        }
+        for message in loose {
+            load.warnings.push(at(DiagKind::HookConfigError, message));
         }
     }
     load
 }
 
 fn parse_entry(
-    ws: &Workspace,
     skill_dir: &Path,
     file: &Path,
     display: &str,
     line: u64,
     index: usize,
     map: &Map<String, Value>,
+    loose: &mut Vec<String>,
 ) -> Result<Hook, (DiagKind, String)> {
     let missing = |what: &str| {
         (
@@ -192,31 +200,39 @@ fn parse_entry(
             format!("hook #{}: {what}", index + 1),
         )
     };
-    let name = match map.get("name") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-        Some(Value::String(_)) | None => return Err(missing("missing \"name\"")),
-        Some(other) => {
-            return Err(missing(&format!(
-                "\"name\" must be a string, found {}",
-                json_kind(other)
-            )));
+    // `str(entry.get(key, "")).strip()`: any value is a name or a command once stringified.
+    let mut text = |key: &str| -> String {
+        match map.get(key) {
+            None => String::new(),
+            Some(Value::String(s)) => s.trim().to_owned(),
+            Some(other) => {
+                let text = python_str(other);
+                loose.push(format!(
+                    "hook #{}: \"{key}\" is {}, not a string; read as \"{text}\"",
+                    index + 1,
+                    json_kind(other)
+                ));
+                text.trim().to_owned()
+            }
         }
     };
-    let command = match map.get("command") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-        Some(Value::String(_)) | None => {
-            return Err(missing(&format!("\"{name}\": missing \"command\"")));
-        }
-        Some(other) => {
-            return Err(missing(&format!(
-                "\"{name}\": \"command\" must be a string, found {}",
-                json_kind(other)
-            )));
-        }
-    };
+    let name = text("name");
+    if name.is_empty() {
+        return Err(missing("missing \"name\""));
+    }
+    let command = text("command");
+    if command.is_empty() {
+        return Err(missing(&format!("\"{name}\": missing \"command\"")));
+    }
     let names: Vec<&Value> = match (map.get("events"), map.get("event")) {
         (Some(Value::Array(list)), _) => list.iter().collect(),
-        (Some(Value::String(_)), _) => map.get("events").into_iter().collect(),
+        (Some(Value::String(_)), _) => {
+            loose.push(format!(
+                "hook #{} \"{name}\": \"events\" is a string, not a list; read as a list of one",
+                index + 1
+            ));
+            map.get("events").into_iter().collect()
+        }
         (None, Some(one)) => vec![one],
         (Some(other), _) => {
             return Err(missing(&format!(
@@ -228,18 +244,20 @@ fn parse_entry(
     };
     let mut events = Vec::new();
     for value in names {
-        let Some(event_name) = value.as_str() else {
-            return Err(missing(&format!(
-                "\"{name}\": event names must be strings, found {}",
-                json_kind(value)
-            )));
+        // `str(item).strip()`, and empty names are skipped, as the source runtime does.
+        let event_name = match value {
+            Value::String(s) => s.trim().to_owned(),
+            other => python_str(other).trim().to_owned(),
         };
-        match canonical(event_name) {
+        if event_name.is_empty() {
+            continue;
+        }
+        match canonical(&event_name) {
             Some(e) if !events.contains(&e) => events.push(e),
             Some(_) => {}
             None => {
                 let names = SKILL_EVENTS.iter().map(|(n, _)| *n);
-                let hint = did_you_mean(nearest(event_name, names, |d, _| d <= 4));
+                let hint = did_you_mean(nearest(&event_name, names, |d, _| d <= 4));
                 let valid: Vec<&str> = SKILL_EVENTS.iter().map(|(n, _)| *n).collect();
                 return Err(missing(&format!(
                     "\"{name}\": unknown event \"{event_name}\"{hint}; skill hooks take {}",
@@ -251,50 +269,82 @@ fn parse_entry(
     if events.is_empty() {
         return Err(missing(&format!("\"{name}\": no events")));
     }
+    let at = |what: String| format!("hook #{} \"{name}\": {what}", index + 1);
     let timeout = match map.get("timeout_seconds") {
-        None | Some(Value::Null) => DEFAULT_TIMEOUT_SECS,
-        Some(v) => match v.as_f64() {
-            Some(s) if s > 0.0 => s.min(MAX_TIMEOUT_SECS),
+        None => DEFAULT_TIMEOUT_SECS,
+        Some(value) => match python_float(value) {
+            Some(seconds) if seconds > 0.0 => {
+                if !value.is_number() {
+                    loose.push(at(format!(
+                        "timeout_seconds {value} read as {seconds} s, as float() would"
+                    )));
+                }
+                if seconds > MAX_TIMEOUT_SECS {
+                    loose.push(at(format!(
+                        "timeout_seconds {value} is beyond what a timer can wait; {MAX_TIMEOUT_SECS} s used"
+                    )));
+                    MAX_TIMEOUT_SECS
+                } else {
+                    seconds
+                }
+            }
             _ => {
-                return Err((
-                    DiagKind::HookInvalidFormat,
-                    format!(
-                        "hook #{} \"{name}\": timeout_seconds must be a positive number, found {}",
-                        index + 1,
-                        json_kind(v)
-                    ),
-                ));
+                loose.push(at(format!(
+                    "timeout_seconds {value} is not a positive number; the default {DEFAULT_TIMEOUT_SECS} s is used"
+                )));
+                DEFAULT_TIMEOUT_SECS
             }
         },
     };
-    let env = match map.get("env") {
-        None | Some(Value::Null) => Vec::new(),
+    let mut env: Vec<(String, String)> = match map.get("env") {
+        None => Vec::new(),
         Some(Value::Object(env)) => env
             .iter()
             .map(|(k, v)| {
                 let value = match v {
                     Value::String(s) => s.clone(),
-                    other => other.to_string(),
+                    other => {
+                        let text = python_str(other);
+                        loose.push(at(format!(
+                            "env {k} is {}, not a string; set to \"{text}\" as str() would",
+                            json_kind(other)
+                        )));
+                        text
+                    }
                 };
                 (k.clone(), value)
             })
             .collect(),
         Some(other) => {
-            return Err((
-                DiagKind::HookInvalidFormat,
-                format!(
-                    "hook #{} \"{name}\": env must be an object, found {}",
-                    index + 1,
-                    json_kind(other)
-                ),
-            ));
+            loose.push(at(format!(
+                "env must be an object, found {}; ignored",
+                json_kind(other)
+            )));
+            Vec::new()
         }
     };
-    let include_conversation = map
-        .get("include_conversation")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let _ = ws;
+    // The runtime's own variables win over `env`, as in the source runtime.
+    env.retain(|(key, _)| {
+        let reserved = RUNTIME_VARS.contains(&key.as_str());
+        if reserved {
+            loose.push(at(format!(
+                "env {key} is set by the runtime; the value in env is not used"
+            )));
+        }
+        !reserved
+    });
+    let include_conversation = match map.get("include_conversation") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            let truthy = python_truthy(other);
+            loose.push(at(format!(
+                "include_conversation is {}, not true or false; read as {truthy}",
+                json_kind(other)
+            )));
+            truthy
+        }
+    };
     Ok(Hook {
         name,
         source: SourceKind::Skill,
@@ -314,6 +364,158 @@ fn parse_entry(
         // The source runtime hands a skill hook its own directory as STATE_DIR.
         state_dir: skill_dir.to_path_buf(),
     })
+}
+
+/// The variables the runtime sets for a skill hook, which `env` cannot override.
+const RUNTIME_VARS: &[&str] = &["STATE_DIR", "HOOK_NAME", "HOOK_EVENT"];
+
+/// The longest timeout a timer can be set to without overflowing (about 31 years): the source
+/// runtime has no ceiling, and neither has this one in practice.
+const MAX_TIMEOUT_SECS: f64 = 1e9;
+
+/// Python's `float(value)`: numbers, and strings such as `" 5 "`, `"1_000"`, `"1e1"`; `true` is
+/// 1 and `false` 0. `None` for what `float()` refuses (and for NaN, which no timer takes).
+fn python_float(value: &Value) -> Option<f64> {
+    let number = match value {
+        Value::Number(n) => n.as_f64()?,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::String(s) => {
+            let s = s.trim();
+            // Underscores only between digits, as Python's grammar allows.
+            let bytes = s.as_bytes();
+            let underscores_ok = bytes.iter().enumerate().all(|(i, b)| {
+                *b != b'_'
+                    || (i > 0
+                        && i + 1 < bytes.len()
+                        && bytes[i - 1].is_ascii_digit()
+                        && bytes[i + 1].is_ascii_digit())
+            });
+            if !underscores_ok {
+                return None;
+            }
+            s.replace('_', "").parse::<f64>().ok()?
+        }
+        _ => return None,
+    };
+    (!number.is_nan()).then_some(number)
+}
+
+/// Python's truthiness of a JSON value.
+fn python_truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+/// Python's `str()` of a value `json.loads` produced: `True`, `None`, `1.0`, `[1, 'a']`,
+/// `{'k': 1}`.
+fn python_str(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => python_repr(other),
+    }
+}
+
+fn python_repr(value: &Value) -> String {
+    match value {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => i.to_string(),
+            (_, Some(u), _) => u.to_string(),
+            (_, _, Some(f)) => python_float_repr(f),
+            _ => n.to_string(),
+        },
+        Value::String(s) => {
+            // Single quotes unless the text holds one and no double quote, as repr() chooses.
+            let quote = if s.contains('\'') && !s.contains('"') {
+                '"'
+            } else {
+                '\''
+            };
+            let mut out = String::from(quote);
+            for c in s.chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    c if c == quote => {
+                        out.push('\\');
+                        out.push(c);
+                    }
+                    c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                        out.push_str(&format!("\\x{:02x}", c as u32));
+                    }
+                    c => out.push(c),
+                }
+            }
+            out.push(quote);
+            out
+        }
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(python_repr).collect();
+            format!("[{}]", inner.join(", "))
+        }
+        Value::Object(map) => {
+            let inner: Vec<String> = map
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}: {}",
+                        python_repr(&Value::String(k.clone())),
+                        python_repr(v)
+                    )
+                })
+                .collect();
+            format!("{{{}}}", inner.join(", "))
+        }
+    }
+}
+
+/// Python's `repr(float)`: the shortest digits that read back, positional between 1e-4 and
+/// 1e16 (`1.0`, `0.001`), scientific outside (`1e+16`, `1e-05`).
+fn python_float_repr(f: f64) -> String {
+    if f.is_infinite() {
+        return if f > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    // `{:e}` gives the shortest round-trip digits: "-1.2345e3".
+    let sci = format!("{f:e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let point = exponent + 1;
+    let body = if (-3..=16).contains(&point) {
+        let len = digits.len() as i32;
+        if point <= 0 {
+            format!("0.{}{digits}", "0".repeat((-point) as usize))
+        } else if point >= len {
+            format!("{digits}{}.0", "0".repeat((point - len) as usize))
+        } else {
+            let (int, frac) = digits.split_at(point as usize);
+            format!("{int}.{frac}")
+        }
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let rest = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let exp_sign = if exponent < 0 { '-' } else { '+' };
+        format!("{first}{rest}e{exp_sign}{:02}", exponent.abs())
+    };
+    format!("{sign}{body}")
 }
 
 /// The line on which each element of the top-level `hooks` array starts, for messages.
@@ -379,5 +581,41 @@ mod tests {
     fn entry_lines_follow_objects() {
         let text = "{\n  \"hooks\": [\n    {\"name\": \"a\", \"x\": {\"y\": 1}},\n    {\n      \"name\": \"b\"\n    }\n  ]\n}\n";
         assert_eq!(entry_lines(text), vec![3, 4]);
+    }
+
+    #[test]
+    fn values_stringify_as_python_str() {
+        use serde_json::json;
+        for (value, text) in [
+            (json!(true), "True"),
+            (json!(null), "None"),
+            (json!(5), "5"),
+            (json!(1.0), "1.0"),
+            (json!(0.5), "0.5"),
+            (json!(1e16), "1e+16"),
+            (json!(123456789012.5), "123456789012.5"),
+            (json!(0.0001), "0.0001"),
+            (json!(0.00001), "1e-05"),
+            (json!(-2.5), "-2.5"),
+            (json!([1, "a", null]), "[1, 'a', None]"),
+            (json!({"k": "it's"}), "{'k': \"it's\"}"),
+            (json!("plain"), "plain"),
+        ] {
+            assert_eq!(python_str(&value), text, "{value}");
+        }
+    }
+
+    #[test]
+    fn timeouts_read_as_python_float() {
+        use serde_json::json;
+        assert_eq!(python_float(&json!("5")), Some(5.0));
+        assert_eq!(python_float(&json!(" 2.5 ")), Some(2.5));
+        assert_eq!(python_float(&json!("1_000")), Some(1000.0));
+        assert_eq!(python_float(&json!("1__0")), None);
+        assert_eq!(python_float(&json!(true)), Some(1.0));
+        assert_eq!(python_float(&json!("abc")), None);
+        assert_eq!(python_float(&json!("nan")), None);
+        assert_eq!(python_float(&json!(null)), None);
+        assert_eq!(python_float(&json!([5])), None);
     }
 }

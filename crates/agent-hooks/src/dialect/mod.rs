@@ -46,6 +46,8 @@ pub struct DispatchCache {
     /// The `tool_use_id` generated for Claude Code hooks when the payload has none, so every
     /// hook of the dispatch sees the same one.
     pub(crate) tool_use_id: OnceLock<String>,
+    /// The event skill hooks pass from one to the next (their chain replaces it whole).
+    pub(crate) skill_chain: std::sync::Mutex<Option<skill::Chain>>,
 }
 
 /// The payload as it stands at one point of a dispatch, with the matcher text computed at most
@@ -152,6 +154,34 @@ impl Dialect {
             Dialect::Shell => event.name(),
             Dialect::Claude { event, .. } => event.name(),
             Dialect::Skill { .. } => skill::skill_name(event).unwrap_or(event.name()),
+        }
+    }
+
+    /// What a command hook of this dialect may do beyond the common rules, for an input of
+    /// `input_len` bytes. Skill hooks echo their event back, so their answer may be as large as
+    /// the input (a conversation can pass 1 MiB); and their source runtime lets a hook start a
+    /// sidecar that outlives it.
+    pub fn run_policy(&self, input_len: usize) -> crate::transport::RunPolicy {
+        match self {
+            Dialect::Skill { .. } => crate::transport::RunPolicy {
+                stdout_cap: input_len.saturating_add(crate::transport::STDOUT_CAP),
+                leave_background: true,
+            },
+            Dialect::Shell | Dialect::Claude { .. } => crate::transport::RunPolicy::default(),
+        }
+    }
+
+    /// Gives a record about one of this dialect's hooks the shape its readers expect: skill
+    /// hooks' records use their source runtime's field names.
+    pub fn shape_record(
+        &self,
+        record: crate::diag::DiagRecord,
+        event: Event,
+        payload: &Map<String, Value>,
+    ) -> crate::diag::DiagRecord {
+        match self {
+            Dialect::Skill { .. } => skill::shape_record(record, event, payload),
+            Dialect::Shell | Dialect::Claude { .. } => record,
         }
     }
 

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::answer::Unusable;
 use crate::diag::DiagKind;
-use crate::transport::{Reply, STDOUT_CAP};
+use crate::transport::Reply;
 use crate::wording::kind_of;
 
 /// A hook whose stdout ran past the cap has no usable answer, whatever it says.
@@ -17,7 +17,7 @@ pub(crate) fn refuse_overflow(reply: &Reply) -> Result<(), Unusable> {
             kind: DiagKind::HookInvalidOutput,
             detail: format!(
                 "stdout is larger than {} bytes; the answer was discarded",
-                STDOUT_CAP
+                reply.stdout.len()
             ),
         });
     }

@@ -1,8 +1,11 @@
-//! The skill dialect (SPEC §6): hooks get the *skill view* of an event — `type`, `timestamp`,
-//! `tool`/`args`, `status`/`result`/`error`, `prompt` — and answer with the event itself,
-//! possibly changed, which replaces it for the next hook. Changes to what a hook may not change
-//! (the type, the tool, anything but `args`/`result`/`prompt`) are dropped and logged as
-//! `hook_invalid_mutation`; `_block` turns a tool call into a synthetic result.
+//! The skill dialect (SPEC §6), as open-strix runs it: hooks get the *skill view* of an event —
+//! `type`, `timestamp`, `tool`/`args`, `status`/`result`/`error`, `prompt` — and answer with an
+//! event that **replaces** it for the next hook, whole: fields a hook adds reach the next one,
+//! fields it leaves out are gone. Only at the end does the chain's event take effect, read the
+//! way the source runtime reads it: `args` (or the original arguments), `_block`, `result` of a
+//! call that succeeded, `prompt` plus `append_prompt`. The dispatcher merges after every hook, so
+//! each answer here carries the effects of the chain's event *so far*; a `_block` is provisional
+//! until the chain ends, since a later hook may remove it.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -10,9 +13,9 @@ use std::io::{BufRead, BufReader};
 use serde_json::{Map, Value};
 
 use super::PayloadView;
-use super::read::{self, parse_object};
+use super::read;
 use crate::answer::{Answer, Decision, Rewrite, Unusable};
-use crate::diag::DiagKind;
+use crate::diag::{DiagKind, DiagRecord};
 use crate::event::{Event, RewriteRule};
 use crate::transport::{Exit, Reply};
 
@@ -53,18 +56,43 @@ const TRANSLATED: &[&str] = &[
     "error",
     "prompt",
     "session_id",
+    "timestamp",
 ];
 
-/// Keys of the view that are the runtime's, not the hook's, to change.
-const VOLATILE: &[&str] = &["timestamp", "conversation"];
+/// The keys of a chat-history message that open-strix hands a hook; the rest stay private.
+const MESSAGE_KEYS: &[&str] = &[
+    "timestamp",
+    "channel_id",
+    "channel_name",
+    "author",
+    "author_id",
+    "content",
+    "attachments",
+    "attachment_names",
+    "message_id",
+    "is_bot",
+    "source",
+    "format",
+    "reactions",
+];
 
-/// Skill hooks chain wherever the event lets them rewrite a field (their answer replaces the
-/// event for the next hook), whether or not other dialects merely observe there.
-pub(crate) fn chains(event: Event) -> bool {
-    !event.spec().rewrites.is_empty()
+/// The event passed along one dispatch's skill hooks.
+#[derive(Debug)]
+pub(crate) struct Chain {
+    /// The event as the chain began: what the source runtime falls back to for a field the
+    /// final event lacks (the tool's own arguments, its result, the prompt).
+    start: Map<String, Value>,
+    /// The event as the last hook that answered returned it.
+    current: Map<String, Value>,
 }
 
-/// The skill view of the payload (without the conversation).
+/// Skill hooks chain on every event they take, lifecycle events included: the source runtime
+/// runs them one after another, each on the event the previous one returned.
+pub(crate) fn chains(_event: Event) -> bool {
+    true
+}
+
+/// The skill view of the payload (without the conversation), as the chain's first hook gets it.
 fn view_object(view: &PayloadView<'_>) -> Map<String, Value> {
     let p = view.payload;
     let get = |k: &str| p.get(k).cloned().unwrap_or(Value::Null);
@@ -73,10 +101,13 @@ fn view_object(view: &PayloadView<'_>) -> Map<String, Value> {
         "type".into(),
         Value::String(skill_name(view.event).unwrap_or(view.event.name()).into()),
     );
-    obj.insert(
-        "timestamp".into(),
-        Value::String(crate::diag::now_rfc3339()),
-    );
+    // A timestamp the host gives is kept, as the source runtime keeps the event's own.
+    let timestamp = p
+        .get("timestamp")
+        .filter(|t| t.as_str().is_some_and(|t| !t.is_empty()))
+        .cloned()
+        .unwrap_or_else(|| Value::String(crate::diag::now_isoformat()));
+    obj.insert("timestamp".into(), timestamp);
     obj.insert(
         "session_id".into(),
         p.get("session_id")
@@ -93,13 +124,15 @@ fn view_object(view: &PayloadView<'_>) -> Map<String, Value> {
                     .unwrap_or_else(|| Value::Object(Map::new())),
             );
             if view.event == Event::PostToolCall {
-                obj.insert(
-                    "status".into(),
-                    p.get("status")
-                        .cloned()
-                        .unwrap_or_else(|| Value::String("success".into())),
-                );
-                obj.insert("result".into(), get("tool_result"));
+                let status = p
+                    .get("status")
+                    .cloned()
+                    .unwrap_or_else(|| Value::String("success".into()));
+                // A failed call has no result there: the hook gets the error (and its class).
+                if status != "error" {
+                    obj.insert("result".into(), get("tool_result"));
+                }
+                obj.insert("status".into(), status);
                 if let Some(err) = p.get("error").filter(|e| !e.is_null()) {
                     obj.insert("error".into(), err.clone());
                 }
@@ -129,7 +162,21 @@ fn view_object(view: &PayloadView<'_>) -> Map<String, Value> {
 }
 
 pub(crate) fn input(view: &PayloadView<'_>, include_conversation: bool) -> Vec<u8> {
-    let mut obj = view_object(view);
+    let mut obj = {
+        let mut chain = view
+            .cache
+            .skill_chain
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let chain = chain.get_or_insert_with(|| {
+            let start = view_object(view);
+            Chain {
+                current: start.clone(),
+                start,
+            }
+        });
+        chain.current.clone()
+    };
     if include_conversation {
         let conversation = view
             .cache
@@ -143,43 +190,49 @@ pub(crate) fn input(view: &PayloadView<'_>, include_conversation: bool) -> Vec<u
     bytes
 }
 
-/// Streams `logs/chat-history.jsonl` once: every `type: "message"` line, and those of the
-/// payload's channel. A malformed line is skipped, never fatal.
+/// Streams `logs/chat-history.jsonl` once: every `type: "message"` line with the keys open-strix
+/// hands on, and those of the payload's channel. A malformed line is skipped, never fatal. With
+/// no message in the file (or no file) the source runtime falls back to the history it holds
+/// in memory (`source: "memory"`); this runtime holds none, so those lists are empty.
 fn read_conversation(view: &PayloadView<'_>) -> Value {
     let channel = view
         .payload
         .get("channel_id")
         .or_else(|| view.payload.get("channel"))
-        .filter(|v| !v.is_null() && v.as_str() != Some(""))
+        .filter(|v| !v.is_null())
         .cloned();
-    let path = view.ws.chat_history();
     let mut all = Vec::new();
-    let mut in_channel = Vec::new();
-    let source = match File::open(&path) {
-        Ok(file) => {
-            for line in BufReader::new(file).lines() {
-                let Ok(line) = line else {
-                    // Unreadable bytes: skip the line, like a malformed one.
-                    continue;
-                };
-                let Ok(Value::Object(message)) = serde_json::from_str::<Value>(&line) else {
-                    continue;
-                };
-                if message.get("type").and_then(Value::as_str) != Some("message") {
-                    continue;
-                }
-                let here = channel
-                    .as_ref()
-                    .is_some_and(|c| message.get("channel_id") == Some(c));
-                let message = Value::Object(message);
-                if here {
-                    in_channel.push(message.clone());
-                }
-                all.push(message);
+    if let Ok(file) = File::open(view.ws.chat_history()) {
+        for line in BufReader::new(file).lines() {
+            let Ok(line) = line else {
+                // Unreadable bytes: skip the line, like a malformed one.
+                continue;
+            };
+            let Ok(Value::Object(message)) = serde_json::from_str::<Value>(line.trim()) else {
+                continue;
+            };
+            if message.get("type").and_then(Value::as_str) != Some("message") {
+                continue;
             }
-            "chat_history"
+            let kept: Map<String, Value> = message
+                .into_iter()
+                .filter(|(key, _)| MESSAGE_KEYS.contains(&key.as_str()))
+                .collect();
+            all.push(Value::Object(kept));
         }
-        Err(_) => "none",
+    }
+    let source = if all.is_empty() {
+        "memory"
+    } else {
+        "chat_history_log"
+    };
+    let in_channel: Vec<Value> = match &channel {
+        Some(c) => all
+            .iter()
+            .filter(|m| m.get("channel_id") == Some(c))
+            .cloned()
+            .collect(),
+        None => Vec::new(),
     };
     let mut conversation = Map::new();
     conversation.insert("current_channel_id".into(), channel.unwrap_or(Value::Null));
@@ -202,131 +255,225 @@ pub(crate) fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer,
             },
         });
     }
-    let stdout = read::stdout_text(reply)?;
-    let answer = match parse_object(stdout) {
-        Ok(Some(answer)) => answer,
-        Ok(None) => return Ok(Answer::default()),
-        Err(mut unusable) => {
-            if unusable.kind == DiagKind::HookInvalidFormat {
-                unusable.kind = DiagKind::HookInvalidOutput;
-            }
-            return Err(unusable);
+    read::refuse_overflow(reply)?;
+    // The source runtime decodes stdout with replacement characters rather than refusing it.
+    let text = String::from_utf8_lossy(&reply.stdout);
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(Answer::default());
+    }
+    let returned = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => map,
+        Ok(other) => {
+            return Err(Unusable {
+                kind: DiagKind::HookInvalidOutput,
+                detail: format!(
+                    "hook stdout must be a JSON object, found {}",
+                    crate::wording::kind_of(&other)
+                ),
+            });
+        }
+        Err(e) => {
+            return Err(Unusable {
+                kind: DiagKind::HookInvalidOutput,
+                detail: format!("stdout is not JSON: {e}"),
+            });
         }
     };
-    Ok(changes(view, &answer))
+    let mut chain = view
+        .cache
+        .skill_chain
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let chain = chain.get_or_insert_with(|| {
+        let start = view_object(view);
+        Chain {
+            current: start.clone(),
+            start,
+        }
+    });
+    let mut returned = returned;
+    // The conversation is the runtime's to add; it never travels along the chain.
+    returned.remove("conversation");
+    let previous = std::mem::replace(&mut chain.current, returned);
+    Ok(effects(view, &chain.start, &previous, &chain.current))
 }
 
-/// What a returned event changes, within what the skill dialect lets a hook change.
-fn changes(view: &PayloadView<'_>, returned: &Map<String, Value>) -> Answer {
-    let sent = view_object(view);
+/// What the chain's event, as `current` now stands, means for the canonical payload.
+fn effects(
+    view: &PayloadView<'_>,
+    start: &Map<String, Value>,
+    previous: &Map<String, Value>,
+    current: &Map<String, Value>,
+) -> Answer {
     let mut answer = Answer::default();
-    let mut dropped: Vec<String> = Vec::new();
-    let mut prompt: Option<String> = None;
-    for (key, value) in returned {
-        if VOLATILE.contains(&key.as_str()) || sent.get(key) == Some(value) {
-            continue;
-        }
-        match (view.event, key.as_str()) {
-            (Event::PreToolCall, "args") => match value {
-                Value::Object(_) => answer.rewrites.push(Rewrite {
-                    field: "tool_input".into(),
-                    value: value.clone(),
-                    // The source runtime hands the tool whatever `args` the hook returned.
-                    rule: Some(RewriteRule::Replace),
-                }),
-                _ => dropped.push("args (no longer an object)".into()),
-            },
-            (Event::PostToolCall, "result") => answer.rewrites.push(Rewrite {
-                field: "tool_result".into(),
-                value: value.clone(),
-                rule: None,
-            }),
-            (Event::PreLlmCall, "prompt") => match value {
-                Value::String(text) => prompt = Some(text.clone()),
-                _ => dropped.push("prompt (no longer a string)".into()),
-            },
-            (Event::PreLlmCall, "append_prompt") => {}
-            (Event::PreToolCall, "_block") => block(value, &mut answer),
-            (_, "_block") => answer.problems.push((
-                DiagKind::HookInvalidBlock,
-                format!(
-                    "_block is only honoured on pre_tool_call, not {}",
-                    skill_name(view.event).unwrap_or(view.event.name())
-                ),
-            )),
-            (_, "type") => dropped.push("type (the event type)".into()),
-            (_, "tool") => dropped.push("tool (the tool name)".into()),
-            (_, other) => dropped.push(other.to_owned()),
-        }
+    let event_name = skill_name(view.event).unwrap_or(view.event.name());
+    let changed = |key: &str| {
+        current
+            .get(key)
+            .is_some_and(|v| previous.get(key) != Some(v))
+    };
+    let mut dropped: Vec<&str> = Vec::new();
+    if changed("type") {
+        dropped.push("type (the event type)");
     }
-    if view.event == Event::PreLlmCall {
-        match returned.get("append_prompt") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(extra)) if extra.is_empty() => {}
-            Some(Value::String(extra)) => {
-                let base = prompt.take().unwrap_or_else(|| {
-                    sent.get("prompt")
+    if changed("tool") {
+        dropped.push("tool (the tool name)");
+    }
+    let payload = view.payload;
+    let mut rewrite = |field: &str, value: Value| {
+        if payload.get(field) != Some(&value) {
+            answer.rewrites.push(Rewrite {
+                field: field.to_owned(),
+                value,
+                rule: Some(RewriteRule::Replace),
+            });
+        }
+    };
+    match view.event {
+        Event::PreToolCall => {
+            let args = match current.get("args") {
+                Some(args @ Value::Object(_)) => args.clone(),
+                other => {
+                    if other.is_some() && changed("args") {
+                        dropped.push("args (it must remain a JSON object)");
+                    }
+                    start.get("args").cloned().unwrap_or(Value::Null)
+                }
+            };
+            rewrite("tool_input", args);
+        }
+        Event::PostToolCall => {
+            let succeeded = payload
+                .get("status")
+                .is_none_or(|s| s == "success" || s.is_null());
+            if succeeded {
+                if let Some(result) = current.get("result").or_else(|| start.get("result")) {
+                    rewrite("tool_result", result.clone());
+                }
+            } else if changed("result") {
+                dropped.push("result (the call did not succeed, so no result reaches the agent)");
+            }
+        }
+        Event::PreLlmCall => {
+            let mut prompt = match current.get("prompt") {
+                Some(Value::String(p)) => p.clone(),
+                other => {
+                    if other.is_some() && changed("prompt") {
+                        dropped.push("prompt (it must remain a string)");
+                    }
+                    start
+                        .get("prompt")
                         .and_then(Value::as_str)
                         .unwrap_or("")
                         .to_owned()
-                });
-                prompt = Some(if base.is_empty() {
-                    extra.clone()
-                } else {
-                    format!("{base}\n\n{extra}")
-                });
+                }
+            };
+            match current.get("append_prompt") {
+                Some(Value::String(extra)) if !extra.is_empty() => {
+                    prompt = format!("{prompt}\n\n{extra}");
+                }
+                None | Some(Value::Null) | Some(Value::String(_)) => {}
+                Some(_) if changed("append_prompt") => {
+                    dropped.push("append_prompt (not a string)");
+                }
+                Some(_) => {}
             }
-            Some(_) => dropped.push("append_prompt (not a string)".into()),
+            rewrite("prompt", Value::String(prompt));
         }
-        if let Some(prompt) = prompt {
-            answer.rewrites.push(Rewrite {
-                field: "prompt".into(),
-                value: Value::String(prompt),
-                rule: None,
-            });
-        }
+        _ => {}
+    }
+    if view.event == Event::PreToolCall {
+        block(current, previous, &mut answer);
+    } else if changed("_block") {
+        answer.problems.push((
+            DiagKind::HookInvalidBlock,
+            format!("_block is only honoured on pre_tool_call, not {event_name}"),
+        ));
     }
     if !dropped.is_empty() {
         answer.problems.push((
             DiagKind::HookInvalidMutation,
-            format!(
-                "changes to {} dropped; on {} a skill hook may change only {}",
-                dropped.join(", "),
-                skill_name(view.event).unwrap_or(view.event.name()),
-                match view.event {
-                    Event::PreToolCall => "args (or add _block)",
-                    Event::PostToolCall => "result",
-                    Event::PreLlmCall => "prompt (or add append_prompt)",
-                    _ => "nothing",
-                }
-            ),
+            format!("{} ignored on {event_name}", dropped.join(", ")),
         ));
     }
     answer
 }
 
-/// Reads `_block: {reason, result}` into a block with a synthetic tool result.
-fn block(value: &Value, answer: &mut Answer) {
-    let reason = value.get("reason").and_then(Value::as_str);
-    let result = value.get("result").and_then(Value::as_str);
-    match (value, reason, result) {
-        (Value::Object(_), Some(reason), Some(result)) => {
+/// Reads the chain's `_block: {reason, result}`. The answer's decision is provisional: `Block`
+/// when this hook added or changed a valid block, `Continue` when it removed the one there was.
+fn block(current: &Map<String, Value>, previous: &Map<String, Value>, answer: &mut Answer) {
+    answer.provisional = true;
+    let valid = |event: &Map<String, Value>| {
+        let spec = event.get("_block")?;
+        let reason = spec.get("reason")?.as_str()?;
+        let result = spec.get("result")?.as_str()?;
+        spec.is_object()
+            .then(|| (reason.to_owned(), result.to_owned()))
+    };
+    let now = valid(current);
+    let before = valid(previous);
+    match now {
+        Some((reason, result)) if before.as_ref() != Some(&(reason.clone(), result.clone())) => {
             answer.decision = Some(Decision::Block);
-            answer.reason = Some(reason.to_owned());
-            answer.result = Some(Value::String(result.to_owned()));
-            answer.records.push((
-                DiagKind::HookBlockedToolCall,
-                format!("tool call blocked: {reason}"),
-            ));
+            answer
+                .records
+                .push((DiagKind::HookBlockedToolCall, reason.clone()));
+            answer.reason = Some(reason);
+            answer.result = Some(Value::String(result));
         }
-        _ => answer.problems.push((
-            DiagKind::HookInvalidBlock,
-            format!(
-                "_block needs string \"reason\" and \"result\", got {}; the call proceeds",
-                read::answer_preview(&value.to_string())
-            ),
-        )),
+        Some(_) => {}
+        None => {
+            if before.is_some() {
+                answer.decision = Some(Decision::Continue);
+            }
+            if let Some(spec) = current.get("_block")
+                && previous.get("_block") != Some(spec)
+            {
+                answer.problems.push((
+                    DiagKind::HookInvalidBlock,
+                    format!(
+                        "'_block' must be an object with string 'reason' and 'result' fields, got {}; the call proceeds",
+                        read::answer_preview(&spec.to_string())
+                    ),
+                ));
+            }
+        }
     }
+}
+
+/// A record about a skill hook, with open-strix's field names (and its `tool`, `channel_id`).
+pub(crate) fn shape_record(
+    record: DiagRecord,
+    event: Event,
+    payload: &Map<String, Value>,
+) -> DiagRecord {
+    let session = payload
+        .get("session_id")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let kind = record.kind;
+    let mut record = record.open_strix(session, skill_name(event));
+    if matches!(event, Event::PreToolCall | Event::PostToolCall)
+        && matches!(
+            kind,
+            DiagKind::HookBlockedToolCall
+                | DiagKind::HookInvalidBlock
+                | DiagKind::HookInvalidMutation
+        )
+    {
+        record = record.field(
+            "tool",
+            payload.get("tool_name").cloned().unwrap_or(Value::Null),
+        );
+    }
+    if kind == DiagKind::HookBlockedToolCall {
+        record = record.field(
+            "channel_id",
+            payload.get("channel_id").cloned().unwrap_or(Value::Null),
+        );
+    }
+    record
 }
 
 #[cfg(test)]
@@ -341,15 +488,8 @@ mod tests {
     }
 
     #[test]
-    fn skill_hooks_chain_exactly_where_they_may_rewrite() {
-        let chaining: Vec<Event> = SKILL_EVENTS
-            .iter()
-            .map(|(_, e)| *e)
-            .filter(|e| chains(*e))
-            .collect();
-        assert_eq!(
-            chaining,
-            [Event::PreToolCall, Event::PostToolCall, Event::PreLlmCall]
-        );
+    fn skill_hooks_chain_on_every_event_they_take() {
+        // open-strix runs the hooks of an event one after another, lifecycle events included.
+        assert!(SKILL_EVENTS.iter().all(|(_, e)| chains(*e)));
     }
 }

@@ -4,8 +4,12 @@
 //! Stdin is written, stdout read and stderr read as three concurrent tasks, so a hook that never
 //! reads its input, or floods one stream, cannot deadlock the runtime. At the timeout the whole
 //! group gets SIGTERM, then SIGKILL after a short grace, and the hook is reaped. When the hook
-//! exits on its own, whatever it left in its group is killed at once: a hook is done when its
-//! process is (detach with `setsid` to start a long-lived job on purpose).
+//! exits on its own, whatever it left in its group is killed at once — a hook is done when its
+//! process is (detach with `setsid` to start a long-lived job on purpose) — unless its
+//! [`RunPolicy`] leaves background processes be, as skill hooks' source runtime does.
+//!
+//! Whatever the hook printed before it exited is its answer, even when a process it started
+//! keeps the pipe open: at the timeout the runtime stops reading and keeps what it has.
 
 use std::ffi::OsString;
 use std::io;
@@ -25,6 +29,25 @@ use crate::workspace::Workspace;
 pub const KILL_GRACE: Duration = Duration::from_millis(300);
 /// How long to wait for the pipes to close once the hook's group has been killed.
 const PIPE_GRACE: Duration = Duration::from_millis(500);
+
+/// What the runtime allows a command hook's process beyond the common rules; the dialect decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunPolicy {
+    /// Stdout is read up to this many bytes; the rest is drained and the answer refused.
+    pub stdout_cap: usize,
+    /// Processes the hook started in its group survive its normal exit (they are still killed
+    /// at its timeout).
+    pub leave_background: bool,
+}
+
+impl Default for RunPolicy {
+    fn default() -> Self {
+        RunPolicy {
+            stdout_cap: STDOUT_CAP,
+            leave_background: false,
+        }
+    }
+}
 
 /// How the command line is turned into a process.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,6 +142,7 @@ impl CommandSpec {
         env: &[(String, String)],
         timeout: Duration,
         program: Option<&crate::trust::Pinned>,
+        policy: RunPolicy,
     ) -> Result<Reply, Failure> {
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + timeout;
@@ -154,7 +178,7 @@ impl CommandSpec {
             ));
         };
         // From here on, whatever happens to this future, the group is killed.
-        let guard = GroupGuard(pgid);
+        let mut guard = GroupGuard(Some(pgid));
 
         let stdin = child.stdin.take();
         let writer = tokio::spawn(async move {
@@ -164,14 +188,17 @@ impl CommandSpec {
                 let _ = stdin.shutdown().await;
             }
         });
+        // Told to stop when the runtime gives up waiting for the pipes to close: the readers
+        // then hand back what they have.
+        let (stop, stopped) = tokio::sync::watch::channel(false);
         let out = child
             .stdout
             .take()
-            .map(|s| tokio::spawn(read_capped(s, STDOUT_CAP)));
+            .map(|s| tokio::spawn(read_capped(s, policy.stdout_cap, stopped.clone())));
         let err = child
             .stderr
             .take()
-            .map(|s| tokio::spawn(read_capped(s, STDERR_CAP)));
+            .map(|s| tokio::spawn(read_capped(s, STDERR_CAP, stopped)));
 
         let status = match tokio::time::timeout_at(deadline, child.wait()).await {
             Ok(Ok(status)) => status,
@@ -212,11 +239,20 @@ impl CommandSpec {
                 signal_group(pgid, SIGTERM);
                 tokio::time::sleep(KILL_GRACE).await;
                 signal_group(pgid, SIGKILL);
-                tokio::time::timeout(PIPE_GRACE, &mut pipes)
-                    .await
-                    .unwrap_or_default()
+                // A process outside the group (started with `setsid`) may still hold the pipes:
+                // the answer printed so far is kept all the same.
+                match tokio::time::timeout(PIPE_GRACE, &mut pipes).await {
+                    Ok(result) => result,
+                    Err(_) => {
+                        let _ = stop.send(true);
+                        pipes.await
+                    }
+                }
             }
         };
+        if policy.leave_background && left_behind.is_none() {
+            guard.disarm();
+        }
         drop(guard);
 
         use std::os::unix::process::ExitStatusExt;
@@ -301,11 +337,20 @@ fn command_for(program: Option<&crate::trust::Pinned>, word: &str) -> Command {
 
 /// Kills the hook's process group when dropped, so an abandoned dispatch (a cancelled request,
 /// a panicking caller) cannot leave processes behind.
-struct GroupGuard(u32);
+struct GroupGuard(Option<u32>);
+
+impl GroupGuard {
+    /// The hook finished normally and its policy lets its background processes live.
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
-        signal_group(self.0, SIGKILL);
+        if let Some(pgid) = self.0 {
+            signal_group(pgid, SIGKILL);
+        }
     }
 }
 
@@ -315,8 +360,13 @@ struct Captured {
     overflow: bool,
 }
 
-/// Reads `reader` to its end, keeping the first `cap` bytes and draining the rest.
-async fn read_capped(mut reader: impl AsyncRead + Unpin, cap: usize) -> Captured {
+/// Reads `reader` to its end, keeping the first `cap` bytes and draining the rest. When `stop`
+/// turns true it returns what it has read so far.
+async fn read_capped(
+    mut reader: impl AsyncRead + Unpin,
+    cap: usize,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> Captured {
     let mut captured = Captured::default();
     // Most answers are a line or two: start small and let the vector grow up to the cap, then
     // drain the rest through a scratch buffer.
@@ -325,7 +375,12 @@ async fn read_capped(mut reader: impl AsyncRead + Unpin, cap: usize) -> Captured
         if captured.bytes.len() < cap {
             let room = cap - captured.bytes.len();
             let mut limited = (&mut reader).take(room as u64);
-            match limited.read_buf(&mut captured.bytes).await {
+            // `read_buf` is cancel-safe: when the stop wins, no byte read is lost.
+            let read = tokio::select! {
+                read = limited.read_buf(&mut captured.bytes) => read,
+                _ = stop.wait_for(|stopped| *stopped) => break,
+            };
+            match read {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {
                     if captured.bytes.capacity() == captured.bytes.len() {
@@ -343,9 +398,13 @@ async fn read_capped(mut reader: impl AsyncRead + Unpin, cap: usize) -> Captured
             // Past the cap: drain the rest so the hook is not blocked on a full pipe. (The
             // drain's buffer lives on the heap: a large array here would make this future — and
             // every task spawn that moves it — kilobytes bigger.)
-            if let Ok(n) = tokio::io::copy(&mut reader, &mut tokio::io::sink()).await {
-                captured.overflow |= n > 0;
-            }
+            let mut sink = tokio::io::sink();
+            let drained = tokio::select! {
+                drained = tokio::io::copy(&mut reader, &mut sink) => drained.unwrap_or(0),
+                // Stopped while draining: at least one byte past the cap was waiting.
+                _ = stop.wait_for(|stopped| *stopped) => 1,
+            };
+            captured.overflow |= drained > 0;
             break;
         }
     }

@@ -11,7 +11,7 @@ mod unix;
 use std::time::Duration;
 
 pub use builtin::BuiltinSpec;
-pub use command::{CommandSpec, Invocation};
+pub use command::{CommandSpec, Invocation, RunPolicy};
 pub use http::HttpSpec;
 pub use ssrf::{ALLOW_LOCAL_ENV, allow_local_enabled};
 
