@@ -83,7 +83,9 @@ fn the_source_documents_block_example_blocks_with_its_synthetic_result() {
     assert_eq!(fired.status("block-shell-leak"), "blocked");
     let logged = ws.events_of("hook_blocked_tool_call");
     assert_eq!(logged.len(), 1);
-    assert_eq!(logged[0]["hook"], "block-shell-leak");
+    assert_eq!(logged[0]["name"], "block-shell-leak");
+    assert_eq!(logged[0]["tool"], "send_message");
+    assert_eq!(logged[0]["reason"], "shell-leak-prefix");
 }
 
 #[test]
@@ -192,7 +194,8 @@ fn a_malformed_block_is_logged_and_the_call_proceeds() {
     assert!(fired.outcome["result"].is_null());
     let logged = ws.events_of("hook_invalid_block");
     assert_eq!(logged.len(), 1, "{:?}", ws.events());
-    assert_eq!(logged[0]["hook"], "bad-block");
+    assert_eq!(logged[0]["name"], "bad-block");
+    assert_eq!(logged[0]["tool"], "t");
 }
 
 #[test]
@@ -213,7 +216,7 @@ fn changing_the_tool_or_the_type_is_an_invalid_mutation_and_is_dropped() {
     );
     let logged = ws.events_of("hook_invalid_mutation");
     assert_eq!(logged.len(), 1);
-    let detail = logged[0]["detail"].as_str().unwrap_or_default();
+    let detail = logged[0]["error"].as_str().unwrap_or_default();
     assert!(
         detail.contains("tool") && detail.contains("type"),
         "{detail}"
@@ -256,21 +259,18 @@ fn each_configuration_diagnostic_of_the_source_is_logged_with_its_path() {
     assert!(
         invalid_json
             .iter()
-            .any(|r| r["source"] == "skills/a/hooks.json"),
+            .any(|r| r["path"] == "skills/a/hooks.json"),
         "{invalid_json:?}"
     );
     let invalid_format = ws.events_of("hook_invalid_format");
     assert!(
         invalid_format
             .iter()
-            .any(|r| r["source"] == "skills/b/hooks.json"),
+            .any(|r| r["path"] == "skills/b/hooks.json"),
         "{invalid_format:?}"
     );
     let missing = ws.events_of("hook_missing_fields");
-    let details: Vec<&str> = missing
-        .iter()
-        .filter_map(|r| r["detail"].as_str())
-        .collect();
+    let details: Vec<&str> = missing.iter().filter_map(|r| r["error"].as_str()).collect();
     assert!(
         details
             .iter()
@@ -308,12 +308,12 @@ fn run_time_diagnostics_are_logged_and_fail_open() {
     for (kind, hook) in [
         ("hook_stderr", "noisy"),
         ("hook_nonzero_exit", "crash"),
-        ("hook_invalid_json", "garbage"),
+        ("hook_invalid_output", "garbage"),
         ("hook_invalid_output", "array"),
         ("hook_timeout", "slow"),
     ] {
         assert!(
-            ws.events_of(kind).iter().any(|r| r["hook"] == hook),
+            ws.events_of(kind).iter().any(|r| r["name"] == hook),
             "no {kind} for {hook}: {:?}",
             ws.events()
         );
@@ -369,11 +369,11 @@ fn skill_and_shell_hooks_on_one_event_run_in_order_each_on_its_own_view() {
 #[test]
 fn include_conversation_reads_the_history_once_skipping_bad_lines() {
     let history = [
-        r#"{"type": "message", "channel_id": "c1", "text": "first"}"#,
+        r#"{"type": "message", "channel_id": "c1", "content": "first"}"#,
         "this line is not JSON",
         r#"{"type": "tool", "channel_id": "c1"}"#,
-        r#"{"type": "message", "channel_id": "c2", "text": "elsewhere"}"#,
-        r#"{"type": "message", "channel_id": "c1", "text": "second"}"#,
+        r#"{"type": "message", "channel_id": "c2", "content": "elsewhere"}"#,
+        r#"{"type": "message", "channel_id": "c1", "content": "second"}"#,
     ]
     .join("\n");
     let ws = Ws::new()
@@ -398,7 +398,7 @@ fn include_conversation_reads_the_history_once_skipping_bad_lines() {
         .as_array()
         .expect("channel messages")
         .iter()
-        .filter_map(|m| m["text"].as_str())
+        .filter_map(|m| m["content"].as_str())
         .collect();
     assert_eq!(texts, vec!["first", "second"]);
 }
@@ -434,5 +434,709 @@ fn lifecycle_events_reach_skill_hooks_with_their_names() {
             "post_shutdown"
         ]
         .map(|e| format!("{e} life {}", dir.display()))
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scenarios of open-strix's own hook tests, and the behaviours that make its skills run
+// here unmodified. The hooks are `sh` one-liners: the event arrives as one compact JSON line,
+// so `sed` on it is an honest edit of the event.
+
+/// Answers nothing; appends the event it got to `seen.jsonl` in its skill directory.
+const RECORD: &str = "cat >> seen.jsonl";
+/// Answers the event unchanged, and appends it to `seen.jsonl`.
+const RECORD_AND_ECHO: &str = "tee -a seen.jsonl";
+
+/// A skill hook entry running `command` on `events`.
+fn entry(name: &str, command: &str, events: &[&str]) -> Value {
+    json!({"name": name, "command": command, "events": events})
+}
+
+/// Adds `"key":value` (raw JSON) as the last field of the event and answers it.
+fn adding(key: &str, raw_value: &str) -> String {
+    format!(r#"sed 's/}}$/,"{key}":{raw_value}}}/'"#)
+}
+
+fn tool_call(tool: &str, args: Value) -> Value {
+    json!({"session_id": "s1", "tool_name": tool, "tool_input": args, "channel_id": "c1"})
+}
+
+fn hook_names(fired: &support::Fired) -> Vec<String> {
+    fired.outcome["hooks"]
+        .as_array()
+        .expect("hooks")
+        .iter()
+        .filter_map(|h| h["hook"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn kill(pid: u32) {
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+}
+
+#[test]
+fn every_field_of_an_entry_is_read() {
+    let ws = skill(
+        Ws::new().file(
+            "logs/chat-history.jsonl",
+            r#"{"type": "message", "channel_id": "c1", "content": "hi"}"#,
+        ),
+        "audit",
+        json!([{"name": "tool-audit", "command": format!("echo \"$MODE $PWD\" > env.txt; {RECORD}"),
+                "events": ["pre_tool_call", "post_tool_call"], "env": {"MODE": "audit"},
+                "timeout_seconds": 3, "include_conversation": true}]),
+    );
+    let pre = ws.fire("pre_tool_call", tool_call("echo", json!({"text": "hello"})));
+    assert_eq!(pre.status("tool-audit"), "noop");
+    let post = ws.fire(
+        "post_tool_call",
+        json!({"tool_name": "echo", "tool_input": {"text": "hello"}, "tool_result": "hello", "status": "success"}),
+    );
+    assert_eq!(post.status("tool-audit"), "noop");
+    let dir = ws.path("skills/audit");
+    assert_eq!(
+        ws.read("skills/audit/env.txt").trim(),
+        format!("audit {}", dir.display())
+    );
+    let seen = seen(&ws, "audit");
+    assert_eq!(
+        seen.iter().map(|e| e["type"].clone()).collect::<Vec<_>>(),
+        vec![json!("pre_tool_call"), json!("post_tool_call")]
+    );
+    assert!(seen.iter().all(|e| e["conversation"].is_object()));
+}
+
+#[test]
+fn a_hooks_json_of_the_wrong_shape_loads_nothing_and_is_logged() {
+    let ws = Ws::new()
+        .file("skills/list/hooks.json", r#"[{"name": "x"}]"#)
+        .file("skills/object/hooks.json", r#"{"name": "x"}"#)
+        .file("skills/map/hooks.json", r#"{"hooks": {"name": "x"}}"#);
+    let fired = ws.fire("pre_tool_call", tool_call("t", json!({})));
+    assert!(hook_names(&fired).is_empty());
+    let paths: Vec<Value> = ws
+        .events_of("hook_invalid_format")
+        .iter()
+        .map(|r| r["path"].clone())
+        .collect();
+    assert_eq!(
+        paths,
+        vec![
+            json!("skills/list/hooks.json"),
+            json!("skills/map/hooks.json"),
+            json!("skills/object/hooks.json")
+        ]
+    );
+}
+
+#[test]
+fn entries_without_a_name_a_command_or_valid_events_are_dropped() {
+    let ws = skill(
+        Ws::new(),
+        "incomplete",
+        json!([
+            {"name": "missing-command", "events": ["pre_tool_call"]},
+            {"command": "true", "events": ["pre_tool_call"]},
+            {"name": "bad-event", "command": "true", "events": ["sometimes"]},
+            {"name": "ok", "command": "cat > /dev/null", "event": "post_startup"}
+        ]),
+    );
+    let fired = ws.fire("post_startup", json!({}));
+    assert_eq!(hook_names(&fired), vec!["ok"]);
+    assert_eq!(ws.events_of("hook_missing_fields").len(), 3);
+}
+
+#[test]
+fn an_empty_answer_changes_nothing_and_logs_nothing() {
+    let ws = skill(
+        Ws::new(),
+        "quiet",
+        json!([entry(
+            "quiet",
+            "cat > /dev/null",
+            &["pre_tool_call", "post_tool_call"]
+        )]),
+    );
+    let pre = ws.fire("pre_tool_call", tool_call("echo", json!({"text": "hello"})));
+    assert_eq!(
+        pre.outcome["payload"]["tool_input"],
+        json!({"text": "hello"})
+    );
+    let post = ws.fire(
+        "post_tool_call",
+        json!({"tool_name": "echo", "tool_input": {"text": "hello"}, "tool_result": "hello"}),
+    );
+    assert_eq!(post.outcome["payload"]["tool_result"], "hello");
+    assert_eq!(ws.events(), Vec::<Value>::new());
+}
+
+#[test]
+fn stderr_is_logged_with_open_strix_field_names() {
+    let ws = skill(
+        Ws::new(),
+        "stderr",
+        json!([entry(
+            "stderr-hook",
+            "cat; echo 'minor hook warning' >&2",
+            &["pre_prompt"]
+        )]),
+    );
+    let fired = ws.fire(
+        "pre_llm_call",
+        json!({"session_id": "s1", "prompt": "hello"}),
+    );
+    assert_eq!(fired.outcome["payload"]["prompt"], "hello");
+    let records = ws.events();
+    assert_eq!(records.len(), 1, "{records:?}");
+    let record = &records[0];
+    assert_eq!(record["type"], "hook_stderr");
+    assert_eq!(record["name"], "stderr-hook");
+    assert_eq!(record["hook_event_type"], "pre_prompt");
+    assert_eq!(record["stderr"], "minor hook warning");
+    assert_eq!(record["session_id"], "s1");
+    assert_eq!(record["source"], "skills/stderr/hooks.json");
+    assert!(record["timestamp"].is_string());
+    for canonical in ["ts", "hook", "event", "detail"] {
+        assert!(record.get(canonical).is_none(), "{canonical} in {record}");
+    }
+}
+
+#[test]
+fn run_time_records_carry_open_strix_fields() {
+    let ws = skill(
+        Ws::new(),
+        "r",
+        json!([
+            entry("crash", "cat > /dev/null; exit 3", &["pre_tool_call"]),
+            entry("garbage", "cat > /dev/null; echo 'not json'", &["pre_tool_call"]),
+            {"name": "slow", "command": "sleep 30", "events": ["pre_tool_call"], "timeout_seconds": 1}
+        ]),
+    );
+    ws.fire("pre_tool_call", tool_call("t", json!({})));
+    let exit = &ws.events_of("hook_nonzero_exit")[0];
+    assert_eq!(exit["returncode"], 3);
+    assert_eq!(exit["name"], "crash");
+    let invalid = &ws.events_of("hook_invalid_output")[0];
+    assert_eq!(invalid["output"], "not json");
+    assert!(invalid["error"].is_string());
+    let timeout = &ws.events_of("hook_timeout")[0];
+    assert_eq!(timeout["timeout_seconds"], 1.0);
+    assert_eq!(timeout["hook_event_type"], "pre_tool_call");
+    assert!(ws.events_of("hook_invalid_json").is_empty());
+}
+
+#[test]
+fn include_conversation_is_opt_in_and_carries_open_strix_message_keys() {
+    let history = [
+        r#"{"type": "message", "channel_id": "channel-1", "author": "alice", "content": "vector search should see this", "source": "web", "internal": "kept private"}"#,
+        r#"{"type": "message", "channel_id": "channel-2", "author": "bob", "content": "other channel", "source": "discord"}"#,
+        r#"{"type": "tool_call", "channel_id": "channel-1"}"#,
+    ]
+    .join("\n");
+    let ws = skill(
+        Ws::new().file("logs/chat-history.jsonl", &history),
+        "conversation",
+        json!([
+            entry("without-conversation", RECORD_AND_ECHO, &["pre_prompt"]),
+            {"name": "with-conversation", "command": RECORD_AND_ECHO, "events": ["pre_prompt"], "include_conversation": true}
+        ]),
+    );
+    let fired = ws.fire(
+        "pre_llm_call",
+        json!({"prompt": "hello", "channel_id": "channel-1"}),
+    );
+    assert_eq!(fired.outcome["payload"]["prompt"], "hello");
+    let seen = seen(&ws, "conversation");
+    assert!(seen[0].get("conversation").is_none());
+    let conversation = &seen[1]["conversation"];
+    assert_eq!(conversation["source"], "chat_history_log");
+    assert_eq!(conversation["current_channel_id"], "channel-1");
+    assert_eq!(
+        conversation["all_messages"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert_eq!(
+        conversation["channel_messages"],
+        json!([{"channel_id": "channel-1", "author": "alice", "content": "vector search should see this", "source": "web"}])
+    );
+}
+
+#[test]
+fn without_messages_in_the_history_the_conversation_falls_back_to_memory() {
+    let ws = skill(
+        Ws::new(),
+        "conv",
+        json!([{"name": "conv", "command": RECORD, "events": ["pre_prompt"], "include_conversation": true}]),
+    );
+    ws.fire("pre_llm_call", json!({"prompt": "hello"}));
+    let conversation = &seen(&ws, "conv")[0]["conversation"];
+    assert_eq!(
+        conversation,
+        &json!({"current_channel_id": null, "source": "memory", "all_messages": [], "channel_messages": []})
+    );
+}
+
+#[test]
+fn the_event_timestamp_is_what_pythons_fromisoformat_reads() {
+    let ws = skill(
+        Ws::new(),
+        "t",
+        json!([entry("t", RECORD, &["pre_tool_call"])]),
+    );
+    ws.fire("pre_tool_call", tool_call("t", json!({})));
+    let stamp = seen(&ws, "t")[0]["timestamp"]
+        .as_str()
+        .expect("a timestamp")
+        .to_owned();
+    // Python 3.10 reads `isoformat()`'s own output: 6 fraction digits and `+00:00`, no `Z`.
+    let (local, offset) = stamp.split_at(stamp.len().saturating_sub(6));
+    let shape: String = local
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '9' } else { c })
+        .collect();
+    assert_eq!(
+        (shape.as_str(), offset),
+        ("9999-99-99T99:99:99.999999", "+00:00"),
+        "{stamp}"
+    );
+}
+
+#[test]
+fn symlinked_skill_directories_are_not_descended_and_a_loop_does_not_hang() {
+    let ws = skill(
+        Ws::new(),
+        "real",
+        json!([entry("real", "cat > /dev/null", &["pre_tool_call"])]),
+    )
+    .file(
+        "outside/hooks.json",
+        &json!({"hooks": [entry("outside", "cat > /dev/null", &["pre_tool_call"])]}).to_string(),
+    );
+    let link = |target: &str, at: &str| {
+        std::os::unix::fs::symlink(target, ws.path(at)).expect("make a symlink");
+    };
+    link("../outside", "skills/linked");
+    link("..", "skills/real/loop");
+    link("../../skills", "skills/real/skills-again");
+    std::fs::create_dir_all(ws.path("skills/file-link")).expect("mkdir");
+    link("../../outside/hooks.json", "skills/file-link/hooks.json");
+    let fired = ws.fire("pre_tool_call", tool_call("t", json!({})));
+    // As open-strix's `rglob`: a symlinked hooks.json counts, a symlinked directory is not entered.
+    assert_eq!(hook_names(&fired), vec!["outside", "real"]);
+    assert!(fired.elapsed < std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn a_skill_hooks_background_process_outlives_its_normal_exit() {
+    let ws = skill(
+        Ws::new(),
+        "sidecar",
+        json!([entry(
+            "start-sidecar",
+            "nohup sleep 30 >/dev/null 2>&1 & echo $! > sidecar.pid; cat > /dev/null",
+            &["post_startup"]
+        )]),
+    );
+    let fired = ws.fire("post_startup", json!({}));
+    assert_eq!(fired.status("start-sidecar"), "noop");
+    let pid: u32 = ws
+        .read("skills/sidecar/sidecar.pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let alive = support::process_running(pid);
+    kill(pid);
+    assert!(alive, "the sidecar {pid} died with the hook");
+}
+
+#[test]
+fn a_skill_hooks_background_process_is_killed_at_its_timeout() {
+    let ws = skill(
+        Ws::new(),
+        "hang",
+        json!([{"name": "hang", "command": "sleep 30 >/dev/null 2>&1 & echo $! > bg.pid; sleep 30",
+                "events": ["post_startup"], "timeout_seconds": 1}]),
+    );
+    let fired = ws.fire("post_startup", json!({}));
+    assert_eq!(fired.status("hang"), "timeout");
+    let pid: u32 = ws.read("skills/hang/bg.pid").trim().parse().expect("a pid");
+    let gone = support::eventually(std::time::Duration::from_secs(3), || {
+        !support::process_running(pid)
+    });
+    kill(pid);
+    assert!(gone, "the background process {pid} outlived the timeout");
+}
+
+#[test]
+fn an_answer_printed_before_a_setsid_grandchild_holds_stdout_is_kept_in_every_dialect() {
+    // Each hook answers with a block, then leaves a `setsid` process (outside its group, so it
+    // cannot be killed with it) holding stdout open past the 1 s timeout.
+    let leave =
+        |pidfile: &str| format!("setsid sleep 30 & echo $! > \"$AGENT_HOOKS_WORKSPACE/{pidfile}\"");
+    let shell = format!(
+        "cat > /dev/null\necho '{{\"decision\": \"block\", \"reason\": \"kept\"}}'\n{}\n",
+        leave("shell.pid")
+    );
+    let claude = format!(
+        "cat > /dev/null\necho '{{\"hookSpecificOutput\": {{\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"kept\"}}}}'\n{}\n",
+        leave("claude.pid")
+    );
+    let skill_line = format!(
+        "cat > /dev/null; echo '{{\"_block\": {{\"reason\": \"kept\", \"result\": \"R\"}}}}'; {}",
+        leave("skill.pid")
+    );
+    let cases: Vec<(&str, Ws)> = vec![
+        (
+            "shell.pid",
+            Ws::new()
+                .master(true)
+                .sh("hooks/leave.sh", &shell)
+                .hook(
+                    Entry::new("pre_tool_call", "hooks/leave.sh")
+                        .name("leave")
+                        .timeout(1)
+                        .on_error_block(),
+                )
+                .approve_all(),
+        ),
+        ("claude.pid", {
+            let ws = Ws::new().master(true).sh("hooks/leave.sh", &claude);
+            let command = ws.path("hooks/leave.sh").display().to_string();
+            let ws = ws.file(
+                ".claude/settings.json",
+                &json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 1}]}]}}).to_string(),
+            );
+            ws.approve(&command);
+            ws
+        }),
+        (
+            "skill.pid",
+            skill(
+                Ws::new(),
+                "leave",
+                json!([{"name": "leave", "command": skill_line, "events": ["pre_tool_call"], "timeout_seconds": 1}]),
+            ),
+        ),
+    ];
+    for (pidfile, ws) in cases {
+        let fired = ws.fire("pre_tool_call", tool_call("bash", json!({"command": "ls"})));
+        let pid: u32 = ws.read(pidfile).trim().parse().expect("a pid");
+        kill(pid);
+        assert_eq!(fired.decision(), "block", "{pidfile}: {}", fired.outcome);
+        assert_eq!(fired.reason(), "kept", "{pidfile}");
+        assert!(
+            fired.elapsed < std::time::Duration::from_secs(8),
+            "{pidfile}: {:?}",
+            fired.elapsed
+        );
+    }
+}
+
+#[test]
+fn a_skill_hook_may_echo_an_event_larger_than_a_mebibyte() {
+    let ws = skill(
+        Ws::new(),
+        "big",
+        json!([entry(
+            "big",
+            r#"sed 's/"text":"a/"text":"b/'"#,
+            &["pre_tool_call"]
+        )]),
+    );
+    let text = "a".repeat(1536 * 1024);
+    let fired = ws.fire("pre_tool_call", tool_call("t", json!({"text": text})));
+    assert_eq!(fired.status("big"), "ok", "{}", fired.hook("big"));
+    let out = fired.outcome["payload"]["tool_input"]["text"]
+        .as_str()
+        .expect("text");
+    assert_eq!(out.len(), text.len());
+    assert!(out.starts_with("ba"));
+}
+
+#[test]
+fn an_answer_beyond_the_input_plus_a_mebibyte_is_refused() {
+    let ws = skill(
+        Ws::new(),
+        "flood",
+        json!([entry(
+            "flood",
+            "cat; head -c 1100000 /dev/zero | tr '\\0' ' '",
+            &["pre_tool_call"]
+        )]),
+    );
+    let fired = ws.fire("pre_tool_call", tool_call("t", json!({})));
+    assert_eq!(fired.status("flood"), "invalid_output");
+}
+
+#[test]
+fn lifecycle_hooks_chain_in_order_each_seeing_the_previous_output() {
+    let ws = skill(
+        Ws::new(),
+        "boot",
+        json!([
+            entry(
+                "first",
+                &format!("sleep 0.3; {}", adding("first", "\"done\"")),
+                &["pre_startup"]
+            ),
+            entry("second", RECORD, &["pre_startup"])
+        ]),
+    );
+    let fired = ws.fire("pre_startup", json!({"status": "starting"}));
+    assert_eq!(hook_names(&fired), vec!["first", "second"]);
+    let seen = seen(&ws, "boot");
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0]["first"], "done", "{}", seen[0]);
+    assert_eq!(seen[0]["type"], "pre_startup");
+}
+
+#[test]
+fn loose_values_load_as_python_reads_them_each_with_a_warning() {
+    let ws = skill(
+        Ws::new().file(
+            "logs/chat-history.jsonl",
+            r#"{"type": "message", "channel_id": "c1", "content": "hi"}"#,
+        ),
+        "loose",
+        json!([
+            {"name": 7, "command": "echo \"$N|$F|$B|$Z|$L|$O|$STATE_DIR|$HOOK_NAME|$HOOK_EVENT\" > env.txt; cat > /dev/null",
+             "events": [" post_startup "],
+             "env": {"N": 1, "F": 1.0, "B": true, "Z": null, "L": [1, "a"], "O": {"k": "v"},
+                     "STATE_DIR": "/elsewhere", "HOOK_NAME": "other", "HOOK_EVENT": "other"}},
+            {"name": "env-string", "command": "cat > /dev/null", "events": ["post_startup"], "env": "x"},
+            {"name": "truthy", "command": "cat > truthy.json", "events": ["post_startup"], "include_conversation": "yes"},
+            {"name": "falsy", "command": "cat > falsy.json", "events": ["post_startup"], "include_conversation": 0},
+            {"name": "t-string", "command": "cat > /dev/null; sleep 5", "events": ["post_startup"], "timeout_seconds": "1"},
+            {"name": "t-zero", "command": "cat > /dev/null; sleep 1.1", "events": ["post_startup"], "timeout_seconds": 0},
+            {"name": "t-negative", "command": "cat > /dev/null; sleep 1.1", "events": ["post_startup"], "timeout_seconds": -1},
+            {"name": "t-word", "command": "cat > /dev/null; sleep 1.1", "events": ["post_startup"], "timeout_seconds": "abc"}
+        ]),
+    );
+    let fired = ws.fire("post_startup", json!({"channel_id": "c1"}));
+    let statuses: Vec<(&str, &str)> = [
+        "7",
+        "env-string",
+        "truthy",
+        "falsy",
+        "t-string",
+        "t-zero",
+        "t-negative",
+        "t-word",
+    ]
+    .into_iter()
+    .map(|name| (name, fired.status(name)))
+    .collect();
+    assert_eq!(
+        statuses,
+        vec![
+            ("7", "noop"),
+            ("env-string", "noop"),
+            ("truthy", "noop"),
+            ("falsy", "noop"),
+            ("t-string", "timeout"),
+            ("t-zero", "noop"),
+            ("t-negative", "noop"),
+            ("t-word", "noop")
+        ]
+    );
+    let dir = ws.path("skills/loose");
+    assert_eq!(
+        ws.read("skills/loose/env.txt").trim(),
+        format!(
+            "1|1.0|True|None|[1, 'a']|{{'k': 'v'}}|{}|7|post_startup",
+            dir.display()
+        )
+    );
+    let truthy: Value = serde_json::from_str(&ws.read("skills/loose/truthy.json")).expect("json");
+    assert!(truthy["conversation"].is_object());
+    let falsy: Value = serde_json::from_str(&ws.read("skills/loose/falsy.json")).expect("json");
+    assert!(falsy.get("conversation").is_none());
+    let listed: Value =
+        serde_json::from_slice(&ws.run(&["list", "--json"]).stdout).expect("list --json");
+    let warnings = listed["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .find(|f| f["file"] == "skills/loose/hooks.json")
+        .map(|f| f["warnings"].as_array().map_or(0, Vec::len))
+        .unwrap_or(0);
+    // name, six env values, three reserved names, env, two include_conversation, four timeouts
+    assert!(warnings >= 17, "{warnings} warnings: {listed}");
+}
+
+#[test]
+fn a_block_does_not_end_the_chain_and_a_later_hook_may_lift_it() {
+    let block = adding("_block", r#"{"reason":"r1","result":"R1"}"#);
+    let lift = r#"tee -a seen.jsonl | sed 's/,"_block":{[^}]*}//'"#;
+    let ws = skill(
+        Ws::new(),
+        "chain",
+        json!([
+            entry("blocker", &block, &["pre_tool_call"]),
+            entry("lifter", lift, &["pre_tool_call"])
+        ]),
+    );
+    let fired = ws.fire("pre_tool_call", tool_call("t", json!({"n": 1})));
+    assert_eq!(
+        seen(&ws, "chain")[0]["_block"]["reason"],
+        "r1",
+        "the second hook ran on the block"
+    );
+    assert_eq!(fired.decision(), "continue", "{}", fired.outcome);
+    assert!(fired.outcome["result"].is_null());
+    assert!(ws.events_of("hook_blocked_tool_call").is_empty());
+
+    // Passed on unchanged, the block stands, logged once for the hook that made it.
+    let ws = skill(
+        Ws::new(),
+        "chain",
+        json!([
+            entry("blocker", &block, &["pre_tool_call"]),
+            entry("echo", RECORD_AND_ECHO, &["pre_tool_call"])
+        ]),
+    );
+    let fired = ws.fire("pre_tool_call", tool_call("t", json!({"n": 1})));
+    assert_eq!(fired.decision(), "block");
+    assert_eq!(fired.reason(), "r1");
+    assert_eq!(fired.outcome["result"], "R1");
+    let logged = ws.events_of("hook_blocked_tool_call");
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(logged[0]["name"], "blocker");
+}
+
+#[test]
+fn fields_a_hook_adds_reach_the_next_hook() {
+    let ws = skill(
+        Ws::new(),
+        "chain",
+        json!([
+            entry("adder", &adding("added", "\"x\""), &["pre_tool_call"]),
+            entry("reader", RECORD, &["pre_tool_call"])
+        ]),
+    );
+    let fired = ws.fire("pre_tool_call", tool_call("t", json!({})));
+    assert_eq!(seen(&ws, "chain")[0]["added"], "x");
+    assert!(ws.events_of("hook_invalid_mutation").is_empty());
+    assert_eq!(fired.outcome["payload"]["tool_input"], json!({}));
+}
+
+#[test]
+fn a_partial_answer_replaces_the_event() {
+    let ws = skill(
+        Ws::new(),
+        "chain",
+        json!([
+            entry(
+                "shrink",
+                r#"sed 's/"n":1/"n":2/' > /dev/null; echo '{"args": {"n": 3}}'"#,
+                &["pre_tool_call"]
+            ),
+            entry("reader", RECORD_AND_ECHO, &["pre_tool_call"]),
+            entry(
+                "empty-object",
+                r#"cat > /dev/null; echo '{}'"#,
+                &["pre_tool_call"]
+            )
+        ]),
+    );
+    let fired = ws.fire("pre_tool_call", tool_call("t", json!({"n": 1})));
+    assert_eq!(seen(&ws, "chain")[0], json!({"args": {"n": 3}}));
+    // The last answer has no `args`: the tool gets its own arguments back, as there.
+    assert_eq!(fired.outcome["payload"]["tool_input"], json!({"n": 1}));
+    assert_eq!(fired.outcome["payload"]["tool_name"], "t");
+}
+
+#[test]
+fn the_last_append_prompt_wins() {
+    let ws = skill(
+        Ws::new(),
+        "p",
+        json!([
+            entry("first", &adding("append_prompt", "\"A1\""), &["pre_prompt"]),
+            entry(
+                "second",
+                r#"sed 's/"append_prompt":"A1"/"append_prompt":"A2"/'"#,
+                &["pre_prompt"]
+            )
+        ]),
+    );
+    let fired = ws.fire("pre_llm_call", json!({"prompt": "hello"}));
+    assert_eq!(fired.outcome["payload"]["prompt"], "hello\n\nA2");
+}
+
+#[test]
+fn a_post_tool_call_hook_cannot_rewrite_the_result_of_a_blocked_or_failed_call() {
+    let ws = skill(
+        Ws::new(),
+        "post",
+        json!([entry(
+            "rewrite",
+            r#"tee -a seen.jsonl | sed 's/}$/,"result":"rewritten"}/'"#,
+            &["post_tool_call"]
+        )]),
+    );
+    let blocked = ws.fire(
+        "post_tool_call",
+        json!({"tool_name": "t", "tool_input": {}, "tool_result": "synthetic", "status": "blocked", "block_reason": "r1"}),
+    );
+    assert_eq!(blocked.outcome["payload"]["tool_result"], "synthetic");
+    let failed = ws.fire(
+        "post_tool_call",
+        json!({"tool_name": "t", "tool_input": {}, "tool_result": "boom", "status": "error", "error": "boom", "error_class": "ValueError"}),
+    );
+    assert_eq!(failed.outcome["payload"]["tool_result"], "boom");
+    assert_eq!(ws.events_of("hook_invalid_mutation").len(), 2);
+    let seen = seen(&ws, "post");
+    assert_eq!(seen[0]["block_reason"], "r1");
+    assert_eq!(seen[0]["result"], "synthetic");
+    // After an error the event has the error and its class, and no result.
+    assert!(seen[1].get("result").is_none(), "{}", seen[1]);
+    assert_eq!(seen[1]["error"], "boom");
+    assert_eq!(seen[1]["error_class"], "ValueError");
+    assert_eq!(seen[1]["status"], "error");
+}
+
+#[test]
+fn a_broken_hooks_json_is_logged_once_per_change() {
+    let ws = Ws::new().file("skills/a/hooks.json", "{\"hooks\": [");
+    let count = |ws: &Ws| ws.events_of("hook_invalid_json").len();
+    ws.fire("pre_tool_call", tool_call("t", json!({})));
+    ws.fire("pre_tool_call", tool_call("t", json!({})));
+    assert!(ws.run(&["list"]).status.success());
+    assert_eq!(count(&ws), 1, "{:?}", ws.events());
+    let ws = ws.file("skills/a/hooks.json", "{\"hooks\": [{");
+    ws.fire("pre_tool_call", tool_call("t", json!({})));
+    assert_eq!(count(&ws), 2, "a change is logged");
+    let ws = ws.file("skills/a/hooks.json", "{\"hooks\": []}");
+    ws.fire("pre_tool_call", tool_call("t", json!({})));
+    let ws = ws.file("skills/a/hooks.json", "{\"hooks\": [");
+    ws.fire("pre_tool_call", tool_call("t", json!({})));
+    assert_eq!(count(&ws), 3, "broken again after a fix is logged again");
+}
+
+#[test]
+fn serve_does_not_log_a_broken_hooks_json_continuously() {
+    let ws = Ws::new().file("skills/a/hooks.json", "{\"hooks\": [").file(
+        "skills/b/hooks.json",
+        &json!({"hooks": [entry("writer", RECORD, &["pre_tool_call"])]}).to_string(),
+    );
+    let mut server = support::Server::start(&ws);
+    // A hook writing into its skill directory changes skills/ and so triggers reloads.
+    for _ in 0..3 {
+        let (code, _) = server.post("/v1/events/pre_tool_call", tool_call("t", json!({})));
+        assert_eq!(code, 200);
+        std::thread::sleep(std::time::Duration::from_millis(400));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    server.terminate();
+    assert_eq!(
+        ws.events_of("hook_invalid_json").len(),
+        1,
+        "{:?}",
+        ws.events()
     );
 }

@@ -618,4 +618,40 @@ mod tests {
         assert_eq!(python_float(&json!(null)), None);
         assert_eq!(python_float(&json!([5])), None);
     }
+
+    #[test]
+    fn timeouts_load_as_open_strix_reads_them_with_no_ceiling() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ws = Workspace::new(dir.path());
+        let file = dir.path().join("skills/t/hooks.json");
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+        let cases = [
+            (serde_json::json!("5"), 5.0),
+            (serde_json::json!(500), 500.0),
+            (serde_json::json!(0), DEFAULT_TIMEOUT_SECS),
+            (serde_json::json!(-1), DEFAULT_TIMEOUT_SECS),
+            (serde_json::json!("abc"), DEFAULT_TIMEOUT_SECS),
+            (serde_json::json!(null), DEFAULT_TIMEOUT_SECS),
+            // float(True) is 1.0 in Python, so open-strix waits one second.
+            (serde_json::json!(true), 1.0),
+            (serde_json::json!("inf"), MAX_TIMEOUT_SECS),
+        ];
+        let hooks: Vec<serde_json::Value> = cases
+            .iter()
+            .enumerate()
+            .map(|(i, (timeout, _))| {
+                serde_json::json!({"name": format!("h{i}"), "command": "true",
+                                   "events": ["post_startup"], "timeout_seconds": timeout})
+            })
+            .collect();
+        std::fs::write(&file, serde_json::json!({ "hooks": hooks }).to_string()).expect("write");
+        let load = load_file(&ws, file);
+        assert!(load.errors.is_empty(), "{:?}", load.errors);
+        let timeouts: Vec<f64> = load.hooks.iter().map(|h| h.timeout.as_secs_f64()).collect();
+        let expected: Vec<f64> = cases.iter().map(|(_, secs)| *secs).collect();
+        assert_eq!(timeouts, expected);
+        // Every value that is not a plain positive number is a warning (two for "inf": read,
+        // then bounded), never a dropped hook.
+        assert_eq!(load.warnings.len(), 8, "{:?}", load.warnings);
+    }
 }
