@@ -340,7 +340,8 @@ fn load_snapshot(ws: &Workspace, log: &EventLog, previous: Option<&Snapshot>) ->
 struct BrokenFile {
     /// The file as shown (workspace-relative).
     display: String,
-    /// Its content and its problems, hashed: a new fingerprint is a change worth logging.
+    /// Its identity and modification time, and its problems, hashed: a new fingerprint is a
+    /// change worth logging. (Never its content: the file may be a FIFO or a device.)
     fingerprint: String,
     records: Vec<DiagRecord>,
 }
@@ -348,8 +349,19 @@ struct BrokenFile {
 impl BrokenFile {
     fn new(ws: &Workspace, display: &str, records: Vec<DiagRecord>) -> BrokenFile {
         use sha2::{Digest, Sha256};
+        use std::os::unix::fs::MetadataExt;
         let mut hash = Sha256::new();
-        hash.update(std::fs::read(ws.root().join(display)).unwrap_or_default());
+        if let Ok(meta) = std::fs::metadata(ws.root().join(display)) {
+            for n in [
+                meta.dev(),
+                meta.ino(),
+                meta.size(),
+                meta.mtime() as u64,
+                meta.mtime_nsec() as u64,
+            ] {
+                hash.update(n.to_le_bytes());
+            }
+        }
         for record in &records {
             hash.update([0]);
             hash.update(record.detail.as_bytes());

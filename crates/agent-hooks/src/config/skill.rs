@@ -82,7 +82,7 @@ fn find_hooks_json(
                 continue;
             }
             find_hooks_json(&path, depth + 1, visited, out);
-        } else if entry.file_name() == "hooks.json" && path.is_file() {
+        } else if entry.file_name() == "hooks.json" {
             out.push(path);
         }
     }

@@ -52,13 +52,24 @@ fn links_back_up_the_tree_run_each_skill_hook_once() {
 }
 
 #[test]
-fn a_skill_linked_in_from_outside_is_still_found() {
+fn links_are_followed_as_open_strix_follows_them() {
+    // open-strix finds skills with `rglob("hooks.json")`: a linked `skills/` and a linked
+    // `hooks.json` are followed, a linked directory below `skills/` is not entered.
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().canonicalize().expect("canonical");
     std::fs::create_dir_all(root.join("shared/tool")).expect("mkdir");
-    std::fs::create_dir_all(root.join("skills")).expect("mkdir");
+    std::fs::create_dir_all(root.join("real-skills/own")).expect("mkdir");
     std::fs::write(root.join("shared/tool/hooks.json"), COUNTING_HOOK).expect("write");
-    symlink(root.join("shared/tool"), root.join("skills/tool")).expect("symlink");
+    symlink(root.join("real-skills"), root.join("skills")).expect("symlink");
+    symlink(root.join("shared/tool"), root.join("real-skills/tool")).expect("symlink");
+    let engine = open_within_deadline(Workspace::new(&root));
+    assert_eq!(engine.snapshot().hooks_for(Event::PreToolCall).len(), 0);
+
+    symlink(
+        root.join("shared/tool/hooks.json"),
+        root.join("real-skills/own/hooks.json"),
+    )
+    .expect("symlink");
     let engine = open_within_deadline(Workspace::new(&root));
     assert_eq!(engine.snapshot().hooks_for(Event::PreToolCall).len(), 1);
 }
