@@ -1,7 +1,8 @@
 //! Dispatch: run the hooks of one event in declaration order and merge what they said.
 //!
 //! Hooks that may block or rewrite run one after another, each on the payload as rewritten so
-//! far; the first block ends the chain. Hooks that only observe run concurrently. Every effect
+//! far; the first block ends the chain — except a provisional one (a skill hook's `_block`),
+//! which later hooks of the same source may still lift. Hooks that only observe run concurrently. Every effect
 //! is checked against the event's row of the capability table before it counts; every failure
 //! is logged and reported, and fails open unless the hook says `on_error: block`.
 

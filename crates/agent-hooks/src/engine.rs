@@ -220,7 +220,8 @@ impl Engine {
 
     /// Fires one of the runtime's own lifecycle events (`pre_startup`, `post_startup`,
     /// `pre_shutdown`, `post_shutdown`) with `status`, as a host does when it starts and stops.
-    /// Hooks there only observe, so they run concurrently.
+    /// Hooks there only observe: shell and Claude Code hooks run concurrently, skill hooks one
+    /// after another, as their source runtime runs them.
     pub async fn lifecycle(&self, event: Event, status: &str) -> Outcome {
         let mut payload = Map::new();
         payload.insert("status".into(), Value::String(status.to_owned()));

@@ -911,12 +911,12 @@ fn a_bad_entry_loses_only_itself() {
             "hooks:\n  - event: pre_tool\n    command: hooks/other.sh\n  - name: mark\n    event: pre_tool_call\n    command: hooks/mark.sh\n",
         );
     ws.approve("hooks/mark.sh");
-    let before = ws.events_of("hook_config_error").len();
     let fired = ws.fire("pre_tool_call", bash("ls"));
     assert_eq!(fired.status("mark"), "noop");
     assert!(ws.exists("ran"));
+    // Logged once, by the first load (the approval), not again by every later one.
     let logged = ws.events_of("hook_config_error");
-    assert_eq!(logged.len(), before + 1, "fire logs it: {:?}", ws.events());
+    assert_eq!(logged.len(), 1, "{:?}", ws.events());
     let detail = logged[0]["detail"].as_str().expect("a detail");
     assert!(
         detail.starts_with("config/shell_hooks.yaml:2:")

@@ -162,21 +162,7 @@ fn view_object(view: &PayloadView<'_>) -> Map<String, Value> {
 }
 
 pub(crate) fn input(view: &PayloadView<'_>, include_conversation: bool) -> Vec<u8> {
-    let mut obj = {
-        let mut chain = view
-            .cache
-            .skill_chain
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let chain = chain.get_or_insert_with(|| {
-            let start = view_object(view);
-            Chain {
-                current: start.clone(),
-                start,
-            }
-        });
-        chain.current.clone()
-    };
+    let mut obj = with_chain(view, |chain| chain.current.clone());
     if include_conversation {
         let conversation = view
             .cache
@@ -280,23 +266,29 @@ pub(crate) fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer,
             });
         }
     };
+    let mut returned = returned;
+    // The conversation is the runtime's to add; it never travels along the chain.
+    returned.remove("conversation");
+    Ok(with_chain(view, |chain| {
+        let previous = std::mem::replace(&mut chain.current, returned);
+        effects(view, &chain.start, &previous, &chain.current)
+    }))
+}
+
+/// Runs `f` on the dispatch's chain, begun from the payload by whichever hook comes first.
+fn with_chain<R>(view: &PayloadView<'_>, f: impl FnOnce(&mut Chain) -> R) -> R {
     let mut chain = view
         .cache
         .skill_chain
         .lock()
         .unwrap_or_else(|p| p.into_inner());
-    let chain = chain.get_or_insert_with(|| {
+    f(chain.get_or_insert_with(|| {
         let start = view_object(view);
         Chain {
             current: start.clone(),
             start,
         }
-    });
-    let mut returned = returned;
-    // The conversation is the runtime's to add; it never travels along the chain.
-    returned.remove("conversation");
-    let previous = std::mem::replace(&mut chain.current, returned);
-    Ok(effects(view, &chain.start, &previous, &chain.current))
+    }))
 }
 
 /// What the chain's event, as `current` now stands, means for the canonical payload.
