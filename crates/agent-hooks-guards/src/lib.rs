@@ -16,6 +16,7 @@
 mod answer;
 mod context;
 mod guards;
+mod records;
 mod rules;
 mod secrets;
 mod shell;

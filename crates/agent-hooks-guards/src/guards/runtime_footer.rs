@@ -28,6 +28,7 @@ struct Raw {
     tokens_format: Option<String>,
     show_credit: Option<bool>,
     credit_url: Option<String>,
+    credit_field: Option<String>,
     credit_format: Option<String>,
     separator: Option<String>,
     prompt_context: Option<String>,
@@ -45,6 +46,7 @@ pub(crate) struct RuntimeFooter {
     tokens_format: String,
     show_credit: bool,
     credit_url: String,
+    credit_field: String,
     credit_format: String,
     separator: String,
     prompt_context: String,
@@ -68,6 +70,7 @@ impl RuntimeFooter {
             tokens_format: pick(user.tokens_format, def.tokens_format),
             show_credit: pick(user.show_credit, def.show_credit),
             credit_url: pick(user.credit_url, def.credit_url),
+            credit_field: pick(user.credit_field, def.credit_field),
             credit_format: pick(user.credit_format, def.credit_format),
             separator: pick(user.separator, def.separator),
             prompt_context: pick(user.prompt_context, def.prompt_context),
@@ -137,8 +140,26 @@ impl RuntimeFooter {
     }
 
     fn footer(&self, payload: &Value, ctx: &GuardContext) -> Option<String> {
-        let cost = payload.get("cost").and_then(Value::as_f64)?;
+        // `cost` is the canonical name; Starchild's hosts send `turn_cost_usd`.
+        let cost = ["cost", "turn_cost_usd"]
+            .iter()
+            .find_map(|k| payload.get(*k).and_then(Value::as_f64))?;
         if !cost.is_finite() || cost < 0.0 {
+            return None;
+        }
+        let tokens = payload.get("tokens");
+        let count = |key: &str| {
+            tokens
+                .and_then(|t| t.get(key))
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+        };
+        // A host that knows nothing sends `cost: 0.0, tokens: {}`: that is no usage, not a
+        // free turn, and a `$0.0000` footer would be made up.
+        let used = ["input", "output", "cache_read", "cache_creation"]
+            .iter()
+            .any(|k| count(k) > 0);
+        if cost == 0.0 && !used {
             return None;
         }
         let model = match answer::str_field(payload, "model") {
@@ -146,32 +167,79 @@ impl RuntimeFooter {
             model => model,
         };
         let d = self.cost_decimals;
-        let mut footer = fill(
-            &self.format,
-            &[("model", model), ("cost", &format!("{cost:.d$}"))],
-        );
-        if self.show_tokens
-            && let Some(tokens) = payload.get("tokens")
-            && let (Some(input), Some(output)) = (
-                tokens.get("input").and_then(Value::as_u64),
-                tokens.get("output").and_then(Value::as_u64),
-            )
-        {
-            footer.push_str(&fill(
-                &self.tokens_format,
-                &[
-                    ("input", &input.to_string()),
-                    ("output", &output.to_string()),
-                ],
-            ));
+        let cost = format!("${cost:.d$}");
+        let input = thousands(count("input"));
+        let output = thousands(count("output"));
+        let wants_credit = self.format.contains("{credit}") || self.show_credit;
+        let credit = if wants_credit { self.credit(ctx) } else { None };
+        let values = [
+            ("model", model),
+            ("cost", cost.as_str()),
+            ("input", input.as_str()),
+            ("output", output.as_str()),
+            ("credit", credit.as_deref().unwrap_or("")),
+        ];
+        let mut footer = fill(&self.format, &values);
+        if self.show_tokens {
+            footer.push_str(&fill(&self.tokens_format, &values));
         }
-        if self.show_credit
-            && !self.credit_url.is_empty()
-            && let Some(lookup) = &ctx.balance
-            && let Some(credit) = lookup(&self.credit_url)
-        {
-            footer.push_str(&fill(&self.credit_format, &[("credit", credit.trim())]));
+        if self.show_credit && credit.is_some() {
+            footer.push_str(&fill(&self.credit_format, &values));
         }
         Some(footer)
+    }
+
+    /// The balance as `$1,234.56`, from an answer that is a number or a JSON object holding
+    /// one under `credit_field`; `None` when there is no lookup or its answer is neither.
+    fn credit(&self, ctx: &GuardContext) -> Option<String> {
+        if self.credit_url.is_empty() {
+            return None;
+        }
+        let body = (ctx.balance.as_ref()?)(&self.credit_url)?;
+        let value: Value = serde_json::from_str(body.trim()).ok()?;
+        let balance = match &value {
+            Value::Object(map) => map.get(&self.credit_field)?,
+            other => other,
+        };
+        let balance = match balance {
+            Value::String(s) => s.trim().parse::<f64>().ok()?,
+            other => other.as_f64()?,
+        };
+        if !balance.is_finite() {
+            return None;
+        }
+        let cents = (balance.abs() * 100.0).round() as u64;
+        let sign = if balance < 0.0 && cents > 0 { "-" } else { "" };
+        Some(format!(
+            "{sign}${}.{:02}",
+            thousands(cents / 100),
+            cents % 100
+        ))
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn thousands_groups_by_three() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
     }
 }

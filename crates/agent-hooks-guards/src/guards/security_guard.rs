@@ -225,8 +225,10 @@ impl SecurityGuard {
             "transform_tool_result" => {
                 let text = answer::result_text(payload);
                 match self.scanner.first_secret(&text) {
+                    // `add_warning`: the user is told (a Starchild host shows only this
+                    // field), and on this event the runtime appends it to the result too.
                     Some(found) => answer::field(
-                        "note",
+                        "add_warning",
                         fill(&self.messages.tool_result_note, &[("kind", &found.name)]),
                     ),
                     None => answer::noop(),

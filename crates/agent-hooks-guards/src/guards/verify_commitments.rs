@@ -6,8 +6,9 @@ use crate::rules::LazyRegex as Regex;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::answer;
+use crate::answer::{self, fill};
 use crate::context::{GuardContext, unix_seconds};
+use crate::records;
 use crate::rules::{self, RulesError, pick};
 
 pub(crate) const DEFAULT_RULES: &str = include_str!("../../rules/verify_commitments.yaml");
@@ -21,6 +22,7 @@ struct Raw {
     immediate_patterns: Option<Vec<String>>,
     scheduling_tools: Option<Vec<String>>,
     recent_seconds: Option<u64>,
+    registry_files: Option<Vec<String>>,
     max_blocks_per_session: Option<u64>,
     session_ttl_seconds: Option<u64>,
     block_reason: Option<String>,
@@ -34,6 +36,7 @@ pub(crate) struct VerifyCommitments {
     immediate: Vec<Regex>,
     scheduling_tools: Vec<String>,
     recent: f64,
+    registry_files: Vec<String>,
     max_blocks: u64,
     ttl: u64,
     block_reason: String,
@@ -56,6 +59,7 @@ impl VerifyCommitments {
             )?,
             scheduling_tools: pick(user.scheduling_tools, def.scheduling_tools),
             recent: recent as f64,
+            registry_files: pick(user.registry_files, def.registry_files),
             max_blocks: pick(user.max_blocks_per_session, def.max_blocks_per_session),
             ttl: pick(user.session_ttl_seconds, def.session_ttl_seconds),
             block_reason: pick(user.block_reason, def.block_reason),
@@ -78,13 +82,14 @@ impl VerifyCommitments {
             ctx.save(NAME, &session, &state, self.ttl);
             return answer::noop();
         }
-        if !self.promises(answer::str_field(payload, "response")) {
+        let Some(promise) = self.promise(answer::str_field(payload, "response")) else {
             return answer::noop();
-        }
+        };
         let recently = state
             .get("last_scheduled")
             .and_then(Value::as_f64)
-            .is_some_and(|at| now - at < self.recent);
+            .is_some_and(|at| now - at < self.recent)
+            || records::recent_live_record(ctx, &self.registry_files, self.recent);
         if recently {
             return answer::noop();
         }
@@ -94,14 +99,15 @@ impl VerifyCommitments {
         }
         set(&mut state, "blocks", json!(blocks + 1));
         ctx.save(NAME, &session, &state, self.ttl);
-        answer::block(self.block_reason.clone())
+        answer::block(fill(&self.block_reason, &[("promise", promise.trim())]))
     }
 
-    /// A sentence with a notify verb and a time/condition cue, and no immediate delivery.
-    fn promises(&self, reply: &str) -> bool {
+    /// The first sentence with a notify verb and a time/condition cue, and no immediate
+    /// delivery.
+    fn promise<'a>(&self, reply: &'a str) -> Option<&'a str> {
         reply
             .split(['.', '!', '?', '\n', '。', '！', '？', ';', '；'])
-            .any(|sentence| {
+            .find(|sentence| {
                 self.notify.iter().any(|re| re.is_match(sentence))
                     && self.cues.iter().any(|re| re.is_match(sentence))
                     && !self.immediate.iter().any(|re| re.is_match(sentence))
