@@ -12,6 +12,9 @@
 
 use crate::support;
 
+#[path = "../../../agent-hooks-guards/tests/starchild/table.rs"]
+mod starchild;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -731,4 +734,113 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(&path, &target).expect("copy a file");
         }
     }
+}
+
+/// A loopback HTTP server answering every request with Starchild's credit body; its URL.
+fn credit_stub() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the credit stub");
+    let addr = listener.local_addr().expect("the stub's address");
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => request.extend_from_slice(&buf[..n]),
+                }
+            }
+            let body = starchild::CREDIT_BODY;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}/api/credits")
+}
+
+/// A URL on loopback where nothing listens.
+fn refused_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
+    let addr = listener.local_addr().expect("an address");
+    drop(listener);
+    format!("http://{addr}/api/credits")
+}
+
+/// One Starchild case through `agent-hooks guard <name>`: every step a new process, state in
+/// `STATE_DIR`, the credit lookup a real GET allowed onto loopback by the seeds' variable name.
+fn replay_starchild(guard: &str, case: &Value, up: &str, down: &str) -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let root = dir.path();
+    starchild::write_files(case, root);
+    let credit_url = if case["credit"] == "ok" { up } else { down };
+    let ws = root.to_string_lossy().into_owned();
+    let mut args = vec!["--workspace".to_owned(), ws, "guard".into(), guard.into()];
+    if let Some(rules) = starchild::rules(case, credit_url) {
+        let path = root.join("hooks/rules.yaml");
+        write(&path, &rules);
+        args.push("--rules".into());
+        args.push(path.to_string_lossy().into_owned());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let state = root.join("state/guard");
+    let one = |input: &[u8]| -> Result<Value, String> {
+        let mut command = Command::new(support::BIN);
+        command
+            .args(&args)
+            .env_remove("AGENT_HOOKS_WORKSPACE")
+            .env_remove("AGENT_HOOKS_HTTP_ALLOW_LOCAL")
+            .env("STARCHILD_SHELL_HOOKS_HTTP_ALLOW_LOCAL", "1")
+            .env("STATE_DIR", &state);
+        let out = support::run_piped(command, input);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if stdout.trim().is_empty() {
+            // Nothing to say; a non-zero exit must come with a reason on stderr.
+            if !out.status.success() && out.stderr.is_empty() {
+                return Err(format!("exit {:?} with no reason", out.status.code()));
+            }
+            return Ok(json!({}));
+        }
+        serde_json::from_str(&stdout).map_err(|e| format!("not JSON ({e}): {stdout}"))
+    };
+    if let Some(raw) = case["stdin"].as_str() {
+        let answer = one(raw.as_bytes())?;
+        return starchild::check(&case["expect"], &answer)
+            .map_err(|why| format!("{why}; answer: {answer}"));
+    }
+    for (i, (event, mut payload, expect)) in starchild::steps(case).into_iter().enumerate() {
+        payload["event"] = json!(event);
+        let answer = one(payload.to_string().as_bytes())?;
+        starchild::check(&expect, &answer)
+            .map_err(|why| format!("step {i}: {why}; answer: {answer}"))?;
+    }
+    Ok(())
+}
+
+#[test]
+fn starchild_selftests_hold_through_the_guard_command() {
+    let (up, down) = (credit_stub(), refused_url());
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for table in starchild::tables() {
+        if let Err(why) = starchild::score(&table) {
+            failures.push(why);
+        }
+        for case in &table.cases {
+            // The clock of a separate process cannot be moved; the in-crate replay runs these.
+            if case.get("advance").is_some() {
+                continue;
+            }
+            ran += 1;
+            if let Err(why) = replay_starchild(&table.guard, case, &up, &down) {
+                failures.push(format!("{} / {}: {why}", table.guard, case["name"]));
+            }
+        }
+    }
+    assert!(ran > 150, "only {ran} cases ran");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -14,7 +14,8 @@
 //!   nothing to swap (DNS rebinding).
 //!
 //! [`BLOCKED_RANGES`] is the one table of what is blocked and why. Only
-//! `AGENT_HOOKS_HTTP_ALLOW_LOCAL=1` in the runtime's environment lifts the address rule (and the
+//! `AGENT_HOOKS_HTTP_ALLOW_LOCAL=1` (alias: `STARCHILD_SHELL_HOOKS_HTTP_ALLOW_LOCAL=1`, the
+//! seeds' name) in the runtime's environment lifts the address rule (and the
 //! names that stand for local addresses); it is never a config key, so an agent that can edit
 //! the workspace cannot turn the guard off. Scheme and userinfo rules always hold.
 
@@ -29,10 +30,17 @@ use url::{Host, Url};
 /// The environment variable that lifts the address rule for hooks served on this machine.
 pub const ALLOW_LOCAL_ENV: &str = "AGENT_HOOKS_HTTP_ALLOW_LOCAL";
 
-/// Whether `AGENT_HOOKS_HTTP_ALLOW_LOCAL=1` is set in this process's environment (`list` and
-/// `doctor` show it).
+/// The name the seeds' runtime gives the same switch; a Starchild deployment that sets it keeps
+/// working unchanged.
+pub const ALLOW_LOCAL_ENV_ALIAS: &str = "STARCHILD_SHELL_HOOKS_HTTP_ALLOW_LOCAL";
+
+/// Whether `AGENT_HOOKS_HTTP_ALLOW_LOCAL=1` (or its alias
+/// `STARCHILD_SHELL_HOOKS_HTTP_ALLOW_LOCAL=1`) is set in this process's environment (`list`
+/// and `doctor` show it).
 pub fn allow_local_enabled() -> bool {
-    std::env::var_os(ALLOW_LOCAL_ENV).is_some_and(|v| v == "1")
+    [ALLOW_LOCAL_ENV, ALLOW_LOCAL_ENV_ALIAS]
+        .iter()
+        .any(|name| std::env::var_os(name).is_some_and(|v| v == "1"))
 }
 
 /// One blocked address range and the rule it falls under.
