@@ -23,6 +23,8 @@ export interface Outcome {
   notes: string[];
   warnings: string[];
   model: string | null;
+  /** The reason as a UI shows it: tag dropped, capitalised, the quoted payload apart. */
+  display: { summary: string; evidence: string | null } | null;
   hooks: HookReport[];
 }
 

@@ -18,7 +18,7 @@ use crate::diag::{DiagKind, DiagRecord, EventLog};
 use crate::dialect::{DispatchCache, PayloadView};
 use crate::event::{Event, REDO_CAP, RewriteRule, complete_payload, redo_count};
 use crate::hook::{Hook, OnError};
-use crate::outcome::{HookReport, HookStatus, Outcome};
+use crate::outcome::{HookReport, HookStatus, Outcome, ReasonDisplay};
 use crate::transport::{Failure, Reply, TransportSpec};
 use crate::trust::{Approvals, DriftChecker, Verdict};
 use crate::workspace::Workspace;
@@ -721,13 +721,14 @@ impl Merge {
         Outcome {
             event: self.event,
             decision: self.decision,
-            reason: self.reason,
             result: self.result,
             payload: self.payload,
             context: self.context,
             notes: self.notes,
             warnings: self.warnings,
             model: self.model,
+            display: self.reason.as_deref().map(ReasonDisplay::of),
+            reason: self.reason,
             hooks: self.reports,
         }
     }

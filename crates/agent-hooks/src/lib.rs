@@ -63,6 +63,6 @@ pub use dispatch::Snapshot;
 pub use engine::{Engine, EngineError};
 pub use event::{Event, EventSpec};
 pub use hook::Hook;
-pub use outcome::{HookReport, HookStatus, Outcome};
+pub use outcome::{HookReport, HookStatus, Outcome, ReasonDisplay};
 pub use wording::kind_of as json_kind;
 pub use workspace::Workspace;

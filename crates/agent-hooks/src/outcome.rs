@@ -94,8 +94,57 @@ pub struct Outcome {
     pub warnings: Vec<String>,
     /// The model for the next call, when a hook swapped it.
     pub model: Option<String>,
+    /// The reason as a UI shows it (`None` without a reason); see [`ReasonDisplay`].
+    pub display: Option<ReasonDisplay>,
     /// One report per hook wired to the event, in run order, including skipped ones.
     pub hooks: Vec<HookReport>,
+}
+
+/// A reason split the way the seeds say a UI shows it, so hosts need not each re-implement
+/// it: a leading `[tag]` is dropped, the sentence is capitalised, and what follows the first
+/// `": "` becomes the evidence (shown in a monospace box) when it looks like a payload — it
+/// has a space or is longer than 12 characters. Otherwise the whole reason is the summary.
+///
+/// `[security] Blocked (recursive force-delete): rm -rf /` shows as the summary
+/// `Blocked (recursive force-delete)` over the evidence `rm -rf /`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReasonDisplay {
+    /// The explanation, one sentence.
+    pub summary: String,
+    /// The offending command or payload, if the reason quotes one.
+    pub evidence: Option<String>,
+}
+
+impl ReasonDisplay {
+    /// The longest tail after `": "` that still reads as part of the sentence.
+    const MAX_PLAIN_TAIL: usize = 12;
+
+    /// Splits `reason` for display.
+    pub fn of(reason: &str) -> ReasonDisplay {
+        let text = reason.trim();
+        let text = match text.strip_prefix('[').and_then(|rest| rest.split_once(']')) {
+            Some((tag, rest)) if !tag.is_empty() && !tag.contains(char::is_whitespace) => {
+                rest.trim_start()
+            }
+            _ => text,
+        };
+        let (summary, evidence) = match text.split_once(": ") {
+            Some((head, tail))
+                if !head.trim().is_empty()
+                    && (tail.trim().contains(' ')
+                        || tail.trim().chars().count() > Self::MAX_PLAIN_TAIL) =>
+            {
+                (head.trim_end(), Some(tail.trim().to_owned()))
+            }
+            _ => (text, None),
+        };
+        let mut chars = summary.chars();
+        let summary = match chars.next() {
+            Some(first) => first.to_uppercase().chain(chars).collect(),
+            None => String::new(),
+        };
+        ReasonDisplay { summary, evidence }
+    }
 }
 
 impl Serialize for Event {
@@ -121,5 +170,56 @@ impl Outcome {
     /// The outcome as the JSON object `fire` prints.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ReasonDisplay;
+
+    fn shown(reason: &str) -> (String, Option<String>) {
+        let d = ReasonDisplay::of(reason);
+        (d.summary, d.evidence)
+    }
+
+    #[test]
+    fn a_tag_is_dropped_and_a_payload_after_the_colon_is_evidence() {
+        assert_eq!(
+            shown("[security] Blocked (recursive force-delete): rm -rf /"),
+            (
+                "Blocked (recursive force-delete)".into(),
+                Some("rm -rf /".into())
+            )
+        );
+        assert_eq!(
+            shown("[verify-publish] not in the registry: /preview/x-made-up-id/"),
+            (
+                "Not in the registry".into(),
+                Some("/preview/x-made-up-id/".into())
+            )
+        );
+    }
+
+    #[test]
+    fn a_short_word_after_the_colon_stays_in_the_sentence() {
+        assert_eq!(shown("note: careful"), ("Note: careful".into(), None));
+        assert_eq!(
+            shown("[policy] blocked: 123456789012"),
+            ("Blocked: 123456789012".into(), None)
+        );
+        assert_eq!(
+            shown("blocked: 1234567890123"),
+            ("Blocked".into(), Some("1234567890123".into()))
+        );
+    }
+
+    #[test]
+    fn a_reason_without_a_colon_is_one_sentence() {
+        assert_eq!(
+            shown("[security] message holds a seed phrase. It was not sent."),
+            ("Message holds a seed phrase. It was not sent.".into(), None)
+        );
+        assert_eq!(shown("[not a tag] x"), ("[not a tag] x".into(), None));
+        assert_eq!(shown(""), (String::new(), None));
     }
 }

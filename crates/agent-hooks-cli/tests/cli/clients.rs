@@ -104,7 +104,7 @@ fn python_client_approves_lists_and_reports_errors() {
     let stdout = stdout_of("the Python client API", &out);
     assert_eq!(
         stdout,
-        "before: continue\napproved: ['pre_tool_call'] 1 True\nafter: block\nlisted: True\nundeclared: 404 True\n"
+        "before: continue\napproved: ['pre_tool_call'] 1 True\nafter: block\nlisted: True\nundeclared: 422 True\n"
     );
 }
 
@@ -224,7 +224,7 @@ fn typescript_client_approves_lists_and_reports_errors() {
     let stdout = stdout_of("the TypeScript client API", &out);
     assert_eq!(
         stdout,
-        "before: continue\napproved: pre_tool_call 1 true\nafter: block\nlisted: true\nundeclared: true 404 true\n"
+        "before: continue\napproved: pre_tool_call 1 true\nafter: block\nlisted: true\nundeclared: true 422 true\n"
     );
 }
 

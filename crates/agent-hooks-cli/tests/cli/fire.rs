@@ -63,6 +63,55 @@ fn guard_blocks_rm_rf_root_with_its_reason() {
 }
 
 #[test]
+fn a_reason_in_the_seeds_shape_is_split_for_display() {
+    let ws = answering(
+        "pre_tool_call",
+        r#"{"decision": "block", "reason": "[security] Blocked (recursive force-delete): rm -rf /"}"#,
+    );
+    let fired = ws.fire("pre_tool_call", bash("rm -rf /"));
+    assert_eq!(
+        fired.outcome["display"],
+        json!({"summary": "Blocked (recursive force-delete)", "evidence": "rm -rf /"})
+    );
+    // A short tail after the colon reads as part of the sentence: no evidence box.
+    let ws = answering(
+        "pre_tool_call",
+        r#"{"decision": "block", "reason": "[policy] not allowed: today"}"#,
+    );
+    let fired = ws.fire("pre_tool_call", bash("ls"));
+    assert_eq!(
+        fired.outcome["display"],
+        json!({"summary": "Not allowed: today", "evidence": null})
+    );
+}
+
+#[test]
+fn the_builtin_guard_writes_its_reason_for_display() {
+    let ws = Ws::new().master(true).file(
+        "config/shell_hooks.yaml",
+        "hooks:\n  - event: pre_tool_call\n    type: builtin\n    name: security_guard\n",
+    );
+    ws.approve("builtin:security_guard");
+    let fired = ws.fire("pre_tool_call", bash("rm -rf /"));
+    assert_eq!(fired.decision(), "block");
+    assert!(
+        fired.reason().starts_with("[security] Blocked ("),
+        "{}",
+        fired.reason()
+    );
+    let display = &fired.outcome["display"];
+    assert_eq!(display["evidence"], "rm -rf /", "{display}");
+    let summary = display["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.starts_with("Blocked (recursive force-delete"),
+        "{summary}"
+    );
+    // No reason, nothing to display.
+    let fired = ws.fire("pre_tool_call", bash("ls -la"));
+    assert_eq!(fired.outcome["display"], Value::Null);
+}
+
+#[test]
 fn guard_lets_ls_through() {
     let fired = guarded().fire("pre_tool_call", bash("ls -la"));
     assert_eq!(fired.decision(), "continue");
@@ -1025,7 +1074,7 @@ fn outcome_has_the_shape_of_spec_11() {
         keys,
         [
             "event", "decision", "reason", "result", "payload", "context", "notes", "warnings",
-            "model", "hooks"
+            "model", "display", "hooks"
         ]
     );
     assert_eq!(fired.outcome["event"], "pre_tool_call");

@@ -6,7 +6,7 @@ use crate::support;
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{Value, json};
 use support::{Entry, Server, Ws, eventually, http, process_running};
 
 const GUARD: &str = r#"
@@ -35,12 +35,17 @@ fn dispatch_route_returns_the_outcome_of_fire() {
     assert_eq!(status, 200);
     assert_eq!(outcome["decision"], "block");
     assert_eq!(outcome["reason"], "no rm -rf");
+    assert_eq!(
+        outcome["display"],
+        json!({"summary": "No rm -rf", "evidence": null})
+    );
     assert_eq!(outcome["hooks"][0]["hook"], "guard");
     let (_, ok) = server.post(
         "/v1/events/pre_tool_call",
         json!({"tool_name": "bash", "tool_input": {"command": "ls"}}),
     );
     assert_eq!(ok["decision"], "continue");
+    assert_eq!(ok["display"], Value::Null);
 }
 
 #[test]
@@ -123,7 +128,9 @@ fn self_approve_takes_effect_without_a_restart() {
         "/internal/runtime/hooks/approve",
         json!({"command": "hooks/undeclared.py"}),
     );
-    assert_eq!(status, 404);
+    // Not 404, which the seeds read as "no self-approve API here".
+    assert_eq!(status, 422);
+    assert_eq!(body["ok"], false, "{body}");
     assert!(
         body["error"]
             .as_str()

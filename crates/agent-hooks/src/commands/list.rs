@@ -21,7 +21,11 @@ pub(crate) fn run(engine: &Engine, json: bool, style: Style) -> CommandOutput {
     files_section(&mut text, &report.files, style);
     text.push_str("\nHooks\n");
     if report.hooks.is_empty() && !has_entry_errors(&report.files) {
-        text.push_str("  (none declared; see docs/writing-hooks.md)\n");
+        // The seeds' empty `/hooks` offers the ready-made hooks: the shortest way to a first one.
+        text.push_str(
+            "  None declared. Install a ready-made one with /hooks install <name|number>,\n  or write your own (docs/writing-hooks.md):\n",
+        );
+        text.push_str(&crate::guards::numbered_list());
     }
     for hook in &report.hooks {
         hook_block(&mut text, hook, style);

@@ -357,8 +357,10 @@ fn self_approve_allowed(state: &AppState, verb: &str) -> Result<(), ApiError> {
 
 fn engine_error(e: EngineError) -> ApiError {
     match e {
+        // Not 404: the seeds tell agents that a 404 here means "this runtime has no
+        // self-approve API, ask the user to approve by hand".
         EngineError::NotDeclared { command } => ApiError::new(
-            StatusCode::NOT_FOUND,
+            StatusCode::UNPROCESSABLE_ENTITY,
             format!(
                 "\"{command}\" is not declared in config/shell_hooks.yaml (or another hook source); declare it first, then approve"
             ),
