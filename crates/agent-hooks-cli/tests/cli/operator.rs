@@ -385,6 +385,24 @@ fn list_shows_the_master_switch_off() {
     assert_eq!(report["master_enabled"], false);
 }
 
+#[test]
+fn an_empty_list_offers_the_numbered_ready_made_hooks() {
+    let ws = Ws::new();
+    let text = ws.ok(&[]);
+    assert!(text.contains("/hooks install <name|number>"), "{text}");
+    for (i, name) in agent_hooks::guards::names().iter().enumerate() {
+        let line = format!("{:>2}. {name} ", i + 1);
+        assert!(text.contains(&line), "{line:?} missing from:\n{text}");
+    }
+    // Once a hook is declared, the list shows hooks, not the offer.
+    ws.write(
+        "config/shell_hooks.yaml",
+        "hooks:\n  - event: pre_tool_call\n    type: builtin\n    name: security_guard\n",
+    );
+    let text = ws.ok(&[]);
+    assert!(!text.contains("/hooks install <name|number>"), "{text}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // doctor
 
