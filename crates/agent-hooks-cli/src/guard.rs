@@ -52,9 +52,14 @@ pub(crate) fn run(
     ExitCode::from(u8::try_from(answer.exit).unwrap_or(1))
 }
 
-pub(crate) async fn install(ws: Workspace, targets: &[String]) -> ExitCode {
+pub(crate) async fn install(ws: Workspace, targets: &[String], no_enable: bool) -> ExitCode {
     let engine = Engine::open(ws);
-    let out = agent_hooks::guards::install_command(&engine, targets).await;
+    // The same words `/hooks install` takes, so the flag is read in one place.
+    let mut words = targets.to_vec();
+    if no_enable {
+        words.push("--no-enable".into());
+    }
+    let out = agent_hooks::guards::install_command(&engine, &words).await;
     print!("{}", out.text);
     ExitCode::from(u8::try_from(out.status).unwrap_or(1))
 }

@@ -64,8 +64,12 @@ enum Command {
         #[arg(long)]
         print_rules: bool,
     },
-    /// Install ready-made hooks by name, number (see `help`) or `all`.
+    /// Install ready-made hooks by name, number (see `help`) or `all`; turns the master switch
+    /// on and shows each one's answer to a sample event.
     Install {
+        /// Leave the master switch as it is.
+        #[arg(long)]
+        no_enable: bool,
         #[arg(required = true, value_name = "NAME|NUMBER|all")]
         targets: Vec<String>,
     },
@@ -122,7 +126,9 @@ fn main() -> ExitCode {
             format,
             print_rules,
         }) => guard::run(ws, name, rules, format.into(), print_rules),
-        Some(Command::Install { targets }) => block_on(guard::install(ws, &targets)),
+        Some(Command::Install { targets, no_enable }) => {
+            block_on(guard::install(ws, &targets, no_enable))
+        }
         Some(Command::Hooks(args)) => block_on(hooks(ws, &args)),
         None => block_on(hooks(ws, &[])),
     }

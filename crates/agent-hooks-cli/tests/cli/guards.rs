@@ -666,6 +666,62 @@ fn install_all_on_the_example_workspace_passes_doctor_and_is_idempotent() {
     assert_eq!(before, snapshot(&root), "installing twice changes nothing");
 }
 
+/// `install` turns the master switch on, shows each guard's answer to a sample event, and the
+/// guard blocks at once; `--no-enable` leaves the switch off and says so.
+#[test]
+fn install_turns_the_master_switch_on_and_shows_a_dry_run() {
+    let rm = br#"{"tool_name": "bash", "tool_input": {"command": "rm -rf /"}}"#;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let ws = dir.path().to_string_lossy().into_owned();
+    let out = run(
+        &[
+            "--workspace",
+            &ws,
+            "install",
+            "security_guard",
+            "runtime_footer",
+        ],
+        b"",
+        &[],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Master switch: turned on"), "{text}");
+    assert!(
+        text.contains(
+            r#"dry run: pre_tool_call (bash {"command":"rm -rf /"}) → block: [security] Blocked ("#
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("→ rewrites response: Done. ⏎ ─ example-model · $0.0123"),
+        "{text}"
+    );
+    let fired = run(&["--workspace", &ws, "fire", "pre_tool_call"], rm, &[]);
+    let outcome: Value = serde_json::from_slice(&fired.stdout).expect("an outcome");
+    assert_eq!(outcome["decision"], "block", "{outcome}");
+
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let ws = dir.path().to_string_lossy().into_owned();
+    let out = run(
+        &[
+            "--workspace",
+            &ws,
+            "install",
+            "--no-enable",
+            "security_guard",
+        ],
+        b"",
+        &[],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("the master switch is off"), "{text}");
+    let fired = run(&["--workspace", &ws, "fire", "pre_tool_call"], rm, &[]);
+    let outcome: Value = serde_json::from_slice(&fired.stdout).expect("an outcome");
+    assert_eq!(outcome["decision"], "continue", "{outcome}");
+}
+
 /// An unusable rules file is a configuration error `list` reports, and the hook still runs on
 /// its defaults.
 #[test]

@@ -100,18 +100,24 @@ impl InstallReport {
     }
 }
 
-/// `/hooks install ...` as text.
+/// `/hooks install [--no-enable] ...` as text.
 pub async fn install_command(engine: &Engine, words: &[String]) -> CommandOutput {
+    let enable = !words.iter().any(|w| w == "--no-enable");
+    let words: Vec<String> = words
+        .iter()
+        .filter(|w| *w != "--no-enable")
+        .cloned()
+        .collect();
     if words.is_empty() {
         return CommandOutput {
             text: format!(
-                "usage: /hooks install <name|number|all>...\n\nReady-made hooks:\n{}",
+                "usage: /hooks install [--no-enable] <name|number|all>...\n\nReady-made hooks:\n{}",
                 super::numbered_list()
             ),
             status: 2,
         };
     }
-    match install(engine, words).await {
+    match install(engine, &words, enable).await {
         Ok(report) => CommandOutput {
             text: report.text(),
             status: i32::from(report.problems > 0),
@@ -128,7 +134,14 @@ pub async fn install_command(engine: &Engine, words: &[String]) -> CommandOutput
 }
 
 /// Installs the guards `words` name (names, `help` numbers, or `all`) into `engine`'s workspace.
-pub async fn install(engine: &Engine, words: &[String]) -> Result<InstallReport, InstallError> {
+/// With `enable`, the master switch is turned on too, as the seeds' self-approve flow does, so
+/// the hooks run at once; then each guard answers a sample event (a dry run) so the user sees
+/// what it does.
+pub async fn install(
+    engine: &Engine,
+    words: &[String],
+    enable: bool,
+) -> Result<InstallReport, InstallError> {
     let guards = select_all(words)?;
     let ws = engine.workspace();
     let mut report = InstallReport::default();
@@ -304,11 +317,25 @@ pub async fn install(engine: &Engine, words: &[String]) -> Result<InstallReport,
             .notes
             .push(format!("config error: {}", error.message));
     }
+    for guard in &guards {
+        for line in dry_run(ws, guard) {
+            report.say(guard.name, line);
+        }
+    }
     if !snapshot.config.master_enabled {
-        report.notes.push(
-            "Note: the master switch is off, so nothing runs until `agent-hooks on` (/hooks on)."
-                .into(),
-        );
+        if enable {
+            engine.set_master(true)?;
+            report.changed = true;
+            report.notes.push(
+                "Master switch: turned on, so the hooks run now (`install --no-enable` leaves it off)."
+                    .into(),
+            );
+        } else {
+            report.notes.push(
+                "Note: the master switch is off, so nothing runs until `agent-hooks on` (/hooks on)."
+                    .into(),
+            );
+        }
     }
     if !report.changed {
         report
@@ -316,6 +343,131 @@ pub async fn install(engine: &Engine, words: &[String]) -> Result<InstallReport,
             .push("Everything was already installed; nothing changed.".into());
     }
     Ok(report)
+}
+
+/// A sample event for each guard, as (event, payload) steps; the last step's answer is shown.
+/// tool_audit_log has none: its only effect is a line in the user's audit log.
+fn sample(guard: &str) -> Vec<(&'static str, serde_json::Value)> {
+    use serde_json::json;
+    match guard {
+        "security_guard" => vec![(
+            "pre_tool_call",
+            json!({"tool_name": "bash", "tool_input": {"command": "rm -rf /"}}),
+        )],
+        "verify_publish_claims" => vec![(
+            "on_stop",
+            json!({"response": "Published! https://example.com/p/made-up-123", "tool_names": []}),
+        )],
+        "verify_code_changes" => vec![
+            (
+                "pre_tool_call",
+                json!({"tool_name": "edit_file", "tool_input": {"path": "src/app.py"}}),
+            ),
+            (
+                "on_stop",
+                json!({"response": "Done.", "tool_names": ["edit_file"]}),
+            ),
+        ],
+        "verify_commitments" => vec![(
+            "on_stop",
+            json!({"response": "I'll let you know when the build finishes.", "tool_names": []}),
+        )],
+        "runtime_footer" => vec![(
+            "on_response_end",
+            json!({"response": "Done.", "model": "example-model", "cost": 0.0123}),
+        )],
+        "pii_redactor" => vec![(
+            "on_response_end",
+            json!({"response": "Write to jane.doe@example.com."}),
+        )],
+        "budget_alert" => vec![(
+            "on_response_end",
+            json!({"response": "Done.", "model": "example-model", "cost": 12.5}),
+        )],
+        "inject_reminder" => vec![("pre_llm_call", json!({"model": "example-model"}))],
+        _ => Vec::new(),
+    }
+}
+
+/// Runs the guard, with the rules file it was installed with, on its sample event in a
+/// scratch workspace with state in memory (nothing of the user's is read or written), and
+/// says what it answered.
+fn dry_run(ws: &crate::Workspace, guard: &GuardInfo) -> Vec<String> {
+    let steps = sample(guard.name);
+    let Some((event, payload)) = steps.last() else {
+        return Vec::new();
+    };
+    let rules = rules_path(ws, guard);
+    let guard_fn = match crate::transport::builtin::compile(guard.name, Some(&rules)) {
+        Ok((g, _)) => g,
+        Err(e) => return vec![format!("dry run: not run ({e})")],
+    };
+    let scratch = std::env::temp_dir().join(format!(
+        "agent-hooks-dry-run-{}-{}",
+        std::process::id(),
+        guard.name
+    ));
+    let mut ctx = agent_hooks_guards::GuardContext::in_memory(&scratch);
+    let mut answer = serde_json::Value::Null;
+    for (event, payload) in &steps {
+        let mut payload = payload.clone();
+        payload["session_id"] = "install-dry-run".into();
+        answer = guard_fn.evaluate(event, &payload, &mut ctx);
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    let shown = match payload.get("tool_input") {
+        Some(input) => format!("{} {input}", payload["tool_name"].as_str().unwrap_or("")),
+        None => ["response", "model"]
+            .iter()
+            .find_map(|k| payload.get(*k).map(|v| format!("{k}: {v}")))
+            .unwrap_or_default(),
+    };
+    vec![format!("dry run: {event} ({shown}) → {}", effect(&answer))]
+}
+
+/// One line on what an answer does.
+fn effect(answer: &serde_json::Value) -> String {
+    let text = |key: &str| answer.get(key).and_then(serde_json::Value::as_str);
+    let one_line = |s: &str| {
+        let s = s
+            .split('\n')
+            .filter(|l| !l.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join(" ⏎ ");
+        match s.char_indices().nth(100) {
+            Some((at, _)) => format!("{}…", &s[..at]),
+            None => s,
+        }
+    };
+    let mut parts = Vec::new();
+    if let Some(decision) = text("decision").filter(|d| *d == "block" || *d == "ask") {
+        parts.push(format!(
+            "{decision}: {}",
+            one_line(text("reason").unwrap_or(""))
+        ));
+    }
+    for field in ["response", "notification", "message"] {
+        if let Some(value) = text(field) {
+            parts.push(format!("rewrites {field}: {}", one_line(value)));
+        }
+    }
+    if let Some(input) = answer.get("tool_input") {
+        parts.push(format!("rewrites tool_input: {input}"));
+    }
+    for (field, says) in [
+        ("context", "adds context"),
+        ("note", "notes"),
+        ("add_warning", "warns"),
+    ] {
+        if let Some(value) = text(field) {
+            parts.push(format!("{says}: {}", one_line(value)));
+        }
+    }
+    if parts.is_empty() {
+        "no effect".into()
+    } else {
+        parts.join("; ")
+    }
 }
 
 fn select_all(words: &[String]) -> Result<Vec<&'static GuardInfo>, InstallError> {
