@@ -73,3 +73,8 @@ pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
 pub(crate) fn tool_in(list: &[String], name: &str) -> bool {
     list.iter().any(|entry| entry.eq_ignore_ascii_case(name))
 }
+
+/// `{"decision": "ask", "reason": ...}`: the user decides (a host that cannot ask blocks).
+pub(crate) fn ask(reason: impl Into<String>) -> Value {
+    json!({"decision": "ask", "reason": reason.into()})
+}

@@ -65,9 +65,10 @@ pub const GUARDS: &[GuardInfo] = &[
             on("on_user_message"),
             GuardEvent {
                 event: "pre_tool_call",
-                // A pre-filter only: every program and tool the default rules look at.
+                // A pre-filter only: every program and tool the default rules look at
+                // (`tests/cases.rs` checks that every refused case gets through it).
                 matcher: Some(
-                    r"rm|dd|mkfs|mke2fs|newfs|chmod|reset|\(\)|/dev/|curl|wget|nc|socat|telnet|scp|sftp|rsync|ftp|http|xh|env|eval|sh|send|message|post|notify",
+                    r"rm|dd|mkfs|mke2fs|mkswap|newfs|chmod|chown|chgrp|reset|\(\)|/dev/|curl|wget|nc|socat|telnet|scp|sftp|rsync|ftp|http|xh|env|eval|sh|send|message|post|notify|git|find|remove|unlink|fork|wipe|shred|blkdiscard|disk|\.ssh|\.aws|credential|secret|id_rsa|id_ed|fetch|socket",
                 ),
             },
             on("transform_tool_result"),

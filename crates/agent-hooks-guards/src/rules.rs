@@ -92,8 +92,21 @@ fn first_line(message: &str) -> String {
 pub(crate) struct LazyRegex {
     pattern: String,
     compiled: std::sync::OnceLock<regex::Regex>,
-    /// Bytes every match contains (see [`required_bytes`]), found on the first `is_match`.
-    required: std::sync::OnceLock<Vec<u8>>,
+    /// What the pattern's syntax tells, found on the first `is_match`.
+    facts: std::sync::OnceLock<Facts>,
+}
+
+/// What a pattern's syntax tells without compiling it.
+#[derive(Debug, Default)]
+struct Facts {
+    /// Bytes every match contains (see [`required_bytes`]).
+    required: Vec<u8>,
+    /// For a pattern anchored at both ends over a finite set of strings (`^(?:nc|ncat)$`),
+    /// those strings: matching is then a comparison, with no automaton at all.
+    exact: Option<Vec<Vec<u8>>>,
+    /// For a pattern anchored at the start, strings one of which every match starts with
+    /// (`^python[0-9.]*$`: `python`).
+    prefixes: Option<Vec<Vec<u8>>>,
 }
 
 impl LazyRegex {
@@ -101,19 +114,69 @@ impl LazyRegex {
     /// match contains. Most patterns look for something rare (`) {` of a fork bomb, say);
     /// a byte search over a long command is far cheaper than running the automaton on it.
     pub(crate) fn is_match(&self, haystack: &str) -> bool {
-        let required = self.required.get_or_init(|| {
+        let facts = self.facts.get_or_init(|| {
             // Literals are all this needs; without Unicode, `\s` and `\w` stay small classes.
             regex_syntax::ParserBuilder::new()
                 .unicode(false)
                 .utf8(false)
                 .build()
                 .parse(&self.pattern)
-                .map(|hir| required_bytes(&hir))
+                .map(|hir| {
+                    let (exact, prefixes) = anchored_literals(&hir);
+                    Facts {
+                        required: required_bytes(&hir),
+                        exact,
+                        prefixes,
+                    }
+                })
                 .unwrap_or_default()
         });
         let bytes = haystack.as_bytes();
-        required.iter().all(|b| bytes.contains(b)) && (**self).is_match(haystack)
+        if let Some(exact) = &facts.exact {
+            return exact.iter().any(|s| s == bytes);
+        }
+        if let Some(prefixes) = &facts.prefixes
+            && !prefixes.iter().any(|p| bytes.starts_with(p))
+        {
+            return false;
+        }
+        facts.required.iter().all(|b| bytes.contains(b)) && (**self).is_match(haystack)
     }
+}
+
+/// For a pattern anchored with `^`: the strings it matches when it is also anchored with `$`
+/// and they are few and known, else the literal prefixes every match starts with.
+type AnchoredLiterals = (Option<Vec<Vec<u8>>>, Option<Vec<Vec<u8>>>);
+
+fn anchored_literals(hir: &regex_syntax::hir::Hir) -> AnchoredLiterals {
+    use regex_syntax::hir::literal::Extractor;
+    use regex_syntax::hir::{Hir, HirKind, Look};
+    let HirKind::Concat(parts) = hir.kind() else {
+        return (None, None);
+    };
+    let is = |part: &Hir, look: Look| matches!(part.kind(), HirKind::Look(l) if *l == look);
+    let Some((first, rest)) = parts.split_first() else {
+        return (None, None);
+    };
+    if !is(first, Look::Start) {
+        return (None, None);
+    }
+    let strings = |seq: &regex_syntax::hir::literal::Seq| {
+        seq.literals()
+            .map(|literals| literals.iter().map(|l| l.as_bytes().to_vec()).collect())
+    };
+    if let Some((last, middle)) = rest.split_last()
+        && is(last, Look::End)
+    {
+        let seq = Extractor::new().extract(&Hir::concat(middle.to_vec()));
+        if seq.is_exact() {
+            return (strings(&seq), None);
+        }
+    }
+    let seq = Extractor::new().extract(&Hir::concat(rest.to_vec()));
+    // An empty prefix would say nothing.
+    let prefixes: Option<Vec<Vec<u8>>> = strings(&seq);
+    (None, prefixes.filter(|p| p.iter().all(|p| !p.is_empty())))
 }
 
 /// The bytes that every match of `hir` contains: a literal's bytes, all of those of a
@@ -201,7 +264,7 @@ pub(crate) fn regex_from(
     Ok(LazyRegex {
         pattern: pattern.to_owned(),
         compiled: std::sync::OnceLock::new(),
-        required: std::sync::OnceLock::new(),
+        facts: std::sync::OnceLock::new(),
     })
 }
 
@@ -246,4 +309,46 @@ pub(crate) fn optional_regex_from(
 /// The user's value if set, else the default's, else the type's empty value.
 pub(crate) fn pick<T: Default>(user: Option<T>, default: Option<T>) -> T {
     user.or(default).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lazy(pattern: &str) -> LazyRegex {
+        regex_from(Origin::User, "t", pattern).expect("a valid pattern")
+    }
+
+    #[test]
+    fn anchored_literal_sets_match_by_comparison_like_the_regex() {
+        for (pattern, yes, no) in [
+            (
+                r"^(?:nc|ncat|nc\.openbsd)$",
+                ["ncat", "nc.openbsd"],
+                ["nca", "ncx"],
+            ),
+            (r"^(?:ba|z)?sh$", ["sh", "bash"], ["ash", "shx"]),
+            (
+                r"^python[0-9.]*$",
+                ["python3.12", "python"],
+                ["pythonw", "xpython"],
+            ),
+        ] {
+            let re = lazy(pattern);
+            let exact = re.is_match(yes[0]) && re.facts.get().is_some_and(|f| f.exact.is_some());
+            let prefixed = re.facts.get().is_some_and(|f| f.prefixes.is_some());
+            assert_eq!(
+                prefixed,
+                pattern.contains('*'),
+                "{pattern}: prefixes or not"
+            );
+            assert_eq!(exact, !pattern.contains('*'), "{pattern}: exact set or not");
+            for word in yes {
+                assert!(re.is_match(word), "{pattern} should match {word}");
+            }
+            for word in no {
+                assert!(!re.is_match(word), "{pattern} should not match {word}");
+            }
+        }
+    }
 }

@@ -50,9 +50,12 @@ pub(crate) struct Redirect<'a> {
 }
 
 impl Redirect<'_> {
-    /// Whether this redirection writes to its target (`>`, `>>`, `>|`, `&>`, `&>>`, `<>`).
+    /// Whether this redirection writes to its target (`>`, `>>`, `>|`, `&>`, `&>>`, `<>`,
+    /// and `>&` onto a file rather than a descriptor).
     pub(crate) fn writes(&self) -> bool {
-        self.op.contains('>') && !self.op.ends_with('&')
+        self.op.contains('>')
+            && !(self.op.ends_with('&')
+                && (self.target == "-" || self.target.bytes().all(|b| b.is_ascii_digit())))
     }
 
     /// Whether this redirection reads a file (`<`, `<>`).
@@ -71,18 +74,48 @@ pub(crate) struct Prefix {
     /// Options that make the prefix run nothing (`command -v rm` only looks rm up).
     #[serde(default)]
     pub(crate) query_options: Vec<String>,
+    /// How many operands come before the command (`timeout 5 rm ...`: one).
+    #[serde(default)]
+    pub(crate) operands: usize,
 }
 
 /// The prefix table as the rules file spells it.
 pub(crate) type Prefixes = HashMap<String, Prefix>;
 
 /// The prefix table as the tokenizer looks it up: a handful of names, where comparing
-/// strings beats hashing every command's program name.
-pub(crate) type PrefixList = Vec<(String, Prefix)>;
+/// strings beats hashing every command's program name, and a table of their first bytes
+/// that lets most program names skip the comparisons altogether.
+#[derive(Debug, Clone)]
+pub(crate) struct PrefixList {
+    entries: Vec<(String, Prefix)>,
+    first_bytes: [bool; 256],
+}
+
+impl PrefixList {
+    fn find(&self, name: &str) -> Option<&Prefix> {
+        let first = *name.as_bytes().first()?;
+        if !self.first_bytes[usize::from(first)] {
+            return None;
+        }
+        self.entries
+            .iter()
+            .find(|(n, _)| same(n, name))
+            .map(|(_, prefix)| prefix)
+    }
+}
 
 /// The rules' prefix table in lookup form.
 pub(crate) fn prefix_list(prefixes: Prefixes) -> PrefixList {
-    prefixes.into_iter().collect()
+    let mut first_bytes = [false; 256];
+    for name in prefixes.keys() {
+        if let Some(&b) = name.as_bytes().first() {
+            first_bytes[usize::from(b)] = true;
+        }
+    }
+    PrefixList {
+        entries: prefixes.into_iter().collect(),
+        first_bytes,
+    }
 }
 
 /// Shell grammar words that can stand where a program would.
@@ -118,7 +151,7 @@ pub(crate) fn same(a: &str, b: &str) -> bool {
 impl<'s, 'a> SimpleCommand<'s, 'a> {
     /// The index of the word that is the program actually run, looking past variable
     /// assignments, shell keywords and prefix commands; `None` when nothing runs.
-    pub(crate) fn program_index(&self, prefixes: &[(String, Prefix)]) -> Option<usize> {
+    pub(crate) fn program_index(&self, prefixes: &PrefixList) -> Option<usize> {
         let words = &self.words;
         let mut i = 0;
         while i < words.len() {
@@ -128,7 +161,7 @@ impl<'s, 'a> SimpleCommand<'s, 'a> {
                 continue;
             }
             let name = basename(word);
-            let Some((_, prefix)) = prefixes.iter().find(|(n, _)| same(n, name)) else {
+            let Some(prefix) = prefixes.find(name) else {
                 return Some(i);
             };
             let prefix_at = i;
@@ -148,6 +181,7 @@ impl<'s, 'a> SimpleCommand<'s, 'a> {
                 let takes_value = prefix.options_with_value.iter().any(|o| o == option);
                 i += if takes_value { 2 } else { 1 };
             }
+            i += prefix.operands;
             // A prefix with nothing after it runs itself (`env` alone prints the environment).
             if i >= words.len() {
                 return Some(prefix_at);
@@ -157,10 +191,7 @@ impl<'s, 'a> SimpleCommand<'s, 'a> {
     }
 
     /// The program's base name and its arguments, if a program runs.
-    pub(crate) fn argv(
-        &self,
-        prefixes: &[(String, Prefix)],
-    ) -> Option<(&'s str, &'s [Cow<'a, str>])> {
+    pub(crate) fn argv(&self, prefixes: &PrefixList) -> Option<(&'s str, &'s [Cow<'a, str>])> {
         let index = self.program_index(prefixes)?;
         let words: &'s [Cow<'a, str>] = self.words;
         let program = basename(words.get(index)?);
@@ -180,12 +211,13 @@ fn is_assignment(word: &str) -> bool {
     }
 }
 
-/// `/usr/bin/rm` runs `rm`.
+/// `/usr/bin/rm` runs `rm`, and so does `rm.exe`.
 pub(crate) fn basename(word: &str) -> &str {
-    match word.as_bytes().iter().rposition(|&b| b == b'/') {
+    let name = match word.as_bytes().iter().rposition(|&b| b == b'/') {
         Some(slash) => word.get(slash + 1..).unwrap_or(word),
         None => word,
-    }
+    };
+    name.strip_suffix(".exe").unwrap_or(name)
 }
 
 impl<'a> Script<'a> {
@@ -839,16 +871,17 @@ mod tests {
 
     #[test]
     fn prefixes_are_skipped() {
-        let prefixes: PrefixList = vec![
+        let prefixes = prefix_list(Prefixes::from([
             (
                 "sudo".into(),
                 Prefix {
                     options_with_value: vec!["-u".into()],
                     query_options: vec![],
+                    operands: 0,
                 },
             ),
             ("env".into(), Prefix::default()),
-        ];
+        ]));
         let script = parse("sudo -u root env A=1 /bin/rm -rf /");
         let argv = script.commands().next().and_then(|c| c.argv(&prefixes));
         assert_eq!(argv.map(|(p, a)| (p, a.len())), Some(("rm", 2)));

@@ -166,6 +166,81 @@ fn security_guard_cases() {
 }
 
 #[test]
+fn security_guard_interpreter_cases() {
+    replay("security_guard.interpreters", 100);
+}
+
+#[test]
+fn security_guard_wrapper_cases() {
+    replay("security_guard.wrappers", 80);
+}
+
+#[test]
+fn security_guard_lost_work_cases() {
+    replay("security_guard.lost_work", 120);
+}
+
+#[test]
+fn security_guard_machine_cases() {
+    replay("security_guard.machine", 50);
+}
+
+#[test]
+fn security_guard_credential_cases() {
+    replay("security_guard.credentials", 50);
+}
+
+/// The suggested `pre_tool_call` matcher is a pre-filter: a command it skips is never
+/// checked, so every command the tables refuse must get through it.
+#[test]
+fn security_guard_matcher_lets_every_refused_command_through() {
+    let matcher = agent_hooks_guards::guard_info("security_guard")
+        .and_then(|info| info.events.iter().find(|e| e.event == "pre_tool_call"))
+        .and_then(|event| event.matcher)
+        .expect("security_guard suggests a pre_tool_call matcher");
+    let matcher = regex::Regex::new(matcher).expect("the matcher compiles");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut missed = Vec::new();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir)
+        .expect("the case directory")
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with("security_guard") {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        let table: Value = serde_json::from_str(&text).unwrap_or_default();
+        for case in table["cases"].as_array().into_iter().flatten() {
+            let refused = matches!(case["expect"]["decision"].as_str(), Some("block" | "ask"));
+            if case["event"] != "pre_tool_call" || !refused {
+                continue;
+            }
+            // The match text: the payload's strings without the common fields (SPEC §5).
+            let mut payload = case["payload"].clone();
+            if let Some(map) = payload.as_object_mut() {
+                for common in ["event", "session_id", "agent_id", "cwd"] {
+                    map.remove(common);
+                }
+            }
+            let mut text = String::new();
+            strings(&payload, &mut text);
+            checked += 1;
+            if !matcher.is_match(&text) {
+                missed.push(format!("{name}: {}", case["name"]));
+            }
+        }
+    }
+    assert!(checked > 300, "only {checked} refused cases found");
+    assert!(
+        missed.is_empty(),
+        "the matcher skips:\n{}",
+        missed.join("\n")
+    );
+}
+
+#[test]
 fn verify_publish_claims_cases() {
     replay("verify_publish_claims", 15);
 }

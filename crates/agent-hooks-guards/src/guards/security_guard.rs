@@ -1,9 +1,16 @@
 //! security_guard: keeps credentials from leaking and stops irreversible data loss.
-//! Shell commands are tokenized so that only words in command position count; text
-//! channels (user messages, replies, outbound messages, message tools) are scanned for secrets.
+//! Shell commands are tokenized so that only words in command position count (`scan`);
+//! each rule of the rule packs (`rule`) answers block, ask or warn; path operands are
+//! judged against the payload's `cwd` (`paths`); interpreter one-liners are read for the
+//! commands they run (`code`). Text channels (user messages, replies, outbound messages,
+//! message tools) are scanned for secrets.
 
-use std::borrow::Cow;
-use std::collections::HashMap;
+mod code;
+mod paths;
+mod rule;
+mod scan;
+
+use std::collections::{BTreeMap, HashMap};
 
 use crate::rules::LazyRegex as Regex;
 use serde::Deserialize;
@@ -11,9 +18,13 @@ use serde_json::{Map, Value};
 
 use crate::answer::{self, fill};
 use crate::context::GuardContext;
-use crate::rules::{self, RulesError, pick};
+use crate::rules::{self, Origin, RulesError, pick};
 use crate::secrets::{CredentialRule, MaskRules, Scanner, WalletRules};
 use crate::shell::{self, Prefix, PrefixList, SimpleCommand};
+use code::{CodeNames, LanguageRaw};
+use paths::Cwd;
+use rule::{Answer, Rule, RuleRaw};
+use scan::{Finding, Scan};
 
 pub(crate) const DEFAULT_RULES: &str = include_str!("../../rules/security_guard.yaml");
 
@@ -22,8 +33,6 @@ pub(crate) const DEFAULT_RULES: &str = include_str!("../../rules/security_guard.
 /// (`UPDATE_DEFAULTS=1 cargo test -p agent-hooks-guards defaults_json` rewrites this file).
 const DEFAULT_RULES_JSON: &str = include_str!("security_guard.defaults.json");
 
-/// How deep `bash -c "..."`, `$(...)` and heredocs fed to a shell are followed.
-const MAX_NESTING: usize = 4;
 /// How much of an offending command a reason quotes.
 const QUOTE_CHARS: usize = 200;
 
@@ -36,25 +45,19 @@ struct Raw {
     message_text_keys: Option<Vec<String>>,
     command_prefixes: Option<HashMap<String, Prefix>>,
     nested_shells: Option<Vec<String>>,
-    destructive: Option<Vec<DestructiveRaw>>,
+    code_options: Option<HashMap<String, Vec<String>>>,
+    subcommand_options: Option<HashMap<String, Vec<String>>>,
+    interpreters: Option<BTreeMap<String, LanguageRaw>>,
+    interpreter_code: Option<CodeNames>,
+    packs: Option<BTreeMap<String, Vec<RuleRaw>>>,
+    /// Rules from before packs existed: an extra pack of the user's own.
+    destructive: Option<Vec<RuleRaw>>,
+    answers: Option<HashMap<String, Answer>>,
     exfiltration: Option<ExfiltrationRaw>,
     credentials: Option<Vec<CredentialRule>>,
     wallet: Option<WalletRules>,
     mask: Option<MaskRules>,
     messages: Option<Messages>,
-}
-
-#[derive(Debug, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DestructiveRaw {
-    name: String,
-    program: Option<String>,
-    #[serde(default)]
-    args_all: Vec<String>,
-    #[serde(default)]
-    args_none: Vec<String>,
-    redirect: Option<String>,
-    code: Option<String>,
 }
 
 #[derive(Debug, Default, PartialEq, Deserialize)]
@@ -75,19 +78,30 @@ struct Messages {
     user_message: String,
     wallet_secret: String,
     destructive: String,
+    ask: String,
+    warn: String,
     exfiltration: String,
     tool_result_note: String,
 }
 
-#[derive(Debug)]
-struct Destructive {
-    name: String,
-    /// Index into `program_set`, when the rule names a program.
-    program: Option<usize>,
-    args_all: Vec<Regex>,
-    args_none: Vec<Regex>,
-    redirect: Option<Regex>,
-    code: Option<Regex>,
+impl Messages {
+    /// The user's templates, with the defaults for the ones they left out.
+    fn or(mut self, default: &Messages) -> Messages {
+        for (mine, theirs) in [
+            (&mut self.user_message, &default.user_message),
+            (&mut self.wallet_secret, &default.wallet_secret),
+            (&mut self.destructive, &default.destructive),
+            (&mut self.ask, &default.ask),
+            (&mut self.warn, &default.warn),
+            (&mut self.exfiltration, &default.exfiltration),
+            (&mut self.tool_result_note, &default.tool_result_note),
+        ] {
+            if mine.is_empty() {
+                mine.clone_from(theirs);
+            }
+        }
+        self
+    }
 }
 
 #[derive(Debug)]
@@ -107,15 +121,48 @@ pub(crate) struct SecurityGuard {
     message_text_keys: Vec<String>,
     prefixes: PrefixList,
     nested_shells: Vec<String>,
-    /// Every program regex of `destructive`, then the network-program regex last. Each
-    /// distinct program name of a command text is matched once (`Programs`); a pattern
-    /// whose literal bytes the name lacks is not even compiled.
+    /// Programs whose option values are shell code (`su -c`, `env -S`).
+    code_options: HashMap<String, Vec<String>>,
+    /// Per program, its options before the subcommand that take a value (`git -C dir`).
+    subcommand_options: HashMap<String, Vec<String>>,
+    /// Each interpreter with the index of its program regex in `programs`.
+    interpreters: Vec<(usize, LanguageRaw)>,
+    code_names: CodeNames,
+    /// Every distinct program regex of the rules, the interpreters' and the network
+    /// programs'. Each distinct program name of a command text is matched once against
+    /// them (`scan::Programs`); a pattern whose literal bytes the name lacks is not run.
     programs: Vec<Regex>,
     network_index: Option<usize>,
-    destructive: Vec<Destructive>,
+    rules: Vec<Rule>,
+    /// Which rules each program regex (by index in `programs`) belongs to, so that a
+    /// command is checked against its program's rules only.
+    program_rules: Vec<Vec<usize>>,
+    /// Rules that look at output redirections without naming a program.
+    redirect_rules: Vec<usize>,
+    /// Rules that look only at the code's shape (`code` without program or redirect).
+    code_rules: Vec<usize>,
     exfiltration: Exfiltration,
     scanner: Scanner,
     messages: Messages,
+}
+
+/// Program regexes, each distinct pattern compiled once.
+#[derive(Default)]
+struct ProgramSet {
+    patterns: Vec<String>,
+    regexes: Vec<Regex>,
+}
+
+impl ProgramSet {
+    fn index(&mut self, origin: Origin, field: &str, pattern: &str) -> Result<usize, RulesError> {
+        if let Some(at) = self.patterns.iter().position(|p| p == pattern) {
+            return Ok(at);
+        }
+        self.regexes
+            .push(rules::regex_from(origin, field, pattern)?);
+        self.patterns.push(pattern.to_owned());
+        Ok(self.regexes.len() - 1)
+    }
 }
 
 impl SecurityGuard {
@@ -128,55 +175,61 @@ impl SecurityGuard {
             None => Raw::default(),
         };
         // The defaults' regexes are tested, so only the user's are syntax-checked at load.
-        let (destructive_raw, destructive_origin): (Vec<DestructiveRaw>, _) =
-            rules::pick_from(user.destructive, def.destructive);
+        let (packs, packs_origin): (BTreeMap<String, Vec<RuleRaw>>, _) =
+            rules::pick_from(user.packs, def.packs);
         let (exfil, exfil_origin): (ExfiltrationRaw, _) =
             rules::pick_from(user.exfiltration, def.exfiltration);
-        let origin = destructive_origin;
-        let mut programs = Vec::new();
-        let mut destructive = Vec::new();
-        for (i, rule) in destructive_raw.iter().enumerate() {
-            let field = format!("destructive[{i}]");
-            let program = match &rule.program {
-                Some(p) => {
-                    programs.push(rules::regex_from(origin, &format!("{field}.program"), p)?);
-                    Some(programs.len() - 1)
+        let (interpreters_raw, interpreters_origin): (BTreeMap<String, LanguageRaw>, _) =
+            rules::pick_from(user.interpreters, def.interpreters);
+        let answers: HashMap<String, Answer> = pick(user.answers, def.answers);
+        let mut programs = ProgramSet::default();
+        let mut rules = Vec::new();
+        let own = user
+            .destructive
+            .map(|rules| ("destructive".to_owned(), rules));
+        let packs = packs
+            .into_iter()
+            .map(|pack| (pack, packs_origin))
+            .chain(own.map(|pack| (pack, Origin::User)));
+        for ((pack, raws), origin) in packs {
+            for (i, raw) in raws.into_iter().enumerate() {
+                let field = format!("packs.{pack}[{i}]");
+                rules.push(compile_rule(
+                    raw,
+                    &pack,
+                    &field,
+                    origin,
+                    &answers,
+                    &mut programs,
+                )?);
+            }
+        }
+        let mut interpreters = Vec::new();
+        for (name, lang) in interpreters_raw {
+            let field = format!("interpreters.{name}.program");
+            let index = programs.index(interpreters_origin, &field, &lang.program)?;
+            interpreters.push((index, lang));
+        }
+        let mut program_rules = vec![Vec::new(); programs.regexes.len()];
+        let (mut redirect_rules, mut code_rules) = (Vec::new(), Vec::new());
+        for (index, rule) in rules.iter().enumerate() {
+            if rule.answer == Answer::Off {
+                continue;
+            }
+            match (rule.program, &rule.redirect, &rule.code) {
+                (Some(program), _, _) => {
+                    if let Some(list) = program_rules.get_mut(program) {
+                        list.push(index);
+                    }
                 }
-                None => None,
-            };
-            destructive.push(Destructive {
-                name: rule.name.clone(),
-                program,
-                args_all: rules::regexes_from(
-                    origin,
-                    &format!("{field}.args_all"),
-                    &rule.args_all,
-                )?,
-                args_none: rules::regexes_from(
-                    origin,
-                    &format!("{field}.args_none"),
-                    &rule.args_none,
-                )?,
-                redirect: rules::optional_regex_from(
-                    origin,
-                    &format!("{field}.redirect"),
-                    rule.redirect.as_deref(),
-                )?,
-                code: rules::optional_regex_from(
-                    origin,
-                    &format!("{field}.code"),
-                    rule.code.as_deref(),
-                )?,
-            });
+                (None, Some(_), _) => redirect_rules.push(index),
+                (None, None, Some(_)) => code_rules.push(index),
+                (None, None, None) => {}
+            }
         }
         let network_index = match exfil.network_programs.as_deref() {
             Some(p) if !p.is_empty() => {
-                programs.push(rules::regex_from(
-                    exfil_origin,
-                    "exfiltration.network_programs",
-                    p,
-                )?);
-                Some(programs.len() - 1)
+                Some(programs.index(exfil_origin, "exfiltration.network_programs", p)?)
             }
             _ => None,
         };
@@ -184,6 +237,11 @@ impl SecurityGuard {
         let credentials: (Vec<CredentialRule>, _) =
             rules::pick_from(user.credentials, def.credentials);
         let mask: MaskRules = pick(user.mask, def.mask);
+        let default_messages = def.messages.unwrap_or_default();
+        let messages = match user.messages {
+            Some(mine) => mine.or(&default_messages),
+            None => default_messages,
+        };
         Ok(Self {
             shell_tools: pick(user.shell_tools, def.shell_tools),
             command_keys: pick(user.command_keys, def.command_keys),
@@ -191,9 +249,16 @@ impl SecurityGuard {
             message_text_keys: pick(user.message_text_keys, def.message_text_keys),
             prefixes: shell::prefix_list(pick(user.command_prefixes, def.command_prefixes)),
             nested_shells: pick(user.nested_shells, def.nested_shells),
-            programs,
+            code_options: pick(user.code_options, def.code_options),
+            subcommand_options: pick(user.subcommand_options, def.subcommand_options),
+            interpreters,
+            code_names: pick(user.interpreter_code, def.interpreter_code),
+            programs: programs.regexes,
             network_index,
-            destructive,
+            rules,
+            program_rules,
+            redirect_rules,
+            code_rules,
             exfiltration: Exfiltration {
                 credential_files: rules::optional_regex_from(
                     exfil_origin,
@@ -209,7 +274,7 @@ impl SecurityGuard {
                 output_options: exfil.output_options,
             },
             scanner: Scanner::new(credentials, wallet, mask)?,
-            messages: pick(user.messages, def.messages),
+            messages,
         })
     }
 
@@ -278,11 +343,16 @@ impl SecurityGuard {
             return answer::noop();
         };
         if answer::tool_in(&self.shell_tools, tool) {
+            let cwd = answer::str_field(payload, "cwd");
             for key in &self.command_keys {
                 if let Some(command) = input.get(key).and_then(Value::as_str)
-                    && let Some(reason) = self.check_command(command, 0)
+                    && let Some(found) = self.check_command(command, cwd)
                 {
-                    return answer::block(reason);
+                    return match found.answer {
+                        Answer::Block | Answer::Off => answer::block(found.reason),
+                        Answer::Ask => answer::ask(found.reason),
+                        Answer::Warn => answer::field("add_warning", found.reason),
+                    };
                 }
             }
         }
@@ -315,118 +385,25 @@ impl SecurityGuard {
         }
     }
 
-    /// The reason to block this command text, if any part of it that runs is dangerous.
-    pub(crate) fn check_command(&self, text: &str, depth: usize) -> Option<String> {
-        self.check(text, depth, &mut Programs::default())
+    /// The finding for this command text run in `cwd`, if any part of it that runs is
+    /// dangerous.
+    pub(crate) fn check_command(&self, text: &str, cwd: &str) -> Option<Finding> {
+        let mut scan = Scan::new(self, Cwd::from_payload(cwd));
+        scan.check(text, 0);
+        scan.found
     }
 
-    fn check(&self, text: &str, depth: usize, programs: &mut Programs) -> Option<String> {
-        if depth > MAX_NESTING || text.trim().is_empty() {
-            return None;
-        }
-        let script = shell::parse(text);
-        for rule in &self.destructive {
-            if let Some(code) = &rule.code
-                && code.is_match(&script.code)
-            {
-                return Some(self.destructive_reason(&rule.name, text));
-            }
-        }
-        let mut runs = Vec::new();
-        for pipeline in script.pipelines() {
-            runs.clear();
-            runs.extend(pipeline.map(|command| {
-                let argv = command.argv(&self.prefixes);
-                // Which program rules this program matches; `None` when nothing runs.
-                let matched = argv.map(|(program, _)| programs.lookup(self, program));
-                (command, argv, matched)
-            }));
-            let is_network = |matched: Option<usize>, programs: &Programs| {
-                self.network_index
-                    .zip(matched)
-                    .is_some_and(|(network, m)| programs.matched(m, network))
-            };
-            // Reading a credential only matters upstream of a network tool; most pipelines
-            // have none, and checking every word of every command is the costly part.
-            let last_network = runs
-                .iter()
-                .rposition(|(_, _, matched)| is_network(*matched, programs));
-            let mut leaked_before = false;
-            for (position, (command, argv, matched)) in runs.iter().enumerate() {
-                let args = argv.map_or(&[][..], |(_, args)| args);
-                if let Some(rule) = self.destructive_match(command, args, *matched, programs) {
-                    return Some(self.destructive_reason(rule, &display(command)));
-                }
-                if is_network(*matched, programs)
-                    && (leaked_before || self.network_leaks(command, depth))
-                {
-                    return Some(fill(
-                        &self.messages.exfiltration,
-                        &[("command", &quote(text))],
-                    ));
-                }
-                if last_network.is_some_and(|last| position < last) {
-                    leaked_before = leaked_before || self.leaks(command);
-                }
-                let shell = matched.is_some_and(|m| programs.is_shell(m));
-                if let Some(reason) = self.nested(command, *argv, shell, depth, programs) {
-                    return Some(reason);
-                }
-            }
-        }
-        None
-    }
-
-    fn destructive_reason(&self, rule: &str, command: &str) -> String {
+    /// A rule's reason in the shape its answer calls for.
+    fn rule_reason(&self, answer: Answer, why: &str, command: &str) -> String {
+        let template = match answer {
+            Answer::Ask => &self.messages.ask,
+            Answer::Warn => &self.messages.warn,
+            Answer::Block | Answer::Off => &self.messages.destructive,
+        };
         fill(
-            &self.messages.destructive,
-            &[("rule", rule), ("command", &quote(command))],
+            template,
+            &[("why", why), ("rule", why), ("command", &quote(command))],
         )
-    }
-
-    /// The destructive rule this command matches. `matched` is the program's entry in
-    /// `programs`, `None` when the command runs nothing.
-    fn destructive_match(
-        &self,
-        command: &SimpleCommand,
-        args: &[Cow<'_, str>],
-        matched: Option<usize>,
-        programs: &Programs,
-    ) -> Option<&str> {
-        // Every rule that can match here names a program or a redirection target.
-        let any_program = matched.is_some_and(|m| programs.matched_any(m));
-        if !any_program && command.redirects.is_empty() {
-            return None;
-        }
-        let mut joined: Option<String> = None;
-        for rule in &self.destructive {
-            if rule.code.is_some() && rule.program.is_none() && rule.redirect.is_none() {
-                continue;
-            }
-            if let Some(index) = rule.program
-                && !matched.is_some_and(|m| programs.matched(m, index))
-            {
-                continue;
-            }
-            if rule.program.is_none() && rule.redirect.is_none() {
-                continue;
-            }
-            if let Some(redirect) = &rule.redirect
-                && !command
-                    .redirects
-                    .iter()
-                    .any(|r| r.writes() && redirect.is_match(&r.target))
-            {
-                continue;
-            }
-            let joined = joined.get_or_insert_with(|| args.join(" "));
-            if rule.args_all.iter().all(|re| re.is_match(joined))
-                && !rule.args_none.iter().any(|re| re.is_match(joined))
-            {
-                return Some(&rule.name);
-            }
-        }
-        None
     }
 
     /// Whether this command reads a credential file or dumps the environment.
@@ -455,8 +432,8 @@ impl SecurityGuard {
     }
 
     /// Whether a network command sends a credential file itself (argument, input
-    /// redirection, or a `$(...)` that reads one).
-    fn network_leaks(&self, command: &SimpleCommand, depth: usize) -> bool {
+    /// redirection, or, with `substitutions`, a `$(...)` that reads one).
+    fn network_leaks(&self, command: &SimpleCommand, substitutions: bool) -> bool {
         let exfil = &self.exfiltration;
         if let Some(files) = &exfil.credential_files {
             let mut skip_next = false;
@@ -481,116 +458,12 @@ impl SecurityGuard {
                 return true;
             }
         }
-        depth < MAX_NESTING
+        substitutions
             && command.substitutions.iter().any(|sub| {
                 let inner = shell::parse(sub);
                 inner.commands().any(|c| self.leaks(&c))
             })
     }
-
-    /// Code nested inside this command: `$(...)`, `bash -c`, `eval`, a heredoc or
-    /// here-string fed to a shell (`shell`: the program is one of `nested_shells`).
-    fn nested(
-        &self,
-        command: &SimpleCommand,
-        argv: Option<(&str, &[Cow<'_, str>])>,
-        shell: bool,
-        depth: usize,
-        programs: &mut Programs,
-    ) -> Option<String> {
-        for sub in command.substitutions {
-            if let Some(reason) = self.check(sub, depth + 1, programs) {
-                return Some(reason);
-            }
-        }
-        let (program, args) = argv?;
-        if !shell {
-            return None;
-        }
-        if program == "eval" {
-            return self.check(&args.join(" "), depth + 1, programs);
-        }
-        let mut words = args.iter();
-        while let Some(word) = words.next() {
-            let is_c = word.starts_with('-') && !word.starts_with("--") && word.contains('c');
-            if is_c {
-                if let Some(script) = words.next() {
-                    return self.check(script, depth + 1, programs);
-                }
-            } else if !word.starts_with('-') {
-                // The first operand is a script file; its contents are not ours to read.
-                break;
-            }
-        }
-        for body in command.heredocs {
-            if let Some(reason) = self.check(body, depth + 1, programs) {
-                return Some(reason);
-            }
-        }
-        command
-            .redirects
-            .iter()
-            .filter(|r| r.op == "<<<")
-            .find_map(|r| self.check(&r.target, depth + 1, programs))
-    }
-}
-
-/// The program rules each program name matched, for one command text: a script runs the
-/// same few programs over and over, and a name is looked up once instead of per command.
-#[derive(Debug, Default)]
-struct Programs {
-    seen: Vec<Program>,
-}
-
-#[derive(Debug)]
-struct Program {
-    name: String,
-    /// Which of `SecurityGuard::programs` it matches.
-    matched: Vec<bool>,
-    /// Whether it is one of `nested_shells`.
-    shell: bool,
-}
-
-impl Programs {
-    /// The entry for `program`, matching it against the rules on first sight.
-    fn lookup(&mut self, guard: &SecurityGuard, program: &str) -> usize {
-        if let Some(index) = self.seen.iter().position(|p| shell::same(&p.name, program)) {
-            return index;
-        }
-        self.seen.push(Program {
-            name: program.to_owned(),
-            matched: guard
-                .programs
-                .iter()
-                .map(|re| re.is_match(program))
-                .collect(),
-            shell: guard.nested_shells.iter().any(|s| s == program),
-        });
-        self.seen.len() - 1
-    }
-
-    /// Whether the program of entry `entry` matches program rule `rule`.
-    fn matched(&self, entry: usize, rule: usize) -> bool {
-        self.seen
-            .get(entry)
-            .is_some_and(|p| p.matched.get(rule).copied().unwrap_or(false))
-    }
-
-    /// Whether the program of entry `entry` matches any program rule.
-    fn matched_any(&self, entry: usize) -> bool {
-        self.seen
-            .get(entry)
-            .is_some_and(|p| p.matched.iter().any(|&m| m))
-    }
-
-    /// Whether the program of entry `entry` is a shell whose code is checked too.
-    fn is_shell(&self, entry: usize) -> bool {
-        self.seen.get(entry).is_some_and(|p| p.shell)
-    }
-}
-
-fn display(command: &SimpleCommand) -> String {
-    command.words.join(" ")
 }
 
 /// The offending command as a reason quotes it: one line, bounded.
@@ -602,6 +475,64 @@ fn quote(text: &str) -> String {
     } else {
         one_line
     }
+}
+
+/// Compiles one pack rule. Its answer is, in order: `answers` for the rule's name, `answers`
+/// for its pack, the rule's own `answer`, block.
+fn compile_rule(
+    raw: RuleRaw,
+    pack: &str,
+    field: &str,
+    origin: Origin,
+    answers: &HashMap<String, Answer>,
+    programs: &mut ProgramSet,
+) -> Result<Rule, RulesError> {
+    let program = match &raw.program {
+        Some(p) => Some(programs.index(origin, &format!("{field}.program"), p)?),
+        None => None,
+    };
+    let pipeline_program = match &raw.pipeline_program {
+        Some(p) => Some(programs.index(origin, &format!("{field}.pipeline_program"), p)?),
+        None => None,
+    };
+    let answer = answers
+        .get(&raw.name)
+        .or_else(|| answers.get(pack))
+        .copied()
+        .or(raw.answer)
+        .unwrap_or_default();
+    Ok(Rule {
+        why: raw.why.clone().unwrap_or_else(|| raw.name.clone()),
+        answer,
+        program,
+        pipeline_program,
+        subcommand: raw
+            .subcommand
+            .iter()
+            .map(|s| s.split_whitespace().map(str::to_owned).collect())
+            .collect(),
+        options: raw.options,
+        options_none: raw.options_none,
+        value_options: raw.value_options,
+        operands_any: rules::optional_regex_from(
+            origin,
+            &format!("{field}.operands_any"),
+            raw.operands_any.as_deref(),
+        )?,
+        operands_min: raw.operands_min,
+        after_dashdash: raw.after_dashdash,
+        paths: raw.paths,
+        leading_operands: raw.leading_operands,
+        args_all: rules::regexes_from(origin, &format!("{field}.args_all"), &raw.args_all)?,
+        args_none: rules::regexes_from(origin, &format!("{field}.args_none"), &raw.args_none)?,
+        redirect: rules::optional_regex_from(
+            origin,
+            &format!("{field}.redirect"),
+            raw.redirect.as_deref(),
+        )?,
+        code: rules::optional_regex_from(origin, &format!("{field}.code"), raw.code.as_deref())?,
+        name: raw.name,
+    })
 }
 
 #[cfg(test)]

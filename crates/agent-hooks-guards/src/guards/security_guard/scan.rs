@@ -1,0 +1,941 @@
+//! Walking a command text: every simple command where a program runs is matched against
+//! the rule packs, and code that runs inside it is walked too — `$(...)`, `bash -c`,
+//! heredocs and piped text fed to a shell or an interpreter, interpreter one-liners, and
+//! the commands that runners build (`xargs`, `parallel`, `find -exec`). `cd` moves the
+//! directory that later path operands are judged against. The strongest answer wins;
+//! a block ends the walk.
+
+use std::borrow::Cow;
+
+use super::code::{self, Action};
+use super::paths::Cwd;
+use super::rule::{Answer, Rule, subcommand_start};
+use super::{SecurityGuard, quote};
+use crate::answer::fill;
+use crate::shell::{self, SimpleCommand};
+
+/// How deep `bash -c "..."`, `$(...)`, interpreter code and runners are followed.
+const MAX_NESTING: usize = 5;
+
+/// Stands for input a runner gets that the text does not show (`cat list | xargs rm -rf`).
+/// As a path it is unknown; as shell code it is code nobody has seen.
+const PIPED_INPUT: &str = "$piped_input";
+
+/// What the guard found: the strongest answer and its reason.
+#[derive(Debug)]
+pub(crate) struct Finding {
+    pub(crate) answer: Answer,
+    pub(crate) reason: String,
+}
+
+/// One walk over one command text.
+pub(crate) struct Scan<'g> {
+    guard: &'g SecurityGuard,
+    programs: Programs,
+    cwd: Cwd,
+    pub(crate) found: Option<Finding>,
+}
+
+/// What a runner's input is, as far as the text shows.
+enum Input {
+    /// Text printed upstream (`echo / | xargs rm -rf`).
+    Text(String),
+    /// Paths found under these start directories (`find /etc | xargs rm -rf`).
+    Under(Vec<String>),
+    /// Not shown.
+    Unknown,
+}
+
+/// The command before this one in its pipeline, with its program and arguments.
+type Upstream<'r, 's, 'a> = (&'r SimpleCommand<'s, 'a>, Argv<'s, 'a>);
+
+/// A program's base name and its arguments, when a program runs.
+type Argv<'s, 'a> = Option<(&'s str, &'s [Cow<'a, str>])>;
+
+type Run<'s, 'a> = (
+    SimpleCommand<'s, 'a>,
+    Option<(&'s str, &'s [Cow<'a, str>])>,
+    Option<usize>,
+);
+
+impl<'g> Scan<'g> {
+    pub(crate) fn new(guard: &'g SecurityGuard, cwd: Cwd) -> Self {
+        Scan {
+            guard,
+            programs: Programs::default(),
+            cwd,
+            found: None,
+        }
+    }
+
+    /// Records a finding; `true` when the walk can stop (a block).
+    fn note(&mut self, answer: Answer, reason: String) -> bool {
+        if answer == Answer::Off {
+            return false;
+        }
+        if self.found.as_ref().is_none_or(|f| answer > f.answer) {
+            self.found = Some(Finding { answer, reason });
+        }
+        answer == Answer::Block
+    }
+
+    fn note_rule(&mut self, rule: &Rule, command: &str) -> bool {
+        let reason = self.guard.rule_reason(rule.answer, &rule.why, command);
+        self.note(rule.answer, reason)
+    }
+
+    /// A finding that code analysis makes (a fork bomb in Python, say), answered as the
+    /// rule of that name says.
+    fn note_named(&mut self, name: &str, fallback_why: &str, command: &str) -> bool {
+        let (answer, why) = match self.guard.rules.iter().find(|r| r.name == name) {
+            Some(rule) => (rule.answer, rule.why.clone()),
+            None => (Answer::Block, fallback_why.to_owned()),
+        };
+        let reason = self.guard.rule_reason(answer, &why, command);
+        self.note(answer, reason)
+    }
+
+    /// Walks `text`; `true` when it is blocked.
+    pub(crate) fn check(&mut self, text: &str, depth: usize) -> bool {
+        if depth > MAX_NESTING || text.trim().is_empty() {
+            return false;
+        }
+        let guard = self.guard;
+        let script = shell::parse(text);
+        for &index in &guard.code_rules {
+            if let Some(rule) = guard.rules.get(index)
+                && rule
+                    .code
+                    .as_ref()
+                    .is_some_and(|code| code.is_match(&script.code))
+                && self.note_rule(rule, text)
+            {
+                return true;
+            }
+        }
+        let mut runs: Vec<Run<'_, '_>> = Vec::new();
+        for pipeline in script.pipelines() {
+            runs.clear();
+            for command in pipeline {
+                let argv = command.argv(&guard.prefixes);
+                let matched = argv.map(|(program, _)| self.programs.lookup(guard, program));
+                runs.push((command, argv, matched));
+            }
+            if self.pipeline(&runs, text, depth) {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn pipeline(&mut self, runs: &[Run<'_, '_>], text: &str, depth: usize) -> bool {
+        let guard = self.guard;
+        let is_network = |matched: Option<usize>, programs: &Programs| {
+            guard
+                .network_index
+                .zip(matched)
+                .is_some_and(|(network, m)| programs.matched(m, network))
+        };
+        // Reading a credential only matters upstream of a network tool; most pipelines
+        // have none, and checking every word of every command is the costly part.
+        let last_network = runs
+            .iter()
+            .rposition(|(_, _, matched)| is_network(*matched, &self.programs));
+        let mut leaked_before = false;
+        for (position, (command, argv, matched)) in runs.iter().enumerate() {
+            if self.rules(command, *argv, *matched, runs, position) {
+                return true;
+            }
+            if is_network(*matched, &self.programs)
+                && (leaked_before || guard.network_leaks(command, depth < MAX_NESTING))
+            {
+                let reason = fill(&guard.messages.exfiltration, &[("command", &quote(text))]);
+                return self.note(Answer::Block, reason);
+            }
+            if last_network.is_some_and(|last| position < last) {
+                leaked_before = leaked_before || guard.leaks(command);
+            }
+            if self.nested(command, *argv, *matched, runs, position, depth) {
+                return true;
+            }
+            if let (Some((program, args)), Some(entry)) = (argv, matched)
+                && self.programs.kind(*entry) == Kind::Cd
+            {
+                // `popd` goes back somewhere the text may not say, like `cd` alone.
+                let target = match *program {
+                    "popd" => None,
+                    _ => args
+                        .iter()
+                        .find(|a| !a.starts_with('-'))
+                        .map(|a| a.as_ref()),
+                };
+                self.cwd = self.cwd.cd(target);
+            }
+        }
+        false
+    }
+
+    /// The pack rules this command matches.
+    fn rules(
+        &mut self,
+        command: &SimpleCommand<'_, '_>,
+        argv: Option<(&str, &[Cow<'_, str>])>,
+        matched: Option<usize>,
+        runs: &[Run<'_, '_>],
+        position: usize,
+    ) -> bool {
+        let guard = self.guard;
+        let program_rules = matched.map_or(&[][..], |m| self.programs.rules(m));
+        let redirect_rules = if command.redirects.is_empty() {
+            &[][..]
+        } else {
+            guard.redirect_rules.as_slice()
+        };
+        if program_rules.is_empty() && redirect_rules.is_empty() {
+            return false;
+        }
+        let (program, args) = argv.unwrap_or(("", &[]));
+        let global = guard
+            .subcommand_options
+            .get(program)
+            .map_or(&[][..], Vec::as_slice);
+        let sub_start = subcommand_start(args, global);
+        let sub_word = args.get(sub_start).map(|w| w.as_ref());
+        let named = program_rules.len();
+        for k in 0..named + redirect_rules.len() {
+            // By position: `self.programs` is read again below while `self` is noted to.
+            let index = match k.checked_sub(named) {
+                None => matched.and_then(|m| self.programs.rules(m).get(k).copied()),
+                Some(r) => redirect_rules.get(r).copied(),
+            };
+            let Some(rule) = index.and_then(|i| guard.rules.get(i)) else {
+                continue;
+            };
+            if !rule.may_start(sub_word) {
+                continue;
+            }
+            if let Some(redirect) = &rule.redirect
+                && !command
+                    .redirects
+                    .iter()
+                    .any(|r| r.writes() && redirect.is_match(&r.target))
+            {
+                continue;
+            }
+            if let Some(program) = rule.pipeline_program
+                && !runs.iter().enumerate().any(|(i, (_, _, m))| {
+                    i != position && m.is_some_and(|m| self.programs.matched(m, program))
+                })
+            {
+                continue;
+            }
+            if rule.matches_args(args, sub_start, &self.cwd)
+                && self.note_rule(rule, &command.words.join(" "))
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Code nested inside this command.
+    fn nested(
+        &mut self,
+        command: &SimpleCommand<'_, '_>,
+        argv: Option<(&str, &[Cow<'_, str>])>,
+        matched: Option<usize>,
+        runs: &[Run<'_, '_>],
+        position: usize,
+        depth: usize,
+    ) -> bool {
+        for sub in command.substitutions {
+            if self.check(sub, depth + 1) {
+                return true;
+            }
+        }
+        let (Some((program, args)), Some(entry)) = (argv, matched) else {
+            return false;
+        };
+        let upstream = position
+            .checked_sub(1)
+            .and_then(|i| runs.get(i))
+            .map(|(c, a, _)| (c, *a));
+        match self.programs.kind(entry) {
+            Kind::Shell => self.shell(command, program, args, upstream, depth),
+            Kind::Interpreter(lang) => self.interpreter(lang, command, args, upstream, depth),
+            Kind::Xargs => {
+                let input = self.input(command, upstream);
+                self.xargs(args, input, depth)
+            }
+            Kind::Parallel => {
+                let input = self.input(command, upstream);
+                self.parallel(args, input, depth)
+            }
+            Kind::Find => self.find_exec(args, depth),
+            Kind::CodeOptions => {
+                let options = self
+                    .guard
+                    .code_options
+                    .get(program)
+                    .map_or(&[][..], Vec::as_slice);
+                let mut words = args.iter();
+                while let Some(word) = words.next() {
+                    if options.iter().any(|o| o == word)
+                        && let Some(code) = words.next()
+                    {
+                        let code = self.expand(code, command.substitutions);
+                        return self.code(&code, depth);
+                    }
+                }
+                false
+            }
+            Kind::Cd | Kind::Other => false,
+        }
+    }
+
+    /// Shell code handed over as text: `PIPED_INPUT` is code nobody has seen.
+    fn code(&mut self, code: &str, depth: usize) -> bool {
+        if code.trim_start().starts_with(PIPED_INPUT) {
+            return self.note_named("runs-piped-code", "runs piped input as shell code", code);
+        }
+        self.check(code, depth + 1)
+    }
+
+    fn shell(
+        &mut self,
+        command: &SimpleCommand<'_, '_>,
+        program: &str,
+        args: &[Cow<'_, str>],
+        upstream: Option<Upstream<'_, '_, '_>>,
+        depth: usize,
+    ) -> bool {
+        if program == "eval" {
+            let code = args.join(" ");
+            let code = self.expand(&code, command.substitutions);
+            return self.code(&code, depth);
+        }
+        let mut words = args.iter();
+        let mut operand = false;
+        while let Some(word) = words.next() {
+            let is_c = word.starts_with('-') && !word.starts_with("--") && word.contains('c');
+            if is_c {
+                return match words.next() {
+                    Some(script) => {
+                        let script = self.expand(script, command.substitutions);
+                        self.code(&script, depth)
+                    }
+                    None => false,
+                };
+            }
+            if word == "--" {
+                operand = words.next().is_some();
+                break;
+            }
+            if !word.starts_with('-') {
+                // The first operand is a script file; its contents are not ours to read.
+                operand = true;
+                break;
+            }
+        }
+        if operand {
+            return false;
+        }
+        for body in command.heredocs {
+            if self.check(body, depth + 1) {
+                return true;
+            }
+        }
+        for redirect in command.redirects.iter().filter(|r| r.op == "<<<") {
+            if self.check(&redirect.target, depth + 1) {
+                return true;
+            }
+        }
+        match upstream.and_then(|(c, a)| self.static_output(c, a)) {
+            Some(code) => self.code(&code, depth),
+            None => false,
+        }
+    }
+
+    fn interpreter(
+        &mut self,
+        lang: usize,
+        command: &SimpleCommand<'_, '_>,
+        args: &[Cow<'_, str>],
+        upstream: Option<Upstream<'_, '_, '_>>,
+        depth: usize,
+    ) -> bool {
+        let guard = self.guard;
+        let Some((_, language)) = guard.interpreters.get(lang) else {
+            return false;
+        };
+        let mut codes: Vec<Cow<'_, str>> = Vec::new();
+        match interpreter_code(language, args) {
+            Some(CodeAt::Word(word)) => codes.push(self.expand(word, command.substitutions)),
+            Some(CodeAt::Stdin) => {
+                codes.extend(command.heredocs.iter().map(|b| Cow::Borrowed(b.as_ref())));
+                codes.extend(
+                    command
+                        .redirects
+                        .iter()
+                        .filter(|r| r.op == "<<<")
+                        .map(|r| Cow::Borrowed(r.target.as_ref())),
+                );
+                if let Some(text) = upstream.and_then(|(c, a)| self.static_output(c, a)) {
+                    codes.push(Cow::Owned(text));
+                }
+            }
+            None => {}
+        }
+        let shells = &guard.nested_shells;
+        let is_credential = |s: &str| {
+            guard
+                .exfiltration
+                .credential_files
+                .as_ref()
+                .is_some_and(|re| s.split_whitespace().any(|w| re.is_match(w)))
+        };
+        for code in codes {
+            let actions = code::actions(&code, language, &guard.code_names, &is_credential, shells);
+            for action in actions {
+                let stop = match action {
+                    Action::Shell(text) => self.code(&text, depth),
+                    Action::Argv(words) => self.check(&quote_words(&words), depth + 1),
+                    Action::ForkBomb => self.note_named("fork-bomb", "fork bomb", &code),
+                    Action::ReverseShell => {
+                        self.note_named("reverse-shell", "reverse shell", &code)
+                    }
+                    Action::Exfiltration(_) => {
+                        let reason =
+                            fill(&guard.messages.exfiltration, &[("command", &quote(&code))]);
+                        self.note(Answer::Block, reason)
+                    }
+                };
+                if stop {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// `$(cat <<EOF ... EOF)` and `$(echo ...)` inside a word replaced by what they print,
+    /// so that `bash -c "$(cat <<EOF ...)"` is read as the code it runs.
+    fn expand<'w>(&mut self, word: &'w str, subs: &[Cow<'_, str>]) -> Cow<'w, str> {
+        if subs.is_empty() || !(word.contains("$(") || word.contains('`')) {
+            return Cow::Borrowed(word);
+        }
+        let mut out = word.to_owned();
+        for sub in subs {
+            let script = shell::parse(sub);
+            let mut commands = script.commands();
+            let (Some(only), None) = (commands.next(), commands.next()) else {
+                continue;
+            };
+            let argv = only.argv(&self.guard.prefixes);
+            if let Some(text) = self.static_output(&only, argv) {
+                out = out
+                    .replace(&format!("$({sub})"), &text)
+                    .replace(&format!("`{sub}`"), &text);
+            }
+        }
+        Cow::Owned(out)
+    }
+
+    /// What a command prints, when the text shows it: `echo`, `printf`, `cat` of a heredoc
+    /// or here-string.
+    fn static_output(
+        &self,
+        command: &SimpleCommand<'_, '_>,
+        argv: Option<(&str, &[Cow<'_, str>])>,
+    ) -> Option<String> {
+        let (program, args) = argv?;
+        match program {
+            "echo" => {
+                let start = args
+                    .iter()
+                    .position(|a| {
+                        !(a.starts_with('-')
+                            && a.len() > 1
+                            && a[1..].chars().all(|c| "neE".contains(c)))
+                    })
+                    .unwrap_or(args.len());
+                Some(args[start..].join(" "))
+            }
+            "printf" => {
+                let format = args.first()?;
+                if args.len() > 1 && format.contains("%s") {
+                    Some(args[1..].join("\n"))
+                } else {
+                    Some(format.replace("\\n", "\n"))
+                }
+            }
+            "cat" if args.iter().all(|a| a == "-") => {
+                command.heredocs.first().map(|b| b.to_string()).or_else(|| {
+                    command
+                        .redirects
+                        .iter()
+                        .find(|r| r.op == "<<<")
+                        .map(|r| r.target.to_string())
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The input of a runner: a here-string, or what the command before it in the
+    /// pipeline prints or finds.
+    fn input(
+        &self,
+        command: &SimpleCommand<'_, '_>,
+        upstream: Option<Upstream<'_, '_, '_>>,
+    ) -> Input {
+        if let Some(text) = command.redirects.iter().find(|r| r.op == "<<<") {
+            return Input::Text(text.target.to_string());
+        }
+        let Some((upstream, argv)) = upstream else {
+            return Input::Unknown;
+        };
+        if let Some(text) = self.static_output(upstream, argv) {
+            return Input::Text(text);
+        }
+        if let Some(("find", args)) = argv {
+            return Input::Under(find_starts(args));
+        }
+        Input::Unknown
+    }
+
+    /// Checks a command given as words.
+    fn words(&mut self, words: &[String], depth: usize) -> bool {
+        self.check(&quote_words(words), depth + 1)
+    }
+
+    fn xargs(&mut self, args: &[Cow<'_, str>], mut input: Input, depth: usize) -> bool {
+        const WITH_VALUE: &[&str] = &[
+            "-L",
+            "-n",
+            "-P",
+            "-s",
+            "-d",
+            "-E",
+            "--delimiter",
+            "--max-args",
+            "--max-procs",
+            "--max-lines",
+            "--max-chars",
+            "--eof",
+            "--process-slot-var",
+        ];
+        let mut replace: Option<String> = None;
+        let mut i = 0;
+        while let Some(word) = args.get(i) {
+            let word = word.as_ref();
+            if word == "--" {
+                i += 1;
+                break;
+            }
+            if !word.starts_with('-') || word == "-" {
+                break;
+            }
+            i += 1;
+            if word == "-I" || word == "-J" {
+                replace = args.get(i).map(|r| r.to_string());
+                i += 1;
+            } else if let Some(r) = word.strip_prefix("-I").or_else(|| word.strip_prefix("-J")) {
+                replace = Some(r.to_owned());
+            } else if let Some(r) = word.strip_prefix("-i") {
+                replace = Some(if r.is_empty() { "{}" } else { r }.to_owned());
+            } else if let Some(r) = word.strip_prefix("--replace") {
+                let r = r.trim_start_matches('=');
+                replace = Some(if r.is_empty() { "{}" } else { r }.to_owned());
+            } else if word == "-a" || word == "--arg-file" {
+                input = Input::Unknown;
+                i += 1;
+            } else if word.starts_with("-a") || word.starts_with("--arg-file=") {
+                input = Input::Unknown;
+            } else if WITH_VALUE.contains(&word) {
+                i += 1;
+            }
+        }
+        let template: Vec<String> = args[i.min(args.len())..]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+        if template.is_empty() {
+            return false;
+        }
+        // With a replacement string xargs takes whole lines, else blank-separated words.
+        let items = items(input, replace.is_some());
+        match replace {
+            Some(replace) => {
+                for item in &items {
+                    let words: Vec<String> =
+                        template.iter().map(|w| w.replace(&replace, item)).collect();
+                    if self.words(&words, depth) {
+                        return true;
+                    }
+                }
+                false
+            }
+            None => {
+                let mut words = template;
+                words.extend(items);
+                self.words(&words, depth)
+            }
+        }
+    }
+
+    fn parallel(&mut self, args: &[Cow<'_, str>], input: Input, depth: usize) -> bool {
+        const WITH_VALUE: &[&str] = &[
+            "-j",
+            "--jobs",
+            "-S",
+            "--sshlogin",
+            "--results",
+            "--res",
+            "--joblog",
+            "--colsep",
+            "-C",
+            "--delay",
+            "--timeout",
+            "--tmpdir",
+            "--workdir",
+            "--wd",
+            "-N",
+            "-n",
+            "-L",
+            "--halt",
+            "--memfree",
+            "--load",
+            "--basefile",
+            "--bf",
+            "--env",
+            "--tagstring",
+            "--sshloginfile",
+            "--slf",
+            "-E",
+            "-d",
+            "--delimiter",
+        ];
+        let mut replace: Option<String> = None;
+        let mut i = 0;
+        while let Some(word) = args.get(i) {
+            let word = word.as_ref();
+            if !word.starts_with('-') || word.starts_with(":::") {
+                break;
+            }
+            i += 1;
+            if word == "--dry-run" {
+                return false;
+            }
+            if word == "-I" {
+                replace = args.get(i).map(|r| r.to_string());
+                i += 1;
+            } else if word == "-a" || word == "--arg-file" || WITH_VALUE.contains(&word) {
+                i += 1;
+            }
+        }
+        let rest = &args[i.min(args.len())..];
+        let split = rest
+            .iter()
+            .position(|w| w.starts_with(":::"))
+            .unwrap_or(rest.len());
+        let template: Vec<String> = rest[..split].iter().map(|w| w.to_string()).collect();
+        let mut values: Vec<String> = Vec::new();
+        let mut unknown = false;
+        let mut group_files = false;
+        for word in &rest[split..] {
+            if word.starts_with(":::") {
+                group_files = word.starts_with("::::");
+                unknown |= group_files;
+                continue;
+            }
+            if !group_files {
+                values.push(word.to_string());
+            }
+        }
+        if split == rest.len() {
+            values = items(input, true);
+        } else if unknown {
+            values.push(PIPED_INPUT.to_owned());
+        }
+        for value in &values {
+            let stop = if template.is_empty() {
+                self.code(value, depth)
+            } else {
+                let substituted = substitute(&template, value, replace.as_deref());
+                self.words(&substituted, depth)
+            };
+            if stop {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `find ... -exec CMD {} ;` runs CMD on paths under the start directories.
+    fn find_exec(&mut self, args: &[Cow<'_, str>], depth: usize) -> bool {
+        let starts = find_starts(args);
+        let mut words = args.iter();
+        while let Some(word) = words.next() {
+            if !matches!(word.as_ref(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                continue;
+            }
+            let template: Vec<String> = words
+                .by_ref()
+                .take_while(|w| *w != ";" && *w != "+")
+                .map(|w| w.to_string())
+                .collect();
+            for start in &starts {
+                let path = format!("{}/x", start.trim_end_matches('/'));
+                let command: Vec<String> =
+                    template.iter().map(|w| w.replace("{}", &path)).collect();
+                if self.words(&command, depth) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+/// Where an interpreter's code is.
+enum CodeAt<'w> {
+    /// In this argument (`-c CODE`).
+    Word(&'w str),
+    /// On standard input (no script operand, or `-`).
+    Stdin,
+}
+
+fn interpreter_code<'w>(lang: &code::LanguageRaw, args: &'w [Cow<'_, str>]) -> Option<CodeAt<'w>> {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        let word = word.as_ref();
+        let next = args.get(i + 1).map(|w| w.as_ref());
+        if i == 0 && lang.code_subcommands.iter().any(|s| s == word) {
+            return next.map(CodeAt::Word);
+        }
+        if word == "-" {
+            return Some(CodeAt::Stdin);
+        }
+        if word == "--" || !word.starts_with('-') {
+            return None;
+        }
+        if lang.code_options.iter().any(|o| o == word) {
+            return next.map(CodeAt::Word);
+        }
+        if let Some((name, value)) = word.split_once('=')
+            && lang.code_options.iter().any(|o| o == name)
+        {
+            return Some(CodeAt::Word(value));
+        }
+        if lang.script_options.iter().any(|o| o == word) {
+            return None;
+        }
+        // A cluster of flags ending in a code option: `perl -ne`, `python -Bc`.
+        if !word.starts_with("--")
+            && word.len() > 2
+            && word[1..].chars().all(|c| c.is_ascii_alphabetic())
+            && lang
+                .code_options
+                .iter()
+                .any(|o| o.len() == 2 && !o.starts_with("--") && word.ends_with(&o[1..]))
+        {
+            return next.map(CodeAt::Word);
+        }
+        i += if lang.options_with_value.iter().any(|o| o == word) {
+            2
+        } else {
+            1
+        };
+    }
+    Some(CodeAt::Stdin)
+}
+
+/// The start directories of a `find` (`.` when none is given).
+fn find_starts(args: &[Cow<'_, str>]) -> Vec<String> {
+    let mut starts: Vec<String> = args
+        .iter()
+        .skip_while(|w| matches!(w.as_ref(), "-H" | "-L" | "-P"))
+        .take_while(|w| !w.starts_with('-') && *w != "(" && *w != "!")
+        .map(|w| w.to_string())
+        .collect();
+    if starts.is_empty() {
+        starts.push(".".to_owned());
+    }
+    starts
+}
+
+/// A runner's input items: lines, or blank-separated words.
+fn items(input: Input, lines: bool) -> Vec<String> {
+    match input {
+        Input::Text(text) if lines => text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        Input::Text(text) => text.split_whitespace().map(str::to_owned).collect(),
+        Input::Under(starts) => starts
+            .iter()
+            .map(|s| format!("{}/x", s.trim_end_matches('/')))
+            .collect(),
+        Input::Unknown => vec![PIPED_INPUT.to_owned()],
+    }
+}
+
+/// A `parallel` template with its replacement strings (`{}`, `{.}`, `{1}`, ...) filled in,
+/// or the value appended when it has none.
+fn substitute(template: &[String], value: &str, replace: Option<&str>) -> Vec<String> {
+    if let Some(replace) = replace {
+        return template.iter().map(|w| w.replace(replace, value)).collect();
+    }
+    let mut replaced = false;
+    let mut words: Vec<String> = template
+        .iter()
+        .map(|word| {
+            let mut out = String::with_capacity(word.len());
+            let mut rest = word.as_str();
+            while let Some(open) = rest.find('{') {
+                let after = &rest[open + 1..];
+                match after.find('}') {
+                    Some(close)
+                        if after[..close]
+                            .chars()
+                            .all(|c| c.is_ascii_digit() || "./#%".contains(c)) =>
+                    {
+                        out.push_str(&rest[..open]);
+                        out.push_str(value);
+                        replaced = true;
+                        rest = &after[close + 1..];
+                    }
+                    _ => {
+                        out.push_str(&rest[..=open]);
+                        rest = after;
+                    }
+                }
+            }
+            out.push_str(rest);
+            out
+        })
+        .collect();
+    if !replaced {
+        words.push(value.to_owned());
+    }
+    words
+}
+
+/// Words joined into a command text that parses back to the same words.
+pub(crate) fn quote_words(words: &[String]) -> String {
+    let mut out = String::new();
+    for word in words {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let plain = !word.is_empty()
+            && word
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_./@%+=:,{}-".contains(&b));
+        if plain {
+            out.push_str(word);
+        } else {
+            out.push('\'');
+            out.push_str(&word.replace('\'', "'\\''"));
+            out.push('\'');
+        }
+    }
+    out
+}
+
+/// What kind of program a name is, beyond the rules it matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Shell,
+    Interpreter(usize),
+    Xargs,
+    Parallel,
+    Find,
+    Cd,
+    CodeOptions,
+    Other,
+}
+
+/// The program rules each program name matched, for one command text: a script runs the
+/// same few programs over and over, and a name is looked up once instead of per command.
+#[derive(Debug, Default)]
+struct Programs {
+    seen: Vec<Program>,
+}
+
+#[derive(Debug)]
+struct Program {
+    name: String,
+    /// Which of `SecurityGuard::programs` it matches.
+    matched: Vec<bool>,
+    /// The rules (indexes into `SecurityGuard::rules`) that name it, in rule order.
+    rules: Vec<usize>,
+    kind: Kind,
+}
+
+impl Programs {
+    /// The entry for `program`, matching it against the rules on first sight.
+    fn lookup(&mut self, guard: &SecurityGuard, program: &str) -> usize {
+        if let Some(index) = self.seen.iter().position(|p| shell::same(&p.name, program)) {
+            return index;
+        }
+        let matched: Vec<bool> = guard
+            .programs
+            .iter()
+            .map(|re| re.is_match(program))
+            .collect();
+        let kind = if guard.nested_shells.iter().any(|s| s == program) {
+            Kind::Shell
+        } else if let Some(lang) = guard
+            .interpreters
+            .iter()
+            .position(|(index, _)| matched.get(*index).copied().unwrap_or(false))
+        {
+            Kind::Interpreter(lang)
+        } else {
+            match program {
+                "xargs" => Kind::Xargs,
+                "parallel" => Kind::Parallel,
+                "find" => Kind::Find,
+                "cd" | "pushd" | "popd" => Kind::Cd,
+                _ if guard.code_options.contains_key(program) => Kind::CodeOptions,
+                _ => Kind::Other,
+            }
+        };
+        let mut rules: Vec<usize> = matched
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| **m)
+            .filter_map(|(i, _)| guard.program_rules.get(i))
+            .flatten()
+            .copied()
+            .collect();
+        rules.sort_unstable();
+        self.seen.push(Program {
+            name: program.to_owned(),
+            matched,
+            rules,
+            kind,
+        });
+        self.seen.len() - 1
+    }
+
+    /// Whether the program of entry `entry` matches program rule `rule`.
+    fn matched(&self, entry: usize, rule: usize) -> bool {
+        self.seen
+            .get(entry)
+            .is_some_and(|p| p.matched.get(rule).copied().unwrap_or(false))
+    }
+
+    /// The rules that name the program of entry `entry`.
+    fn rules(&self, entry: usize) -> &[usize] {
+        self.seen.get(entry).map_or(&[], |p| p.rules.as_slice())
+    }
+
+    fn kind(&self, entry: usize) -> Kind {
+        self.seen.get(entry).map_or(Kind::Other, |p| p.kind)
+    }
+}
