@@ -1,6 +1,8 @@
 //! The `agent-hooks` command: parses arguments and calls the library. Every behaviour lives in
 //! the `agent_hooks` crate; this file only wires stdin, stdout and exit codes.
 
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 mod claude;
 mod fire;
 mod guard;

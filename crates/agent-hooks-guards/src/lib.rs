@@ -13,6 +13,8 @@
 //!   [`StateStore`] ([`MemoryState`] in-process, [`DirState`] under `STATE_DIR` as a
 //!   command), the clock, the workspace for relative paths, and the optional balance lookup.
 
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
 mod answer;
 mod context;
 mod guards;

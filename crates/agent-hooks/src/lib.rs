@@ -33,6 +33,7 @@
 //! `on_error: block`.
 
 #![warn(missing_docs)]
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
 pub mod answer;
 pub mod bridge;

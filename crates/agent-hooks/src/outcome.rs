@@ -166,11 +166,6 @@ impl Outcome {
             .find(|h| h.status == HookStatus::Blocked)
             .map(|h| h.hook.as_str())
     }
-
-    /// The outcome as the JSON object `fire` prints.
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use agent_hooks_guards::{Guard, GuardContext};
 use serde_json::{Map, Value};
@@ -137,7 +137,7 @@ pub fn run(request: &Request, input: &[u8]) -> Answer {
 fn protocol(guard: &Guard, mut ctx: GuardContext, input: &Input) -> Answer {
     let payload = Value::Object(input.payload.clone());
     let answer = guard.evaluate(input.event.name(), &payload, &mut ctx);
-    let reply = builtin::answer_reply(&answer, Instant::now());
+    let reply = builtin::answer_reply(&answer);
     let mut stdout = String::from_utf8(reply.stdout).unwrap_or_default();
     if !stdout.is_empty() {
         stdout.push('\n');

@@ -514,7 +514,6 @@ mod tests {
             stderr: Vec::new(),
             exit: Exit::Code(code),
             left_behind: None,
-            elapsed: Duration::ZERO,
         }
     }
 

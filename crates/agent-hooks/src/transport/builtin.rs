@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use agent_hooks_guards::{Guard, GuardContext, MemoryState, StateStore};
 use serde_json::{Map, Value};
@@ -123,7 +123,6 @@ impl BuiltinSpec {
 
     /// Evaluates the guard on `payload` for `event` and returns its answer as a reply.
     pub async fn run(&self, event: Event, payload: &Map<String, Value>) -> Result<Reply, Failure> {
-        let started = Instant::now();
         let payload = Value::Object(payload.clone());
         let answer = if self.may_wait(event) {
             // The credit lookup is a blocking HTTP GET: keep it off the async threads.
@@ -134,7 +133,7 @@ impl BuiltinSpec {
         } else {
             self.evaluate(event, &payload)
         };
-        Ok(answer_reply(&answer, started))
+        Ok(answer_reply(&answer))
     }
 
     /// The guard's answer, synchronously: what `run` does without the reply.
@@ -209,12 +208,12 @@ fn defaults(
 }
 
 /// A guard answer as the reply of a command that printed it and exited 0 (`{}` prints nothing).
-pub fn answer_reply(answer: &Value, started: Instant) -> Reply {
+pub fn answer_reply(answer: &Value) -> Reply {
     let stdout = match answer {
         Value::Object(map) if map.is_empty() => Vec::new(),
         other => serde_json::to_vec(other).unwrap_or_default(),
     };
-    Reply::answered(stdout, started)
+    Reply::answered(stdout)
 }
 
 /// The in-memory store of one hook, shared by every engine of this process that loads it.

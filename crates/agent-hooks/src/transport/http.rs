@@ -7,7 +7,7 @@
 //! literal addresses are checked again before every call, since the client skips DNS for them.
 
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hmac::{Hmac, Mac};
 use reqwest::header::{self, HeaderName, HeaderValue};
@@ -170,7 +170,6 @@ impl HttpSpec {
         body: Vec<u8>,
         timeout: Duration,
     ) -> Result<Reply, Failure> {
-        let started = Instant::now();
         let url = client.guard.check_url(&self.url).map_err(refused)?;
         let mut request = client
             .client
@@ -243,7 +242,7 @@ impl HttpSpec {
             Ok(result) => result?,
             Err(_) => return Err(Failure::Timeout(timeout)),
         };
-        Ok(Reply::answered(stdout, started))
+        Ok(Reply::answered(stdout))
     }
 
     fn send_failure(&self, err: &reqwest::Error, timeout: Duration) -> Failure {

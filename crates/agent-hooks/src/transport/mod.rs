@@ -58,13 +58,6 @@ pub enum Exit {
     Signal(i32),
 }
 
-impl Exit {
-    /// Exit status 0.
-    pub fn success(self) -> bool {
-        self == Exit::Code(0)
-    }
-}
-
 impl std::fmt::Display for Exit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -87,21 +80,18 @@ pub struct Reply {
     pub exit: Exit,
     /// Processes the hook left behind held its output open and were killed.
     pub left_behind: Option<String>,
-    /// Wall time from start to the end of its output.
-    pub elapsed: Duration,
 }
 
 impl Reply {
     /// The reply of a hook that answered `stdout` and succeeded (an HTTP 2xx, an in-process
     /// guard): nothing on stderr, exit 0.
-    pub fn answered(stdout: Vec<u8>, started: std::time::Instant) -> Reply {
+    pub fn answered(stdout: Vec<u8>) -> Reply {
         Reply {
             stdout,
             stdout_overflow: false,
             stderr: Vec::new(),
             exit: Exit::Code(0),
             left_behind: None,
-            elapsed: started.elapsed(),
         }
     }
 }

@@ -254,7 +254,6 @@ mod tests {
             stderr: stderr.as_bytes().to_vec(),
             exit: Exit::Code(code),
             left_behind: None,
-            elapsed: Duration::ZERO,
         }
     }
 
