@@ -11,8 +11,9 @@ use serde_json::{Map, Value, json};
 use crate::config::claude::is_bridge_command;
 pub use crate::dialect::claude::ClaudeAnswer;
 use crate::dialect::claude::{
-    BRIDGED, CLAUDE_EVENTS, ClaudeEvent, InputError, Sent, ToolAliases, from_claude, to_claude,
+    BRIDGED, CLAUDE_EVENTS, ClaudeEvent, InputError, Sent, from_claude, to_claude,
 };
+use crate::dispatch::DispatchOptions;
 use crate::engine::Engine;
 use crate::hook::SourceKind;
 use crate::store::{self, FileLock};
@@ -69,7 +70,7 @@ pub enum BridgeError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, BridgeError> {
-    let aliases = ToolAliases::from_settings(&engine.snapshot().config.agent.document);
+    let aliases = engine.snapshot().config.agent.tool_aliases.clone();
     let mut t = from_claude(input, &aliases)?;
     let counter = RedoCounter::new(engine.workspace(), &t.payload);
     let redo_count = counter.current(&t.payload);
@@ -78,7 +79,11 @@ pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, Brid
     }
     let sent = Sent::of(t.claude, &t.payload);
     let mut outcome = engine
-        .dispatch_skipping(t.event, t.payload, SourceKind::ClaudeCode, BRIDGED)
+        .dispatch_with(
+            t.event,
+            t.payload,
+            &DispatchOptions::default().skip_source(SourceKind::ClaudeCode, BRIDGED),
+        )
         .await;
     if t.claude == ClaudeEvent::SessionStart {
         // Every guard the trust gate keeps from running, said once as the session starts.

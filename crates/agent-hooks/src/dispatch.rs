@@ -13,53 +13,29 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use crate::answer::{Admitted, Answer, Decision, Effect, Unusable};
-use crate::config::Config;
 use crate::diag::{DiagKind, DiagRecord, EventLog};
 use crate::dialect::{DispatchCache, PayloadView};
+use crate::engine::Snapshot;
 use crate::event::{Event, REDO_CAP, RewriteRule, complete_payload, redo_count};
-use crate::hook::{Hook, OnError};
+use crate::hook::{Hook, OnError, SourceKind};
 use crate::outcome::{HookReport, HookStatus, Outcome, ReasonDisplay};
 use crate::transport::{Failure, Reply, TransportSpec};
-use crate::trust::{Approvals, DriftChecker, Verdict};
+use crate::trust::{DriftChecker, Verdict};
 use crate::workspace::Workspace;
 
-/// Everything a dispatch reads; cheap to share, never changed once built.
-#[derive(Debug)]
-pub struct Snapshot {
-    /// The loaded configuration.
-    pub config: Config,
-    /// The approvals in force.
-    pub approvals: Approvals,
-    /// Hooks per event (indexed by `Event as usize`), in run order.
-    by_event: Vec<Vec<Arc<Hook>>>,
+/// How one dispatch runs, beyond its event and payload. `DispatchOptions::default()` runs
+/// every hook of the event.
+#[derive(Debug, Clone, Default)]
+pub struct DispatchOptions {
+    skip: Option<(SourceKind, Cow<'static, str>)>,
 }
 
-impl Snapshot {
-    /// Indexes `config`'s hooks by event, so a dispatch finds its hooks without a scan.
-    pub fn new(config: Config, approvals: Approvals) -> Snapshot {
-        let by_event = Event::all()
-            .map(|event| {
-                let mut hooks: Vec<Arc<Hook>> = config
-                    .hooks
-                    .iter()
-                    .filter(|h| h.handles(event))
-                    .cloned()
-                    .collect();
-                // Stable: declaration order within a source, sources in SPEC §5 order.
-                hooks.sort_by_key(|h| h.source);
-                hooks
-            })
-            .collect();
-        Snapshot {
-            config,
-            approvals,
-            by_event,
-        }
-    }
-
-    /// The hooks wired to `event`, in run order.
-    pub fn hooks_for(&self, event: Event) -> &[Arc<Hook>] {
-        &self.by_event[event as usize]
+impl DispatchOptions {
+    /// Leaves out the hooks of `source`, each reported as skipped with `why`. The Claude Code
+    /// bridge uses it so Claude Code's own hooks do not run twice.
+    pub fn skip_source(mut self, source: SourceKind, why: impl Into<Cow<'static, str>>) -> Self {
+        self.skip = Some((source, why.into()));
+        self
     }
 }
 
@@ -85,18 +61,9 @@ impl Runtime<'_> {
         snapshot: &Snapshot,
         event: Event,
         payload: Map<String, Value>,
+        options: &DispatchOptions,
     ) -> Outcome {
-        self.dispatch_filtered(snapshot, event, payload, None).await
-    }
-
-    /// Dispatches without the hooks of one source (reported as skipped with the reason).
-    pub(crate) async fn dispatch_filtered(
-        &self,
-        snapshot: &Snapshot,
-        event: Event,
-        payload: Map<String, Value>,
-        skip: Option<(crate::hook::SourceKind, &str)>,
-    ) -> Outcome {
+        let skip = options.skip.as_ref().map(|(source, why)| (*source, why));
         // Keys keep their order (the map preserves insertion order), so the caller's keys are
         // the first `given` ones and everything after them was filled in or added by hooks.
         let given = payload.len();
@@ -131,7 +98,7 @@ impl Runtime<'_> {
             if let Some((source, why)) = skip
                 && hook.source == source
             {
-                merge.reports.push(skipped(hook, why.to_owned()));
+                merge.reports.push(skipped(hook, why.clone()));
                 i += 1;
                 continue;
             }
@@ -214,7 +181,7 @@ impl Runtime<'_> {
         let view = PayloadView::new(event, payload, self.ws, cache).sharing_match_text(match_text);
         let mut program = None;
         if hook.approval_key.is_some() {
-            let lapse = if !snapshot.config.master_enabled {
+            let lapse = if !snapshot.master_enabled() {
                 Lapse::MasterOff
             } else {
                 match self.drift.check(&snapshot.approvals, event, hook) {

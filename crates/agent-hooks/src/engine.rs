@@ -8,8 +8,9 @@ use serde_json::{Map, Value};
 
 use crate::config::{Config, agent};
 use crate::diag::{DiagKind, DiagRecord, EventLog};
-use crate::dispatch::{Lapse, Runtime, Snapshot};
+use crate::dispatch::{DispatchOptions, Lapse, Runtime};
 use crate::event::Event;
+use crate::hook::Hook;
 use crate::outcome::Outcome;
 use crate::trust::{self, Approvals, DriftChecker, TrustError};
 use crate::workspace::Workspace;
@@ -32,6 +33,51 @@ pub enum EngineError {
         /// The command (or URL) as the caller gave it.
         command: String,
     },
+}
+
+/// Everything a dispatch reads; cheap to share, never changed once built.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// The loaded configuration.
+    pub config: Config,
+    /// The approvals in force.
+    pub approvals: Approvals,
+    /// Hooks per event (indexed by `Event as usize`), in run order.
+    by_event: Vec<Vec<Arc<Hook>>>,
+}
+
+impl Snapshot {
+    /// Indexes `config`'s hooks by event, so a dispatch finds its hooks without a scan.
+    pub fn new(config: Config, approvals: Approvals) -> Snapshot {
+        let by_event = Event::all()
+            .map(|event| {
+                let mut hooks: Vec<Arc<Hook>> = config
+                    .hooks
+                    .iter()
+                    .filter(|h| h.handles(event))
+                    .cloned()
+                    .collect();
+                // Stable: declaration order within a source, sources in SPEC §5 order.
+                hooks.sort_by_key(|h| h.source);
+                hooks
+            })
+            .collect();
+        Snapshot {
+            config,
+            approvals,
+            by_event,
+        }
+    }
+
+    /// Whether the master switch is on: with it off, no hook that needs approval runs.
+    pub fn master_enabled(&self) -> bool {
+        self.config.master_enabled
+    }
+
+    /// The hooks wired to `event`, in run order.
+    pub fn hooks_for(&self, event: Event) -> &[Arc<Hook>] {
+        &self.by_event[event as usize]
+    }
 }
 
 /// A loaded workspace, ready to dispatch.
@@ -155,30 +201,17 @@ impl Engine {
     /// a hook that fails, times out or answers garbage is reported in [`Outcome::hooks`] and
     /// logged, and the action proceeds unless that hook says `on_error: block`.
     pub async fn dispatch(&self, event: Event, payload: Map<String, Value>) -> Outcome {
-        let snapshot = self.snapshot();
-        let rt = Runtime {
-            ws: &self.ws,
-            log: &self.log,
-            drift: &self.drift,
-        };
-        rt.dispatch(&snapshot, event, payload).await
+        self.dispatch_with(event, payload, &DispatchOptions::default())
+            .await
     }
 
-    /// Dispatches a typed payload (see [`crate::payload`]): the event comes from the payload's
-    /// type, so a host cannot pair an event with the wrong fields.
-    pub async fn fire<P: crate::payload::Payload>(&self, payload: P) -> Outcome {
-        self.dispatch(P::EVENT, payload.into_map()).await
-    }
-
-    /// Dispatches like [`Engine::dispatch`] but without the hooks of `skip`, which are reported
-    /// as skipped with `why` (the Claude Code bridge uses this so Claude Code's own hooks do
-    /// not run twice).
-    pub async fn dispatch_skipping(
+    /// Dispatches like [`Engine::dispatch`], run as `options` say (e.g. without one source's
+    /// hooks).
+    pub async fn dispatch_with(
         &self,
         event: Event,
         payload: Map<String, Value>,
-        skip: crate::hook::SourceKind,
-        why: &str,
+        options: &DispatchOptions,
     ) -> Outcome {
         let snapshot = self.snapshot();
         let rt = Runtime {
@@ -186,8 +219,13 @@ impl Engine {
             log: &self.log,
             drift: &self.drift,
         };
-        rt.dispatch_filtered(&snapshot, event, payload, Some((skip, why)))
-            .await
+        rt.dispatch(&snapshot, event, payload, options).await
+    }
+
+    /// Dispatches a typed payload (see [`crate::payload`]): the event comes from the payload's
+    /// type, so a host cannot pair an event with the wrong fields.
+    pub async fn fire<P: crate::payload::Payload>(&self, payload: P) -> Outcome {
+        self.dispatch(P::EVENT, payload.into_map()).await
     }
 
     /// One warning for each declared hook the trust gate keeps from running (master switch off,

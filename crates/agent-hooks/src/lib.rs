@@ -60,8 +60,8 @@ mod wording;
 pub mod workspace;
 
 pub use answer::{Answer, Decision};
-pub use dispatch::Snapshot;
-pub use engine::{Engine, EngineError};
+pub use dispatch::DispatchOptions;
+pub use engine::{Engine, EngineError, Snapshot};
 pub use event::{Event, EventSpec};
 pub use hook::Hook;
 pub use outcome::{HookReport, HookStatus, Outcome, ReasonDisplay};

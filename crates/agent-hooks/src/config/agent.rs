@@ -2,10 +2,14 @@
 //! (the master switch) and writes only `shell_hooks.enabled`, editing the text in place so every
 //! other key, comment and blank line the user wrote survives.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::ConfigError;
 use super::yaml::parse_error;
+use crate::dialect::claude::ToolAliases;
+use crate::event::Event;
 use crate::store::{self, FileLock};
 use crate::workspace::Workspace;
 
@@ -16,8 +20,16 @@ pub struct AgentSettings {
     pub shell_hooks_enabled: bool,
     /// `shell_hooks.self_approve`: whether the sidecar's self-approve route answers (default on).
     pub self_approve: bool,
-    /// The whole document, for sections other modules read (`claude_hooks`, ...).
-    pub document: Value,
+    /// `shell_hooks.host_events`: the events the host says it sends, so hooks on any other
+    /// event can be called out as never firing; `None`: every event.
+    pub host_events: Option<Vec<Event>>,
+    /// `claude_hooks.user_settings`: also read `~/.claude/settings.json`.
+    pub claude_user_settings: bool,
+    /// `claude_hooks.tool_aliases` over the defaults: how Claude Code matchers name this
+    /// host's tools.
+    pub tool_aliases: Arc<ToolAliases>,
+    /// The file exists but could not be read or parsed: every setting above is its default.
+    pub unreadable: bool,
     /// Why the file could not be read or parsed; the defaults apply then.
     pub error: Option<ConfigError>,
 }
@@ -30,13 +42,13 @@ impl AgentSettings {
         let display = ws.display(&path).into_owned();
         let mut settings = AgentSettings {
             self_approve: true,
-            document: Value::Null,
             ..AgentSettings::default()
         };
         let text = match store::read_optional(&path) {
             Ok(Some(text)) => text,
             Ok(None) => return settings,
             Err(err) => {
+                settings.unreadable = true;
                 settings.error = Some(ConfigError {
                     kind: crate::diag::DiagKind::HookConfigError,
                     file: display,
@@ -68,12 +80,35 @@ impl AgentSettings {
                 if let Some(Value::Bool(b)) = section.and_then(|s| s.get("self_approve")) {
                     settings.self_approve = *b;
                 }
-                settings.document = doc;
+                settings.host_events = section.and_then(host_events);
+                let claude = doc.get("claude_hooks");
+                settings.claude_user_settings = claude
+                    .and_then(|c| c.get("user_settings"))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                settings.tool_aliases = Arc::new(ToolAliases::with_overrides(
+                    claude.and_then(|c| c.get("tool_aliases")),
+                ));
             }
-            Err(err) => settings.error = Some(parse_error(&display, &err)),
+            Err(err) => {
+                settings.unreadable = true;
+                settings.error = Some(parse_error(&display, &err));
+            }
         }
         settings
     }
+}
+
+/// `shell_hooks.host_events` in `config/agent.yaml`: the events a host declares it sends, so
+/// hooks on any other event can be called out as never firing.
+fn host_events(section: &Value) -> Option<Vec<Event>> {
+    let list = section.get("host_events")?.as_array()?;
+    Some(
+        list.iter()
+            .filter_map(Value::as_str)
+            .filter_map(|name| name.parse().ok())
+            .collect(),
+    )
 }
 
 fn parse(text: &str) -> Result<Value, serde_saphyr::Error> {

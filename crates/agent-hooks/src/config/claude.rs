@@ -37,13 +37,9 @@ pub fn is_bridge_command(command: &str) -> bool {
 /// The settings files this source reads, in order.
 pub fn settings_files(ws: &Workspace, agent: &AgentSettings) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let user = agent
-        .document
-        .get("claude_hooks")
-        .and_then(|c| c.get("user_settings"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    if user && let Some(home) = std::env::var_os("HOME") {
+    if agent.claude_user_settings
+        && let Some(home) = std::env::var_os("HOME")
+    {
         files.push(PathBuf::from(home).join(".claude/settings.json"));
     }
     files.push(ws.root().join(".claude/settings.json"));
@@ -52,7 +48,7 @@ pub fn settings_files(ws: &Workspace, agent: &AgentSettings) -> Vec<PathBuf> {
 }
 
 pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
-    let aliases = Arc::new(ToolAliases::from_settings(&agent.document));
+    let aliases = agent.tool_aliases.clone();
     let mut loads: Vec<FileLoad> = Vec::new();
     for path in settings_files(ws, agent) {
         // A HOME that is the workspace names the same file twice; read it once.

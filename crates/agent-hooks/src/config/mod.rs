@@ -122,7 +122,7 @@ impl Config {
     /// Reads every source. With `previous`, a file that is broken now keeps its previous hooks.
     pub fn load(ws: &Workspace, previous: Option<&Config>) -> Config {
         let mut agent = agent::AgentSettings::load(ws);
-        if agent.error.is_some() && agent.document.is_null() {
+        if agent.unreadable {
             // agent.yaml stopped parsing: keep the last good self-approve setting, and with none
             // known, refuse (fail closed) rather than fall back to the default "on".
             agent.self_approve = previous.is_some_and(|p| p.agent.self_approve);

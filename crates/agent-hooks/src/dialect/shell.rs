@@ -143,7 +143,6 @@ fn decode(event: Event, object: &Map<String, Value>) -> Result<Answer, Unusable>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     fn reply(stdout: &str, code: i32, stderr: &str) -> Reply {
         Reply {

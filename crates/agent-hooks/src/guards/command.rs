@@ -15,7 +15,8 @@ use crate::config::Config;
 use crate::diag::EventLog;
 use crate::dialect::Dialect;
 use crate::dialect::claude::{ClaudeEvent, Sent, ToolAliases, from_claude, to_claude};
-use crate::dispatch::{Runtime, Snapshot};
+use crate::dispatch::{DispatchOptions, Runtime};
+use crate::engine::Snapshot;
 use crate::event::Event;
 use crate::hook::{Hook, OnError, SourceKind, filesystem_safe};
 use crate::transport::TransportSpec;
@@ -201,7 +202,8 @@ fn claude_answer(
             log: &log,
             drift: &drift,
         };
-        rt.dispatch(&snapshot, event, payload).await
+        rt.dispatch(&snapshot, event, payload, &DispatchOptions::default())
+            .await
     });
     let answer = to_claude(claude, &outcome, &sent);
     let mut stdout = answer.stdout;

@@ -10,12 +10,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::command_line;
 use crate::config::{ConfigError, FileLoad, FileState};
-use crate::dispatch::Snapshot;
 use crate::engine::Engine;
+use crate::engine::Snapshot;
 use crate::event::Event;
 use crate::hook::{Hook, SourceKind};
 use crate::transport::TransportSpec;
@@ -365,7 +364,7 @@ pub fn assess_engine(engine: &Engine) -> Report {
 
 /// The health of every file and hook of `snapshot`.
 pub fn assess(ws: &Workspace, snapshot: &Snapshot, drift: &DriftChecker) -> Report {
-    let host_events = host_events(&snapshot.config.agent.document);
+    let host_events = snapshot.config.agent.host_events.clone();
     let ctx = Context {
         ws,
         snapshot,
@@ -387,21 +386,6 @@ pub fn assess(ws: &Workspace, snapshot: &Snapshot, drift: &DriftChecker) -> Repo
         files: file_reports(ws, snapshot),
         hooks,
     }
-}
-
-/// `shell_hooks.host_events` in `config/agent.yaml`: the events a host declares it sends, so
-/// hooks on any other event can be called out as never firing.
-fn host_events(document: &Value) -> Option<Vec<Event>> {
-    let list = document
-        .get("shell_hooks")?
-        .get("host_events")?
-        .as_array()?;
-    Some(
-        list.iter()
-            .filter_map(Value::as_str)
-            .filter_map(|name| name.parse().ok())
-            .collect(),
-    )
 }
 
 fn file_reports(ws: &Workspace, snapshot: &Snapshot) -> Vec<FileReport> {

@@ -245,7 +245,6 @@ fn decode(claude: ClaudeEvent, object: &Map<String, Value>) -> Result<Answer, Un
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     fn reply(stdout: &str, code: i32, stderr: &str) -> Reply {
         Reply {

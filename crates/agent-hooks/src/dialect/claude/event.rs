@@ -155,13 +155,11 @@ impl Default for ToolAliases {
 }
 
 impl ToolAliases {
-    /// The defaults, overridden and extended by `claude_hooks.tool_aliases` (host: Claude).
-    pub fn from_settings(document: &Value) -> ToolAliases {
+    /// The defaults, overridden and extended by `overrides` (`claude_hooks.tool_aliases` in
+    /// `config/agent.yaml`: host name → Claude Code name).
+    pub fn with_overrides(overrides: Option<&Value>) -> ToolAliases {
         let mut aliases = ToolAliases::default();
-        if let Some(Value::Object(map)) = document
-            .get("claude_hooks")
-            .and_then(|c| c.get("tool_aliases"))
-        {
+        if let Some(Value::Object(map)) = overrides {
             for (host, claude) in map {
                 if let Some(claude) = claude.as_str() {
                     aliases
