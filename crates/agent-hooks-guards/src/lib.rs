@@ -49,6 +49,9 @@ pub struct GuardInfo {
     pub summary: &'static str,
     /// The events it handles; `install` declares it for each.
     pub events: &'static [GuardEvent],
+    /// The events on which answering may wait on the network (a balance lookup), so an
+    /// in-process runner keeps it off its async threads there.
+    pub waits_on: &'static [&'static str],
 }
 
 const fn on(event: &'static str) -> GuardEvent {
@@ -62,6 +65,7 @@ const fn on(event: &'static str) -> GuardEvent {
 pub const GUARDS: &[GuardInfo] = &[
     GuardInfo {
         name: "security_guard",
+        waits_on: &[],
         summary: "Blocks pasted or exfiltrated credentials and irreversible shell commands; masks keys in replies and messages.",
         events: &[
             on("on_user_message"),
@@ -80,6 +84,7 @@ pub const GUARDS: &[GuardInfo] = &[
     },
     GuardInfo {
         name: "verify_publish_claims",
+        waits_on: &[],
         summary: "Refuses a past-tense 'published/deployed' claim whose link or id is not in the publish records.",
         events: &[
             on("on_stop"),
@@ -89,21 +94,25 @@ pub const GUARDS: &[GuardInfo] = &[
     },
     GuardInfo {
         name: "verify_code_changes",
+        waits_on: &[],
         summary: "Makes the agent run tests, a build or a linter before it stops after editing source files.",
         events: &[on("pre_tool_call"), on("on_stop")],
     },
     GuardInfo {
         name: "verify_commitments",
+        waits_on: &[],
         summary: "Refuses to stop when the reply promises a later notification but nothing was scheduled.",
         events: &[on("on_stop")],
     },
     GuardInfo {
         name: "runtime_footer",
+        waits_on: &["on_response_end"],
         summary: "Replaces a model-typed footer with the real model and cost of the turn.",
         events: &[on("on_response_end"), on("pre_llm_call")],
     },
     GuardInfo {
         name: "pii_redactor",
+        waits_on: &[],
         summary: "Masks email addresses and phone numbers in replies; notes them in tool results.",
         events: &[
             GuardEvent {
@@ -118,16 +127,19 @@ pub const GUARDS: &[GuardInfo] = &[
     },
     GuardInfo {
         name: "tool_audit_log",
+        waits_on: &[],
         summary: "Appends one JSON line per tool call to an audit log.",
         events: &[on("post_tool_call")],
     },
     GuardInfo {
         name: "budget_alert",
+        waits_on: &[],
         summary: "Warns when a turn costs more than a threshold.",
         events: &[on("on_response_end")],
     },
     GuardInfo {
         name: "inject_reminder",
+        waits_on: &[],
         summary: "Adds a standing reminder from the rules file to every model call.",
         events: &[on("pre_llm_call")],
     },

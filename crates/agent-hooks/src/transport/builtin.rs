@@ -142,9 +142,10 @@ impl BuiltinSpec {
         self.compiled.evaluate(event.name(), payload, &mut ctx)
     }
 
-    /// Whether evaluating may wait on the network (only `runtime_footer`'s credit lookup).
+    /// Whether evaluating may wait on the network at `event` (the guard's registry row says).
     fn may_wait(&self, event: Event) -> bool {
-        self.guard == "runtime_footer" && event == Event::OnResponseEnd
+        agent_hooks_guards::guard_info(self.guard)
+            .is_some_and(|info| info.waits_on.contains(&event.name()))
     }
 }
 
