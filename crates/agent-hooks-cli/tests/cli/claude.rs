@@ -152,6 +152,10 @@ fn runs(ws: &Ws, rel: &str) -> usize {
 // ---------------------------------------------------------------------------------------------
 // The corpus: PreToolUse
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn exit_two_validator_blocks_with_its_stderr() {
     let command = project("block_rm_rf.sh");
@@ -169,6 +173,10 @@ fn exit_two_validator_blocks_with_its_stderr() {
     assert_eq!(fired.status(&command), "noop");
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn json_deny_blocks_edits_of_env_files_on_edit_or_write() {
     let command = "python3 .claude/hooks/protect_env.py";
@@ -194,6 +202,10 @@ fn json_deny_blocks_edits_of_env_files_on_edit_or_write() {
     assert_eq!(fired.detail(command), "no match");
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn node_hook_asking_makes_the_decision_ask() {
     let command = "node .claude/hooks/ask_git_push.js";
@@ -205,6 +217,10 @@ fn node_hook_asking_makes_the_decision_ask() {
     assert_eq!(fired.decision(), "continue");
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn updated_input_with_allow_replaces_the_whole_tool_input() {
     let command = project("npm_to_pnpm.py");
@@ -222,6 +238,10 @@ fn updated_input_with_allow_replaces_the_whole_tool_input() {
     assert_eq!(fired.status(&command), "ok");
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn updated_input_without_a_decision_rewrites_and_continues() {
     let command = ".claude/hooks/dry_run.sh";
@@ -237,6 +257,10 @@ fn updated_input_without_a_decision_rewrites_and_continues() {
     );
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn legacy_decisions_block_and_approve() {
     let command = "python3 .claude/hooks/read_policy.py";
@@ -268,6 +292,10 @@ fn json_on_stderr_with_exit_two_blocks_with_the_raw_text() {
     );
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn matchers_follow_aliases_and_claude_code_rules() {
     // A host-specific alias from config/agent.yaml, a regex matcher and an MCP tool name.
@@ -312,6 +340,10 @@ fn matchers_follow_aliases_and_claude_code_rules() {
 // ---------------------------------------------------------------------------------------------
 // The corpus: prompts, sessions, stops
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn session_start_context_from_hooks_that_never_read_stdin() {
     let banner = ".claude/hooks/session_banner.sh";
@@ -347,6 +379,10 @@ fn session_start_matcher_sees_the_canonical_status_as_source() {
     assert_eq!(fired.status(banner), "skipped");
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn plain_stdout_of_a_prompt_hook_is_context() {
     let command = "python3 .claude/hooks/prompt_context.py";
@@ -359,6 +395,10 @@ fn plain_stdout_of_a_prompt_hook_is_context() {
     );
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn prompt_hook_blocks_a_prompt_with_a_credential() {
     let command = "python3 .claude/hooks/prompt_secrets.py";
@@ -376,6 +416,10 @@ fn prompt_hook_blocks_a_prompt_with_a_credential() {
     assert_eq!(fired.decision(), "continue");
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn stop_loop_driver_reads_the_transcript_and_respects_stop_hook_active() {
     let command = "python3 .claude/hooks/require_tests.py";
@@ -413,6 +457,10 @@ fn stop_loop_driver_reads_the_transcript_and_respects_stop_hook_active() {
 // ---------------------------------------------------------------------------------------------
 // The corpus: after a tool, notifications
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn post_tool_use_block_is_a_note_for_the_model() {
     let command = "node .claude/hooks/lint_python.js";
@@ -431,6 +479,10 @@ fn post_tool_use_block_is_a_note_for_the_model() {
     assert!(ws.events_of("hook_invalid_output").is_empty());
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn post_tool_use_and_failure_split_on_status() {
     let failure = ".claude/hooks/failure_hint.sh";
@@ -473,6 +525,10 @@ fn post_tool_use_and_failure_split_on_status() {
     assert_eq!(runs(&ws, "success.txt"), 1);
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn claude_project_dir_is_set_and_hooks_run_in_the_workspace() {
     let command = "bash \"$CLAUDE_PROJECT_DIR/.claude/hooks/audit_log.sh\"";
@@ -489,6 +545,10 @@ fn claude_project_dir_is_set_and_hooks_run_in_the_workspace() {
     );
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn notification_hook_warns_the_user() {
     let command = "python3 .claude/hooks/notify_warn.py";
@@ -517,6 +577,10 @@ fn notification_hook_warns_the_user() {
 // ---------------------------------------------------------------------------------------------
 // The source: trust, dedupe, what never runs
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn claude_hooks_need_approval_and_the_master_switch() {
     let command = ".claude/hooks/block_rm_rf.sh";
@@ -658,6 +722,10 @@ fn shell_words_quote(word: &str) -> String {
     }
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn an_edited_project_script_counts_as_drift() {
     let command = project("block_rm_rf.sh");
@@ -750,6 +818,10 @@ fn input(event: &str, fields: Value) -> Value {
     input
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn bridge_pre_tool_use_denies_with_the_reason() {
     let ws = bridged();
@@ -770,6 +842,10 @@ fn bridge_pre_tool_use_denies_with_the_reason() {
     );
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn bridge_pre_tool_use_hands_back_the_rewritten_input() {
     let ws = bridged();
@@ -794,6 +870,10 @@ fn bridge_pre_tool_use_hands_back_the_rewritten_input() {
     assert_eq!(ws.read("skills/x/seen.txt"), "pre_tool_call -\n");
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn bridge_skill_block_result_is_the_deny_reason() {
     let ws = bridged();
@@ -813,6 +893,10 @@ fn bridge_skill_block_result_is_the_deny_reason() {
     );
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn bridge_pre_tool_use_with_nothing_to_say_prints_nothing() {
     let ws = bridged();
@@ -827,6 +911,10 @@ fn bridge_pre_tool_use_with_nothing_to_say_prints_nothing() {
     assert_eq!(ran.stdout, "");
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn bridge_user_prompt_submit_adds_context() {
     let ws = bridged();
@@ -840,6 +928,10 @@ fn bridge_user_prompt_submit_adds_context() {
     );
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn bridge_session_start_adds_context_from_its_source() {
     let ws = bridged();
@@ -851,6 +943,10 @@ fn bridge_session_start_adds_context_from_its_source() {
     );
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn bridge_stop_blocks_until_the_hook_is_satisfied() {
     let ws = bridged();
@@ -877,6 +973,10 @@ fn bridge_stop_blocks_until_the_hook_is_satisfied() {
     assert_eq!(ran.stdout, "");
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn bridge_post_tool_use_and_failure_reach_the_hooks_with_their_status() {
     let ws = bridged();
@@ -902,6 +1002,10 @@ fn bridge_post_tool_use_and_failure_reach_the_hooks_with_their_status() {
     );
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn bridge_notification_and_session_end() {
     let ws = bridged();
@@ -923,6 +1027,10 @@ fn bridge_notification_and_session_end() {
     assert_eq!(ws.read("session-end.txt"), "logout");
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn bridge_rejects_input_it_cannot_map() {
     let ws = bridged();
@@ -933,6 +1041,10 @@ fn bridge_rejects_input_it_cannot_map() {
     assert!(ran.stderr.contains("PreCompact"), "{}", ran.stderr);
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn bridge_workspace_comes_from_claude_project_dir() {
     let ws = bridged();
@@ -956,6 +1068,10 @@ fn bridge_workspace_comes_from_claude_project_dir() {
     );
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn bridge_redo_cap_holds_across_repeated_stops() {
     let ws = bridged();

@@ -39,18 +39,16 @@ fn answering(event: &str, answer: &str) -> Ws {
 // A guard, and chains of rewriting hooks
 
 const GUARD: &str = r#"
-    import json, sys
-    payload = json.load(sys.stdin)
-    command = payload.get("tool_input", {}).get("command", "")
-    if "rm -rf /" in command:
-        print(json.dumps({"decision": "block", "reason": "refusing to delete the filesystem root"}))
+    case "$(cat)" in
+      *'rm -rf /'*) echo '{"decision": "block", "reason": "refusing to delete the filesystem root"}' ;;
+    esac
 "#;
 
 fn guarded() -> Ws {
     Ws::new()
         .master(true)
-        .py("hooks/guard.py", GUARD)
-        .hook(Entry::new("pre_tool_call", "hooks/guard.py").name("guard"))
+        .sh("hooks/guard.sh", GUARD)
+        .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"))
         .approve_all()
 }
 
@@ -120,6 +118,10 @@ fn guard_lets_ls_through() {
     assert_eq!(fired.outcome["payload"]["tool_input"]["command"], "ls -la");
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn second_hook_sees_the_first_hooks_rewrite() {
     // The second hook blocks only on text that exists after the first hook's rewrite, so a
@@ -157,6 +159,10 @@ fn second_hook_sees_the_first_hooks_rewrite() {
     );
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn rewrite_adding_a_key_is_dropped_and_logged() {
     let ws = Ws::new()
@@ -194,14 +200,14 @@ fn rewrite_adding_a_key_is_dropped_and_logged() {
 fn first_block_ends_the_chain() {
     let ws = Ws::new()
         .master(true)
-        .py("hooks/guard.py", GUARD)
+        .sh("hooks/guard.sh", GUARD)
         .sh(
             "hooks/after.sh",
             r#"
             touch "$AGENT_HOOKS_WORKSPACE/after-ran"
             "#,
         )
-        .hook(Entry::new("pre_tool_call", "hooks/guard.py").name("guard"))
+        .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"))
         .hook(Entry::new("pre_tool_call", "hooks/after.sh").name("after"))
         .approve_all();
     let fired = ws.fire("pre_tool_call", bash("rm -rf /"));
@@ -977,6 +983,10 @@ fn a_bad_entry_loses_only_itself() {
 // ---------------------------------------------------------------------------------------------
 // What a command hook is given: environment, paths, argv
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn hook_gets_its_environment() {
     let ws = Ws::new()
@@ -1037,6 +1047,10 @@ fn relative_command_paths_resolve_against_the_workspace() {
     assert_eq!(fired.warnings(), vec!["found", "found"]);
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn argv_has_no_shell_expansion() {
     let command = r#"hooks/args.py $HOME * "a b" 'c d' ~ $(id)"#;
@@ -1102,9 +1116,9 @@ fn ask_does_not_end_the_chain_and_a_later_block_wins() {
             "hooks/ask.sh",
             "cat > /dev/null\ncat \"$AGENT_HOOKS_WORKSPACE/ask.json\"\n",
         )
-        .py("hooks/guard.py", GUARD)
+        .sh("hooks/guard.sh", GUARD)
         .hook(Entry::new("pre_tool_call", "hooks/ask.sh").name("ask"))
-        .hook(Entry::new("pre_tool_call", "hooks/guard.py").name("guard"));
+        .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"));
     let ws = ws.approve_all();
 
     let asked = ws.fire("pre_tool_call", bash("ls"));
@@ -1184,6 +1198,10 @@ fn hook_stderr_is_logged() {
     assert_eq!(logged[0]["detail"], "checked 3 files");
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn concurrent_fires_append_whole_log_lines() {
     // Each fire logs a long record; `Ws::events` fails on any torn or interleaved line.
@@ -1229,6 +1247,10 @@ fn concurrent_fires_append_whole_log_lines() {
     );
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn hooks_see_stop_hook_active_from_redo_count() {
     let ws = Ws::new()

@@ -610,7 +610,7 @@ fn install_all_on_the_example_workspace_passes_doctor_and_is_idempotent() {
         let _ = std::fs::remove_file(root.join(leftover));
         let _ = std::fs::remove_dir_all(root.join(leftover));
     }
-    for command in ["hooks/block_dangerous.py", "hooks/project_context.sh"] {
+    for command in ["hooks/block_dangerous.sh", "hooks/project_context.sh"] {
         let approved = run(&["--workspace", &ws, "approve", command], b"", &[]);
         assert!(approved.status.success(), "approve {command}");
     }

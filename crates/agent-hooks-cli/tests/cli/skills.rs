@@ -51,6 +51,10 @@ fn send_message(text: &str) -> Value {
     json!({"session_id": "s1", "tool_name": "send_message", "tool_input": {"text": text, "channel_id": "c1"}})
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn the_source_documents_strip_example_runs_unmodified() {
     let ws = with_fixture_skill(Ws::new(), "message-policy");
@@ -70,6 +74,10 @@ fn the_source_documents_strip_example_runs_unmodified() {
     assert_eq!(other.outcome["payload"]["tool_input"]["command"], " ls ");
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn the_source_documents_block_example_blocks_with_its_synthetic_result() {
     let ws = with_fixture_skill(Ws::new(), "message-policy");
@@ -88,6 +96,10 @@ fn the_source_documents_block_example_blocks_with_its_synthetic_result() {
     assert_eq!(logged[0]["reason"], "shell-leak-prefix");
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn post_tool_call_hooks_see_a_blocked_call_in_the_skill_shape() {
     let ws = skill(
@@ -112,6 +124,10 @@ fn post_tool_call_hooks_see_a_blocked_call_in_the_skill_shape() {
     assert!(event["timestamp"].as_str().is_some_and(|t| t.contains('T')));
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn a_three_hook_chain_passes_each_rewrite_to_the_next() {
     let mut ws = Ws::new();
@@ -156,6 +172,10 @@ fn a_post_tool_call_hook_replaces_the_result() {
     assert_eq!(fired.status("redact"), "ok");
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn pre_prompt_replaces_and_appends_to_the_prompt() {
     let ws = Ws::new()
@@ -182,6 +202,10 @@ fn pre_prompt_replaces_and_appends_to_the_prompt() {
     );
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn a_malformed_block_is_logged_and_the_call_proceeds() {
     let ws = skill(
@@ -198,6 +222,10 @@ fn a_malformed_block_is_logged_and_the_call_proceeds() {
     assert_eq!(logged[0]["tool"], "t");
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn changing_the_tool_or_the_type_is_an_invalid_mutation_and_is_dropped() {
     let ws = skill(
@@ -223,6 +251,10 @@ fn changing_the_tool_or_the_type_is_an_invalid_mutation_and_is_dropped() {
     );
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn args_that_are_no_longer_an_object_are_dropped() {
     let ws = skill(
@@ -320,6 +352,10 @@ fn run_time_diagnostics_are_logged_and_fail_open() {
     }
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn skill_and_shell_hooks_on_one_event_run_in_order_each_on_its_own_view() {
     let ws = Ws::new()
@@ -366,6 +402,10 @@ fn skill_and_shell_hooks_on_one_event_run_in_order_each_on_its_own_view() {
     );
 }
 
+#[cfg_attr(
+    not(all(have_python3, have_node)),
+    ignore = "needs python3 and node on PATH (.ci/run installs them)"
+)]
 #[test]
 fn include_conversation_reads_the_history_once_skipping_bad_lines() {
     let history = [
