@@ -1,5 +1,6 @@
-//! `agent-hooks fire <event>`: one dispatch from the shell (SPEC §11). Exit 0 whatever the
-//! decision; 2 for an unknown event or a payload that is not a JSON object.
+//! `agent-hooks fire <event>`: one dispatch from the shell. Exit 0 whatever the decision; 2 for
+//! an unknown event or a payload that is not a JSON object. The outcome is one line of JSON,
+//! indented with `--pretty` or when stdout is a terminal.
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -7,7 +8,7 @@ use std::process::ExitCode;
 use agent_hooks::{Engine, Event, Workspace};
 use serde_json::Value;
 
-pub(crate) async fn run(ws: Workspace, event: &str) -> ExitCode {
+pub(crate) async fn run(ws: Workspace, event: &str, pretty: bool) -> ExitCode {
     let event: Event = match event.parse() {
         Ok(e) => e,
         Err(e) => {
@@ -41,7 +42,12 @@ pub(crate) async fn run(ws: Workspace, event: &str) -> ExitCode {
     };
     let engine = Engine::open(ws);
     let outcome = engine.dispatch(event, payload).await;
-    match serde_json::to_string(&outcome) {
+    let text = if pretty {
+        serde_json::to_string_pretty(&outcome)
+    } else {
+        serde_json::to_string(&outcome)
+    };
+    match text {
         Ok(text) => {
             println!("{text}");
             ExitCode::SUCCESS

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agent_hooks::{Engine, Workspace};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::prelude::*;
 
@@ -21,8 +21,8 @@ use tracing_subscriber::prelude::*;
 #[command(
     name = "agent-hooks",
     version,
-    about = "A hook runtime for AI agents",
-    disable_help_subcommand = true
+    about = "A hook runtime for AI agents: run your own hooks at an agent's lifecycle points",
+    long_about = None,
 )]
 struct Cli {
     /// The workspace directory (default: $AGENT_HOOKS_WORKSPACE, else the current directory).
@@ -35,24 +35,76 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Dispatch one event: the payload (a JSON object) on stdin, the outcome on stdout.
-    Fire {
-        /// The canonical event name, e.g. pre_tool_call.
-        event: String,
+    /// Show the master switch, the config files, every hook and its health (the default).
+    List {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
     },
-    /// Run the loopback HTTP sidecar (dispatch, self-approve, /hooks commands, hot reload).
+    /// Run each approved hook once on a sample payload; exits 1 when anything is broken.
+    Doctor {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Turn the master switch on: approved shell and Claude Code hooks run.
+    On,
+    /// Turn the master switch off: no shell or Claude Code hook runs.
+    Off,
+    /// Approve a declared command, for every event it is declared on or for one event.
+    #[command(after_help = "Example: agent-hooks approve pre_tool_call hooks/guard.sh")]
+    Approve {
+        /// An optional event (default: every event the command is declared on), then the
+        /// command exactly as declared (quote it when it has spaces).
+        #[arg(
+            value_name = "[EVENT] COMMAND",
+            required = true,
+            num_args = 1..,
+            allow_hyphen_values = true,
+            trailing_var_arg = true
+        )]
+        words: Vec<String>,
+    },
+    /// Remove every approval of a command.
+    Revoke {
+        /// The command exactly as declared (quote it when it has spaces).
+        #[arg(
+            value_name = "COMMAND",
+            required = true,
+            num_args = 1..,
+            allow_hyphen_values = true,
+            trailing_var_arg = true
+        )]
+        command: Vec<String>,
+    },
+    /// Install ready-made hooks by name, number (see `agent-hooks help`) or `all`.
+    Install {
+        /// Leave the master switch as it is.
+        #[arg(long)]
+        no_enable: bool,
+        #[arg(required = true, value_name = "NAME|NUMBER|all")]
+        targets: Vec<String>,
+    },
+    /// Dispatch one event: the payload (a JSON object) on stdin, the outcome on stdout.
+    #[command(
+        after_help = "Example: echo '{\"tool_name\": \"bash\", \"tool_input\": {\"command\": \"ls\"}}' | agent-hooks fire pre_tool_call"
+    )]
+    Fire {
+        /// The canonical event name, e.g. pre_tool_call (see `agent-hooks help`).
+        event: String,
+        /// Indent the outcome (the default when stdout is a terminal).
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// Run the loopback HTTP sidecar (dispatch, self-approve, commands, hot reload).
     Serve {
         /// Loopback address to listen on (port 0 picks a free one).
         #[arg(long, default_value = serve::DEFAULT_LISTEN, value_name = "IP:PORT")]
         listen: String,
     },
-    /// Claude Code bridge: read a Claude Code hook input on stdin, run this workspace's hooks,
-    /// answer in Claude Code's format (workspace: --workspace, else $CLAUDE_PROJECT_DIR).
-    ClaudeHook,
-    /// Wire every mapped Claude Code event in .claude/settings.json to `claude-hook`.
-    ClaudeInstall,
-    /// Run a ready-made hook as a command hook: one payload on stdin (`event`, or Claude Code's
-    /// `hook_event_name`), its answer on stdout.
+    /// Run a ready-made hook as a command hook (payload on stdin, answer on stdout).
+    ///
+    /// The payload names its event in `event`, or in Claude Code's `hook_event_name`.
     Guard {
         /// The ready-made hook (see `agent-hooks help`).
         name: String,
@@ -66,18 +118,22 @@ enum Command {
         #[arg(long)]
         print_rules: bool,
     },
-    /// Install ready-made hooks by name, number (see `help`) or `all`; turns the master switch
-    /// on and shows each one's answer to a sample event.
-    Install {
-        /// Leave the master switch as it is.
-        #[arg(long)]
-        no_enable: bool,
-        #[arg(required = true, value_name = "NAME|NUMBER|all")]
-        targets: Vec<String>,
+    /// The Claude Code bridge: run this workspace's hooks for one Claude Code hook input.
+    ///
+    /// Reads the input on stdin and answers in Claude Code's format. The workspace is
+    /// --workspace, else $CLAUDE_PROJECT_DIR.
+    ClaudeHook,
+    /// Wire every mapped Claude Code event in .claude/settings.json to `claude-hook`.
+    ClaudeInstall,
+    /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
+    ///
+    /// e.g. `agent-hooks completions bash > ~/.local/share/bash-completion/completions/agent-hooks`
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
     },
-    /// The /hooks commands: list, on, off, doctor, approve, revoke, help.
-    #[command(external_subcommand)]
-    Hooks(Vec<String>),
+    /// Print the manual page (roff), e.g. `agent-hooks man | man -l -`
+    Man,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -112,31 +168,121 @@ fn main() -> ExitCode {
                 .with_filter(filter),
         )
         .init();
-    let cli = Cli::parse();
-    let ws = Workspace::resolve(cli.workspace.as_deref());
-    match cli.command {
-        Some(Command::Serve { listen }) => serve::run(ws, &listen),
-        Some(Command::Fire { event }) => block_on(fire::run(ws, &event)),
-        Some(Command::ClaudeHook) => {
-            block_on(claude::hook(claude::workspace(cli.workspace.as_deref())))
+    let matches = definition().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    let command = cli.command.unwrap_or(Command::List { json: false });
+    match command {
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut definition(),
+                "agent-hooks",
+                &mut std::io::stdout(),
+            );
+            return ExitCode::SUCCESS;
         }
-        Some(Command::ClaudeInstall) => claude::install(ws),
+        Command::Man => {
+            return match clap_mangen::Man::new(definition()).render(&mut std::io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("agent-hooks man: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        _ => {}
+    }
+    let ws = match &command {
+        Command::ClaudeHook => claude::workspace(cli.workspace.as_deref()),
+        _ => Workspace::resolve(cli.workspace.as_deref()),
+    };
+    // Every command works on an existing workspace: a mistyped --workspace must not create
+    // config files somewhere new, nor report a healthy empty workspace.
+    if !ws.root().is_dir() {
+        eprintln!(
+            "agent-hooks: the workspace {} is not a directory (from {})",
+            ws.root().display(),
+            match (&command, &cli.workspace) {
+                (_, Some(_)) => "--workspace",
+                (Command::ClaudeHook, None) => "$CLAUDE_PROJECT_DIR",
+                (_, None) => "$AGENT_HOOKS_WORKSPACE",
+            }
+        );
+        // The bridge exits 1: a non-blocking error for Claude Code.
+        return ExitCode::from(if matches!(command, Command::ClaudeHook) {
+            1
+        } else {
+            2
+        });
+    }
+    match command {
+        Command::Serve { listen } => serve::run(ws, &listen),
+        Command::Fire { event, pretty } => block_on(fire::run(
+            ws,
+            &event,
+            pretty || std::io::stdout().is_terminal(),
+        )),
+        Command::ClaudeHook => block_on(claude::hook(ws)),
+        Command::ClaudeInstall => claude::install(ws),
         // A guard is synchronous and runs on every tool call: no async runtime to start.
-        Some(Command::Guard {
+        Command::Guard {
             name,
             rules,
             format,
             print_rules,
-        }) => guard::run(ws, name, rules, format.into(), print_rules),
-        Some(Command::Install { targets, no_enable }) => {
+        } => guard::run(ws, name, rules, format.into(), print_rules),
+        Command::Install { targets, no_enable } => {
             block_on(guard::install(ws, &targets, no_enable))
         }
-        Some(Command::Hooks(args)) => block_on(hooks(ws, &args)),
-        None => block_on(hooks(ws, &[])),
+        Command::List { json } => block_on(hooks(ws, words("list", json), json)),
+        Command::Doctor { json } => block_on(hooks(ws, words("doctor", json), json)),
+        Command::On => block_on(hooks(ws, vec!["on".into()], false)),
+        Command::Off => block_on(hooks(ws, vec!["off".into()], false)),
+        Command::Approve { words } => {
+            let mut args = vec!["approve".to_owned()];
+            args.extend(words);
+            block_on(hooks(ws, args, false))
+        }
+        Command::Revoke { command } => {
+            let mut args = vec!["revoke".to_owned()];
+            args.extend(command);
+            block_on(hooks(ws, args, false))
+        }
+        Command::Completions { .. } | Command::Man => ExitCode::SUCCESS,
     }
 }
 
-/// Runs a one-shot command on a single-threaded runtime: `fire` and the `/hooks` commands wait
+/// The command line's definition, with the ready-made hooks and the events after the list of
+/// commands (they are data of the library, so they are added here rather than in attributes).
+fn definition() -> clap::Command {
+    let mut after = String::from("Ready-made hooks (agent-hooks install <name|number>):\n");
+    after.push_str(&agent_hooks::guards::numbered_list());
+    after.push_str("\nEvents:\n");
+    for spec in &agent_hooks::event::EVENTS {
+        after.push_str(&format!("  {:<22} {}\n", spec.name, spec.fires));
+    }
+    after.push_str(
+        "\nEach command answers --help. Guide: docs/README.md (writing hooks, protocol, \
+         troubleshooting).",
+    );
+    Cli::command()
+        .after_long_help(after)
+        .after_help("Run `agent-hooks help` for the ready-made hooks and the events.")
+}
+
+/// `list` / `doctor` with their `--json` flag, as the library takes them.
+fn words(command: &str, json: bool) -> Vec<String> {
+    let mut args = vec![command.to_owned()];
+    if json {
+        args.push("--json".to_owned());
+    }
+    args
+}
+
+/// Runs a one-shot command on a single-threaded runtime: `fire` and the workspace commands wait
 /// on a few processes at most, and a small runtime keeps their start-up and memory low.
 fn block_on(future: impl std::future::Future<Output = ExitCode>) -> ExitCode {
     match tokio::runtime::Builder::new_current_thread()
@@ -151,12 +297,56 @@ fn block_on(future: impl std::future::Future<Output = ExitCode>) -> ExitCode {
     }
 }
 
-async fn hooks(ws: Workspace, args: &[String]) -> ExitCode {
+/// The workspace commands: the library's text (the one a host shows for `/hooks ...`) with
+/// the commands it suggests spelt as they are typed in a shell (`agent-hooks approve ...`).
+async fn hooks(ws: Workspace, args: Vec<String>, json: bool) -> ExitCode {
     let engine = Engine::open(ws);
-    // Colour and symbols only on a terminal (and never with NO_COLOR); pipes get plain text,
-    // the same text a host gets from `commands::run_line`.
+    // Colour and symbols only on a terminal (and never with NO_COLOR); pipes get plain text.
     let style = agent_hooks::commands::Style::for_terminal(std::io::stdout().is_terminal());
-    let out = agent_hooks::commands::run_styled(&engine, args, style).await;
-    print!("{}", out.text);
+    let out = agent_hooks::commands::run_styled(&engine, &args, style).await;
+    if json {
+        print!("{}", out.text);
+    } else {
+        print!("{}", shell_spelling(&out.text));
+    }
     ExitCode::from(u8::try_from(out.status).unwrap_or(1))
+}
+
+/// Replaces the chat prefix `/hooks ` by `agent-hooks ` where it starts a command: at the start
+/// of a line or after a space, quote, backtick or parenthesis (never inside a path such as
+/// `.claude/hooks/x`).
+fn shell_spelling(text: &str) -> String {
+    const CHAT: &str = "/hooks ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(CHAT) {
+        let before = rest[..at].chars().next_back();
+        let starts_command =
+            before.is_none_or(|c| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | '('));
+        out.push_str(&rest[..at]);
+        out.push_str(if starts_command { "agent-hooks " } else { CHAT });
+        rest = &rest[at + CHAT.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chat_commands_are_spelt_for_the_shell() {
+        assert_eq!(
+            shell_spelling("fix: /hooks approve /ws/hooks/a.sh\nrun `/hooks on` (or /hooks off)"),
+            "fix: agent-hooks approve /ws/hooks/a.sh\nrun `agent-hooks on` (or agent-hooks off)"
+        );
+        assert_eq!(shell_spelling("/hooks list"), "agent-hooks list");
+        assert_eq!(shell_spelling("in .claude/hooks x"), "in .claude/hooks x");
+    }
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        definition().debug_assert();
+    }
 }

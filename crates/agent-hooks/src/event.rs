@@ -393,8 +393,15 @@ impl Event {
         self.spec().name
     }
 
-    /// The nearest event name to a misspelt one, for "did you mean" hints.
+    /// The nearest event name to a misspelt one, for "did you mean" hints. A Claude Code event
+    /// name (`PreToolUse`, any case) suggests its canonical twin (`pre_tool_call`).
     pub fn suggest(name: &str) -> Option<&'static str> {
+        if let Some((_, _, twin)) = crate::dialect::claude::CLAUDE_EVENTS
+            .iter()
+            .find(|(claude, _, _)| claude.eq_ignore_ascii_case(name))
+        {
+            return Some(twin.name());
+        }
         crate::wording::nearest(name, EVENTS.iter().map(|s| s.name), |d, candidate| {
             d <= 3.max(candidate.len() / 3) || candidate.starts_with(name)
         })
@@ -560,6 +567,14 @@ mod tests {
                 .suggestion,
             None
         );
+    }
+
+    #[test]
+    fn a_claude_code_event_name_suggests_its_twin() {
+        let err = "PreToolUse".parse::<Event>().unwrap_err();
+        assert_eq!(err.suggestion, Some("pre_tool_call"));
+        assert_eq!(Event::suggest("stop"), Some("on_stop"));
+        assert_eq!(Event::suggest("UserPromptSubmit"), Some("on_user_message"));
     }
 
     #[test]

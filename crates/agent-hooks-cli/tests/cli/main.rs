@@ -15,3 +15,4 @@ mod http_hooks;
 mod operator;
 mod serve;
 mod skills;
+mod usage;
