@@ -1,8 +1,8 @@
-//! `agent-hooks claude-hook` and `agent-hooks claude-install`: the Claude Code bridge from the
-//! shell. Claude Code runs `claude-hook` as a command hook; it answers in Claude Code's format.
+//! `agent-hooks claude-hook`, `claude-install` and `claude-uninstall`: the Claude Code bridge
+//! from the shell. Claude Code runs `claude-hook` as a command hook; it answers in Claude Code's format.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent_hooks::{Engine, Workspace, bridge};
@@ -58,19 +58,43 @@ pub(crate) fn install(ws: Workspace) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match bridge::install(&ws, &exe) {
+    // What the user would type, when it runs this very program; else the absolute path, which
+    // a `cargo clean` or a rebuild elsewhere can take away.
+    let program = if same_program(&on_path("agent-hooks"), &exe) {
+        PathBuf::from("agent-hooks")
+    } else {
+        eprintln!(
+            "agent-hooks claude-install: warning: `agent-hooks` on PATH is not this program, so \
+             Claude Code will run {} by its path; if that file goes (cargo clean), the bridge \
+             stops. Install it with `cargo install --path crates/agent-hooks-cli` and run \
+             claude-install again.",
+            exe.display()
+        );
+        exe
+    };
+    match bridge::install(&ws, &program) {
         Ok(report) => {
-            if report.added.is_empty() {
+            if report.added.is_empty() && report.updated.is_empty() {
                 println!(
                     "{}: already bridged for every mapped event; nothing changed.",
                     report.path
                 );
             } else {
-                println!(
-                    "{}: Claude Code now runs this workspace's hooks through agent-hooks on {}.",
-                    report.path,
-                    report.added.join(", ")
-                );
+                if !report.added.is_empty() {
+                    println!(
+                        "{}: Claude Code now runs this workspace's hooks through agent-hooks on {}.",
+                        report.path,
+                        report.added.join(", ")
+                    );
+                }
+                if !report.updated.is_empty() {
+                    println!(
+                        "{}: the bridge entries of {} now run {}.",
+                        report.path,
+                        report.updated.join(", "),
+                        program.display()
+                    );
+                }
                 if !report.already.is_empty() {
                     println!("Already bridged: {}.", report.already.join(", "));
                 }
@@ -81,5 +105,46 @@ pub(crate) fn install(ws: Workspace) -> ExitCode {
             eprintln!("agent-hooks claude-install: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `agent-hooks claude-uninstall`: removes the bridge entries, keeping every other setting.
+pub(crate) fn uninstall(ws: Workspace) -> ExitCode {
+    match bridge::uninstall(&ws) {
+        Ok((path, removed)) if removed.is_empty() => {
+            println!("{path}: no bridge entries; nothing changed.");
+            ExitCode::SUCCESS
+        }
+        Ok((path, removed)) => {
+            println!(
+                "{path}: removed the bridge from {}; Claude Code no longer runs this workspace's hooks.",
+                removed.join(", ")
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("agent-hooks claude-uninstall: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The first executable file called `name` in a directory of `PATH`.
+fn on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Whether `found` is the same file as `exe` (symlinks resolved).
+fn same_program(found: &Option<PathBuf>, exe: &Path) -> bool {
+    let Some(found) = found else { return false };
+    match (std::fs::canonicalize(found), std::fs::canonicalize(exe)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }

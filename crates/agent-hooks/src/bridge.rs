@@ -157,6 +157,9 @@ pub struct InstallReport {
     pub added: Vec<&'static str>,
     /// Claude Code events that already had a bridge entry.
     pub already: Vec<&'static str>,
+    /// Claude Code events whose bridge entry ran another program (a binary since moved or
+    /// removed, say), now rewritten to run this one.
+    pub updated: Vec<&'static str>,
 }
 
 /// Writes bridge entries for every mapped event into `.claude/settings.json`, merging with what
@@ -174,7 +177,7 @@ pub fn install(ws: &Workspace, exe: &Path) -> Result<InstallReport, BridgeError>
         path: display.clone(),
         source,
     };
-    let _lock = FileLock::acquire(&path).map_err(io)?;
+    let _lock = FileLock::acquire(ws, &path).map_err(io)?;
     let mut doc = match store::read_optional(&path).map_err(io)? {
         None => Map::new(),
         Some(text) if text.trim().is_empty() => Map::new(),
@@ -208,6 +211,7 @@ pub fn install(ws: &Workspace, exe: &Path) -> Result<InstallReport, BridgeError>
         path: display.clone(),
         added: Vec::new(),
         already: Vec::new(),
+        updated: Vec::new(),
     };
     if let Value::Object(hooks) = hooks {
         for (name, claude, _) in CLAUDE_EVENTS {
@@ -217,15 +221,28 @@ pub fn install(ws: &Workspace, exe: &Path) -> Result<InstallReport, BridgeError>
             let Value::Array(groups) = groups else {
                 continue;
             };
-            let present = groups.iter().any(|g| {
-                g.get("hooks").and_then(Value::as_array).is_some_and(|hs| {
-                    hs.iter().any(|h| {
-                        h.get("command")
-                            .and_then(Value::as_str)
-                            .is_some_and(is_bridge_command)
-                    })
-                })
-            });
+            let mut present = false;
+            let mut rewritten = false;
+            for entry in groups
+                .iter_mut()
+                .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
+                .flatten()
+            {
+                let Some(old) = entry.get("command").and_then(Value::as_str) else {
+                    continue;
+                };
+                if is_bridge_command(old) {
+                    present = true;
+                    if old != command {
+                        entry["command"] = json!(command);
+                        rewritten = true;
+                    }
+                }
+            }
+            if rewritten {
+                report.updated.push(name);
+                continue;
+            }
             if present {
                 report.already.push(name);
                 continue;
@@ -247,11 +264,79 @@ pub fn install(ws: &Workspace, exe: &Path) -> Result<InstallReport, BridgeError>
             report.added.push(name);
         }
     }
-    if !report.added.is_empty() {
+    if !report.added.is_empty() || !report.updated.is_empty() {
         let mut text = serde_json::to_string_pretty(&Value::Object(doc))
             .map_err(|e| io(std::io::Error::other(e)))?;
         text.push('\n');
         store::write_atomic(&path, text.as_bytes()).map_err(io)?;
     }
     Ok(report)
+}
+
+/// Removes every bridge entry (a command that runs `agent-hooks claude-hook`) from
+/// `.claude/settings.json`, with the groups and event lists it leaves empty; everything else is
+/// kept. Returns the settings file as shown to the user and the Claude Code events that had an
+/// entry (none: the file is not touched).
+///
+/// # Errors
+///
+/// [`BridgeError::Io`] when the file cannot be read, locked or written;
+/// [`BridgeError::Corrupt`] when it is not a JSON object.
+pub fn uninstall(ws: &Workspace) -> Result<(String, Vec<String>), BridgeError> {
+    let path = ws.root().join(".claude/settings.json");
+    let display = ws.display(&path).into_owned();
+    let io = |source| BridgeError::Io {
+        path: display.clone(),
+        source,
+    };
+    let _lock = FileLock::acquire(ws, &path).map_err(io)?;
+    let Some(text) = store::read_optional(&path).map_err(io)? else {
+        return Ok((display, Vec::new()));
+    };
+    let corrupt = |error: String| BridgeError::Corrupt {
+        path: display.clone(),
+        error,
+    };
+    let mut doc = match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => map,
+        Ok(_) => return Err(corrupt("the top level is not an object".into())),
+        Err(e) => return Err(corrupt(e.to_string())),
+    };
+    let mut removed = Vec::new();
+    if let Some(Value::Object(hooks)) = doc.get_mut("hooks") {
+        for (event, groups) in hooks.iter_mut() {
+            let Value::Array(groups) = groups else {
+                continue;
+            };
+            let before = groups.len();
+            let mut had = false;
+            for group in groups.iter_mut() {
+                if let Some(Value::Array(entries)) = group.get_mut("hooks") {
+                    let n = entries.len();
+                    entries.retain(|h| {
+                        !h.get("command")
+                            .and_then(Value::as_str)
+                            .is_some_and(is_bridge_command)
+                    });
+                    had |= entries.len() != n;
+                }
+            }
+            groups.retain(|g| {
+                g.get("hooks")
+                    .and_then(Value::as_array)
+                    .is_none_or(|entries| !entries.is_empty())
+            });
+            if had || groups.len() != before {
+                removed.push(event.clone());
+            }
+        }
+        hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
+    }
+    if !removed.is_empty() {
+        let mut text = serde_json::to_string_pretty(&Value::Object(doc))
+            .map_err(|e| io(std::io::Error::other(e)))?;
+        text.push('\n');
+        store::write_atomic(&path, text.as_bytes()).map_err(io)?;
+    }
+    Ok((display, removed))
 }

@@ -1,29 +1,34 @@
 //! Crash-safe, concurrency-safe writes of the small files agent-hooks owns or edits
-//! (`config/hook_approvals.json`, `config/agent.yaml`): an exclusive lock on a sidecar
-//! `.lock` file serialises writers across processes, and the data file is replaced by
+//! (`config/hook_approvals.json`, `config/agent.yaml`, `.claude/settings.json`): an exclusive
+//! lock on a lock file under `state/.agent-hooks/locks/` serialises writers across processes
+//! (the data file itself cannot carry the lock: it is replaced, not rewritten, and the user's
+//! `config/` and `.claude/` stay free of lock files), and the data file is replaced by
 //! write-temp, fsync, rename, fsync-directory so no reader ever sees a torn file.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// A held exclusive lock on `<file>.lock`; released on drop.
+use crate::workspace::Workspace;
+
+/// A held exclusive lock for one data file of a workspace; released on drop.
 #[derive(Debug)]
 pub struct FileLock {
     file: File,
 }
 
 impl FileLock {
-    /// Blocks until this process holds the lock for `data_path`.
-    pub fn acquire(data_path: &Path) -> io::Result<FileLock> {
-        if let Some(dir) = data_path.parent() {
+    /// Blocks until this process holds the lock for `data_path`, a file of `ws`.
+    pub fn acquire(ws: &Workspace, data_path: &Path) -> io::Result<FileLock> {
+        let path = lock_path(ws, data_path);
+        if let Some(dir) = path.parent() {
             fs::create_dir_all(dir)?;
         }
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
-            .open(lock_path(data_path))?;
+            .open(path)?;
         file.lock()?;
         Ok(FileLock { file })
     }
@@ -36,10 +41,17 @@ impl Drop for FileLock {
     }
 }
 
-fn lock_path(data_path: &Path) -> PathBuf {
-    let mut p = data_path.as_os_str().to_owned();
-    p.push(".lock");
-    PathBuf::from(p)
+/// `state/.agent-hooks/locks/<path inside the workspace, "/" spelt "%">.lock`, so two data files
+/// never share a lock and no lock lands beside the user's files.
+fn lock_path(ws: &Workspace, data_path: &Path) -> PathBuf {
+    let inside = data_path.strip_prefix(ws.root()).unwrap_or(data_path);
+    let name = inside
+        .to_string_lossy()
+        .trim_start_matches('/')
+        .replace('/', "%");
+    ws.state_dir()
+        .join(".agent-hooks/locks")
+        .join(format!("{name}.lock"))
 }
 
 /// Replaces `path` with `contents` atomically. Callers hold the [`FileLock`] when the new

@@ -243,7 +243,7 @@ fn update(ws: &Workspace, change: impl FnOnce(&mut Approvals)) -> Result<(), Tru
         path: display.clone(),
         source,
     };
-    let _lock = FileLock::acquire(&path).map_err(io)?;
+    let _lock = FileLock::acquire(ws, &path).map_err(io)?;
     let mut list = Approvals::load(ws).map_err(TrustError::Corrupt)?;
     list.version = 1;
     change(&mut list);

@@ -139,7 +139,7 @@ pub fn set_master_switch(ws: &Workspace, enabled: bool) -> Result<(), SwitchErro
         path: display.clone(),
         source,
     };
-    let _lock = FileLock::acquire(&path).map_err(io)?;
+    let _lock = FileLock::acquire(ws, &path).map_err(io)?;
     let old = store::read_optional(&path).map_err(io)?.unwrap_or_default();
     let before = parse(&old).map_err(|e| SwitchError::Unparseable(parse_error(&display, &e)))?;
     let new = edit_enabled(&old, &before, enabled);

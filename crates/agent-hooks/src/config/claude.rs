@@ -188,10 +188,12 @@ fn load_file(
                     load.errors.push(note(format!("{at}: missing \"command\"")));
                     continue;
                 };
+                // The bridge (claude-install) is for Claude Code itself: not a hook here, and
+                // not a problem either.
                 if is_bridge_command(command) {
-                    load.warnings.push(note(format!(
-                        "{at}: the agent-hooks bridge ({command}) is for Claude Code itself; not run as a hook here"
-                    )));
+                    if !load.bridge.contains(event_name) {
+                        load.bridge.push(event_name.clone());
+                    }
                     continue;
                 }
                 // Claude Code runs identical commands once; so does this source. Widen the

@@ -67,6 +67,9 @@ pub struct FileLoad {
     pub errors: Vec<ConfigError>,
     /// Unknown keys, clamped values: things the user should know that do not stop a hook.
     pub warnings: Vec<ConfigError>,
+    /// Claude Code events this settings file wires to the agent-hooks bridge (`claude-install`):
+    /// Claude Code runs those entries, this runtime does not.
+    pub bridge: Vec<String>,
 }
 
 /// How reading one configuration file went.
@@ -81,6 +84,7 @@ impl FileLoad {
             hooks: Vec::new(),
             errors: Vec::new(),
             warnings: Vec::new(),
+            bridge: Vec::new(),
         }
     }
 }

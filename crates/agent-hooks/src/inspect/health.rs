@@ -261,6 +261,10 @@ pub struct FileReport {
     pub errors: Vec<ConfigErrorReport>,
     /// Problems that did not, such as unknown keys.
     pub warnings: Vec<ConfigErrorReport>,
+    /// Claude Code events this file wires to the agent-hooks bridge (`claude-install`); left
+    /// out when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bridge: Vec<String>,
 }
 
 impl FileReport {
@@ -272,6 +276,7 @@ impl FileReport {
             count: None,
             errors: Vec::new(),
             warnings: Vec::new(),
+            bridge: Vec::new(),
         }
     }
 }
@@ -471,6 +476,7 @@ fn hooks_file_report(load: &FileLoad) -> FileReport {
     }
     report.errors = load.errors.iter().map(Into::into).collect();
     report.warnings = load.warnings.iter().map(Into::into).collect();
+    report.bridge = load.bridge.clone();
     report
 }
 

@@ -107,8 +107,12 @@ pub(crate) fn files_section(out: &mut String, files: &[FileReport], style: Style
         } else {
             String::new()
         };
+        let bridge = match file.bridge.len() {
+            0 => String::new(),
+            n => format!(", the Claude Code bridge on {n} event{}", plural(n)),
+        };
         out.push_str(&format!(
-            "  {}{:<width$}{}{count}{entry_errors}\n",
+            "  {}{:<width$}{}{count}{bridge}{entry_errors}\n",
             style.mark(tone),
             file.file,
             style.paint(tone, &state)
