@@ -125,6 +125,8 @@ enum Command {
     ClaudeHook,
     /// Wire every mapped Claude Code event in .claude/settings.json to `claude-hook`.
     ClaudeInstall,
+    /// Remove the `claude-hook` entries from .claude/settings.json (everything else stays).
+    ClaudeUninstall,
     /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
     ///
     /// e.g. `agent-hooks completions bash > ~/.local/share/bash-completion/completions/agent-hooks`
@@ -227,6 +229,7 @@ fn main() -> ExitCode {
         )),
         Command::ClaudeHook => block_on(claude::hook(ws)),
         Command::ClaudeInstall => claude::install(ws),
+        Command::ClaudeUninstall => claude::uninstall(ws),
         // A guard is synchronous and runs on every tool call: no async runtime to start.
         Command::Guard {
             name,

@@ -7,8 +7,10 @@ mod support;
 #[path = "../../../agent-hooks/tests/loopback/mod.rs"]
 mod loopback;
 
+mod bridge_install;
 mod claude;
 mod clients;
+mod docs;
 mod fire;
 mod guards;
 mod http_hooks;
