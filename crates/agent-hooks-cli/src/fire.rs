@@ -41,7 +41,13 @@ pub(crate) async fn run(ws: Workspace, event: &str, pretty: bool) -> ExitCode {
         }
     };
     let engine = Engine::open(ws);
-    let outcome = engine.dispatch(event, payload).await;
+    let mut outcome = engine.dispatch(event, payload).await;
+    // A file that does not load changes which hooks ran: say so where the caller looks.
+    for error in engine.snapshot().config.errors() {
+        outcome
+            .warnings
+            .push(format!("configuration error: {error}"));
+    }
     let text = if pretty {
         serde_json::to_string_pretty(&outcome)
     } else {

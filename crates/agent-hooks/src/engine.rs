@@ -33,6 +33,28 @@ pub enum EngineError {
         /// The command (or URL) as the caller gave it.
         command: String,
     },
+    /// The command is declared, but not for the event the approval names; approving it there
+    /// would record an approval that never lets it run.
+    #[error(
+        "\"{command}\" is not declared on {event}; it is declared on {declared}: approve it without an event, or for one of those"
+    )]
+    NotDeclaredFor {
+        /// The command (or URL) as the caller gave it.
+        command: String,
+        /// The event the approval named.
+        event: Event,
+        /// The events it is declared on, comma-separated.
+        declared: String,
+    },
+    /// An entry declares the command, but the entry did not load (an HTTP hook whose URL the
+    /// SSRF guard refuses, a bad key): approving it would not make it run.
+    #[error("\"{command}\" is declared, but its entry did not load: {error}")]
+    NotLoaded {
+        /// The command (or URL) as the caller gave it.
+        command: String,
+        /// The load error of the entry (`file:line:column: message`).
+        error: String,
+    },
 }
 
 /// Everything a dispatch reads; cheap to share, never changed once built.
@@ -295,21 +317,41 @@ impl Engine {
         let snapshot = self.snapshot();
         let declared: Vec<_> = snapshot.config.hooks_with_key(command).collect();
         if declared.is_empty() {
+            // An entry that names the command but did not load is not "undeclared".
+            if let Some(error) = snapshot
+                .config
+                .errors()
+                .find(|e| e.message.contains(command) || names_at(&self.ws, e, command))
+            {
+                return Err(EngineError::NotLoaded {
+                    command: command.to_owned(),
+                    error: error.to_string(),
+                });
+            }
             return Err(EngineError::NotDeclared {
                 command: command.to_owned(),
             });
         }
+        let mut declared_on: Vec<Event> = declared
+            .iter()
+            .flat_map(|h| h.events.iter().copied())
+            .collect();
+        declared_on.sort();
+        declared_on.dedup();
         let events: Vec<Event> = match event {
-            Some(e) => vec![e],
-            None => {
-                let mut events: Vec<Event> = declared
-                    .iter()
-                    .flat_map(|h| h.events.iter().copied())
-                    .collect();
-                events.sort();
-                events.dedup();
-                events
+            Some(e) if declared_on.contains(&e) => vec![e],
+            Some(e) => {
+                return Err(EngineError::NotDeclaredFor {
+                    command: command.to_owned(),
+                    event: e,
+                    declared: declared_on
+                        .iter()
+                        .map(|e| e.name())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
             }
+            None => declared_on,
         };
         let hooks: Vec<&crate::hook::Hook> = declared.iter().map(|h| h.as_ref()).collect();
         trust::approve(&self.ws, &hooks, command, &events)?;
@@ -328,6 +370,18 @@ impl Engine {
         self.reload();
         Ok(removed)
     }
+}
+
+/// Whether the line an error points at names `command` (a refused URL's error names the reason,
+/// not the URL).
+fn names_at(ws: &Workspace, error: &crate::config::ConfigError, command: &str) -> bool {
+    let Some(index) = (error.line as usize).checked_sub(1) else {
+        return false;
+    };
+    std::fs::read_to_string(ws.root().join(&error.file))
+        .ok()
+        .and_then(|text| text.lines().nth(index).map(|l| l.contains(command)))
+        .unwrap_or(false)
 }
 
 fn load_snapshot(ws: &Workspace, log: &EventLog, previous: Option<&Snapshot>) -> Snapshot {

@@ -104,7 +104,7 @@ fn codes(hook: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-const QUIET_PY: &str = "#!/usr/bin/env python3\nimport json, sys\njson.load(sys.stdin)\n";
+const QUIET_SH: &str = "#!/bin/sh\ncat > /dev/null\n";
 
 fn assert_fits_80_columns(text: &str) {
     for line in text.lines() {
@@ -115,15 +115,11 @@ fn assert_fits_80_columns(text: &str) {
 // ---------------------------------------------------------------------------------------------
 // list: one health state each
 
-#[cfg_attr(
-    not(all(have_python3, have_node)),
-    ignore = "needs python3 and node on PATH (.ci/run installs them)"
-)]
 #[test]
 fn an_approved_hook_lists_as_approved() {
     let ws = Ws::new();
-    let script = ws.path("hooks/quiet.py").display().to_string();
-    ws.script("hooks/quiet.py", QUIET_PY).hooks(&format!(
+    let script = ws.path("hooks/quiet.sh").display().to_string();
+    ws.script("hooks/quiet.sh", QUIET_SH).hooks(&format!(
         "hooks:\n  - name: quiet\n    event: pre_tool_call\n    matcher: \"rm \"\n    command: {script}\n"
     ));
     ws.approve(&script);
@@ -151,21 +147,17 @@ fn an_approved_hook_lists_as_approved() {
     assert_eq!(h["findings"], serde_json::json!([]));
 }
 
-#[cfg_attr(
-    not(all(have_python3, have_node)),
-    ignore = "needs python3 and node on PATH (.ci/run installs them)"
-)]
 #[test]
 fn a_declared_but_unapproved_hook_says_how_to_approve_it() {
     let ws = Ws::new();
-    let script = ws.path("hooks/quiet.py").display().to_string();
-    ws.script("hooks/quiet.py", QUIET_PY).hooks(&format!(
+    let script = ws.path("hooks/quiet.sh").display().to_string();
+    ws.script("hooks/quiet.sh", QUIET_SH).hooks(&format!(
         "hooks:\n  - name: quiet\n    event: on_stop\n    command: {script}\n"
     ));
     let text = ws.ok(&["list"]);
     assert!(text.contains("quiet: not approved\n"), "{text}");
     assert!(
-        text.contains(&format!("fix:     /hooks approve {script}")),
+        text.contains(&format!("fix:     agent-hooks approve {script}")),
         "{text}"
     );
 
@@ -178,19 +170,15 @@ fn a_declared_but_unapproved_hook_says_how_to_approve_it() {
     assert_eq!(h["findings"][0]["event"], "on_stop");
 }
 
-#[cfg_attr(
-    not(all(have_python3, have_node)),
-    ignore = "needs python3 and node on PATH (.ci/run installs them)"
-)]
 #[test]
 fn a_script_edited_after_approval_is_changed_since_approval_naming_the_file() {
     let ws = Ws::new();
-    let script = ws.path("hooks/quiet.py").display().to_string();
-    ws.script("hooks/quiet.py", QUIET_PY).hooks(&format!(
+    let script = ws.path("hooks/quiet.sh").display().to_string();
+    ws.script("hooks/quiet.sh", QUIET_SH).hooks(&format!(
         "hooks:\n  - name: quiet\n    event: on_stop\n    command: {script}\n"
     ));
     ws.approve(&script);
-    ws.script("hooks/quiet.py", &format!("{QUIET_PY}print('{{}}')\n"));
+    ws.script("hooks/quiet.sh", &format!("{QUIET_SH}echo '{{}}'\n"));
 
     let text = ws.ok(&["list"]);
     assert!(text.contains("quiet: changed since approval\n"), "{text}");
@@ -230,7 +218,7 @@ fn a_missing_script_cannot_run_and_a_relative_path_says_where_it_resolved() {
 fn a_script_without_execute_permission_cannot_run() {
     let ws = Ws::new();
     let script = ws.path("hooks/plain.py").display().to_string();
-    ws.write("hooks/plain.py", QUIET_PY).hooks(&format!(
+    ws.write("hooks/plain.py", QUIET_SH).hooks(&format!(
         "hooks:\n  - name: plain\n    event: on_stop\n    command: {script}\n"
     ));
     let (_, report) = ws.json(&["list", "--json"]);
@@ -262,8 +250,8 @@ fn a_missing_interpreter_is_named() {
 #[test]
 fn a_broken_entry_is_a_config_error_with_file_line_and_column() {
     let ws = Ws::new();
-    let script = ws.path("hooks/quiet.py").display().to_string();
-    ws.script("hooks/quiet.py", QUIET_PY).hooks(&format!(
+    let script = ws.path("hooks/quiet.sh").display().to_string();
+    ws.script("hooks/quiet.sh", QUIET_SH).hooks(&format!(
         "hooks:\n  - event: pre_tool\n    command: {script}\n  - name: good\n    event: on_stop\n    command: {script}\n    timeout: 500\n    comand: x\n"
     ));
     let text = ws.ok(&["list"]);
@@ -329,18 +317,18 @@ fn a_file_that_does_not_parse_is_reported_with_its_location() {
     );
 }
 
-#[cfg_attr(
-    not(all(have_python3, have_node)),
-    ignore = "needs python3 and node on PATH (.ci/run installs them)"
-)]
 #[test]
 fn a_hook_approved_only_for_an_event_it_is_not_declared_for_never_fires() {
     let ws = Ws::new();
-    let script = ws.path("hooks/quiet.py").display().to_string();
-    ws.script("hooks/quiet.py", QUIET_PY).hooks(&format!(
-        "hooks:\n  - name: moved\n    event: on_stop\n    command: {script}\n"
+    let script = ws.path("hooks/quiet.sh").display().to_string();
+    ws.script("hooks/quiet.sh", QUIET_SH).hooks(&format!(
+        "hooks:\n  - name: moved\n    event: pre_tool_call\n    command: {script}\n"
     ));
     ws.ok(&["approve", "pre_tool_call", &script]);
+    // The declaration moves to another event after the approval.
+    ws.hooks(&format!(
+        "hooks:\n  - name: moved\n    event: on_stop\n    command: {script}\n"
+    ));
     let (_, report) = ws.json(&["list", "--json"]);
     let h = hook(&report, "moved");
     assert_eq!(h["health"], "never_fires");
@@ -352,19 +340,15 @@ fn a_hook_approved_only_for_an_event_it_is_not_declared_for_never_fires() {
     assert!(text.contains("moved: never fires\n"), "{text}");
 }
 
-#[cfg_attr(
-    not(all(have_python3, have_node)),
-    ignore = "needs python3 and node on PATH (.ci/run installs them)"
-)]
 #[test]
 fn a_hook_on_an_event_the_host_never_sends_never_fires() {
     let ws = Ws::new();
-    let script = ws.path("hooks/quiet.py").display().to_string();
+    let script = ws.path("hooks/quiet.sh").display().to_string();
     ws.write(
         "config/agent.yaml",
         "shell_hooks:\n  enabled: true\n  host_events: [pre_tool_call, on_stop]\n",
     )
-    .script("hooks/quiet.py", QUIET_PY)
+    .script("hooks/quiet.sh", QUIET_SH)
     .hooks(&format!(
         "hooks:\n  - name: claims\n    event: on_completion_claim\n    command: {script}\n"
     ));

@@ -11,7 +11,7 @@ use serde_json::json;
 use support::{BIN, Entry, Ws};
 
 /// Every command of the binary, as a user types it.
-const COMMANDS: [&str; 14] = [
+const COMMANDS: [&str; 15] = [
     "list",
     "doctor",
     "on",
@@ -24,6 +24,7 @@ const COMMANDS: [&str; 14] = [
     "guard",
     "claude-hook",
     "claude-install",
+    "claude-uninstall",
     "completions",
     "man",
 ];
@@ -117,7 +118,7 @@ fn a_claude_code_event_name_gets_the_canonical_name() {
 fn a_workspace_that_does_not_exist_is_refused_by_every_command() {
     let missing = std::env::temp_dir().join("agent-hooks-no-such-workspace");
     let missing = missing.to_string_lossy().into_owned();
-    let cases: [&[&str]; 11] = [
+    let cases: [&[&str]; 12] = [
         &["list"],
         &["doctor"],
         &["on"],
@@ -129,6 +130,7 @@ fn a_workspace_that_does_not_exist_is_refused_by_every_command() {
         &["serve", "--listen", "127.0.0.1:0"],
         &["guard", "security_guard"],
         &["claude-install"],
+        &["claude-uninstall"],
     ];
     for args in cases {
         let mut all = vec!["--workspace", missing.as_str()];
@@ -196,4 +198,66 @@ fn completions_and_the_manual_page_cover_every_command() {
     let page = String::from_utf8_lossy(&out.stdout);
     assert!(page.starts_with(".ie") || page.contains(".TH"), "{page}");
     assert!(page.contains("approve"), "{page}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors that prevent mistakes
+
+#[test]
+fn approving_for_an_event_the_hook_is_not_declared_on_is_an_error() {
+    let ws = Ws::new()
+        .sh("hooks/a.sh", "cat > /dev/null\n")
+        .hook(Entry::new("pre_tool_call", "hooks/a.sh"));
+    let out = ws.run(&["approve", "on_stop", "hooks/a.sh"]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("not declared on on_stop") && said.contains("pre_tool_call"),
+        "{said}"
+    );
+    assert!(!ws.exists("config/hook_approvals.json"), "nothing recorded");
+}
+
+#[test]
+fn approving_a_url_the_ssrf_guard_refuses_says_so() {
+    let url = "http://127.0.0.1:9/hook";
+    let ws = Ws::new().file(
+        "config/shell_hooks.yaml",
+        &format!("hooks:\n  - event: pre_tool_call\n    type: http\n    url: {url}\n"),
+    );
+    let out = ws.run(&["approve", url]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("did not load"), "{said}");
+    assert!(!said.contains("not declared"), "{said}");
+}
+
+#[test]
+fn approving_a_script_that_is_not_executable_warns() {
+    let ws = Ws::new().file("hooks/plain.sh", "#!/bin/sh\ncat > /dev/null\n");
+    support::set_mode(&ws.path("hooks/plain.sh"), 0o644);
+    let ws = ws.hook(Entry::new("pre_tool_call", "hooks/plain.sh"));
+    let out = ws.run(&["approve", "hooks/plain.sh"]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("hooks/plain.sh is not executable") && said.contains("chmod +x"),
+        "{said}"
+    );
+}
+
+#[test]
+fn fire_with_a_broken_config_file_warns_in_the_outcome() {
+    let ws = Ws::new()
+        .master(true)
+        .file("config/shell_hooks.yaml", "hooks:\n  - event: [\n");
+    let fired = ws.fire("pre_tool_call", json!({"tool_name": "bash"}));
+    assert_eq!(fired.decision(), "continue");
+    let warnings = fired.warnings();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("configuration error: config/shell_hooks.yaml:")),
+        "{warnings:?}"
+    );
 }

@@ -188,10 +188,26 @@ fn approve_joined(engine: &Engine, event: Option<Event>, command: &str) -> Comma
                     "Note: the master switch is off, so it will not run until /hooks on.\n",
                 );
             }
+            if let Some(script) = not_executable(engine, command) {
+                text.push_str(&format!(
+                    "Warning: {script} is not executable, so the hook fails until it is (chmod +x {script}).\n"
+                ));
+            }
             CommandOutput::ok(text)
         }
         Err(e) => CommandOutput::failed(format!("error: {e}\n")),
     }
+}
+
+/// The program of `command` when it is a path (it has a `/`) to a file nobody may execute: the
+/// hook is run directly, so such an approval would only record a hook that cannot start.
+fn not_executable(engine: &Engine, command: &str) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let words = shell_words::split(command).ok()?;
+    let program = words.first().filter(|w| w.contains('/'))?;
+    let path = engine.workspace().resolve_path(program);
+    let meta = std::fs::metadata(&path).ok()?;
+    (meta.is_file() && meta.permissions().mode() & 0o111 == 0).then(|| program.clone())
 }
 
 fn revoke(engine: &Engine, rest: &[String]) -> CommandOutput {

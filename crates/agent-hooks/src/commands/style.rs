@@ -10,6 +10,10 @@ pub struct Style {
     pub color: bool,
 }
 
+/// How a suggested command starts in a chat, and in a shell.
+const CHAT_PREFIX: &str = "/hooks";
+const SHELL_PREFIX: &str = "agent-hooks";
+
 /// The width every line is wrapped to.
 pub(crate) const WIDTH: usize = 80;
 
@@ -79,7 +83,13 @@ pub(crate) fn wrap_into(out: &mut String, first: &str, hang: usize, text: &str) 
     let mut used = 0;
     for word in text.split_whitespace() {
         for piece in split_long(word, room) {
-            let len = piece.chars().count();
+            // `/hooks` is counted as wide as `agent-hooks`, its spelling in a shell (the CLI
+            // respells it), so the text fits 80 columns in a chat and in a terminal alike.
+            let len = if piece == CHAT_PREFIX {
+                SHELL_PREFIX.len()
+            } else {
+                piece.chars().count()
+            };
             if used > 0 && used + 1 + len > line_room {
                 out.push_str(line.trim_end());
                 out.push('\n');
