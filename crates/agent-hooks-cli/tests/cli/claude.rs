@@ -1135,7 +1135,7 @@ fn bridged_workspace_does_not_run_its_claude_hooks_twice() {
     assert_eq!(runs(&ws, "claude-runs.txt"), 1);
     assert_eq!(fired.outcome["hooks"].as_array().expect("hooks").len(), 1);
     let list = list_text(&ws);
-    assert!(list.contains("the agent-hooks bridge"), "{list}");
+    assert!(list.contains("the Claude Code bridge"), "{list}");
 }
 
 // ---------------------------------------------------------------------------------------------
