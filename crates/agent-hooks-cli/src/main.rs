@@ -6,6 +6,7 @@
 mod claude;
 mod fire;
 mod guard;
+mod log;
 mod serve;
 
 use std::io::IsTerminal;
@@ -95,6 +96,28 @@ enum Command {
         /// Indent the outcome (the default when stdout is a terminal).
         #[arg(long)]
         pretty: bool,
+    },
+    /// Show recent records of logs/events.jsonl: hook failures, blocks, drift, config errors.
+    #[command(after_help = "Example: agent-hooks log --hook guard --follow")]
+    Log {
+        /// How many of the most recent matching records to show.
+        #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
+        last: usize,
+        /// Only the records of this hook (its name).
+        #[arg(long, value_name = "NAME")]
+        hook: Option<String>,
+        /// Only the records of this event, e.g. pre_tool_call.
+        #[arg(long, value_name = "EVENT")]
+        event: Option<String>,
+        /// Only the records of this type, e.g. hook_timeout (docs/troubleshooting.md).
+        #[arg(long = "type", value_name = "TYPE")]
+        kind: Option<String>,
+        /// Print the records as they are (one JSON object a line).
+        #[arg(long)]
+        json: bool,
+        /// Keep printing records as they are appended (Ctrl-C stops).
+        #[arg(long, short = 'f')]
+        follow: bool,
     },
     /// Run the loopback HTTP sidecar (dispatch, self-approve, commands, hot reload).
     Serve {
@@ -240,6 +263,24 @@ fn main() -> ExitCode {
         Command::Install { targets, no_enable } => {
             block_on(guard::install(ws, &targets, no_enable))
         }
+        Command::Log {
+            last,
+            hook,
+            event,
+            kind,
+            json,
+            follow,
+        } => log::run(
+            &ws,
+            &log::Query {
+                last,
+                hook,
+                event,
+                kind,
+                json,
+                follow,
+            },
+        ),
         Command::List { json } => block_on(hooks(ws, words("list", json), json)),
         Command::Doctor { json } => block_on(hooks(ws, words("doctor", json), json)),
         Command::On => block_on(hooks(ws, vec!["on".into()], false)),

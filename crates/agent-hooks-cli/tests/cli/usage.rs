@@ -11,7 +11,7 @@ use serde_json::json;
 use support::{BIN, Entry, Ws};
 
 /// Every command of the binary, as a user types it.
-const COMMANDS: [&str; 15] = [
+const COMMANDS: [&str; 16] = [
     "list",
     "doctor",
     "on",
@@ -20,6 +20,7 @@ const COMMANDS: [&str; 15] = [
     "revoke",
     "install",
     "fire",
+    "log",
     "serve",
     "guard",
     "claude-hook",
@@ -118,7 +119,7 @@ fn a_claude_code_event_name_gets_the_canonical_name() {
 fn a_workspace_that_does_not_exist_is_refused_by_every_command() {
     let missing = std::env::temp_dir().join("agent-hooks-no-such-workspace");
     let missing = missing.to_string_lossy().into_owned();
-    let cases: [&[&str]; 12] = [
+    let cases: [&[&str]; 13] = [
         &["list"],
         &["doctor"],
         &["on"],
@@ -127,6 +128,7 @@ fn a_workspace_that_does_not_exist_is_refused_by_every_command() {
         &["revoke", "hooks/x.sh"],
         &["install", "security_guard"],
         &["fire", "pre_tool_call"],
+        &["log"],
         &["serve", "--listen", "127.0.0.1:0"],
         &["guard", "security_guard"],
         &["claude-install"],

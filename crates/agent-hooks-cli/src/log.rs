@@ -1,0 +1,141 @@
+//! `agent-hooks log`: the recent records of `logs/events.jsonl` (hook failures, blocks, drift,
+//! configuration errors), one readable line each, or the records themselves with `--json`;
+//! `--follow` keeps printing what is appended.
+
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use agent_hooks::Workspace;
+use serde_json::Value;
+
+/// Which records to show, and how.
+#[derive(Debug)]
+pub(crate) struct Query {
+    pub(crate) last: usize,
+    pub(crate) hook: Option<String>,
+    pub(crate) event: Option<String>,
+    pub(crate) kind: Option<String>,
+    pub(crate) json: bool,
+    pub(crate) follow: bool,
+}
+
+impl Query {
+    fn keeps(&self, record: &Value) -> bool {
+        let is = |field: &str, want: &Option<String>| {
+            want.as_deref()
+                .is_none_or(|w| record[field].as_str() == Some(w))
+        };
+        is("hook", &self.hook) && is("event", &self.event) && is("type", &self.kind)
+    }
+
+    /// One record as printed: the JSON line itself, or a readable line.
+    fn render(&self, line: &str, record: &Value) -> String {
+        if self.json {
+            return line.to_owned();
+        }
+        let field = |name: &str| record[name].as_str().unwrap_or("-").to_owned();
+        // 2026-12-01T04:20:00.123Z -> 2026-12-01 04:20:00
+        let ts = field("ts");
+        let when = ts.get(..19).unwrap_or(&ts).replace('T', " ");
+        let detail = field("detail").replace('\n', " ");
+        format!(
+            "{when}  {:<18} {:<22} {:<20} {detail}",
+            field("event"),
+            field("type"),
+            field("hook"),
+        )
+    }
+}
+
+pub(crate) fn run(ws: &Workspace, query: &Query) -> ExitCode {
+    let path = ws.root().join("logs/events.jsonl");
+    let mut out = std::io::stdout().lock();
+    let mut offset = 0;
+    match std::fs::File::open(&path) {
+        Ok(file) => {
+            let mut kept = Vec::new();
+            let mut reader = BufReader::new(file);
+            offset = read_records(&mut reader, query, &mut |text| kept.push(text));
+            let skip = kept.len().saturating_sub(query.last);
+            for text in &kept[skip..] {
+                let _ = writeln!(out, "{text}");
+            }
+            if kept.is_empty() && !query.json {
+                let _ = writeln!(out, "(no matching records in {})", ws.display(&path));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if !query.json {
+                let _ = writeln!(
+                    out,
+                    "(no records yet: {} does not exist; hooks have not failed, blocked or drifted here)",
+                    ws.display(&path)
+                );
+            }
+        }
+        Err(e) => {
+            eprintln!("agent-hooks log: cannot read {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    let _ = out.flush();
+    drop(out);
+    if query.follow {
+        follow(&path, offset, query);
+    }
+    ExitCode::SUCCESS
+}
+
+/// Reads whole lines from `reader`, hands each kept record to `emit`, and returns how many
+/// bytes were consumed (a torn last line is left for the next read).
+fn read_records(reader: &mut impl BufRead, query: &Query, emit: &mut dyn FnMut(String)) -> u64 {
+    let mut consumed = 0u64;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(n) if !line.ends_with('\n') => {
+                let _ = n;
+                break;
+            }
+            Ok(n) => {
+                consumed += n as u64;
+                let text = line.trim_end();
+                match serde_json::from_str::<Value>(text) {
+                    Ok(record) if query.keeps(&record) => emit(query.render(text, &record)),
+                    Ok(_) => {}
+                    Err(e) if !query.json => emit(format!("(an unreadable log line: {e})")),
+                    Err(_) => {}
+                }
+            }
+        }
+    }
+    consumed
+}
+
+/// Prints records as they are appended, until interrupted; a file that shrinks (rotated or
+/// truncated) is read again from its start.
+fn follow(path: &Path, mut offset: u64, query: &Query) {
+    loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let Ok(mut file) = std::fs::File::open(path) else {
+            continue;
+        };
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if len < offset {
+            offset = 0;
+        }
+        if len == offset || file.seek(SeekFrom::Start(offset)).is_err() {
+            continue;
+        }
+        let mut reader = BufReader::new(file);
+        let mut out = std::io::stdout().lock();
+        offset += read_records(&mut reader, query, &mut |text| {
+            let _ = writeln!(out, "{text}");
+        });
+        let _ = out.flush();
+    }
+}
