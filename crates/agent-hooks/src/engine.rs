@@ -480,7 +480,7 @@ fn log_once_per_change(ws: &Workspace, log: &EventLog, broken: Vec<BrokenFile>) 
         return;
     }
     // Without the lock two processes may both log a change once; nothing is lost either way.
-    let _lock = crate::store::FileLock::acquire(&store).ok();
+    let _lock = crate::store::FileLock::acquire(ws, &store).ok();
     let logged: std::collections::BTreeMap<String, String> =
         match crate::store::read_optional(&store) {
             Ok(Some(text)) => serde_json::from_str(&text).unwrap_or_default(),
