@@ -393,7 +393,7 @@ fn list_shows_the_master_switch_off() {
 fn an_empty_list_offers_the_numbered_ready_made_hooks() {
     let ws = Ws::new();
     let text = ws.ok(&[]);
-    assert!(text.contains("/hooks install <name|number>"), "{text}");
+    assert!(text.contains("agent-hooks install <name|number>"), "{text}");
     for (i, name) in agent_hooks::guards::names().iter().enumerate() {
         let line = format!("{:>2}. {name} ", i + 1);
         assert!(text.contains(&line), "{line:?} missing from:\n{text}");
@@ -404,7 +404,7 @@ fn an_empty_list_offers_the_numbered_ready_made_hooks() {
         "hooks:\n  - event: pre_tool_call\n    type: builtin\n    name: security_guard\n",
     );
     let text = ws.ok(&[]);
-    assert!(!text.contains("/hooks install <name|number>"), "{text}");
+    assert!(!text.contains("agent-hooks install <name|number>"), "{text}");
 }
 
 // ---------------------------------------------------------------------------------------------
