@@ -27,6 +27,9 @@ pub trait StateStore: fmt::Debug + Send {
         ttl: Duration,
         now: SystemTime,
     ) -> std::io::Result<()>;
+    /// Ends the read-modify-write begun by [`load`](StateStore::load) without a save; the
+    /// guard's evaluation is over. A store that holds no lock has nothing to do.
+    fn release(&mut self) {}
 }
 
 /// State kept in this process, for guards run in-process (`type: builtin`).
@@ -74,20 +77,53 @@ impl StateStore for MemoryState {
     }
 }
 
-/// State kept as JSON files in a directory (`STATE_DIR` when a guard runs as a command),
-/// one file per guard and session, replaced atomically (temporary file, then rename).
+/// State kept as JSON files in a directory (the hook's `STATE_DIR`), one file per guard and
+/// session, replaced atomically (temporary file, then rename), so it survives the process:
+/// a host that runs one process per event (`fire`, the Claude Code bridge) keeps a guard's
+/// sessions like a long-running one does.
 ///
-/// Two processes updating the same session at the same instant may lose one update;
-/// a guard's state is advisory (counters, pending edits), so no lock is taken.
-#[derive(Debug, Clone)]
+/// A load takes an exclusive lock on `<file>.lock` and holds it until the save (or
+/// [`release`](StateStore::release)), so two processes evaluating the same session one after
+/// the other never lose an update.
+#[derive(Debug)]
 pub struct DirState {
     dir: PathBuf,
+    held: Option<std::fs::File>,
 }
 
 impl DirState {
     /// A store under `dir`, created on the first save.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self { dir: dir.into() }
+        Self {
+            dir: dir.into(),
+            held: None,
+        }
+    }
+
+    /// Waits for the session's lock; without one (a read-only directory, say) the state is
+    /// still read, as advisory state always was.
+    fn lock(&mut self, path: &Path) {
+        self.release_lock();
+        let mut lock_path = path.as_os_str().to_owned();
+        lock_path.push(".lock");
+        let opened = std::fs::create_dir_all(&self.dir).and_then(|()| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(PathBuf::from(lock_path))
+        });
+        if let Ok(file) = opened
+            && file.lock().is_ok()
+        {
+            self.held = Some(file);
+        }
+    }
+
+    fn release_lock(&mut self) {
+        if let Some(file) = self.held.take() {
+            let _ = file.unlock();
+        }
     }
 
     fn path(&self, guard: &str, session: &str) -> PathBuf {
@@ -115,6 +151,7 @@ fn safe_name(name: &str) -> String {
 impl StateStore for DirState {
     fn load(&mut self, guard: &str, session: &str, now: SystemTime) -> Option<Value> {
         let path = self.path(guard, session);
+        self.lock(&path);
         let text = std::fs::read_to_string(&path).ok()?;
         let stored: Value = serde_json::from_str(&text).ok()?;
         let expires = stored.get("expires_unix").and_then(Value::as_f64)?;
@@ -140,7 +177,13 @@ impl StateStore for DirState {
             "expires_unix": unix_seconds(now + ttl),
             "value": value,
         });
-        write_atomically(&path, body.to_string().as_bytes())
+        let written = write_atomically(&path, body.to_string().as_bytes());
+        self.release_lock();
+        written
+    }
+
+    fn release(&mut self) {
+        self.release_lock();
     }
 }
 

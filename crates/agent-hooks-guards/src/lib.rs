@@ -199,10 +199,14 @@ impl Guard {
         }
         // Fail-open even against a bug: a guard must never take the agent down with it.
         let kind = &self.kind;
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             kind.evaluate(event, payload, ctx)
         }))
-        .unwrap_or_else(|_| Value::Object(serde_json::Map::new()))
+        .unwrap_or_else(|_| Value::Object(serde_json::Map::new()));
+        // A guard that loaded its state and saved nothing must not keep other processes
+        // waiting for the session.
+        ctx.state.release();
+        answer
     }
 }
 

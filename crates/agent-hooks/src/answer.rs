@@ -61,6 +61,9 @@ pub struct Answer {
     pub warnings: Vec<String>,
     /// The model to use for the next LLM call.
     pub model: Option<String>,
+    /// The hook asks the agent to stop its turn altogether (Claude Code's `continue: false`),
+    /// with the reason shown to the user.
+    pub stop: Option<String>,
     /// A synthetic tool result to hand the agent instead of running the tool.
     pub result: Option<Value>,
     /// Problems the dialect found that did not invalidate the whole answer.
@@ -84,6 +87,7 @@ impl Answer {
             && self.warnings.is_empty()
             && self.model.is_none()
             && self.result.is_none()
+            && self.stop.is_none()
     }
 
     /// A block with `reason` and no other effect.

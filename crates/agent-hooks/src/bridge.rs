@@ -15,6 +15,7 @@ use crate::dialect::claude::{
 };
 use crate::dispatch::DispatchOptions;
 use crate::engine::Engine;
+use crate::event::Event;
 use crate::hook::SourceKind;
 use crate::store::{self, FileLock};
 use crate::workspace::Workspace;
@@ -71,13 +72,36 @@ pub enum BridgeError {
 /// ```
 pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, BridgeError> {
     let aliases = engine.snapshot().config.agent.tool_aliases.clone();
+    let rewrite = engine.snapshot().config.agent.rewrite_permission;
     let mut t = from_claude(input, &aliases)?;
-    let counter = RedoCounter::new(engine.workspace(), &t.payload);
-    let redo_count = counter.current(&t.payload);
+    let mut counter = RedoCounter::new(engine.workspace(), &t.payload);
+    let mut redo_count = 0;
     if t.claude == ClaudeEvent::Stop {
+        redo_count = counter.current(&t.payload);
         t.payload.insert("redo_count".into(), json!(redo_count));
     }
     let sent = Sent::of(t.claude, &t.payload);
+    // After a tool ran, this host first lets `transform_tool_result` hooks append notes to the
+    // result (host::call_tool does the same); Claude Code has one event for both.
+    let transformed = if t.claude == ClaudeEvent::PostToolUse {
+        let mut p = Map::new();
+        for key in ["session_id", "cwd", "tool_name", "tool_result"] {
+            if let Some(v) = t.payload.get(key) {
+                p.insert(key.into(), v.clone());
+            }
+        }
+        Some(
+            engine
+                .dispatch_with(
+                    Event::TransformToolResult,
+                    p,
+                    &DispatchOptions::default().skip_source(SourceKind::ClaudeCode, BRIDGED),
+                )
+                .await,
+        )
+    } else {
+        None
+    };
     let mut outcome = engine
         .dispatch_with(
             t.event,
@@ -85,6 +109,9 @@ pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, Brid
             &DispatchOptions::default().skip_source(SourceKind::ClaudeCode, BRIDGED),
         )
         .await;
+    if let Some(transformed) = transformed {
+        outcome.absorb_observations(transformed);
+    }
     if t.claude == ClaudeEvent::SessionStart {
         // Every guard the trust gate keeps from running, said once as the session starts.
         for lapse in engine.lapses(Some(SourceKind::ClaudeCode)) {
@@ -96,12 +123,15 @@ pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, Brid
     if t.claude == ClaudeEvent::Stop {
         counter.record(redo_count, outcome.is_blocked());
     }
-    Ok(to_claude(t.claude, &outcome, &sent))
+    Ok(to_claude(t.claude, &outcome, &sent, rewrite))
 }
 
 /// Claude Code says only `stop_hook_active`; the redo cap needs a count, kept per session.
+/// The count is read and written under a lock on the file, so Stop events of one session
+/// handled by overlapping processes count every redo once.
 struct RedoCounter {
     path: Option<std::path::PathBuf>,
+    lock: Option<FileLock>,
 }
 
 impl RedoCounter {
@@ -115,10 +145,14 @@ impl RedoCounter {
                 .join("claude-bridge")
                 .join(format!("{}.redo", crate::hook::filesystem_safe(session)))
         });
-        RedoCounter { path }
+        RedoCounter { path, lock: None }
     }
 
-    fn current(&self, payload: &Map<String, Value>) -> u64 {
+    fn current(&mut self, payload: &Map<String, Value>) -> u64 {
+        if let Some(path) = &self.path {
+            // Without the lock the count is still read: a lost update only loosens the cap.
+            self.lock = FileLock::acquire(path).ok();
+        }
         let active = payload
             .get("stop_hook_active")
             .and_then(Value::as_bool)

@@ -16,7 +16,7 @@ use crate::answer::{Admitted, Answer, Decision, Effect, Unusable};
 use crate::diag::{DiagKind, DiagRecord, EventLog};
 use crate::dialect::{DispatchCache, PayloadView};
 use crate::engine::Snapshot;
-use crate::event::{Event, REDO_CAP, RewriteRule, complete_payload, redo_count};
+use crate::event::{Event, RewriteRule, complete_payload, redo_count};
 use crate::hook::{Hook, OnError, SourceKind};
 use crate::outcome::{HookReport, HookStatus, Outcome, ReasonDisplay};
 use crate::transport::{Failure, Reply, TransportSpec};
@@ -153,7 +153,7 @@ impl Runtime<'_> {
             }
         }
         merge.settle_open_block(self.log);
-        merge.finish(completed.then_some(given))
+        merge.finish(completed.then_some(given), snapshot.config.agent.redo_cap)
     }
 
     /// Whether `hook`'s matcher lets it run on `payload` (no matcher: always).
@@ -453,6 +453,7 @@ struct Merge {
     notes: Vec<String>,
     warnings: Vec<String>,
     model: Option<String>,
+    stop: Option<crate::outcome::Stop>,
     reports: Vec<HookReport>,
     /// A block that later hooks of its source may still lift (see [`Answer::provisional`]).
     open_block: Option<OpenBlock>,
@@ -478,6 +479,7 @@ impl Merge {
             notes: Vec::new(),
             warnings: Vec::new(),
             model: None,
+            stop: None,
             reports: Vec::new(),
             open_block: None,
         }
@@ -626,6 +628,15 @@ impl Merge {
                 Effect::Warnings(warnings) => self.warnings.extend(warnings.iter().cloned()),
             }
         }
+        // Any event may end the turn (Claude Code's universal `continue: false`); the first
+        // hook to ask gives the reason.
+        if self.stop.is_none()
+            && let Some(reason) = &answer.stop
+        {
+            self.stop = Some(crate::outcome::Stop {
+                reason: reason.clone(),
+            });
+        }
         if !deferred {
             pending.extend(answer.records.iter().cloned());
         }
@@ -650,11 +661,12 @@ impl Merge {
     }
 
     /// `given`: how many keys the caller's payload had, when the defaults were filled in.
-    fn finish(mut self, given: Option<usize>) -> Outcome {
+    /// `redo_cap`: `config/agent.yaml`'s cap on redos in a turn (`None`: no cap).
+    fn finish(mut self, given: Option<usize>, redo_cap: Option<u64>) -> Outcome {
         let spec = self.event.spec();
-        if spec.redo && self.decision == Decision::Block {
+        if let Some(cap) = redo_cap.filter(|_| spec.redo && self.decision == Decision::Block) {
             let overruled = match redo_count(self.payload.get("redo_count")) {
-                Ok(count) if count >= REDO_CAP => {
+                Ok(count) if count >= cap => {
                     Some(format!("redo cap reached ({count} redos this turn)"))
                 }
                 Ok(_) => None,
@@ -696,6 +708,7 @@ impl Merge {
             model: self.model,
             display: self.reason.as_deref().map(ReasonDisplay::of),
             reason: self.reason,
+            stop: self.stop,
             hooks: self.reports,
         }
     }

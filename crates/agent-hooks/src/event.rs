@@ -194,6 +194,9 @@ pub static EVENTS: [EventSpec; 16] = [
         may_ask: true,
         rewrites: &[("tool_input", ExistingKeys)],
         result: true,
+        // Text for the model next to the tool's result (Claude Code's PreToolUse
+        // `additionalContext`).
+        context: true,
         observe_only: false,
         ..spec(Event::PreToolCall, "pre_tool_call", "before a tool runs")
     },

@@ -37,7 +37,7 @@ use serde_json::{Map, Value, json};
 
 use crate::answer::Decision;
 use crate::engine::Engine;
-use crate::event::{Event, REDO_CAP};
+use crate::event::Event;
 use crate::outcome::Outcome;
 
 /// What to do when a hook answers `ask` and the host cannot ask its user.
@@ -88,6 +88,10 @@ pub struct ToolCall {
     pub notes: Vec<String>,
     /// Notes for the user, never the model.
     pub warnings: Vec<String>,
+    /// Set when a hook asked the agent to stop its turn (Claude Code's `continue: false`): the
+    /// host ends the turn after this call, showing the reason to the user. A stop before the
+    /// call means the tool did not run.
+    pub stop: Option<String>,
     /// Every outcome, in order: pre_tool_call, transform_tool_result (if the tool ran),
     /// post_tool_call.
     pub outcomes: Vec<Outcome>,
@@ -213,14 +217,23 @@ where
     let before = engine.dispatch(Event::PreToolCall, pre).await;
     let input = before.payload.get("tool_input").cloned().unwrap_or(input);
     warnings.extend(before.warnings.iter().cloned());
-    let refused = match before.decision {
-        Decision::Block => true,
-        Decision::Ask => on_ask == AskPolicy::Block,
-        Decision::Continue => false,
-    };
+    let mut stop = before.stop.as_ref().map(|s| s.reason.clone());
+    let refused = stop.is_some()
+        || match before.decision {
+            Decision::Block => true,
+            Decision::Ask => on_ask == AskPolicy::Block,
+            Decision::Continue => false,
+        };
+    // Context for the model about this call goes next to its result, as Claude Code places a
+    // PreToolUse hook's additionalContext.
+    let mut notes = before.context.clone();
     let mut duration = None;
     let (status, mut result, error, blocked_reason) = if refused {
-        let reason = before.reason.clone().unwrap_or_default();
+        let reason = before
+            .reason
+            .clone()
+            .or_else(|| stop.clone())
+            .unwrap_or_default();
         let shown = before
             .result
             .clone()
@@ -241,7 +254,6 @@ where
     };
     outcomes.push(before);
 
-    let mut notes = Vec::new();
     if status != ToolStatus::Blocked {
         let mut transform = base(session_id);
         transform.insert("tool_name".into(), json!(tool_name));
@@ -249,6 +261,7 @@ where
         let t = engine.dispatch(Event::TransformToolResult, transform).await;
         notes.extend(t.notes.iter().cloned());
         warnings.extend(t.warnings.iter().cloned());
+        stop = stop.or_else(|| t.stop.as_ref().map(|s| s.reason.clone()));
         outcomes.push(t);
     }
 
@@ -277,6 +290,7 @@ where
     }
     notes.extend(after.notes.iter().cloned());
     warnings.extend(after.warnings.iter().cloned());
+    stop = stop.or_else(|| after.stop.as_ref().map(|s| s.reason.clone()));
     outcomes.push(after);
 
     ToolCall {
@@ -287,6 +301,7 @@ where
         blocked_reason,
         notes,
         warnings,
+        stop,
         outcomes,
     }
 }
@@ -296,7 +311,8 @@ where
 pub enum StopVerdict {
     /// The turn ends. `warnings` include the redo-cap notice when hooks were overruled.
     Stop {
-        /// Messages for the user, never the model.
+        /// Messages for the user, never the model; a hook's request to stop the agent
+        /// (Claude Code's `continue: false`) comes first, with its reason.
         warnings: Vec<String>,
     },
     /// A hook refused the stop: give `reason` to the model as its next instruction.
@@ -332,7 +348,8 @@ impl<'e> Turn<'e> {
 
     /// Fires `on_stop` for the turn's final `response`. On [`StopVerdict::Redo`] the host
     /// should run the model again with the reason and call `stop` again on the same `Turn`;
-    /// after [`REDO_CAP`] redos a block is overruled and the turn stops with a warning.
+    /// after the redo cap (`shell_hooks.redo_cap` in `config/agent.yaml`, default [`REDO_CAP`](crate::event::REDO_CAP)) a
+    /// block is overruled and the turn stops with a warning.
     pub async fn stop(&mut self, response: &str, tool_names: &[String]) -> StopVerdict {
         let mut p = base(&self.session_id);
         p.insert("response".into(), json!(response));
@@ -361,7 +378,14 @@ impl<'e> Turn<'e> {
         payload.insert("redo_count".into(), json!(self.redo_count));
         payload.insert("stop_hook_active".into(), json!(self.redo_count > 0));
         let outcome = self.engine.dispatch(event, payload).await;
-        if outcome.is_blocked() && self.redo_count < REDO_CAP {
+        if let Some(stop) = outcome.stop {
+            // A hook asked the agent to stop altogether: that wins over a redo.
+            let mut warnings = vec![stop.reason];
+            warnings.extend(outcome.warnings);
+            return StopVerdict::Stop { warnings };
+        }
+        // The dispatch already overrules a block at the cap; this only counts honoured ones.
+        if outcome.is_blocked() {
             self.redo_count += 1;
             StopVerdict::Redo {
                 reason: outcome.reason.unwrap_or_default(),

@@ -96,6 +96,9 @@ pub struct Outcome {
     pub model: Option<String>,
     /// The reason as a UI shows it (`None` without a reason); see [`ReasonDisplay`].
     pub display: Option<ReasonDisplay>,
+    /// Set when a hook asked the agent to stop its turn altogether (Claude Code's
+    /// `continue: false`), which is more than refusing one action: the host ends the turn.
+    pub stop: Option<Stop>,
     /// One report per hook wired to the event, in run order, including skipped ones.
     pub hooks: Vec<HookReport>,
 }
@@ -147,6 +150,13 @@ impl ReasonDisplay {
     }
 }
 
+/// A hook's request to end the agent's turn (SPEC §11: `{"reason": …}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stop {
+    /// Why, for the user (Claude Code's `stopReason`); not shown to the model.
+    pub reason: String,
+}
+
 impl Serialize for Event {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.name())
@@ -165,6 +175,24 @@ impl Outcome {
             .iter()
             .find(|h| h.status == HookStatus::Blocked)
             .map(|h| h.hook.as_str())
+    }
+
+    /// Adds what `earlier` — an outcome of the same action at an earlier event — gave the
+    /// agent and the user: its notes and warnings (first), a stop, and its hook reports. Its
+    /// decision is not taken: the event it came from could not decide this action.
+    pub fn absorb_observations(&mut self, earlier: Outcome) {
+        let mut notes = earlier.notes;
+        notes.append(&mut self.notes);
+        self.notes = notes;
+        let mut warnings = earlier.warnings;
+        warnings.append(&mut self.warnings);
+        self.warnings = warnings;
+        if self.stop.is_none() {
+            self.stop = earlier.stop;
+        }
+        let mut hooks = earlier.hooks;
+        hooks.append(&mut self.hooks);
+        self.hooks = hooks;
     }
 }
 

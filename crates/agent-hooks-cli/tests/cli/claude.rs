@@ -862,12 +862,169 @@ fn bridge_pre_tool_use_hands_back_the_rewritten_input() {
         answer["hookSpecificOutput"]["updatedInput"],
         json!({"command": "ls --color=never", "description": "list"})
     );
-    assert_eq!(
-        answer["hookSpecificOutput"]["permissionDecision"],
-        Value::Null
-    );
+    // Claude Code applies updatedInput only with a decision; by default the user confirms
+    // the rewritten call, so a rewrite never skips a prompt.
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "ask");
     // The skill hook saw the host's tool name.
     assert_eq!(ws.read("skills/x/seen.txt"), "pre_tool_call -\n");
+
+    // Opting in lets the rewritten call run without a prompt.
+    let ws = ws.file(
+        "config/agent.yaml",
+        "shell_hooks:\n  enabled: true\nclaude_hooks:\n  rewrite_permission: allow\n",
+    );
+    let ran = claude_hook(
+        &ws,
+        input(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls", "description": "list"}}),
+        ),
+    );
+    assert_eq!(
+        ran.json()["hookSpecificOutput"]["permissionDecision"],
+        "allow"
+    );
+}
+
+/// A workspace whose shell hooks are `sh` scripts, approved, with the master switch on.
+fn sh_bridged(hooks: &[(&str, &str, &str)]) -> Ws {
+    let mut ws = Ws::new().master(true);
+    for (event, rel, body) in hooks {
+        ws = ws.sh(rel, body).hook(support::Entry::new(event, rel));
+    }
+    ws.approve_all()
+}
+
+#[test]
+fn bridge_post_tool_use_runs_transform_tool_result_hooks_too() {
+    let ws = sh_bridged(&[
+        (
+            "transform_tool_result",
+            "hooks/note.sh",
+            r#"cat >/dev/null; printf '{"note":"the output contains a credential"}'"#,
+        ),
+        (
+            "post_tool_call",
+            "hooks/post.sh",
+            r#"cat >/dev/null; printf '{"systemMessage":"post ran"}'"#,
+        ),
+    ]);
+    let ran = claude_hook(
+        &ws,
+        input(
+            "PostToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "env"}, "tool_response": {"stdout": "KEY=1"}}),
+        ),
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(
+        ran.json(),
+        json!({"hookSpecificOutput": {
+                   "additionalContext": "the output contains a credential",
+                   "hookEventName": "PostToolUse"},
+               "systemMessage": "post ran"})
+    );
+}
+
+#[test]
+fn continue_false_stops_the_turn_under_fire() {
+    let ws = sh_bridged(&[]);
+    let ws = settings_for_fire(ws);
+    let ran = claude_hook(
+        &ws,
+        input(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "deploy"}}),
+        ),
+    );
+    // The workspace's Claude Code hooks are Claude Code's own business under the bridge, so
+    // the stop comes from `fire`, which runs them.
+    assert_eq!(ran.stdout, "", "{}", ran.stderr);
+    let fired = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "deploy"}}),
+    );
+    assert_eq!(
+        fired.outcome["stop"],
+        json!({"reason": "maintenance window"})
+    );
+    assert_eq!(fired.decision(), "block");
+    let fired = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "ls"}}),
+    );
+    assert_eq!(fired.outcome["stop"], Value::Null);
+}
+
+/// One Claude Code hook on PreToolUse that stops the agent on `deploy`.
+fn settings_for_fire(ws: Ws) -> Ws {
+    let ws = ws.sh(
+        ".claude/hooks/stop.sh",
+        r#"grep -q deploy && printf '{"continue":false,"stopReason":"maintenance window"}'; exit 0"#,
+    );
+    let command = ".claude/hooks/stop.sh";
+    let ws = settings(
+        ws,
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Bash", command)]}),
+    );
+    approved(ws, &[command])
+}
+
+#[test]
+fn verify_code_changes_blocks_the_stop_across_bridge_processes() {
+    let ws = Ws::new().master(true);
+    let installed = ws.run(&["install", "verify_code_changes"]);
+    assert!(installed.status.success(), "{installed:?}");
+    // Each call is its own process, as Claude Code runs the bridge.
+    let edit = claude_hook(
+        &ws,
+        input(
+            "PreToolUse",
+            json!({"tool_name": "Edit", "tool_input": {"file_path": "src/app.py", "old_string": "a", "new_string": "b"}}),
+        ),
+    );
+    assert_eq!(edit.code, 0, "{}", edit.stderr);
+    let stop = claude_hook(
+        &ws,
+        input(
+            "Stop",
+            json!({"stop_hook_active": false, "last_assistant_message": "Done, the change is in."}),
+        ),
+    );
+    assert_eq!(stop.code, 0, "{}", stop.stderr);
+    assert_eq!(stop.json()["decision"], "block", "{}", stop.stdout);
+    // Another session has its own state.
+    let mut other = input(
+        "Stop",
+        json!({"stop_hook_active": false, "last_assistant_message": "Done."}),
+    );
+    other["session_id"] = json!("s-2");
+    assert_eq!(claude_hook(&ws, other).stdout, "");
+}
+
+#[test]
+fn the_redo_cap_is_a_setting() {
+    let always = r#"cat >/dev/null; printf '{"decision":"block","reason":"again"}'"#;
+    let stop = |ws: &Ws, count: u64| {
+        ws.fire(
+            "on_stop",
+            json!({"response": "x", "redo_count": count, "stop_hook_active": count > 0}),
+        )
+    };
+    let ws = sh_bridged(&[("on_stop", "hooks/again.sh", always)]);
+    assert_eq!(stop(&ws, 3).decision(), "continue", "default cap of 3");
+    let ws = ws.file(
+        "config/agent.yaml",
+        "shell_hooks:\n  enabled: true\n  redo_cap: 10\n",
+    );
+    assert_eq!(stop(&ws, 3).decision(), "block");
+    assert_eq!(stop(&ws, 10).decision(), "continue");
+    let ws = ws.file(
+        "config/agent.yaml",
+        "shell_hooks:\n  enabled: true\n  redo_cap: 0\n",
+    );
+    assert_eq!(stop(&ws, 500).decision(), "block", "0 is no cap");
 }
 
 #[cfg_attr(

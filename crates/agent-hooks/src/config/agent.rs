@@ -8,13 +8,13 @@ use serde_json::Value;
 
 use super::ConfigError;
 use super::yaml::parse_error;
-use crate::dialect::claude::ToolAliases;
+use crate::dialect::claude::{RewritePermission, ToolAliases};
 use crate::event::Event;
 use crate::store::{self, FileLock};
 use crate::workspace::Workspace;
 
 /// The parts of `config/agent.yaml` agent-hooks reads.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct AgentSettings {
     /// `shell_hooks.enabled`: the master switch. Off unless the file says `true`.
     pub shell_hooks_enabled: bool,
@@ -30,8 +30,29 @@ pub struct AgentSettings {
     pub tool_aliases: Arc<ToolAliases>,
     /// The file exists but could not be read or parsed: every setting above is its default.
     pub unreadable: bool,
+    /// `shell_hooks.redo_cap`: how many redos stop hooks may force in one turn;
+    /// default [`REDO_CAP`](crate::event::REDO_CAP), `0` (stored as `None`) for no cap.
+    pub redo_cap: Option<u64>,
+    /// `claude_hooks.rewrite_permission`: how the Claude Code bridge sends a rewritten input.
+    pub rewrite_permission: RewritePermission,
     /// Why the file could not be read or parsed; the defaults apply then.
     pub error: Option<ConfigError>,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        AgentSettings {
+            shell_hooks_enabled: false,
+            self_approve: false,
+            host_events: None,
+            claude_user_settings: false,
+            tool_aliases: Arc::default(),
+            unreadable: false,
+            redo_cap: Some(crate::event::REDO_CAP),
+            rewrite_permission: RewritePermission::default(),
+            error: None,
+        }
+    }
 }
 
 impl AgentSettings {
@@ -42,6 +63,7 @@ impl AgentSettings {
         let display = ws.display(&path).into_owned();
         let mut settings = AgentSettings {
             self_approve: true,
+            redo_cap: Some(crate::event::REDO_CAP),
             ..AgentSettings::default()
         };
         let text = match store::read_optional(&path) {
@@ -89,6 +111,26 @@ impl AgentSettings {
                 settings.tool_aliases = Arc::new(ToolAliases::with_overrides(
                     claude.and_then(|c| c.get("tool_aliases")),
                 ));
+                match section.and_then(|s| s.get("redo_cap")) {
+                    None | Some(Value::Null) => {}
+                    Some(value) => match value.as_u64() {
+                        Some(0) => settings.redo_cap = None,
+                        Some(n) => settings.redo_cap = Some(n),
+                        None => {
+                            settings.error = Some(ConfigError {
+                                kind: crate::diag::DiagKind::HookConfigError,
+                                file: display.clone(),
+                                line: 0,
+                                column: 0,
+                                message: format!(
+                                    "shell_hooks.redo_cap: expected a whole number (0 for no cap), found {value}; the default of {} applies",
+                                    crate::event::REDO_CAP
+                                ),
+                            });
+                        }
+                    },
+                }
+                settings.rewrite_permission = RewritePermission::from_settings(&doc);
             }
             Err(err) => {
                 settings.unreadable = true;

@@ -137,6 +137,13 @@ fn decode(event: Event, object: &Map<String, Value>) -> Result<Answer, Unusable>
             rule: None,
         });
     }
+    if let Some(output) = claude.updated_tool_output {
+        answer.rewrites.push(Rewrite {
+            field: "tool_result".into(),
+            value: output,
+            rule: None,
+        });
+    }
     Ok(answer)
 }
 

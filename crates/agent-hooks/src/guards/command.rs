@@ -205,7 +205,8 @@ fn claude_answer(
         rt.dispatch(&snapshot, event, payload, &DispatchOptions::default())
             .await
     });
-    let answer = to_claude(claude, &outcome, &sent);
+    let rewrite = crate::config::agent::AgentSettings::load(ws).rewrite_permission;
+    let answer = to_claude(claude, &outcome, &sent, rewrite);
     let mut stdout = answer.stdout;
     if !stdout.is_empty() {
         stdout.push('\n');

@@ -9,9 +9,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use agent_hooks_guards::{Guard, GuardContext, MemoryState, StateStore};
+use agent_hooks_guards::{Guard, GuardContext};
 use serde_json::{Map, Value};
 
 use super::{Failure, Reply};
@@ -71,8 +71,8 @@ pub enum BuiltinError {
 impl BuiltinSpec {
     /// Compiles guard `name` with the rules at `rules` (absolute). A rules problem still yields
     /// a spec — on the defaults — together with the error to report (fail-open, issue 8).
-    /// `state_key` names the in-memory state store (the hook's `STATE_DIR`), so every hook of
-    /// a workspace keeps its own sessions across reloads.
+    /// `state_key` is the hook's `STATE_DIR`, where its per-session state lives, so every hook
+    /// of a workspace keeps its own sessions across reloads and processes.
     pub fn load(
         workspace: &Path,
         name: &str,
@@ -86,11 +86,10 @@ impl BuiltinSpec {
             });
         };
         let (compiled, problem) = compile_shared(info.name, rules.as_deref())?;
-        let ctx = GuardContext {
-            state: Box::new(SharedState(shared_state(state_key))),
-            ..GuardContext::in_memory(workspace)
-        }
-        .with_balance(balance_lookup);
+        // State on disk under the hook's STATE_DIR, locked per session: a host that runs one
+        // process per event (`fire`, the Claude Code bridge) keeps a guard's sessions exactly
+        // as a long-running one does.
+        let ctx = GuardContext::in_dir(workspace, state_key).with_balance(balance_lookup);
         let spec = BuiltinSpec {
             guard: info.name,
             rules,
@@ -215,42 +214,6 @@ pub fn answer_reply(answer: &Value) -> Reply {
         other => serde_json::to_vec(other).unwrap_or_default(),
     };
     Reply::answered(stdout)
-}
-
-/// The in-memory store of one hook, shared by every engine of this process that loads it.
-fn shared_state(key: &Path) -> Arc<Mutex<MemoryState>> {
-    static STORES: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<MemoryState>>>>> = OnceLock::new();
-    let mut stores = STORES
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
-    Arc::clone(stores.entry(key.to_path_buf()).or_default())
-}
-
-#[derive(Debug)]
-struct SharedState(Arc<Mutex<MemoryState>>);
-
-impl StateStore for SharedState {
-    fn load(&mut self, guard: &str, session: &str, now: SystemTime) -> Option<Value> {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .load(guard, session, now)
-    }
-
-    fn save(
-        &mut self,
-        guard: &str,
-        session: &str,
-        value: &Value,
-        ttl: Duration,
-        now: SystemTime,
-    ) -> std::io::Result<()> {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .save(guard, session, value, ttl, now)
-    }
 }
 
 /// `runtime_footer`'s credit balance: a GET of `url` through the HTTP hooks' client (the same

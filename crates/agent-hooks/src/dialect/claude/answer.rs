@@ -38,6 +38,9 @@ pub(crate) struct ClaudeOutput {
     pub(crate) additional_context: Vec<String>,
     /// `hookSpecificOutput.updatedInput`.
     pub(crate) updated_input: Option<Map<String, Value>>,
+    /// `hookSpecificOutput.updatedToolOutput` (PostToolUse), or the older
+    /// `updatedMCPToolOutput`.
+    pub(crate) updated_tool_output: Option<Value>,
 }
 
 impl ClaudeOutput {
@@ -74,83 +77,122 @@ impl ClaudeOutput {
             out.permission_reason = inner.string("permissionDecisionReason")?;
             out.additional_context = inner.text_or_list("additionalContext")?.unwrap_or_default();
             out.updated_input = inner.object_field("updatedInput")?.cloned();
+            out.updated_tool_output = ["updatedToolOutput", "updatedMCPToolOutput"]
+                .into_iter()
+                .find_map(|key| specific.get(key).filter(|v| !v.is_null()).cloned());
+        }
+        // Accepted and, as in Claude Code, without effect; still it must be a boolean.
+        match object.get("suppressOutput") {
+            None | Some(Value::Null | Value::Bool(_)) => {}
+            Some(other) => {
+                return Err(read::wrong_type("suppressOutput", "a boolean", other));
+            }
         }
         Ok(out)
     }
 }
 
-/// Reads a Claude Code hook's exit code, stdout and stderr with Claude Code's rules.
+/// Reads a Claude Code hook's exit code, stdout and stderr with Claude Code's rules (the
+/// hooks reference's "Exit code output"): stdout starting with `{` is read as JSON on every
+/// exit code, other stdout is plain text. Exit 2 blocks whatever the JSON says, with the
+/// JSON's blocking reason if it makes one, else stderr; any other non-zero exit is a
+/// non-blocking error unless its stdout is a valid answer, which then decides alone.
 pub(crate) fn interpret(claude: ClaudeEvent, reply: &Reply) -> Result<Answer, Unusable> {
     read::refuse_overflow(reply)?;
     let stdout = String::from_utf8_lossy(&reply.stdout);
     let stdout = stdout.trim();
     let stderr = String::from_utf8_lossy(&reply.stderr);
     let stderr = stderr.trim();
-    // Claude Code treats stdout as JSON only when it looks like an object.
+    let mut problems = Vec::new();
+    // JSON only when it looks like an object; `{` that does not parse is plain text, as in
+    // Claude Code, and the parse error is logged so the hook's author can see it.
     let json = if stdout.starts_with('{') {
-        Some(parse_object(stdout))
+        match parse_object(stdout) {
+            Ok(object) => object,
+            Err(unusable) => {
+                problems.push((
+                    unusable.kind,
+                    format!("{} (read as plain text)", unusable.detail),
+                ));
+                None
+            }
+        }
     } else {
         None
     };
-    match reply.exit {
-        Exit::Code(0) => match json {
-            Some(Ok(Some(object))) => decode(claude, &object),
-            Some(Ok(None)) => Ok(Answer::default()),
-            Some(Err(unusable)) => Err(unusable),
-            None if stdout.is_empty() => Ok(Answer::default()),
-            None => Ok(match claude {
-                ClaudeEvent::UserPromptSubmit | ClaudeEvent::SessionStart => Answer {
-                    context: vec![stdout.to_owned()],
-                    ..Answer::default()
-                },
-                // Elsewhere Claude Code shows plain stdout only in its transcript view.
-                _ => Answer::default(),
-            }),
+    let mut answer = match reply.exit {
+        Exit::Code(0) => match &json {
+            Some(object) => decode(claude, object)?,
+            None => plain_text(claude, stdout),
         },
-        Exit::Code(2) => {
-            let json_reason = match &json {
-                Some(Ok(Some(object))) => reason_of(object),
-                _ => None,
-            };
-            let reason = json_reason.or_else(|| (!stderr.is_empty()).then(|| stderr.to_owned()));
-            Ok(exit_two(claude, reason))
-        }
-        other => match json {
-            Some(Ok(Some(object))) => decode(claude, &object),
-            _ => Err(Unusable {
-                kind: DiagKind::HookNonzeroExit,
-                detail: if stderr.is_empty() {
-                    format!("{other} (a non-blocking error in Claude Code's rules)")
-                } else {
-                    format!("{other}: {}", preview(stderr))
-                },
-            }),
+        Exit::Code(2) => exit_two(claude, json.as_ref(), stderr, &mut problems),
+        other => match json.as_ref().map(|object| decode(claude, object)) {
+            Some(Ok(answer)) => answer,
+            Some(Err(unusable)) => return Err(unusable),
+            None => {
+                return Err(Unusable {
+                    kind: DiagKind::HookNonzeroExit,
+                    detail: if stderr.is_empty() {
+                        format!("{other} (a non-blocking error in Claude Code's rules)")
+                    } else {
+                        format!("{other}: {}", preview(stderr))
+                    },
+                });
+            }
         },
+    };
+    answer.problems.extend(problems);
+    Ok(answer)
+}
+
+/// Exit 0 with stdout that is not a JSON object: context on the events where Claude Code adds
+/// plain stdout to the model's context; elsewhere it only reaches Claude Code's debug log.
+fn plain_text(claude: ClaudeEvent, stdout: &str) -> Answer {
+    match claude {
+        ClaudeEvent::UserPromptSubmit | ClaudeEvent::SessionStart if !stdout.is_empty() => Answer {
+            context: vec![stdout.to_owned()],
+            ..Answer::default()
+        },
+        _ => Answer::default(),
     }
 }
 
-fn reason_of(object: &Map<String, Value>) -> Option<String> {
-    let specific = object.get("hookSpecificOutput");
-    specific
-        .and_then(|s| s.get("permissionDecisionReason"))
-        .or_else(|| object.get("reason"))
-        .or_else(|| object.get("stopReason"))
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-}
-
-/// Exit 2: a block on the blocking events; feedback to the model after a tool ran; a message
-/// to the user elsewhere.
-fn exit_two(claude: ClaudeEvent, reason: Option<String>) -> Answer {
-    let mut answer = Answer::default();
+/// Exit 2: on the events that can block, a block that JSON cannot override, its reason the
+/// JSON's own blocking reason when it makes one, else stderr. The JSON's other fields
+/// (context, `systemMessage`, ...) still count. Elsewhere stderr goes where Claude Code sends
+/// it: to the model after a tool ran, to the user on the session events, nowhere on
+/// `Notification`.
+fn exit_two(
+    claude: ClaudeEvent,
+    json: Option<&Map<String, Value>>,
+    stderr: &str,
+    problems: &mut Vec<(DiagKind, String)>,
+) -> Answer {
+    let mut answer = match json.map(|object| decode(claude, object)) {
+        Some(Ok(answer)) => answer,
+        Some(Err(unusable)) => {
+            // An answer that fails validation still blocks; only its fields are lost.
+            problems.push((unusable.kind, unusable.detail));
+            Answer::default()
+        }
+        None => Answer::default(),
+    };
+    let stderr = (!stderr.is_empty()).then(|| stderr.to_owned());
     if claude.blocks() {
+        let json_reason = answer
+            .reason
+            .take()
+            .filter(|_| answer.decision == Some(Decision::Block));
         answer.decision = Some(Decision::Block);
-        answer.reason =
-            Some(reason.unwrap_or_else(|| "blocked by a Claude Code hook (exit 2)".into()));
-    } else if let Some(text) = reason {
+        answer.reason = Some(
+            json_reason
+                .or(stderr)
+                .unwrap_or_else(|| "blocked by a Claude Code hook (exit 2)".into()),
+        );
+    } else if let Some(text) = stderr {
         match claude {
             ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => answer.notes.push(text),
+            ClaudeEvent::Notification => {}
             _ => answer.warnings.push(text),
         }
     }
@@ -189,6 +231,7 @@ fn decode(claude: ClaudeEvent, object: &Map<String, Value>) -> Result<Answer, Un
             });
         }
     }
+    let deferred = output.permission == Some(Permission::Defer);
     match output.permission {
         Some(Permission::Deny) => {
             answer.decision = Some(Decision::Block);
@@ -197,15 +240,24 @@ fn decode(claude: ClaudeEvent, object: &Map<String, Value>) -> Result<Answer, Un
                 .clone()
                 .or_else(|| Some("denied by a Claude Code hook".into()));
         }
-        Some(Permission::Ask | Permission::Defer) => {
+        Some(Permission::Ask) => {
             if answer.decision != Some(Decision::Block) {
                 answer.decision = Some(Decision::Ask);
                 answer.reason = output.permission_reason.clone();
             }
         }
+        Some(Permission::Defer) => {
+            // Claude Code pauses a headless session at the call so its caller can resume it
+            // later; this host has no such pause, so the user decides now. Claude Code ignores
+            // the reason, the updated input and the context of a deferral.
+            if answer.decision != Some(Decision::Block) {
+                answer.decision = Some(Decision::Ask);
+                answer.reason = Some("a Claude Code hook deferred this tool call".into());
+            }
+        }
         Some(Permission::Allow) | None => {}
     }
-    if let Some(updated) = output.updated_input {
+    if let Some(updated) = output.updated_input.filter(|_| !deferred) {
         answer.rewrites.push(Rewrite {
             field: "tool_input".into(),
             value: Value::Object(updated),
@@ -213,35 +265,55 @@ fn decode(claude: ClaudeEvent, object: &Map<String, Value>) -> Result<Answer, Un
             rule: Some(RewriteRule::Replace),
         });
     }
+    if let Some(output) = output.updated_tool_output {
+        // PostToolUse: what the model sees instead of the tool's own output.
+        answer.rewrites.push(Rewrite {
+            field: "tool_result".into(),
+            value: output,
+            rule: Some(RewriteRule::Replace),
+        });
+    }
+    let context = if deferred {
+        Vec::new()
+    } else {
+        output.additional_context
+    };
     match claude {
-        ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => {
-            answer.notes.extend(output.additional_context)
+        ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => answer.notes.extend(context),
+        ClaudeEvent::Stop if !context.is_empty() => {
+            // Stop feedback: the conversation goes on so the model can act on it, through the
+            // same loop protection as a block.
+            if answer.decision != Some(Decision::Block) {
+                answer.decision = Some(Decision::Block);
+                answer.reason = Some(context.join("\n\n"));
+            }
         }
-        _ => answer.context.extend(output.additional_context),
+        _ => answer.context.extend(context),
     }
     if let Some(why) = output.stop {
-        if claude == ClaudeEvent::Stop {
-            // On Stop, "do not continue" means "let it stop", and Claude Code gives it
-            // precedence over `decision: block`: nothing to redo.
-            answer.decision = None;
-            answer.reason = None;
-            answer.warnings.extend(why);
-        } else if claude.blocks() {
-            answer.decision = Some(Decision::Block);
-            answer.reason = why
-                .or(answer.reason.take())
-                .or_else(|| Some("a Claude Code hook asked to stop (continue: false)".into()));
-        } else {
-            // Claude Code would end the whole session here; this host cannot be stopped from
-            // a hook of an event that only observes, so the user is told instead.
-            answer.warnings.push(why.unwrap_or_else(|| {
-                "a Claude Code hook asked to stop the session (continue: false)".into()
-            }));
+        // `continue: false` ends the agent's turn and takes precedence over every
+        // event-specific decision; the reason is for the user.
+        let why =
+            why.unwrap_or_else(|| "a Claude Code hook stopped the agent (continue: false)".into());
+        match claude {
+            // On Stop the turn ends anyway: nothing to redo.
+            ClaudeEvent::Stop => {
+                answer.decision = None;
+                answer.reason = None;
+            }
+            // The action it was asked about does not happen either.
+            _ if claude.blocks() => {
+                answer.decision = Some(Decision::Block);
+                answer.reason = Some(why.clone());
+            }
+            _ => {}
         }
+        answer.stop = Some(why);
     }
     answer.warnings.extend(output.system_message);
     Ok(answer)
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,17 +370,119 @@ mod tests {
         )
         .unwrap();
         assert_eq!(a.decision, None);
-        assert_eq!(a.warnings, vec!["budget spent".to_owned()]);
+        assert_eq!(a.stop.as_deref(), Some("budget spent"));
     }
 
     #[test]
-    fn continue_false_blocks_a_tool_call_and_warns_elsewhere() {
+    fn continue_false_stops_the_turn_and_blocks_the_tool_call() {
         let answer = r#"{"continue":false,"stopReason":"maintenance window"}"#;
         let pre = interpret(ClaudeEvent::PreToolUse, &reply(answer, 0, "")).unwrap();
         assert_eq!(pre.decision, Some(Decision::Block));
         assert_eq!(pre.reason.as_deref(), Some("maintenance window"));
+        assert_eq!(pre.stop.as_deref(), Some("maintenance window"));
         let post = interpret(ClaudeEvent::PostToolUse, &reply(answer, 0, "")).unwrap();
         assert_eq!(post.decision, None);
-        assert_eq!(post.warnings, vec!["maintenance window".to_owned()]);
+        assert_eq!(post.stop.as_deref(), Some("maintenance window"));
+        assert!(post.warnings.is_empty());
+    }
+
+    #[test]
+    fn exit_two_takes_the_reason_of_a_json_block_only() {
+        let deny = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"from json"}}"#;
+        let a = interpret(ClaudeEvent::PreToolUse, &reply(deny, 2, "from stderr")).unwrap();
+        assert_eq!(a.reason.as_deref(), Some("from json"));
+        // A reason that goes with no blocking decision is not the block's reason.
+        let allow = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"fine"},"systemMessage":"seen"}"#;
+        let b = interpret(ClaudeEvent::PreToolUse, &reply(allow, 2, "from stderr")).unwrap();
+        assert_eq!(b.decision, Some(Decision::Block));
+        assert_eq!(b.reason.as_deref(), Some("from stderr"));
+        assert_eq!(
+            b.warnings,
+            vec!["seen".to_owned()],
+            "the JSON's other fields count"
+        );
+        // An answer that fails validation still blocks, with stderr.
+        let c = interpret(ClaudeEvent::Stop, &reply(r#"{"decision":5}"#, 2, "not yet")).unwrap();
+        assert_eq!(c.decision, Some(Decision::Block));
+        assert_eq!(c.reason.as_deref(), Some("not yet"));
+        assert_eq!(c.problems.len(), 1);
+    }
+
+    #[test]
+    fn other_exit_codes_are_errors_unless_the_json_is_a_valid_answer() {
+        let plain = interpret(ClaudeEvent::PreToolUse, &reply("oops", 1, "boom")).unwrap_err();
+        assert_eq!(plain.kind, DiagKind::HookNonzeroExit);
+        let deny = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"json decides"}}"#;
+        let a = interpret(ClaudeEvent::PreToolUse, &reply(deny, 1, "")).unwrap();
+        assert_eq!(a.decision, Some(Decision::Block));
+        assert_eq!(a.reason.as_deref(), Some("json decides"));
+        let invalid = interpret(
+            ClaudeEvent::PreToolUse,
+            &reply(r#"{"decision":"nah"}"#, 1, ""),
+        );
+        assert_eq!(invalid.unwrap_err().kind, DiagKind::HookInvalidOutput);
+    }
+
+    #[test]
+    fn brace_that_is_not_json_is_plain_text() {
+        let a = interpret(ClaudeEvent::SessionStart, &reply("{not json", 0, "")).unwrap();
+        assert_eq!(a.context, vec!["{not json".to_owned()]);
+        assert_eq!(a.problems.len(), 1);
+    }
+
+    #[test]
+    fn defer_asks_and_drops_what_claude_code_ignores_on_a_deferral() {
+        let a = interpret(
+            ClaudeEvent::PreToolUse,
+            &reply(
+                r#"{"hookSpecificOutput":{"permissionDecision":"defer","permissionDecisionReason":"x","updatedInput":{"a":1},"additionalContext":"c"}}"#,
+                0,
+                "",
+            ),
+        )
+        .unwrap();
+        assert_eq!(a.decision, Some(Decision::Ask));
+        assert!(a.rewrites.is_empty() && a.context.is_empty());
+    }
+
+    #[test]
+    fn pre_tool_use_context_and_post_tool_use_output() {
+        let pre = interpret(
+            ClaudeEvent::PreToolUse,
+            &reply(
+                r#"{"hookSpecificOutput":{"additionalContext":"prod box"}}"#,
+                0,
+                "",
+            ),
+        )
+        .unwrap();
+        assert_eq!(pre.context, vec!["prod box".to_owned()]);
+        let post = interpret(
+            ClaudeEvent::PostToolUse,
+            &reply(
+                r#"{"hookSpecificOutput":{"updatedToolOutput":{"stdout":"[redacted]"}},"suppressOutput":true}"#,
+                0,
+                "",
+            ),
+        )
+        .unwrap();
+        assert_eq!(post.rewrites[0].field, "tool_result");
+        assert_eq!(post.rewrites[0].value["stdout"], "[redacted]");
+        let typed = interpret(
+            ClaudeEvent::PostToolUse,
+            &reply(r#"{"suppressOutput":"yes"}"#, 0, ""),
+        );
+        assert_eq!(typed.unwrap_err().kind, DiagKind::HookInvalidOutput);
+    }
+
+    #[test]
+    fn stop_context_is_feedback_that_keeps_the_turn_going() {
+        let a = interpret(
+            ClaudeEvent::Stop,
+            &reply(r#"{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"run the tests"}}"#, 0, ""),
+        )
+        .unwrap();
+        assert_eq!(a.decision, Some(Decision::Block));
+        assert_eq!(a.reason.as_deref(), Some("run the tests"));
     }
 }

@@ -23,4 +23,6 @@ pub use event::{
 };
 pub(crate) use input::input;
 pub use input::{claude_input, generate_tool_use_id};
-pub use reverse::{BRIDGED, ClaudeAnswer, InputError, Sent, Translated, from_claude, to_claude};
+pub use reverse::{
+    BRIDGED, ClaudeAnswer, InputError, RewritePermission, Sent, Translated, from_claude, to_claude,
+};

@@ -139,19 +139,61 @@ pub struct ClaudeAnswer {
 pub struct Sent(Option<Value>);
 
 impl Sent {
-    /// What `payload` carries for `claude` before any hook runs.
+    /// What `payload` carries for `claude` before any hook runs: the prompt, the tool's
+    /// result after it ran, else the tool input.
     pub fn of(claude: ClaudeEvent, payload: &Map<String, Value>) -> Sent {
         let field = match claude {
             ClaudeEvent::UserPromptSubmit => "message",
+            ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => "tool_result",
             _ => "tool_input",
         };
         Sent(payload.get(field).cloned())
     }
 }
 
+/// The permission decision sent with a rewritten tool input (`updatedInput`), which Claude
+/// Code applies only together with one. `claude_hooks.rewrite_permission` in
+/// `config/agent.yaml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RewritePermission {
+    /// `"ask"` (the default): Claude Code shows the user the rewritten input to confirm, so a
+    /// rewrite never skips a prompt the user would have had.
+    #[default]
+    Ask,
+    /// `"allow"`: the rewritten call runs without a prompt. This loosens Claude Code's
+    /// permissions (its deny and ask rules still apply), so it is opt-in.
+    Allow,
+}
+
+impl RewritePermission {
+    /// The setting in `document` (`config/agent.yaml`); anything but `allow` is `ask`.
+    pub fn from_settings(document: &Value) -> RewritePermission {
+        let value = document
+            .get("claude_hooks")
+            .and_then(|c| c.get("rewrite_permission"))
+            .and_then(Value::as_str);
+        match value {
+            Some("allow") => RewritePermission::Allow,
+            _ => RewritePermission::Ask,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            RewritePermission::Ask => "ask",
+            RewritePermission::Allow => "allow",
+        }
+    }
+}
+
 /// Turns an outcome into Claude Code's answer for `claude`. `sent` is what the dispatch
 /// started from ([`Sent::of`] its payload), to tell whether hooks rewrote it.
-pub fn to_claude(claude: ClaudeEvent, outcome: &Outcome, sent: &Sent) -> ClaudeAnswer {
+pub fn to_claude(
+    claude: ClaudeEvent,
+    outcome: &Outcome,
+    sent: &Sent,
+    rewrite: RewritePermission,
+) -> ClaudeAnswer {
     let sent_input = sent.0.as_ref();
     let mut out = Map::new();
     let mut specific = Map::new();
@@ -180,6 +222,15 @@ pub fn to_claude(claude: ClaudeEvent, outcome: &Outcome, sent: &Sent) -> ClaudeA
             let now = outcome.payload.get("tool_input");
             if outcome.decision != Decision::Block && now.is_some() && now != sent_input {
                 specific.insert("updatedInput".into(), now.cloned().unwrap_or(json!({})));
+                // Claude Code applies updatedInput only with a decision: `ask` shows the user
+                // the rewritten call; `allow` (opt-in) runs it unprompted.
+                if outcome.decision == Decision::Continue {
+                    specific.insert("permissionDecision".into(), json!(rewrite.as_str()));
+                    specific.insert(
+                        "permissionDecisionReason".into(),
+                        json!("a hook rewrote this tool call's input"),
+                    );
+                }
             }
         }
         ClaudeEvent::UserPromptSubmit => {
@@ -204,6 +255,13 @@ pub fn to_claude(claude: ClaudeEvent, outcome: &Outcome, sent: &Sent) -> ClaudeA
         }
         ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => {
             context.extend(outcome.notes.iter().cloned());
+            let now = outcome.payload.get("tool_result");
+            if claude == ClaudeEvent::PostToolUse && now.is_some() && now != sent_input {
+                specific.insert(
+                    "updatedToolOutput".into(),
+                    now.cloned().unwrap_or(Value::Null),
+                );
+            }
         }
         ClaudeEvent::SessionStart | ClaudeEvent::SessionEnd | ClaudeEvent::Notification => {}
     }
@@ -221,6 +279,10 @@ pub fn to_claude(claude: ClaudeEvent, outcome: &Outcome, sent: &Sent) -> ClaudeA
     if !specific.is_empty() {
         specific.insert("hookEventName".into(), json!(claude.name()));
         out.insert("hookSpecificOutput".into(), Value::Object(specific));
+    }
+    if let Some(stop) = &outcome.stop {
+        out.insert("continue".into(), json!(false));
+        out.insert("stopReason".into(), json!(stop.reason));
     }
     if !outcome.warnings.is_empty() {
         out.insert("systemMessage".into(), json!(outcome.warnings.join("\n")));
@@ -254,3 +316,86 @@ pub fn to_claude(claude: ClaudeEvent, outcome: &Outcome, sent: &Sent) -> ClaudeA
 
 /// The detail of a Claude Code hook skipped because Claude Code runs it itself.
 pub const BRIDGED: &str = "run by Claude Code itself (bridged), skipped here";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Stop;
+
+    fn outcome(event: Event, payload: Value) -> Outcome {
+        let Value::Object(payload) = payload else {
+            unreachable!("test payloads are objects")
+        };
+        Outcome {
+            event,
+            decision: Decision::Continue,
+            reason: None,
+            result: None,
+            payload,
+            context: Vec::new(),
+            notes: Vec::new(),
+            warnings: Vec::new(),
+            model: None,
+            display: None,
+            stop: None,
+            hooks: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_stop_is_continue_false_with_its_reason() {
+        let mut done = outcome(Event::OnSessionStart, json!({}));
+        done.stop = Some(Stop {
+            reason: "budget spent".into(),
+        });
+        let answer = to_claude(
+            ClaudeEvent::SessionStart,
+            &done,
+            &Sent(None),
+            RewritePermission::Ask,
+        );
+        let json: Value = serde_json::from_str(&answer.stdout).unwrap_or_default();
+        assert_eq!(
+            json,
+            json!({"continue": false, "stopReason": "budget spent"})
+        );
+    }
+
+    #[test]
+    fn a_replaced_result_is_updated_tool_output() {
+        let sent = Sent::of(
+            ClaudeEvent::PostToolUse,
+            json!({"tool_result": {"stdout": "KEY=secret"}})
+                .as_object()
+                .unwrap_or(&Map::new()),
+        );
+        let after = outcome(
+            Event::PostToolCall,
+            json!({"tool_result": {"stdout": "KEY=[redacted]"}}),
+        );
+        let answer = to_claude(
+            ClaudeEvent::PostToolUse,
+            &after,
+            &sent,
+            RewritePermission::Ask,
+        );
+        let json: Value = serde_json::from_str(&answer.stdout).unwrap_or_default();
+        assert_eq!(
+            json["hookSpecificOutput"]["updatedToolOutput"],
+            json!({"stdout": "KEY=[redacted]"})
+        );
+    }
+
+    #[test]
+    fn the_rewrite_permission_setting_reads_allow_only() {
+        let allow = json!({"claude_hooks": {"rewrite_permission": "allow"}});
+        assert_eq!(
+            RewritePermission::from_settings(&allow),
+            RewritePermission::Allow
+        );
+        assert_eq!(
+            RewritePermission::from_settings(&json!({})),
+            RewritePermission::Ask
+        );
+    }
+}
