@@ -74,6 +74,7 @@ pub(crate) fn install(ws: Workspace) -> ExitCode {
     };
     match bridge::install(&ws, &program) {
         Ok(report) => {
+            let unreachable = bridge::unreachable_hooks(&Engine::open(ws.clone()));
             if report.added.is_empty() && report.updated.is_empty() {
                 println!(
                     "{}: already bridged for every mapped event; nothing changed.",
@@ -98,6 +99,11 @@ pub(crate) fn install(ws: Workspace) -> ExitCode {
                 if !report.already.is_empty() {
                     println!("Already bridged: {}.", report.already.join(", "));
                 }
+            }
+            for hook in unreachable {
+                println!(
+                    "warning: {hook}: Claude Code never reaches this event through the bridge; the hook does nothing there."
+                );
             }
             ExitCode::SUCCESS
         }

@@ -182,6 +182,49 @@ impl RedoCounter {
     }
 }
 
+/// Whether `.claude/settings.json` wires some event to the bridge (so Claude Code runs this
+/// workspace's hooks).
+pub fn is_installed(ws: &Workspace) -> bool {
+    let Ok(Some(text)) = store::read_optional(&ws.root().join(".claude/settings.json")) else {
+        return false;
+    };
+    let Ok(Value::Object(doc)) = serde_json::from_str::<Value>(&text) else {
+        return false;
+    };
+    let Some(Value::Object(hooks)) = doc.get("hooks") else {
+        return false;
+    };
+    hooks
+        .values()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|h| h.get("command").and_then(Value::as_str))
+        .any(is_bridge_command)
+}
+
+/// The workspace's hooks (other than its Claude Code ones) on events the bridge never
+/// dispatches, as `name (event, ...)`: they do nothing inside Claude Code.
+pub fn unreachable_hooks(engine: &Engine) -> Vec<String> {
+    engine
+        .snapshot()
+        .config
+        .hooks
+        .iter()
+        .filter(|h| h.source != SourceKind::ClaudeCode)
+        .filter_map(|h| {
+            let events: Vec<&str> = h
+                .events
+                .iter()
+                .filter(|e| !crate::dialect::claude::reachable_from_claude(**e))
+                .map(|e| e.name())
+                .collect();
+            (!events.is_empty()).then(|| format!("{} ({})", h.name, events.join(", ")))
+        })
+        .collect()
+}
+
 /// What [`install`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstallReport {

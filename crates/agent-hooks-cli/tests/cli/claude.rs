@@ -1380,3 +1380,26 @@ fn claude_install_refuses_a_broken_settings_file() {
     assert!(!out.status.success());
     assert_eq!(ws.read(".claude/settings.json"), "{\"hooks\": [");
 }
+
+#[test]
+fn install_and_list_warn_about_hooks_claude_code_never_reaches() {
+    let quiet = "cat >/dev/null";
+    let ws = sh_bridged(&[
+        ("pre_llm_call", "hooks/prompt.sh", quiet),
+        ("pre_tool_call", "hooks/tool.sh", quiet),
+    ]);
+    let before = list_text(&ws);
+    assert!(!before.contains("never dispatches"), "{before}");
+    let installed = ws.run(&["claude-install"]);
+    let text = String::from_utf8_lossy(&installed.stdout);
+    assert!(installed.status.success(), "{installed:?}");
+    assert!(
+        text.contains("hooks/prompt.sh (pre_llm_call)") && !text.contains("hooks/tool.sh ("),
+        "{text}"
+    );
+    let after = list_text(&ws);
+    assert!(
+        after.contains("pre_llm_call, which the Claude Code bridge never dispatches"),
+        "{after}"
+    );
+}

@@ -97,6 +97,8 @@ pub enum FindingCode {
     ApprovedNotDeclared,
     /// Declared for an event the host says it never sends.
     HostNeverSends,
+    /// Declared for an event the Claude Code bridge never dispatches, in a bridged workspace.
+    ClaudeNeverSends,
     /// Its file has a configuration error.
     ConfigError,
     /// Which files its command runs cannot be determined, so it cannot be approved.
@@ -119,7 +121,9 @@ impl FindingCode {
                 Some(Health::NeverFires)
             }
             FindingCode::ConfigError => Some(Health::ConfigError),
-            FindingCode::RelativePath | FindingCode::NoApprovalNeeded => None,
+            FindingCode::RelativePath
+            | FindingCode::NoApprovalNeeded
+            | FindingCode::ClaudeNeverSends => None,
         }
     }
 }
@@ -649,8 +653,9 @@ fn trust_findings(ctx: &Context<'_>, hook: &Hook, findings: &mut Vec<Finding>) -
 
 /// Whether the host sends the hook's events at all.
 fn firing(ctx: &Context<'_>, hook: &Hook) -> Vec<Finding> {
+    let mut findings = unreachable_from_claude(ctx.ws, hook);
     let Some(sent) = &ctx.host_events else {
-        return Vec::new();
+        return findings;
     };
     let unsent: Vec<Event> = hook
         .events
@@ -666,7 +671,7 @@ fn firing(ctx: &Context<'_>, hook: &Hook) -> Vec<Finding> {
     } else {
         Severity::Warning
     };
-    vec![
+    findings.push(
         Finding::new(
             FindingCode::HostNeverSends,
             severity,
@@ -676,6 +681,35 @@ fn firing(ctx: &Context<'_>, hook: &Hook) -> Vec<Finding> {
             ),
         )
         .fix("declare the hook for an event the host sends, or add the event to host_events if the host does send it"),
+    );
+    findings
+}
+
+/// In a workspace bridged into Claude Code, a hook on an event the bridge never dispatches
+/// (`pre_llm_call`, `on_completion_claim`, ...) does nothing there: say so.
+fn unreachable_from_claude(ws: &crate::Workspace, hook: &Hook) -> Vec<Finding> {
+    if hook.source == crate::hook::SourceKind::ClaudeCode || !crate::bridge::is_installed(ws) {
+        return Vec::new();
+    }
+    let unreachable: Vec<Event> = hook
+        .events
+        .iter()
+        .copied()
+        .filter(|e| !crate::dialect::claude::reachable_from_claude(*e))
+        .collect();
+    if unreachable.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        Finding::new(
+            FindingCode::ClaudeNeverSends,
+            Severity::Warning,
+            format!(
+                "declared for {}, which the Claude Code bridge never dispatches (docs/claude-code.md)",
+                names(&unreachable)
+            ),
+        )
+        .fix("in Claude Code, use an event the bridge maps (pre_tool_call, on_stop, ...)"),
     ]
 }
 

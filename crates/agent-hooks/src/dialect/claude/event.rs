@@ -75,6 +75,13 @@ pub const CLAUDE_UNMAPPED_EVENTS: &[&str] = &[
     "StopFailure",
 ];
 
+/// Whether the `claude-hook` bridge ever dispatches `event`: the twins of the mapped Claude
+/// Code events, and `transform_tool_result`, which runs with `PostToolUse`. Hooks on any
+/// other event never run inside Claude Code.
+pub fn reachable_from_claude(event: Event) -> bool {
+    event == Event::TransformToolResult || CLAUDE_EVENTS.iter().any(|(_, _, e)| *e == event)
+}
+
 impl ClaudeEvent {
     /// The event called `name` by Claude Code (`PreToolUse`, ...), if it has a twin.
     pub fn parse(name: &str) -> Option<ClaudeEvent> {

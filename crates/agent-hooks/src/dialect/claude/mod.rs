@@ -20,6 +20,7 @@ mod reverse;
 pub(crate) use answer::{ClaudeOutput, Permission, interpret};
 pub use event::{
     CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases, compile_matcher, match_target,
+    reachable_from_claude,
 };
 pub(crate) use input::input;
 pub use input::{claude_input, generate_tool_use_id};
