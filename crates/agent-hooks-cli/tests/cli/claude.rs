@@ -1403,3 +1403,35 @@ fn install_and_list_warn_about_hooks_claude_code_never_reaches() {
         "{after}"
     );
 }
+
+#[test]
+fn a_stop_loop_reads_a_claude_code_transcript_built_from_the_chat_history() {
+    // Reads the transcript the way a Ralph-style loop does: the last assistant line.
+    let script = r#"input=$(cat)
+path=$(printf '%s' "$input" | sed -n 's/.*"transcript_path":"\([^"]*\)".*/\1/p')
+[ -n "$path" ] && [ -f "$path" ] || exit 0
+grep '"role":"assistant"' "$path" | tail -n 1 | grep -q DONE && exit 0
+printf '{"decision":"block","reason":"keep going"}'"#;
+    let command = ".claude/hooks/loop.sh";
+    let ws = Ws::new().master(true).sh(command, script);
+    let ws = settings(
+        ws,
+        ".claude/settings.json",
+        json!({"Stop": [{"hooks": [{"type": "command", "command": command}]}]}),
+    );
+    let ws = approved(ws, &[command]);
+    let stop = |ws: &Ws| ws.fire("on_stop", json!({"session_id": "s9", "response": "x"}));
+    // No chat history: no transcript_path at all, and the loop lets the turn end.
+    assert_eq!(stop(&ws).decision(), "continue");
+    let history = |last: &str| {
+        format!(
+            "{}\n{}\n",
+            json!({"type": "message", "role": "user", "text": "go"}),
+            json!({"type": "message", "role": "assistant", "text": last})
+        )
+    };
+    let ws = ws.file("logs/chat-history.jsonl", &history("still working"));
+    assert_eq!(stop(&ws).decision(), "block");
+    let ws = ws.file("logs/chat-history.jsonl", &history("all DONE"));
+    assert_eq!(stop(&ws).decision(), "continue");
+}

@@ -48,6 +48,12 @@ pub struct DispatchCache {
     pub(crate) tool_use_id: OnceLock<String>,
     /// The event skill hooks pass from one to the next (their chain replaces it whole).
     pub(crate) skill_chain: std::sync::Mutex<Option<skill::Chain>>,
+    /// The `session_id` generated for Claude Code hooks when the payload has none (Claude Code
+    /// never sends an empty one), shared by every hook of the dispatch.
+    pub(crate) session_id: OnceLock<String>,
+    /// The Claude Code-format transcript built from the chat history for this dispatch, if
+    /// there is a chat history.
+    pub(crate) transcript: OnceLock<Option<String>>,
 }
 
 /// The payload as it stands at one point of a dispatch, with the matcher text computed at most

@@ -6,30 +6,52 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::{Map, Value};
 
 use super::event::{ClaudeEvent, ToolAliases, session_cause};
+use super::transcript;
 use crate::dialect::PayloadView;
 
 /// A tool-use id for payloads that bring none, unique enough within one machine.
 pub fn generate_tool_use_id() -> String {
+    let (nanos, pid, n) = unique_parts();
+    format!("toolu_{nanos:016x}{pid:08x}{:04x}", n & 0xffff)
+}
+
+/// A session id in Claude Code's shape (a UUID) for payloads that bring none, unique enough
+/// within one machine; Claude Code never sends an empty one and scripts key files on it.
+pub fn generate_session_id() -> String {
+    let (nanos, pid, n) = unique_parts();
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        (nanos >> 32) as u32,
+        (nanos >> 16) as u16,
+        nanos & 0xfff,
+        n & 0xfff,
+        (u64::from(pid) << 16) | (n & 0xffff)
+    )
+}
+
+fn unique_parts() -> (u64, u32, u64) {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!(
-        "toolu_{:016x}{:08x}{:04x}",
+    (
         nanos as u64,
         std::process::id(),
-        n & 0xffff
+        COUNTER.fetch_add(1, Ordering::Relaxed),
     )
 }
 
-/// Claude Code's hook input for a canonical payload.
+/// Claude Code's hook input for a canonical payload. `transcript` is a Claude Code-format
+/// transcript to point `transcript_path` at when the payload names none (without either the
+/// field is left out: a hook must never get a file in another format); `session_id` and
+/// `tool_use_id` give ids where the payload has none.
 pub fn claude_input(
     claude: ClaudeEvent,
     payload: &Map<String, Value>,
     aliases: &ToolAliases,
-    transcript_default: &str,
+    transcript: Option<&str>,
+    session_id: impl FnOnce() -> String,
     tool_use_id: impl FnOnce() -> String,
 ) -> Map<String, Value> {
     let text = |k: &str| {
@@ -39,15 +61,18 @@ pub fn claude_input(
             .unwrap_or(Value::String(String::new()))
     };
     let mut input = Map::new();
-    input.insert("session_id".into(), text("session_id"));
-    input.insert(
-        "transcript_path".into(),
-        payload
-            .get("transcript_path")
-            .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()))
-            .cloned()
-            .unwrap_or_else(|| Value::String(transcript_default.to_owned())),
-    );
+    let session = match payload.get("session_id").and_then(Value::as_str) {
+        Some(id) if !id.is_empty() => id.to_owned(),
+        _ => session_id(),
+    };
+    input.insert("session_id".into(), Value::String(session));
+    let given = payload
+        .get("transcript_path")
+        .filter(|v| v.as_str().is_some_and(|s| !s.is_empty()))
+        .cloned();
+    if let Some(path) = given.or_else(|| transcript.map(|t| Value::String(t.to_owned()))) {
+        input.insert("transcript_path".into(), path);
+    }
     input.insert("cwd".into(), text("cwd"));
     input.insert(
         "permission_mode".into(),
@@ -131,13 +156,35 @@ pub fn claude_input(
 }
 
 pub(crate) fn input(view: &PayloadView<'_>, claude: ClaudeEvent, aliases: &ToolAliases) -> Vec<u8> {
-    let transcript = view.ws.chat_history().to_string_lossy().into_owned();
-    let input = claude_input(claude, view.payload, aliases, &transcript, || {
+    let session = || {
         view.cache
-            .tool_use_id
-            .get_or_init(generate_tool_use_id)
+            .session_id
+            .get_or_init(generate_session_id)
             .clone()
-    });
+    };
+    let session_id = view
+        .payload
+        .get("session_id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map_or_else(session, str::to_owned);
+    let transcript = view
+        .cache
+        .transcript
+        .get_or_init(|| transcript::build(view.ws, &session_id));
+    let input = claude_input(
+        claude,
+        view.payload,
+        aliases,
+        transcript.as_deref(),
+        || session_id.clone(),
+        || {
+            view.cache
+                .tool_use_id
+                .get_or_init(generate_tool_use_id)
+                .clone()
+        },
+    );
     let mut bytes = serde_json::to_vec(&input).unwrap_or_else(|_| b"{}".to_vec());
     bytes.push(b'\n');
     bytes
@@ -156,7 +203,8 @@ mod tests {
             ClaudeEvent::SessionStart,
             &payload,
             &ToolAliases::default(),
-            "/t",
+            Some("/t"),
+            || "generated".to_owned(),
             String::new,
         );
         assert_eq!(input["source"], "resume");
@@ -170,5 +218,21 @@ mod tests {
             match_target(ClaudeEvent::SessionEnd, &Map::new(), &aliases),
             Some("other")
         );
+    }
+
+    #[test]
+    fn session_id_is_never_empty_and_transcript_path_is_left_out_without_one() {
+        let input = claude_input(
+            ClaudeEvent::Stop,
+            &Map::new(),
+            &ToolAliases::default(),
+            None,
+            generate_session_id,
+            String::new,
+        );
+        let id = input["session_id"].as_str().unwrap_or_default();
+        assert_eq!(id.len(), 36, "{id}");
+        assert!(!input.contains_key("transcript_path"));
+        assert_ne!(generate_session_id(), generate_session_id());
     }
 }

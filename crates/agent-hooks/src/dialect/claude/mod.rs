@@ -16,6 +16,7 @@ mod answer;
 mod event;
 mod input;
 mod reverse;
+mod transcript;
 
 pub(crate) use answer::{ClaudeOutput, Permission, interpret};
 pub use event::{
@@ -23,7 +24,7 @@ pub use event::{
     reachable_from_claude,
 };
 pub(crate) use input::input;
-pub use input::{claude_input, generate_tool_use_id};
+pub use input::{claude_input, generate_session_id, generate_tool_use_id};
 pub use reverse::{
     BRIDGED, ClaudeAnswer, InputError, RewritePermission, Sent, Translated, from_claude, to_claude,
 };
