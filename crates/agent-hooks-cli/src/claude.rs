@@ -50,17 +50,10 @@ pub(crate) async fn hook(ws: Workspace) -> ExitCode {
     }
 }
 
-pub(crate) fn install(ws: Workspace) -> ExitCode {
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => {
-            eprintln!("agent-hooks claude-install: cannot find this program's path: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    // What the user would type, when it runs this very program; else the absolute path, which
-    // a `cargo clean` or a rebuild elsewhere can take away.
-    let program = if same_program(&on_path("agent-hooks"), &exe) {
+/// What the user would type, when it runs this very program; else the absolute path, which
+/// a `cargo clean` or a rebuild elsewhere can take away.
+fn command_program(exe: PathBuf) -> PathBuf {
+    if same_program(&on_path("agent-hooks"), &exe) {
         PathBuf::from("agent-hooks")
     } else {
         eprintln!(
@@ -71,8 +64,21 @@ pub(crate) fn install(ws: Workspace) -> ExitCode {
             exe.display()
         );
         exe
+    }
+}
+
+pub(crate) fn install(ws: Workspace, http: Option<&str>) -> ExitCode {
+    let wiring = match http {
+        Some(base) => bridge::Wiring::Http(base.to_owned()),
+        None => match std::env::current_exe() {
+            Ok(exe) => bridge::Wiring::Command(command_program(exe)),
+            Err(e) => {
+                eprintln!("agent-hooks claude-install: cannot find this program's path: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
     };
-    match bridge::install(&ws, &program) {
+    match bridge::install_wired(&ws, &wiring) {
         Ok(report) => {
             let unreachable = bridge::unreachable_hooks(&Engine::open(ws.clone()));
             if report.added.is_empty() && report.updated.is_empty() {
@@ -89,11 +95,14 @@ pub(crate) fn install(ws: Workspace) -> ExitCode {
                     );
                 }
                 if !report.updated.is_empty() {
+                    let target = match &wiring {
+                        bridge::Wiring::Command(program) => program.display().to_string(),
+                        bridge::Wiring::Http(base) => base.clone(),
+                    };
                     println!(
-                        "{}: the bridge entries of {} now run {}.",
+                        "{}: the bridge entries of {} now run {target}.",
                         report.path,
                         report.updated.join(", "),
-                        program.display()
                     );
                 }
                 if !report.already.is_empty() {

@@ -147,7 +147,12 @@ enum Command {
     /// --workspace, else $CLAUDE_PROJECT_DIR.
     ClaudeHook,
     /// Wire every mapped Claude Code event in .claude/settings.json to `claude-hook`.
-    ClaudeInstall,
+    ClaudeInstall {
+        /// Wire them as Claude Code HTTP hooks to a running `agent-hooks serve` at this base
+        /// URL (e.g. http://127.0.0.1:8377) instead: no process start per event.
+        #[arg(long, value_name = "URL")]
+        http: Option<String>,
+    },
     /// Remove the `claude-hook` entries from .claude/settings.json (everything else stays).
     ClaudeUninstall,
     /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
@@ -251,7 +256,7 @@ fn main() -> ExitCode {
             pretty || std::io::stdout().is_terminal(),
         )),
         Command::ClaudeHook => block_on(claude::hook(ws)),
-        Command::ClaudeInstall => claude::install(ws),
+        Command::ClaudeInstall { http } => claude::install(ws, http.as_deref()),
         Command::ClaudeUninstall => claude::uninstall(ws),
         // A guard is synchronous and runs on every tool call: no async runtime to start.
         Command::Guard {

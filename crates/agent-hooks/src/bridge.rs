@@ -130,6 +130,7 @@ pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, Brid
 /// The count is read and written under a lock on the file, so Stop events of one session
 /// handled by overlapping processes count every redo once.
 struct RedoCounter {
+    ws: Workspace,
     path: Option<std::path::PathBuf>,
     lock: Option<FileLock>,
 }
@@ -145,13 +146,17 @@ impl RedoCounter {
                 .join("claude-bridge")
                 .join(format!("{}.redo", crate::hook::filesystem_safe(session)))
         });
-        RedoCounter { path, lock: None }
+        RedoCounter {
+            ws: ws.clone(),
+            path,
+            lock: None,
+        }
     }
 
     fn current(&mut self, payload: &Map<String, Value>) -> u64 {
         if let Some(path) = &self.path {
             // Without the lock the count is still read: a lost update only loosens the cap.
-            self.lock = FileLock::acquire(path).ok();
+            self.lock = FileLock::acquire(&self.ws, path).ok();
         }
         let active = payload
             .get("stop_hook_active")
@@ -182,6 +187,12 @@ impl RedoCounter {
     }
 }
 
+/// Whether a Claude Code hook handler runs the bridge, as a command or over HTTP.
+fn is_bridge_handler(handler: &Value) -> bool {
+    let field = |k: &str| handler.get(k).and_then(Value::as_str);
+    field("command").is_some_and(is_bridge_command) || field("url").is_some_and(is_bridge_url)
+}
+
 /// Whether `.claude/settings.json` wires some event to the bridge (so Claude Code runs this
 /// workspace's hooks).
 pub fn is_installed(ws: &Workspace) -> bool {
@@ -200,8 +211,7 @@ pub fn is_installed(ws: &Workspace) -> bool {
         .flatten()
         .filter_map(|g| g.get("hooks").and_then(Value::as_array))
         .flatten()
-        .filter_map(|h| h.get("command").and_then(Value::as_str))
-        .any(is_bridge_command)
+        .any(is_bridge_handler)
 }
 
 /// The workspace's hooks (other than its Claude Code ones) on events the bridge never
@@ -247,7 +257,42 @@ pub struct InstallReport {
 ///
 /// [`BridgeError::Corrupt`] when the settings file is not a JSON object, and
 /// [`BridgeError::Io`] when it cannot be read or written.
+/// What a bridge entry in `.claude/settings.json` runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wiring {
+    /// A command hook: `<agent-hooks> claude-hook`, one process per event.
+    Command(std::path::PathBuf),
+    /// An HTTP hook POSTing to `agent-hooks serve`'s [`HTTP_ROUTE`] at this base URL
+    /// (`http://127.0.0.1:PORT`): no process start per event, built-in state in one process.
+    Http(String),
+}
+
+/// The sidecar route that answers Claude Code `type: "http"` hooks in Claude Code's format.
+pub const HTTP_ROUTE: &str = "/v1/hooks/claude-code";
+
+/// Whether a Claude Code HTTP hook's URL is the sidecar's bridge route.
+pub fn is_bridge_url(url: &str) -> bool {
+    url.trim_end_matches('/').ends_with(HTTP_ROUTE)
+}
+
+/// Writes bridge entries running `exe claude-hook` (see [`install_wired`]).
+///
+/// # Errors
+///
+/// As [`install_wired`].
 pub fn install(ws: &Workspace, exe: &Path) -> Result<InstallReport, BridgeError> {
+    install_wired(ws, &Wiring::Command(exe.to_path_buf()))
+}
+
+/// Writes bridge entries for every mapped event into `.claude/settings.json`, wired as
+/// `wiring` says, merging with what is there (other settings and hooks are kept; running it
+/// twice changes nothing).
+///
+/// # Errors
+///
+/// [`BridgeError::Corrupt`] when the settings file is not a JSON object, and
+/// [`BridgeError::Io`] when it cannot be read or written.
+pub fn install_wired(ws: &Workspace, wiring: &Wiring) -> Result<InstallReport, BridgeError> {
     let path = ws.root().join(".claude/settings.json");
     let display = ws.display(&path).into_owned();
     let io = |source| BridgeError::Io {
@@ -274,7 +319,18 @@ pub fn install(ws: &Workspace, exe: &Path) -> Result<InstallReport, BridgeError>
             }
         },
     };
-    let command = format!("{} claude-hook", shell_words::quote(&exe.to_string_lossy()));
+    let handler = match wiring {
+        Wiring::Command(exe) => json!({
+            "type": "command",
+            "command": format!("{} claude-hook", shell_words::quote(&exe.to_string_lossy())),
+            "timeout": 120,
+        }),
+        Wiring::Http(base) => json!({
+            "type": "http",
+            "url": format!("{}{HTTP_ROUTE}", base.trim_end_matches('/')),
+            "timeout": 120,
+        }),
+    };
     let hooks = doc
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()));
@@ -305,13 +361,10 @@ pub fn install(ws: &Workspace, exe: &Path) -> Result<InstallReport, BridgeError>
                 .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
                 .flatten()
             {
-                let Some(old) = entry.get("command").and_then(Value::as_str) else {
-                    continue;
-                };
-                if is_bridge_command(old) {
+                if is_bridge_handler(entry) {
                     present = true;
-                    if old != command {
-                        entry["command"] = json!(command);
+                    if *entry != handler {
+                        *entry = handler.clone();
                         rewritten = true;
                     }
                 }
@@ -333,10 +386,7 @@ pub fn install(ws: &Workspace, exe: &Path) -> Result<InstallReport, BridgeError>
             ) {
                 group.insert("matcher".into(), json!("*"));
             }
-            group.insert(
-                "hooks".into(),
-                json!([{"type": "command", "command": command, "timeout": 120}]),
-            );
+            group.insert("hooks".into(), json!([handler.clone()]));
             groups.push(Value::Object(group));
             report.added.push(name);
         }

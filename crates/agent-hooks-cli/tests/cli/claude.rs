@@ -1435,3 +1435,59 @@ printf '{"decision":"block","reason":"keep going"}'"#;
     let ws = ws.file("logs/chat-history.jsonl", &history("all DONE"));
     assert_eq!(stop(&ws).decision(), "continue");
 }
+
+#[test]
+fn claude_code_http_hooks_reach_the_sidecar_route_with_state_in_one_process() {
+    let deny =
+        r#"grep -q 'rm -rf /' && printf '{"decision":"block","reason":"not the root"}'; exit 0"#;
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/deny.sh", deny)
+        .hook(support::Entry::new("pre_tool_call", "hooks/deny.sh"))
+        .approve_all();
+    // After the entry above: `hook` rewrites config/shell_hooks.yaml with its own entries.
+    assert!(ws.run(&["install", "verify_code_changes"]).status.success());
+    let server = support::Server::start(&ws);
+    let base = format!("http://127.0.0.1:{}", server.port);
+    let installed = ws.run(&["claude-install", "--http", &base]);
+    assert!(installed.status.success(), "{installed:?}");
+    let settings: Value =
+        serde_json::from_str(&ws.read(".claude/settings.json")).expect("settings JSON");
+    let url = format!("{base}/v1/hooks/claude-code");
+    assert_eq!(
+        settings["hooks"]["PreToolUse"][0]["hooks"][0],
+        json!({"type": "http", "url": url, "timeout": 120})
+    );
+    let route = "/v1/hooks/claude-code";
+    let (status, answer) = server.post(
+        route,
+        input(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}),
+        ),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer}"
+    );
+    // Nothing to say is an empty 2xx body, which Claude Code reads as "no opinion".
+    let edit = input(
+        "PreToolUse",
+        json!({"tool_name": "Edit", "tool_input": {"file_path": "src/a.py", "old_string": "a", "new_string": "b"}}),
+    );
+    assert_eq!(
+        server.post(route, edit),
+        (200, Value::String(String::new()))
+    );
+    let (_, stop) = server.post(
+        route,
+        input(
+            "Stop",
+            json!({"stop_hook_active": false, "last_assistant_message": "Done."}),
+        ),
+    );
+    assert_eq!(stop["decision"], "block", "{stop}");
+    let (status, _) = server.post(route, json!({"hook_event_name": "PreCompact"}));
+    assert_eq!(status, 400);
+}

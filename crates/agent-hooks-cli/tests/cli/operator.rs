@@ -404,7 +404,10 @@ fn an_empty_list_offers_the_numbered_ready_made_hooks() {
         "hooks:\n  - event: pre_tool_call\n    type: builtin\n    name: security_guard\n",
     );
     let text = ws.ok(&[]);
-    assert!(!text.contains("agent-hooks install <name|number>"), "{text}");
+    assert!(
+        !text.contains("agent-hooks install <name|number>"),
+        "{text}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

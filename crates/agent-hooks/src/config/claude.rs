@@ -178,6 +178,15 @@ fn load_file(
                     .get("type")
                     .and_then(Value::as_str)
                     .unwrap_or("command");
+                if kind == "http"
+                    && let Some(url) = entry.get("url").and_then(Value::as_str)
+                    && crate::bridge::is_bridge_url(url)
+                {
+                    load.warnings.push(note(format!(
+                        "{at}: the agent-hooks bridge ({url}) is for Claude Code itself; not run as a hook here"
+                    )));
+                    continue;
+                }
                 if kind != "command" {
                     load.warnings.push(note(format!(
                         "{at}: type \"{kind}\" is not supported here (only \"command\"); skipped"

@@ -86,6 +86,7 @@ pub fn router(engine: Arc<Engine>) -> Router {
         .route("/internal/runtime/hooks/approve", post(approve))
         .route("/internal/runtime/hooks/revoke", post(revoke))
         .route("/v1/hooks/command", post(command))
+        .route(crate::bridge::HTTP_ROUTE, post(claude_code))
         .route("/v1/reload", post(reload))
         .route("/v1/health", get(health))
         .route("/v1/stats", get(stats))
@@ -451,6 +452,26 @@ async fn command(
         axum::Json(json!({"ok": out.status == 0, "status": out.status, "text": out.text}))
             .into_response(),
     )
+}
+
+/// Claude Code's `type: "http"` hooks (`claude-install --http`): the body is a Claude Code
+/// hook input, the answer the bridge's, in Claude Code's format — 200 with the JSON answer, or
+/// an empty body for "no opinion". An input the bridge cannot map is a 400, which Claude Code
+/// treats as a non-blocking error.
+async fn claude_code(
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let input = Value::Object(parse_object(body)?);
+    let answer = crate::bridge::handle(&state.engine, &input)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let mut response = answer.stdout.into_response();
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("application/json"),
+    );
+    Ok(response)
 }
 
 async fn reload(State(state): State<Arc<AppState>>) -> ApiResult {
