@@ -73,6 +73,15 @@ pub const CLAUDE_UNMAPPED_EVENTS: &[&str] = &[
     "InstructionsLoaded",
     "UserPromptExpansion",
     "StopFailure",
+    "PermissionDenied",
+    "PostToolBatch",
+    "TaskCreated",
+    "CwdChanged",
+    "DirectoryAdded",
+    "FileChanged",
+    "MessageDisplay",
+    "Elicitation",
+    "ElicitationResult",
 ];
 
 /// Whether the `claude-hook` bridge ever dispatches `event`: the twins of the mapped Claude
