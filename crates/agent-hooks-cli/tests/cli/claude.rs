@@ -1491,3 +1491,45 @@ fn claude_code_http_hooks_reach_the_sidecar_route_with_state_in_one_process() {
     let (status, _) = server.post(route, json!({"hook_event_name": "PreCompact"}));
     assert_eq!(status, 400);
 }
+
+#[test]
+fn an_if_rule_limits_the_hook_to_the_calls_it_names() {
+    let command = ".claude/hooks/no_push.sh";
+    let ws = Ws::new().master(true).sh(
+        command,
+        "cat >/dev/null; echo 'pushing is for humans' >&2; exit 2",
+    );
+    let ws = settings(
+        ws,
+        ".claude/settings.json",
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": command, "if": "Bash(git push *)"}]}]}),
+    );
+    let ws = approved(ws, &[command]);
+    let ls = ws.fire("pre_tool_call", bash("ls"));
+    assert_eq!(ls.decision(), "continue");
+    assert_eq!(ls.status(command), "skipped");
+    let push = ws.fire("pre_tool_call", bash("FOO=1 git push origin main"));
+    assert_eq!(push.decision(), "block");
+    assert_eq!(push.reason(), "pushing is for humans");
+}
+
+#[test]
+fn session_start_hooks_get_an_env_file_to_append_to() {
+    let command = ".claude/hooks/env.sh";
+    let ws = Ws::new().master(true).sh(
+        command,
+        "cat >/dev/null; [ -n \"$CLAUDE_ENV_FILE\" ] && echo 'export NODE_ENV=production' >> \"$CLAUDE_ENV_FILE\"; exit 0",
+    );
+    let ws = settings(
+        ws,
+        ".claude/settings.json",
+        json!({"SessionStart": [{"hooks": [{"type": "command", "command": command}]}]}),
+    );
+    let ws = approved(ws, &[command]);
+    ws.fire("on_session_start", json!({"status": "startup"}));
+    assert_eq!(
+        ws.read("state/claude-env.sh"),
+        "export NODE_ENV=production\n"
+    );
+}

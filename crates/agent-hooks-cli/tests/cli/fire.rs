@@ -1088,10 +1088,11 @@ fn outcome_has_the_shape_of_spec_11() {
         keys,
         [
             "event", "decision", "reason", "result", "payload", "context", "notes", "warnings",
-            "model", "display", "hooks"
+            "model", "display", "stop", "hooks"
         ]
     );
     assert_eq!(fired.outcome["event"], "pre_tool_call");
+    assert_eq!(fired.outcome["stop"], Value::Null);
     let report = fired.hook("guard");
     let keys: Vec<&str> = report
         .as_object()

@@ -15,7 +15,9 @@ use super::{ConfigError, FileLoad, FileState};
 use crate::diag::DiagKind;
 use crate::dialect::Dialect;
 use crate::dialect::Matcher;
-use crate::dialect::claude::{CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases, compile_matcher};
+use crate::dialect::claude::{
+    CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, Condition, ToolAliases, compile_matcher,
+};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
 use crate::transport::{CommandSpec, TransportSpec};
 use crate::wording::kind_of as json_kind;
@@ -219,6 +221,25 @@ fn load_file(
                     )));
                     continue;
                 }
+                let condition = match entry.get("if") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(rule)) => match Condition::parse(rule) {
+                        Ok(condition) => Some(Arc::new(condition)),
+                        Err(why) => {
+                            // Read as "always", a mistyped rule would widen the hook.
+                            load.errors
+                                .push(note(format!("{at}.if: {why}; the hook is skipped")));
+                            continue;
+                        }
+                    },
+                    Some(other) => {
+                        load.errors.push(note(format!(
+                            "{at}.if must be a permission rule string, found {}; the hook is skipped",
+                            json_kind(other)
+                        )));
+                        continue;
+                    }
+                };
                 let root = ws.root().to_string_lossy().into_owned();
                 let timeout = match entry.get("timeout").and_then(Value::as_f64) {
                     Some(t) if t > 0.0 => t,
@@ -241,10 +262,11 @@ fn load_file(
                     dialect: Dialect::Claude {
                         event: claude,
                         aliases: aliases.clone(),
+                        condition: condition.clone(),
                     },
                     timeout: Duration::from_secs_f64(timeout),
                     on_error: OnError::Continue,
-                    env: vec![("CLAUDE_PROJECT_DIR".to_owned(), root.clone())],
+                    env: claude_env(ws, claude, &root),
                     approval_key: Some(command.to_owned()),
                     state_dir: ws.state_dir().join(filesystem_safe(command)),
                 });
@@ -252,6 +274,21 @@ fn load_file(
         }
     }
     load
+}
+
+/// The variables Claude Code sets for a hook: `CLAUDE_PROJECT_DIR`, and on `SessionStart`
+/// `CLAUDE_ENV_FILE`, a file where the hook appends `export` lines for the host's later shell
+/// commands (`state/claude-env.sh`; a host that runs shell commands may source it).
+fn claude_env(ws: &Workspace, claude: ClaudeEvent, root: &str) -> Vec<(String, String)> {
+    let mut env = vec![("CLAUDE_PROJECT_DIR".to_owned(), root.to_owned())];
+    if claude == ClaudeEvent::SessionStart {
+        let file = ws.state_dir().join("claude-env.sh");
+        env.push((
+            "CLAUDE_ENV_FILE".to_owned(),
+            file.to_string_lossy().into_owned(),
+        ));
+    }
+    env
 }
 
 /// Whether `hook` is this source's hook for (`claude`, `command`).

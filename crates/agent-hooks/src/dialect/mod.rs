@@ -35,6 +35,8 @@ pub enum Dialect {
         event: claude::ClaudeEvent,
         /// Tool-name aliases, so matchers such as `Bash` match the host's tools.
         aliases: Arc<claude::ToolAliases>,
+        /// The handler's `if` permission rule, when it has one.
+        condition: Option<Arc<claude::Condition>>,
     },
 }
 
@@ -109,9 +111,19 @@ impl<'a> PayloadView<'a> {
 impl Dialect {
     /// Whether the hook's matcher lets it run on this payload (no matcher: always).
     pub fn matches(&self, matcher: Option<&Matcher>, view: &PayloadView<'_>) -> bool {
-        if let Dialect::Claude { event, aliases } = self {
+        if let Dialect::Claude {
+            event,
+            aliases,
+            condition,
+        } = self
+        {
             // PostToolUse and PostToolUseFailure share post_tool_call; the status tells them apart.
             if claude::ClaudeEvent::of(view.event, view.payload) != Some(*event) {
+                return false;
+            }
+            if let Some(condition) = condition
+                && !condition.allows(*event, view.payload, aliases)
+            {
                 return false;
             }
             return match (matcher, claude::match_target(*event, view.payload, aliases)) {
@@ -141,7 +153,7 @@ impl Dialect {
             Dialect::Skill {
                 include_conversation,
             } => skill::input(view, *include_conversation),
-            Dialect::Claude { event, aliases } => claude::input(view, *event, aliases),
+            Dialect::Claude { event, aliases, .. } => claude::input(view, *event, aliases),
         }
     }
 

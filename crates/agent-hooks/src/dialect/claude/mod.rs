@@ -13,12 +13,14 @@
 //! agent-hooks' own hooks run inside Claude Code through the bridge.
 
 mod answer;
+mod condition;
 mod event;
 mod input;
 mod reverse;
 mod transcript;
 
 pub(crate) use answer::{ClaudeOutput, Permission, interpret};
+pub use condition::Condition;
 pub use event::{
     CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases, compile_matcher, match_target,
     reachable_from_claude,
