@@ -92,57 +92,47 @@ impl ClaudeOutput {
     }
 }
 
-/// Reads a Claude Code hook's exit code, stdout and stderr with Claude Code's rules (the
-/// hooks reference's "Exit code output"): stdout starting with `{` is read as JSON on every
-/// exit code, other stdout is plain text. Exit 2 blocks whatever the JSON says, with the
-/// JSON's blocking reason if it makes one, else stderr; any other non-zero exit is a
-/// non-blocking error unless its stdout is a valid answer, which then decides alone.
+/// Reads a Claude Code hook's exit code, stdout and stderr with Claude Code's rules: JSON is
+/// read only on exit 0 (stdout starting with `{`; other stdout is plain text). Exit 2 is a
+/// blocking error whose reason is stderr, and its stdout — JSON included — is ignored; any
+/// other non-zero exit is a non-blocking error whose stdout is ignored too.
 pub(crate) fn interpret(claude: ClaudeEvent, reply: &Reply) -> Result<Answer, Unusable> {
     read::refuse_overflow(reply)?;
     let stdout = String::from_utf8_lossy(&reply.stdout);
     let stdout = stdout.trim();
     let stderr = String::from_utf8_lossy(&reply.stderr);
     let stderr = stderr.trim();
-    let mut problems = Vec::new();
+    match reply.exit {
+        Exit::Code(0) => {}
+        Exit::Code(2) => return Ok(exit_two(claude, stderr)),
+        other => {
+            return Err(Unusable {
+                kind: DiagKind::HookNonzeroExit,
+                detail: if stderr.is_empty() {
+                    format!("{other} (a non-blocking error in Claude Code's rules; stdout ignored)")
+                } else {
+                    format!("{other}: {}", preview(stderr))
+                },
+            });
+        }
+    }
     // JSON only when it looks like an object; `{` that does not parse is plain text, as in
     // Claude Code, and the parse error is logged so the hook's author can see it.
-    let json = if stdout.starts_with('{') {
+    if stdout.starts_with('{') {
         match parse_object(stdout) {
-            Ok(object) => object,
+            Ok(Some(object)) => return decode(claude, &object),
+            Ok(None) => {}
             Err(unusable) => {
-                problems.push((
+                let mut answer = plain_text(claude, stdout);
+                answer.problems.push((
                     unusable.kind,
                     format!("{} (read as plain text)", unusable.detail),
                 ));
-                None
+                return Ok(answer);
             }
         }
-    } else {
-        None
-    };
-    let mut answer = match reply.exit {
-        Exit::Code(0) => match &json {
-            Some(object) => decode(claude, object)?,
-            None => plain_text(claude, stdout),
-        },
-        Exit::Code(2) => exit_two(claude, json.as_ref(), stderr, &mut problems),
-        other => match json.as_ref().map(|object| decode(claude, object)) {
-            Some(Ok(answer)) => answer,
-            Some(Err(unusable)) => return Err(unusable),
-            None => {
-                return Err(Unusable {
-                    kind: DiagKind::HookNonzeroExit,
-                    detail: if stderr.is_empty() {
-                        format!("{other} (a non-blocking error in Claude Code's rules)")
-                    } else {
-                        format!("{other}: {}", preview(stderr))
-                    },
-                });
-            }
-        },
-    };
-    answer.problems.extend(problems);
-    Ok(answer)
+    }
+    Ok(plain_text(claude, stdout))
 }
 
 /// Exit 0 with stdout that is not a JSON object: context on the events where Claude Code adds
@@ -157,38 +147,16 @@ fn plain_text(claude: ClaudeEvent, stdout: &str) -> Answer {
     }
 }
 
-/// Exit 2: on the events that can block, a block that JSON cannot override, its reason the
-/// JSON's own blocking reason when it makes one, else stderr. The JSON's other fields
-/// (context, `systemMessage`, ...) still count. Elsewhere stderr goes where Claude Code sends
-/// it: to the model after a tool ran, to the user on the session events, nowhere on
-/// `Notification`.
-fn exit_two(
-    claude: ClaudeEvent,
-    json: Option<&Map<String, Value>>,
-    stderr: &str,
-    problems: &mut Vec<(DiagKind, String)>,
-) -> Answer {
-    let mut answer = match json.map(|object| decode(claude, object)) {
-        Some(Ok(answer)) => answer,
-        Some(Err(unusable)) => {
-            // An answer that fails validation still blocks; only its fields are lost.
-            problems.push((unusable.kind, unusable.detail));
-            Answer::default()
-        }
-        None => Answer::default(),
-    };
+/// Exit 2: on the events that can block, a block with stderr as its reason (stdout is
+/// ignored). Elsewhere stderr goes where Claude Code sends it: to the model after a tool ran,
+/// to the user on the session events, nowhere on `Notification`.
+fn exit_two(claude: ClaudeEvent, stderr: &str) -> Answer {
+    let mut answer = Answer::default();
     let stderr = (!stderr.is_empty()).then(|| stderr.to_owned());
     if claude.blocks() {
-        let json_reason = answer
-            .reason
-            .take()
-            .filter(|_| answer.decision == Some(Decision::Block));
         answer.decision = Some(Decision::Block);
-        answer.reason = Some(
-            json_reason
-                .or(stderr)
-                .unwrap_or_else(|| "blocked by a Claude Code hook (exit 2)".into()),
-        );
+        answer.reason =
+            Some(stderr.unwrap_or_else(|| "blocked by a Claude Code hook (exit 2)".into()));
     } else if let Some(text) = stderr {
         match claude {
             ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => answer.notes.push(text),
@@ -387,40 +355,28 @@ mod tests {
     }
 
     #[test]
-    fn exit_two_takes_the_reason_of_a_json_block_only() {
-        let deny = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"from json"}}"#;
+    fn exit_two_ignores_stdout_even_a_json_reason() {
+        let deny = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"from json"},"systemMessage":"unseen"}"#;
         let a = interpret(ClaudeEvent::PreToolUse, &reply(deny, 2, "from stderr")).unwrap();
-        assert_eq!(a.reason.as_deref(), Some("from json"));
-        // A reason that goes with no blocking decision is not the block's reason.
-        let allow = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"fine"},"systemMessage":"seen"}"#;
-        let b = interpret(ClaudeEvent::PreToolUse, &reply(allow, 2, "from stderr")).unwrap();
-        assert_eq!(b.decision, Some(Decision::Block));
-        assert_eq!(b.reason.as_deref(), Some("from stderr"));
-        assert_eq!(
-            b.warnings,
-            vec!["seen".to_owned()],
-            "the JSON's other fields count"
+        assert_eq!(a.decision, Some(Decision::Block));
+        assert_eq!(a.reason.as_deref(), Some("from stderr"));
+        assert!(
+            a.warnings.is_empty(),
+            "the JSON's other fields are ignored too"
         );
-        // An answer that fails validation still blocks, with stderr.
         let c = interpret(ClaudeEvent::Stop, &reply(r#"{"decision":5}"#, 2, "not yet")).unwrap();
         assert_eq!(c.decision, Some(Decision::Block));
         assert_eq!(c.reason.as_deref(), Some("not yet"));
-        assert_eq!(c.problems.len(), 1);
+        assert!(c.problems.is_empty());
     }
 
     #[test]
-    fn other_exit_codes_are_errors_unless_the_json_is_a_valid_answer() {
+    fn other_exit_codes_are_non_blocking_errors_whose_json_is_ignored() {
         let plain = interpret(ClaudeEvent::PreToolUse, &reply("oops", 1, "boom")).unwrap_err();
         assert_eq!(plain.kind, DiagKind::HookNonzeroExit);
         let deny = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"json decides"}}"#;
-        let a = interpret(ClaudeEvent::PreToolUse, &reply(deny, 1, "")).unwrap();
-        assert_eq!(a.decision, Some(Decision::Block));
-        assert_eq!(a.reason.as_deref(), Some("json decides"));
-        let invalid = interpret(
-            ClaudeEvent::PreToolUse,
-            &reply(r#"{"decision":"nah"}"#, 1, ""),
-        );
-        assert_eq!(invalid.unwrap_err().kind, DiagKind::HookInvalidOutput);
+        let a = interpret(ClaudeEvent::PreToolUse, &reply(deny, 1, "")).unwrap_err();
+        assert_eq!(a.kind, DiagKind::HookNonzeroExit);
     }
 
     #[test]
