@@ -304,15 +304,18 @@ impl Engine {
     /// Approves `command` for `event`, or for every event it is declared for when `event` is
     /// `None`. Returns the events approved.
     ///
-    /// `command` is the hook's approval key exactly as declared (the command line, or the URL of
-    /// an HTTP hook). The approval records every file the command names (path, mtime, SHA-256),
-    /// so editing the script later counts as drift and skips the hook until it is approved
-    /// again.
+    /// `command` is the hook's approval key exactly as declared (the command line, the URL of
+    /// an HTTP hook, or `builtin:<name>`). The approval binds the definition of every hook
+    /// declared with that key (argv, env, matcher, timeout, on_error, dialect, and the
+    /// transport's own settings), the program as resolved with the hook's environment, and the
+    /// SHA-256 of every file the command names ([`crate::command_line`]); any later change is
+    /// drift and skips the hook until it is approved again.
     ///
     /// # Errors
     ///
     /// [`EngineError::NotDeclared`] when no loaded hook has that key, and
-    /// [`EngineError::Trust`] when the approvals file cannot be updated.
+    /// [`EngineError::Trust`] when the approvals file cannot be updated, when which files the
+    /// command runs cannot be determined, or when a file it names does not exist.
     pub fn approve(&self, event: Option<Event>, command: &str) -> Result<Vec<Event>, EngineError> {
         let snapshot = self.snapshot();
         let declared: Vec<_> = snapshot.config.hooks_with_key(command).collect();

@@ -34,7 +34,8 @@
 //!   `read` how a hook's stdout is read (cap, UTF-8, one JSON object, typed fields).
 //! - [`transport`] runs a hook (a process in its own group, with a hard timeout; an HTTP POST
 //!   behind the SSRF guard; a built-in guard in-process) and returns its raw reply.
-//! - [`trust`] is the gate: master switch, approvals, drift.
+//! - [`trust`] is the gate: master switch, approvals, drift. An approval binds the hook's whole
+//!   definition and every file its command names.
 //! - `dispatch` orders, chains or parallelises hooks and merges their admitted effects into an
 //!   [`Outcome`]; [`Engine`] holds the loaded workspace as a [`Snapshot`] and swaps it whole on
 //!   reload. [`DispatchOptions`] narrows one dispatch (the Claude Code bridge skips Claude
