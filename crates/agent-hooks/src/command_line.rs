@@ -653,8 +653,8 @@ mod tests {
     #[test]
     fn a_missing_script_is_reported() {
         let (_d, ws) = ws_with(&[]);
-        let r = shell(&ws, "python3 hooks/none.py").expect("readable");
-        assert!(r.missing().is_some_and(|(w, _)| w == "hooks/none.py"));
+        let r = shell(&ws, "sh hooks/none.sh").expect("readable");
+        assert!(r.missing().is_some_and(|(w, _)| w == "hooks/none.sh"));
     }
 
     #[test]
