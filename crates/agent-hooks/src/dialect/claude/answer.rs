@@ -288,11 +288,9 @@ mod tests {
 
     fn reply(stdout: &str, code: i32, stderr: &str) -> Reply {
         Reply {
-            stdout: stdout.as_bytes().to_vec(),
-            stdout_overflow: false,
             stderr: stderr.as_bytes().to_vec(),
             exit: Exit::Code(code),
-            left_behind: None,
+            ..Reply::answered(stdout.as_bytes().to_vec())
         }
     }
 
