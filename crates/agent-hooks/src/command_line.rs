@@ -121,11 +121,15 @@ pub fn read(spec: &CommandSpec, env: &[(String, String)]) -> Result<Reading, Unr
             let program = reader.files.first().and_then(|n| n.path.clone());
             (word, program)
         }
-        Invocation::Shell(line) => {
-            let sh = reader.program("sh");
-            reader.push("sh", sh.clone(), Role::Program);
+        Invocation::Shell(line) | Invocation::Bash(line) => {
+            let shell = spec
+                .invocation
+                .shell_line()
+                .map_or("sh", |(shell, _)| shell);
+            let program = reader.program(shell);
+            reader.push(shell, program.clone(), Role::Program);
             reader.shell(line)?;
-            ("sh".to_owned(), sh)
+            (shell.to_owned(), program)
         }
     };
     Ok(Reading {

@@ -1,7 +1,7 @@
 //! The trust gate (SPEC §4): a hook that needs approval runs only with the master switch on
 //! and an approval of its (event, key) pair that still holds. An approval binds a digest of the
-//! hook's whole effective definition (argv, env, matcher, timeout, on_error, dialect; a
-//! built-in's rules path; an HTTP hook's URL, header templates, `allowed_env` and secret) and
+//! hook's whole effective definition (argv, env, matcher, timeout, on_error, dialect; a Claude
+//! Code hook's `if` and `shell`; a built-in's rules path; an HTTP hook's URL, header templates, `allowed_env` and secret) and
 //! every file its command names, as [`crate::command_line`] reads it with the hook's own
 //! environment. Drift is any field of the definition changed, a file whose content changed or
 //! that is gone, or a command that now resolves to a file the approval does not pin.
@@ -325,9 +325,23 @@ pub fn definition(hook: &Hook) -> Definition {
         ("on_error", format!("{:?}", hook.on_error)),
         ("env", format!("{:?}", hook.env)),
     ];
+    // Fields only some hooks have are bound only when present, so that an approval recorded
+    // before they existed still holds for a hook that does not use them.
+    if let crate::dialect::Dialect::Claude {
+        condition: Some(condition),
+        ..
+    } = &hook.dialect
+    {
+        fields.push(("if", condition.rule().to_owned()));
+    }
     match &hook.transport {
         TransportSpec::Command(spec) => {
             fields.push(("command", format!("{:?}", spec.invocation)));
+            if let Some((shell, _)) = spec.invocation.shell_line()
+                && shell != "sh"
+            {
+                fields.push(("shell", shell.to_owned()));
+            }
             fields.push(("working directory", spec.cwd.to_string_lossy().into_owned()));
         }
         TransportSpec::Http(spec) => {

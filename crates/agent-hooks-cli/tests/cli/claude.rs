@@ -1515,6 +1515,104 @@ fn an_if_rule_limits_the_hook_to_the_calls_it_names() {
 }
 
 #[test]
+fn a_changed_if_rule_is_drift_and_list_names_the_field() {
+    let command = ".claude/hooks/no_push.sh";
+    let declare = |ws: Ws, rule: &str| {
+        settings(
+            ws,
+            ".claude/settings.json",
+            json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": command, "if": rule}]}]}),
+        )
+    };
+    let ws = Ws::new().master(true).sh(
+        command,
+        "cat >/dev/null; echo 'pushing is for humans' >&2; exit 2",
+    );
+    let ws = approved(declare(ws, "Bash(git push *)"), &[command]);
+    assert_eq!(
+        ws.fire("pre_tool_call", bash("git push")).decision(),
+        "block"
+    );
+
+    // Widening the rule widens what the approved script judges: the approval no longer holds.
+    let ws = declare(ws, "Bash(git *)");
+    let fired = ws.fire("pre_tool_call", bash("git push"));
+    assert_eq!(fired.decision(), "continue");
+    assert_eq!(fired.detail(command), "drift");
+    let list = String::from_utf8_lossy(&ws.run(&["list"]).stdout).into_owned();
+    assert!(list.contains("if changed since approval"), "{list}");
+
+    ws.approve(command);
+    assert_eq!(
+        ws.fire("pre_tool_call", bash("git status")).decision(),
+        "block"
+    );
+}
+
+#[test]
+fn a_handler_with_shell_bash_runs_in_bash_and_the_approval_binds_the_shell() {
+    // `sh` here is dash, which does not set BASH_VERSION.
+    let command = r#"printf '{"systemMessage": "ran in %s"}' "${BASH_VERSION:+bash}""#;
+    let declare = |ws: Ws, shell: Option<&str>| {
+        let mut handler = json!({"type": "command", "command": command});
+        if let Some(shell) = shell {
+            handler["shell"] = json!(shell);
+        }
+        settings(
+            ws,
+            ".claude/settings.json",
+            json!({"Stop": [{"hooks": [handler]}]}),
+        )
+    };
+    let ws = approved(declare(Ws::new().master(true), Some("bash")), &[command]);
+    let fired = ws.fire("on_stop", json!({"response": "done"}));
+    assert_eq!(fired.status(command), "ok", "{:?}", fired.hook(command));
+    assert_eq!(fired.warnings(), vec!["ran in bash".to_owned()]);
+
+    // Which shell reads the line is part of what was approved.
+    let ws = declare(ws, None);
+    let fired = ws.fire("on_stop", json!({"response": "done"}));
+    assert_eq!(fired.detail(command), "drift");
+    let list = String::from_utf8_lossy(&ws.run(&["list"]).stdout).into_owned();
+    assert!(list.contains("shell changed since approval"), "{list}");
+}
+
+#[test]
+fn a_shell_this_host_cannot_run_skips_the_hook_with_an_error() {
+    let ws = settings(
+        Ws::new().master(true),
+        ".claude/settings.json",
+        json!({"Stop": [{"hooks": [
+            {"type": "command", "command": "Write-Host hi", "shell": "powershell"},
+            {"type": "command", "command": "true", "shell": "zsh"}]}]}),
+    );
+    let list: Value =
+        serde_json::from_slice(&ws.run(&["list", "--json"]).stdout).expect("list --json");
+    let errors: Vec<&str> = list["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["file"] == ".claude/settings.json")
+        .flat_map(|f| f["errors"].as_array().into_iter().flatten())
+        .filter_map(|e| e["message"].as_str())
+        .collect();
+    assert_eq!(
+        errors,
+        vec![
+            "hooks.Stop[0].hooks[0].shell \"powershell\" runs only on Windows (as in Claude Code); the hook is skipped",
+            "hooks.Stop[0].hooks[1].shell must be \"bash\" or \"powershell\", found \"zsh\"; the hook is skipped",
+        ]
+    );
+    let fired = ws.fire("on_stop", json!({"response": "done"}));
+    assert!(
+        fired.outcome["hooks"].as_array().is_some_and(Vec::is_empty),
+        "{:?}",
+        fired.outcome
+    );
+}
+
+#[test]
 fn session_start_hooks_get_an_env_file_to_append_to() {
     let command = ".claude/hooks/env.sh";
     let ws = Ws::new().master(true).sh(

@@ -240,6 +240,22 @@ fn load_file(
                         continue;
                     }
                 };
+                let bash = match entry.get("shell") {
+                    None | Some(Value::Null) => false,
+                    Some(Value::String(shell)) if shell == "bash" => true,
+                    Some(Value::String(shell)) if shell == "powershell" => {
+                        load.errors.push(note(format!(
+                            "{at}.shell \"powershell\" runs only on Windows (as in Claude Code); the hook is skipped"
+                        )));
+                        continue;
+                    }
+                    Some(other) => {
+                        load.errors.push(note(format!(
+                            "{at}.shell must be \"bash\" or \"powershell\", found {other}; the hook is skipped"
+                        )));
+                        continue;
+                    }
+                };
                 let root = ws.root().to_string_lossy().into_owned();
                 let timeout = match entry.get("timeout").and_then(Value::as_f64) {
                     Some(t) if t > 0.0 => t,
@@ -254,11 +270,12 @@ fn load_file(
                     line: 0,
                     events: vec![claude.canonical()],
                     matcher: matcher.clone(),
-                    transport: TransportSpec::Command(
-                        CommandSpec::shell(command, ws.root().to_path_buf())
+                    transport: TransportSpec::Command({
+                        let spec = CommandSpec::shell(command, ws.root().to_path_buf())
                             .with_known_var("CLAUDE_PROJECT_DIR", &root)
-                            .with_known_var(crate::workspace::WORKSPACE_ENV, &root),
-                    ),
+                            .with_known_var(crate::workspace::WORKSPACE_ENV, &root);
+                        if bash { spec.in_bash() } else { spec }
+                    }),
                     dialect: Dialect::Claude {
                         event: claude,
                         aliases: aliases.clone(),

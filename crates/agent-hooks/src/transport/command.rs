@@ -56,6 +56,19 @@ pub enum Invocation {
     Argv(Vec<String>),
     /// Run through `sh -c`, as the dialects that were born in a shell expect.
     Shell(String),
+    /// Run through `bash -c`: a Claude Code handler's `"shell": "bash"`.
+    Bash(String),
+}
+
+impl Invocation {
+    /// The shell that runs the line and the line, for the shell forms; `None` for an argv.
+    pub fn shell_line(&self) -> Option<(&'static str, &str)> {
+        match self {
+            Invocation::Argv(_) => None,
+            Invocation::Shell(line) => Some(("sh", line)),
+            Invocation::Bash(line) => Some(("bash", line)),
+        }
+    }
 }
 
 /// A command hook: what to run and where.
@@ -112,6 +125,14 @@ impl CommandSpec {
         }
     }
 
+    /// The same command run through `bash -c` instead of `sh -c` (a shell-form command only).
+    pub fn in_bash(mut self) -> CommandSpec {
+        if let Invocation::Shell(line) = self.invocation {
+            self.invocation = Invocation::Bash(line);
+        }
+        self
+    }
+
     /// The same command, with `$name` / `${name}` known to be `value` when it runs.
     pub fn with_known_var(mut self, name: &str, value: &str) -> CommandSpec {
         self.known_vars.push((name.to_owned(), value.to_owned()));
@@ -129,7 +150,9 @@ impl CommandSpec {
                     find_on_path(first)
                 }
             }
-            Invocation::Shell(_) => find_on_path("sh"),
+            Invocation::Shell(_) | Invocation::Bash(_) => {
+                find_on_path(self.invocation.shell_line()?.0)
+            }
         }
     }
 
@@ -154,11 +177,8 @@ impl CommandSpec {
                 cmd.arg0(word).args(args);
                 cmd
             }
-            Invocation::Shell(line) => {
-                let mut cmd = command_for(program, "sh");
-                cmd.arg0("sh").arg("-c").arg(line);
-                cmd
-            }
+            Invocation::Shell(line) => shell_command(program, "sh", line),
+            Invocation::Bash(line) => shell_command(program, "bash", line),
         };
         cmd.current_dir(&self.cwd)
             .envs(
@@ -273,6 +293,7 @@ impl CommandSpec {
         let what = match &self.invocation {
             Invocation::Argv(words) => words.first().cloned().unwrap_or_default(),
             Invocation::Shell(_) => "sh".to_owned(),
+            Invocation::Bash(_) => "bash".to_owned(),
         };
         const ENOEXEC: i32 = nix::errno::Errno::ENOEXEC as i32;
         match (err.kind(), err.raw_os_error()) {
@@ -306,6 +327,13 @@ impl CommandSpec {
 /// descriptor when it is a compiled program, so check and exec are one act (what `fexecve`
 /// does: the kernel opens `/proc/self/fd/N`, the very file that was hashed) — else `word` as
 /// `PATH` finds it.
+/// `<shell> -c <line>`, the shell started from the pinned file when there is one.
+fn shell_command(program: Option<&crate::trust::Pinned>, shell: &str, line: &str) -> Command {
+    let mut cmd = command_for(program, shell);
+    cmd.arg0(shell).arg("-c").arg(line);
+    cmd
+}
+
 fn command_for(program: Option<&crate::trust::Pinned>, word: &str) -> Command {
     use std::os::fd::AsRawFd;
     let Some(pinned) = program else {

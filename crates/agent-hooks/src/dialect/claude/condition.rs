@@ -81,6 +81,11 @@ impl Condition {
         })
     }
 
+    /// The rule as written (what an approval binds).
+    pub fn rule(&self) -> &str {
+        &self.rule
+    }
+
     /// Whether a hook with this `if` runs on `payload` at `claude`.
     pub fn allows(
         &self,
