@@ -259,7 +259,7 @@ impl Runtime<'_> {
         if !stderr.trim().is_empty() {
             log(DiagKind::HookStderr, stderr.trim());
         }
-        match hook.dialect.interpret(&view, &reply) {
+        match hook.interpret(&view, &reply) {
             Ok(answer) => {
                 for (kind, detail) in &answer.problems {
                     log(*kind, detail);
@@ -337,6 +337,7 @@ impl Runtime<'_> {
             TransportSpec::Http(spec) => spec.run(input(), hook.timeout).await,
             // In-process: the guard reads the canonical payload itself, nothing is serialised.
             TransportSpec::Builtin(spec) => spec.run(view.event, view.payload).await,
+            TransportSpec::Judge(spec) => spec.run(&input(), hook.timeout).await,
         }
     }
 }
@@ -506,6 +507,23 @@ impl Merge {
         // Records are written once the answer is merged, in the shape of the hook's dialect.
         let mut pending: Vec<(DiagKind, String)> = Vec::new();
         let Some(answer) = run.answer.take() else {
+            // A judge's failure is a remote service's (an outage, a refusal, a bad key): the
+            // user is told, since nothing on this machine would show it otherwise.
+            if run.report.status.is_failure() && matches!(hook.transport, TransportSpec::Judge(_)) {
+                self.warnings.push(format!(
+                    "LLM judge \"{}\" ({}) failed: {}; {}",
+                    hook.name,
+                    hook.file_display,
+                    run.report
+                        .detail
+                        .as_deref()
+                        .unwrap_or(run.report.status.as_str()),
+                    match hook.on_error {
+                        OnError::Continue => "the action went on without its judgement",
+                        OnError::Block => "the action is blocked (on_error: block)",
+                    }
+                ));
+            }
             if run.report.status.is_failure() && hook.on_error == OnError::Block {
                 self.decision = Decision::Block;
                 self.reason = Some(format!(

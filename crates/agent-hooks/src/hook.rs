@@ -5,10 +5,12 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::dialect::Dialect;
+use crate::answer::{Answer, Unusable};
 use crate::dialect::matcher::Matcher;
+use crate::dialect::verdict::Verdict;
+use crate::dialect::{Dialect, PayloadView};
 use crate::event::Event;
-use crate::transport::TransportSpec;
+use crate::transport::{Reply, TransportSpec};
 
 /// Which kind of file declared a hook. Its order is the run order of SPEC §5: shell hooks,
 /// then skill hooks, then Claude Code hooks.
@@ -81,6 +83,16 @@ impl Hook {
     /// Whether the hook is wired to `event`.
     pub fn handles(&self, event: Event) -> bool {
         self.events.contains(&event)
+    }
+
+    /// Reads a completed run's raw reply into canonical effects: a judge's text as a verdict,
+    /// anything else as its dialect reads stdout.
+    pub fn interpret(&self, view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusable> {
+        match &self.transport {
+            TransportSpec::Judge(spec) => Verdict::read(reply)
+                .map(|verdict| self.dialect.judged(view, &verdict, spec.continue_on_block)),
+            _ => self.dialect.interpret(view, reply),
+        }
     }
 }
 

@@ -268,8 +268,9 @@ fn pinned_files(hook: &Hook) -> Result<(Vec<PathBuf>, Option<PathBuf>), TrustErr
                 reading.program.clone(),
             ))
         }
-        // An HTTP hook is its URL: there is no file on this machine to pin.
-        TransportSpec::Http(_) => Ok((Vec::new(), None)),
+        // An HTTP hook is its URL, a judge its prompt and endpoint: no file on this machine
+        // to pin.
+        TransportSpec::Http(_) | TransportSpec::Judge(_) => Ok((Vec::new(), None)),
         // A built-in guard is pinned by its rules file, which decides what it blocks.
         TransportSpec::Builtin(spec) => match &spec.rules {
             Some(rules) if !rules.is_file() => Err(TrustError::Missing {
@@ -349,6 +350,12 @@ pub fn definition(hook: &Hook) -> Definition {
             fields.push(("headers", format!("{:?}", spec.headers)));
             fields.push(("allowed_env", format!("{:?}", spec.allowed_env)));
             fields.push(("secret", spec.secret.is_some().to_string()));
+        }
+        TransportSpec::Judge(spec) => {
+            fields.push(("prompt", spec.prompt.clone()));
+            fields.push(("model", spec.model().to_owned()));
+            fields.push(("endpoint", spec.endpoint.describe()));
+            fields.push(("continueOnBlock", spec.continue_on_block.to_string()));
         }
         TransportSpec::Builtin(spec) => {
             fields.push(("guard", spec.guard.to_owned()));

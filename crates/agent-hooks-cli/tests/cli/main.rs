@@ -14,6 +14,7 @@ mod docs;
 mod fire;
 mod guards;
 mod http_hooks;
+mod judge;
 mod log;
 mod operator;
 mod serve;

@@ -11,6 +11,7 @@ use super::yaml::parse_error;
 use crate::dialect::claude::{RewritePermission, ToolAliases};
 use crate::event::Event;
 use crate::store::{self, FileLock};
+use crate::transport::{JudgeEndpoint, Provider};
 use crate::workspace::Workspace;
 
 /// The parts of `config/agent.yaml` agent-hooks reads.
@@ -35,6 +36,8 @@ pub struct AgentSettings {
     pub redo_cap: Option<u64>,
     /// `claude_hooks.rewrite_permission`: how the Claude Code bridge sends a rewritten input.
     pub rewrite_permission: RewritePermission,
+    /// `llm_judge`: the model server that judges prompt hooks (`type: prompt`).
+    pub judge: JudgeEndpoint,
     /// Why the file could not be read or parsed; the defaults apply then.
     pub error: Option<ConfigError>,
 }
@@ -50,6 +53,7 @@ impl Default for AgentSettings {
             unreadable: false,
             redo_cap: Some(crate::event::REDO_CAP),
             rewrite_permission: RewritePermission::default(),
+            judge: JudgeEndpoint::default(),
             error: None,
         }
     }
@@ -131,6 +135,21 @@ impl AgentSettings {
                     },
                 }
                 settings.rewrite_permission = RewritePermission::from_settings(&doc);
+                match judge_endpoint(doc.get("llm_judge")) {
+                    Ok(judge) => settings.judge = judge,
+                    Err(why) => {
+                        settings.error = Some(ConfigError {
+                            kind: crate::diag::DiagKind::HookConfigError,
+                            file: display.clone(),
+                            line: 0,
+                            column: 0,
+                            message: format!(
+                                "llm_judge: {why}; prompt hooks use the defaults (anthropic, {})",
+                                crate::transport::judge::DEFAULT_ANTHROPIC_MODEL
+                            ),
+                        });
+                    }
+                }
             }
             Err(err) => {
                 settings.unreadable = true;
@@ -139,6 +158,53 @@ impl AgentSettings {
         }
         settings
     }
+}
+
+/// `llm_judge` in `config/agent.yaml`: `provider` (`anthropic`, the default, or `openai` for
+/// any OpenAI-compatible server), `model`, `base_url` and `api_key_env`, each over the
+/// provider's defaults.
+fn judge_endpoint(section: Option<&Value>) -> Result<JudgeEndpoint, String> {
+    let Some(section) = section.filter(|s| !s.is_null()) else {
+        return Ok(JudgeEndpoint::default());
+    };
+    if !section.is_object() {
+        return Err(format!(
+            "expected a map of provider, model, base_url, api_key_env; found {}",
+            crate::wording::kind_of(section)
+        ));
+    }
+    let text = |key: &str| -> Result<Option<String>, String> {
+        match section.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_owned())),
+            Some(other) => Err(format!("{key}: expected a non-empty string, found {other}")),
+        }
+    };
+    let provider = match text("provider")?.as_deref() {
+        None | Some("anthropic") => Provider::Anthropic,
+        Some("openai") => Provider::OpenAi,
+        Some(other) => {
+            return Err(format!(
+                "provider \"{other}\" is not one of anthropic, openai (any OpenAI-compatible server)"
+            ));
+        }
+    };
+    let mut endpoint = JudgeEndpoint::defaults(provider);
+    if let Some(model) = text("model")? {
+        endpoint.model = model;
+    }
+    if let Some(url) = text("base_url")? {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(format!(
+                "base_url \"{url}\" must start with http:// or https://"
+            ));
+        }
+        endpoint.base_url = url;
+    }
+    if let Some(key) = text("api_key_env")? {
+        endpoint.api_key_env = key;
+    }
+    Ok(endpoint)
 }
 
 /// `shell_hooks.host_events` in `config/agent.yaml`: the events a host declares it sends, so

@@ -19,7 +19,8 @@ use crate::dialect::claude::{
     CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, Condition, ToolAliases, compile_matcher,
 };
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
-use crate::transport::{CommandSpec, TransportSpec};
+use crate::transport::judge::PROMPT_TIMEOUT_SECS;
+use crate::transport::{CommandSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
 use crate::wording::kind_of as json_kind;
 use crate::workspace::Workspace;
 
@@ -57,7 +58,7 @@ pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
         if loads.iter().any(|l| l.path == path) {
             continue;
         }
-        let load = load_file(ws, path, &aliases, &mut loads);
+        let load = load_file(ws, path, &aliases, &agent.judge, &mut loads);
         loads.push(load);
     }
     loads
@@ -69,6 +70,7 @@ fn load_file(
     ws: &Workspace,
     path: PathBuf,
     aliases: &Arc<ToolAliases>,
+    judge: &JudgeEndpoint,
     earlier: &mut [FileLoad],
 ) -> FileLoad {
     let display = ws.display(&path).into_owned();
@@ -189,16 +191,36 @@ fn load_file(
                     )));
                     continue;
                 }
-                if kind != "command" {
-                    load.warnings.push(note(format!(
-                        "{at}: type \"{kind}\" is not supported here (only \"command\"); skipped"
-                    )));
-                    continue;
-                }
-                let Some(command) = entry.get("command").and_then(Value::as_str) else {
-                    load.errors.push(note(format!("{at}: missing \"command\"")));
-                    continue;
+                let (command, judge) = match kind {
+                    "command" => match entry.get("command").and_then(Value::as_str) {
+                        Some(command) => (command.to_owned(), None),
+                        None => {
+                            load.errors.push(note(format!("{at}: missing \"command\"")));
+                            continue;
+                        }
+                    },
+                    "prompt" => match prompt_handler(entry, claude, judge) {
+                        Ok(spec) => (spec.prompt.clone(), Some(spec)),
+                        Err(why) => {
+                            load.errors
+                                .push(note(format!("{at}: {why}; the hook is skipped")));
+                            continue;
+                        }
+                    },
+                    "agent" => {
+                        load.warnings.push(note(format!(
+                            "{at}: type \"agent\" runs a subagent with tools, which this host does not have; skipped (a \"prompt\" hook judges without tools)"
+                        )));
+                        continue;
+                    }
+                    _ => {
+                        load.warnings.push(note(format!(
+                            "{at}: type \"{kind}\" is not supported here (only \"command\" and \"prompt\"); skipped"
+                        )));
+                        continue;
+                    }
                 };
+                let command = command.as_str();
                 // The bridge (claude-install) is for Claude Code itself: not a hook here, and
                 // not a problem either.
                 if is_bridge_command(command) {
@@ -257,8 +279,10 @@ fn load_file(
                     }
                 };
                 let root = ws.root().to_string_lossy().into_owned();
+                let is_judge = judge.is_some();
                 let timeout = match entry.get("timeout").and_then(Value::as_f64) {
                     Some(t) if t > 0.0 => t,
+                    _ if judge.is_some() => PROMPT_TIMEOUT_SECS,
                     _ => CLAUDE_DEFAULT_TIMEOUT_SECS,
                 }
                 .min(MAX_TIMEOUT_SECS);
@@ -270,12 +294,15 @@ fn load_file(
                     line: 0,
                     events: vec![claude.canonical()],
                     matcher: matcher.clone(),
-                    transport: TransportSpec::Command({
-                        let spec = CommandSpec::shell(command, ws.root().to_path_buf())
-                            .with_known_var("CLAUDE_PROJECT_DIR", &root)
-                            .with_known_var(crate::workspace::WORKSPACE_ENV, &root);
-                        if bash { spec.in_bash() } else { spec }
-                    }),
+                    transport: match judge {
+                        Some(spec) => TransportSpec::Judge(spec),
+                        None => TransportSpec::Command({
+                            let spec = CommandSpec::shell(command, ws.root().to_path_buf())
+                                .with_known_var("CLAUDE_PROJECT_DIR", &root)
+                                .with_known_var(crate::workspace::WORKSPACE_ENV, &root);
+                            if bash { spec.in_bash() } else { spec }
+                        }),
+                    },
                     dialect: Dialect::Claude {
                         event: claude,
                         aliases: aliases.clone(),
@@ -283,7 +310,11 @@ fn load_file(
                     },
                     timeout: Duration::from_secs_f64(timeout),
                     on_error: OnError::Continue,
-                    env: claude_env(ws, claude, &root),
+                    env: if is_judge {
+                        Vec::new()
+                    } else {
+                        claude_env(ws, claude, &root)
+                    },
                     approval_key: Some(command.to_owned()),
                     state_dir: ws.state_dir().join(filesystem_safe(command)),
                 });
@@ -306,6 +337,60 @@ fn claude_env(ws: &Workspace, claude: ClaudeEvent, root: &str) -> Vec<(String, S
         ));
     }
     env
+}
+
+/// A `type: "prompt"` handler: its `prompt`, `model` and `continueOnBlock`, on an event Claude
+/// Code runs prompt hooks on.
+fn prompt_handler(
+    entry: &Value,
+    claude: ClaudeEvent,
+    judge: &JudgeEndpoint,
+) -> Result<JudgeSpec, String> {
+    if matches!(
+        claude,
+        ClaudeEvent::SessionStart | ClaudeEvent::SessionEnd | ClaudeEvent::Notification
+    ) {
+        return Err(format!(
+            "prompt hooks do not run on {} in Claude Code",
+            claude.name()
+        ));
+    }
+    let prompt = match entry.get("prompt") {
+        Some(Value::String(prompt)) if !prompt.trim().is_empty() => prompt.clone(),
+        Some(other) if !other.is_null() => {
+            return Err(format!(
+                "\"prompt\" must be a string, found {}",
+                json_kind(other)
+            ));
+        }
+        _ => return Err("missing \"prompt\" (what the model judges)".to_owned()),
+    };
+    let model = match entry.get("model") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(model)) => Some(model.clone()),
+        Some(other) => {
+            return Err(format!(
+                "\"model\" must be a string, found {}",
+                json_kind(other)
+            ));
+        }
+    };
+    let continue_on_block = match entry.get("continueOnBlock") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(format!(
+                "\"continueOnBlock\" must be true or false, found {}",
+                json_kind(other)
+            ));
+        }
+    };
+    Ok(JudgeSpec {
+        prompt,
+        model,
+        continue_on_block,
+        endpoint: judge.clone(),
+    })
 }
 
 /// Whether `hook` is this source's hook for (`claude`, `command`).

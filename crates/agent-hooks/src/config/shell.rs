@@ -16,7 +16,8 @@ use crate::dialect::matcher;
 use crate::event::Event;
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
 use crate::transport::http::{HttpSpecError, Template};
-use crate::transport::{CommandSpec, HttpSpec, TransportSpec};
+use crate::transport::judge::PROMPT_TIMEOUT_SECS;
+use crate::transport::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
 use crate::wording::{did_you_mean, kind_of, nearest};
 use crate::workspace::Workspace;
 
@@ -37,6 +38,8 @@ const KNOWN_KEYS: &[&str] = &[
     "secret",
     "allowed_env",
     "rules",
+    "prompt",
+    "model",
 ];
 
 #[derive(Deserialize)]
@@ -44,20 +47,21 @@ struct ShellHooksFile {
     hooks: Option<Vec<Spanned<LocatedMap>>>,
 }
 
-pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
+pub(crate) fn load(ws: &Workspace, agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
+    let judge = &agent.judge;
     let path = ws.shell_hooks_yaml();
     let display = ws.display(&path).into_owned();
     let mut load = FileLoad::new(ws, SourceKind::ShellHooks, path.clone());
     match crate::store::read_optional(&path) {
         Ok(None) => {}
         Ok(Some(text)) => {
-            let declared = parse_into(ws, &text, &mut load);
+            let declared = parse_into(ws, judge, &text, &mut load);
             if declared && load.state == FileState::Loaded {
                 remember_last_good(ws, &text);
             } else if !declared && load.state == FileState::Loaded {
-                keep_last_good(ws, &mut load, "declares no \"hooks\" list");
+                keep_last_good(ws, judge, &mut load, "declares no \"hooks\" list");
             } else {
-                keep_last_good(ws, &mut load, "cannot be used");
+                keep_last_good(ws, judge, &mut load, "cannot be used");
             }
         }
         Err(err) => {
@@ -69,7 +73,7 @@ pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<
                 column: 0,
                 message: format!("cannot read: {err}"),
             });
-            keep_last_good(ws, &mut load, "cannot be read");
+            keep_last_good(ws, judge, &mut load, "cannot be read");
         }
     }
     vec![load]
@@ -96,7 +100,7 @@ fn remember_last_good(ws: &Workspace, text: &str) {
 /// A file that is empty, says nothing of `hooks`, or cannot be read or parsed, keeps the hooks
 /// of the last good version in force, with an error saying so: removing every hook takes an
 /// explicit `hooks: []`. Without a last good version the file's own reading stands.
-fn keep_last_good(ws: &Workspace, load: &mut FileLoad, why: &str) {
+fn keep_last_good(ws: &Workspace, judge: &JudgeEndpoint, load: &mut FileLoad, why: &str) {
     let Some(text) = crate::store::read_optional(&last_good_path(ws))
         .ok()
         .flatten()
@@ -104,7 +108,7 @@ fn keep_last_good(ws: &Workspace, load: &mut FileLoad, why: &str) {
         return;
     };
     let mut previous = FileLoad::new(ws, SourceKind::ShellHooks, load.path.clone());
-    if !parse_into(ws, &text, &mut previous)
+    if !parse_into(ws, judge, &text, &mut previous)
         || previous.state != FileState::Loaded
         || previous.hooks.is_empty()
     {
@@ -127,7 +131,7 @@ fn keep_last_good(ws: &Workspace, load: &mut FileLoad, why: &str) {
 /// Parses the text of a `shell_hooks.yaml` into `load` (hooks, errors, warnings). Returns
 /// whether the file declares a `hooks` list at all (`hooks: []` does; an empty file, a file
 /// of comments, or `hooks:` with nothing after it do not).
-fn parse_into(ws: &Workspace, text: &str, load: &mut FileLoad) -> bool {
+fn parse_into(ws: &Workspace, judge: &JudgeEndpoint, text: &str, load: &mut FileLoad) -> bool {
     let file = load.display.clone();
     if text.trim().is_empty() {
         load.state = FileState::Loaded;
@@ -179,6 +183,7 @@ fn parse_into(ws: &Workspace, text: &str, load: &mut FileLoad) -> bool {
     for (index, entry) in entries.into_iter().enumerate() {
         match parse_entry(
             ws,
+            judge,
             &file,
             index,
             &entry,
@@ -194,6 +199,7 @@ fn parse_into(ws: &Workspace, text: &str, load: &mut FileLoad) -> bool {
 
 fn parse_entry(
     ws: &Workspace,
+    judge: &JudgeEndpoint,
     file: &str,
     index: usize,
     entry: &Spanned<LocatedMap>,
@@ -285,15 +291,51 @@ fn parse_entry(
             let key = spec.approval_key();
             (TransportSpec::Builtin(spec), key)
         }
+        "prompt" => {
+            let prompt_at = map.get("prompt").ok_or_else(|| {
+                whole(format!(
+                    "hook #{} ({event}): missing \"prompt\" (what the model judges; $ARGUMENTS stands for the payload)",
+                    index + 1
+                ))
+            })?;
+            let prompt = string(file, "prompt", prompt_at)?;
+            let model = match map.get("model") {
+                None => None,
+                Some(at) => Some(string(file, "model", at)?),
+            };
+            let spec = JudgeSpec {
+                prompt: prompt.clone(),
+                model,
+                continue_on_block: false,
+                endpoint: judge.clone(),
+            };
+            (TransportSpec::Judge(spec), prompt)
+        }
         other => {
             let at = map.get("type").unwrap_or(event_at);
             return Err(error_at(
                 file,
                 at,
-                format!("unknown type \"{other}\" (expected \"command\", \"http\" or \"builtin\")"),
+                format!(
+                    "unknown type \"{other}\" (expected \"command\", \"http\", \"builtin\" or \"prompt\")"
+                ),
             ));
         }
     };
+    for prompt_only in ["prompt", "model"] {
+        if kind != "prompt"
+            && let Some(at) = map.get(prompt_only)
+        {
+            warnings.push(error_at(
+                file,
+                at,
+                format!(
+                    "hook #{}: \"{prompt_only}\" is only for type: prompt; ignored",
+                    index + 1
+                ),
+            ));
+        }
+    }
     if kind != "builtin"
         && let Some(at) = map.get("rules")
     {
@@ -326,6 +368,7 @@ fn parse_entry(
     };
 
     let timeout = match map.get("timeout") {
+        None if kind == "prompt" => PROMPT_TIMEOUT_SECS,
         None => DEFAULT_TIMEOUT_SECS,
         Some(at) => {
             let secs = at.value.as_f64().filter(|s| *s > 0.0).ok_or_else(|| {
@@ -540,7 +583,7 @@ mod tests {
     fn parse(text: &str) -> FileLoad {
         let ws = Workspace::new("/ws");
         let mut load = FileLoad::new(&ws, SourceKind::ShellHooks, ws.shell_hooks_yaml());
-        parse_into(&ws, text, &mut load);
+        parse_into(&ws, &JudgeEndpoint::default(), text, &mut load);
         load
     }
 

@@ -7,6 +7,7 @@ pub mod matcher;
 pub(crate) mod read;
 pub mod shell;
 pub mod skill;
+pub mod verdict;
 
 use std::sync::{Arc, OnceLock};
 
@@ -163,6 +164,20 @@ impl Dialect {
             Dialect::Shell => shell::interpret(view.event, reply),
             Dialect::Skill { .. } => skill::interpret(view, reply),
             Dialect::Claude { event, .. } => claude::interpret(*event, reply),
+        }
+    }
+
+    /// Reads an LLM judge's verdict into canonical effects, with this dialect's rules for
+    /// `ok: false` (`continue_on_block`: Claude Code's handler field).
+    pub fn judged(
+        &self,
+        view: &PayloadView<'_>,
+        verdict: &verdict::Verdict,
+        continue_on_block: bool,
+    ) -> Answer {
+        match self {
+            Dialect::Claude { event, .. } => claude::judged(*event, verdict, continue_on_block),
+            Dialect::Shell | Dialect::Skill { .. } => verdict::shell_answer(view.event, verdict),
         }
     }
 

@@ -379,7 +379,7 @@ async fn run_once(
         check.warnings.push(why.clone());
     }
     check.answer = classify(&reply);
-    match hook.dialect.interpret(&view, &reply) {
+    match hook.interpret(&view, &reply) {
         Ok(answer) => {
             let (effects, ignored) = describe_effect(event, &answer);
             check.effect = if effects.is_empty() {

@@ -732,7 +732,7 @@ fn runnability(hook: &Hook) -> Vec<Finding> {
             }
         },
         // Reachability is `doctor`'s to find out; the URL passed the SSRF guard at load.
-        TransportSpec::Http(_) => Vec::new(),
+        TransportSpec::Http(_) | TransportSpec::Judge(_) => Vec::new(),
         // Compiled in; a bad rules file is a config error, and the guard runs its defaults.
         TransportSpec::Builtin(_) => Vec::new(),
     }

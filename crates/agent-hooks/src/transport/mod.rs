@@ -5,6 +5,7 @@
 pub mod builtin;
 pub mod command;
 pub mod http;
+pub mod judge;
 pub mod ssrf;
 mod unix;
 
@@ -13,6 +14,7 @@ use std::time::Duration;
 pub use builtin::BuiltinSpec;
 pub use command::{CommandSpec, Invocation, RunPolicy};
 pub use http::HttpSpec;
+pub use judge::{JudgeEndpoint, JudgeSpec, Provider};
 pub use ssrf::{ALLOW_LOCAL_ENV, allow_local_enabled};
 
 /// How a hook is run.
@@ -24,6 +26,8 @@ pub enum TransportSpec {
     Http(HttpSpec),
     /// A ready-made guard evaluated in this process (`type: builtin`).
     Builtin(BuiltinSpec),
+    /// A prompt judged by a chat model (`type: prompt`).
+    Judge(JudgeSpec),
 }
 
 impl TransportSpec {
@@ -36,15 +40,22 @@ impl TransportSpec {
                 Some(rules) => format!("builtin {} (rules: {})", spec.guard, rules.display()),
                 None => format!("builtin {}", spec.guard),
             },
+            TransportSpec::Judge(spec) => format!(
+                "LLM judge {} ({}): {}",
+                spec.model(),
+                spec.endpoint.describe(),
+                crate::dialect::read::preview(&spec.prompt, 80)
+            ),
         }
     }
 
-    /// The transport's name in `list --json` (`command`, `http`, `builtin`).
+    /// The transport's name in `list --json` (`command`, `http`, `builtin`, `prompt`).
     pub fn kind(&self) -> &'static str {
         match self {
             TransportSpec::Command(_) => "command",
             TransportSpec::Http(_) => "http",
             TransportSpec::Builtin(_) => "builtin",
+            TransportSpec::Judge(_) => "prompt",
         }
     }
 }

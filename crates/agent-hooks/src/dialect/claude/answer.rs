@@ -10,6 +10,7 @@ use super::event::ClaudeEvent;
 use crate::answer::{Answer, Decision, Rewrite, Unusable};
 use crate::diag::DiagKind;
 use crate::dialect::read::{self, Fields, answer_preview as preview, parse_object};
+use crate::dialect::verdict::Verdict;
 use crate::event::RewriteRule;
 use crate::transport::{Exit, Reply};
 
@@ -282,6 +283,48 @@ fn decode(claude: ClaudeEvent, object: &Map<String, Value>) -> Result<Answer, Un
     Ok(answer)
 }
 
+/// A prompt hook's verdict with Claude Code's rules for `ok: false` on each event:
+/// `Stop` keeps the turn going with the reason as the next instruction, unless the judge found
+/// the condition impossible; `PreToolUse` denies the call and, without `continueOnBlock`, ends
+/// the turn; `PostToolUse` ends the turn, or with `continueOnBlock` feeds the reason back;
+/// `PostToolUseFailure` feeds it back; `UserPromptSubmit` blocks the prompt.
+pub(crate) fn judged(claude: ClaudeEvent, verdict: &Verdict, continue_on_block: bool) -> Answer {
+    if verdict.ok {
+        return Answer::default();
+    }
+    let reason = verdict.reason.clone();
+    let block = |stop: bool| Answer {
+        decision: Some(Decision::Block),
+        reason: Some(reason.clone()),
+        stop: stop.then(|| reason.clone()),
+        ..Answer::default()
+    };
+    match claude {
+        ClaudeEvent::Stop if verdict.impossible => Answer {
+            warnings: vec![format!(
+                "the LLM judge found its condition impossible, so the turn ends: {reason}"
+            )],
+            ..Answer::default()
+        },
+        ClaudeEvent::Stop | ClaudeEvent::UserPromptSubmit => block(false),
+        ClaudeEvent::PreToolUse => block(!continue_on_block),
+        ClaudeEvent::PostToolUse if !continue_on_block => Answer {
+            stop: Some(reason),
+            ..Answer::default()
+        },
+        ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => Answer {
+            notes: vec![reason],
+            ..Answer::default()
+        },
+        // Claude Code runs no prompt hooks on these (the loader refuses them); a verdict that
+        // gets here anyway is only shown.
+        ClaudeEvent::SessionStart | ClaudeEvent::SessionEnd | ClaudeEvent::Notification => Answer {
+            warnings: vec![format!("LLM judge: {reason}")],
+            ..Answer::default()
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -438,5 +481,34 @@ mod tests {
         .unwrap();
         assert_eq!(a.decision, Some(Decision::Block));
         assert_eq!(a.reason.as_deref(), Some("run the tests"));
+    }
+
+    fn no(reason: &str) -> Verdict {
+        Verdict {
+            ok: false,
+            reason: reason.into(),
+            impossible: false,
+        }
+    }
+
+    #[test]
+    fn a_judges_no_after_a_tool_ends_the_turn_unless_continue_on_block() {
+        let ended = judged(ClaudeEvent::PostToolUse, &no("output leaks a key"), false);
+        assert_eq!(ended.stop.as_deref(), Some("output leaks a key"));
+        assert_eq!(ended.decision, None);
+        let fed_back = judged(ClaudeEvent::PostToolUse, &no("output leaks a key"), true);
+        assert_eq!(fed_back.stop, None);
+        assert_eq!(fed_back.notes, vec!["output leaks a key".to_owned()]);
+        let failure = judged(ClaudeEvent::PostToolUseFailure, &no("retry with -v"), false);
+        assert_eq!(failure.notes, vec!["retry with -v".to_owned()]);
+        assert_eq!(failure.stop, None);
+    }
+
+    #[test]
+    fn a_judges_no_on_a_prompt_blocks_it() {
+        let blocked = judged(ClaudeEvent::UserPromptSubmit, &no("off-topic"), false);
+        assert_eq!(blocked.decision, Some(Decision::Block));
+        assert_eq!(blocked.reason.as_deref(), Some("off-topic"));
+        assert_eq!(blocked.stop, None);
     }
 }

@@ -19,7 +19,7 @@ mod input;
 mod reverse;
 mod transcript;
 
-pub(crate) use answer::{ClaudeOutput, Permission, interpret};
+pub(crate) use answer::{ClaudeOutput, Permission, interpret, judged};
 pub use condition::Condition;
 pub use event::{
     CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases, compile_matcher, match_target,

@@ -1,0 +1,481 @@
+//! The LLM-judge transport: a hook whose handler is a prompt (Claude Code's `type: "prompt"`,
+//! and `type: prompt` in `config/shell_hooks.yaml`). The hook's input is put into the prompt
+//! (`$ARGUMENTS`), the prompt goes to a chat model, and the model's text comes back as the
+//! hook's stdout; reading that text as a verdict (`{"ok": …, "reason": …}`) is the dialect's
+//! job, as reading a command's stdout is.
+//!
+//! Two wire formats sit behind one trait, [`ChatApi`]: Anthropic's Messages API and the
+//! OpenAI-compatible chat-completions API that llama.cpp, Ollama, vLLM and others serve.
+//! `llm_judge` in `config/agent.yaml` chooses one ([`JudgeEndpoint`]).
+//!
+//! The endpoint is the user's own setting, not a hook's, so the SSRF guard of HTTP hooks does
+//! not apply to it and a judge on loopback (a local llama.cpp) is allowed. What keeps a changed
+//! endpoint from receiving payloads unnoticed is the approval: it binds the provider, base URL,
+//! model and prompt of every judge hook, and any change is drift. No redirect is followed and
+//! no proxy is used.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use reqwest::header::{CONTENT_TYPE, HeaderValue};
+use serde_json::{Value, json};
+
+use super::{Failure, Reply, STDOUT_CAP};
+
+/// The model a judge uses when neither the hook nor `llm_judge.model` names one: a fast Haiku
+/// model, as Claude Code's prompt hooks default to.
+pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-haiku-4-5";
+/// Where Anthropic's API is when `ANTHROPIC_BASE_URL` is not set.
+pub const DEFAULT_ANTHROPIC_URL: &str = "https://api.anthropic.com";
+/// The `anthropic-version` header the Messages API requires.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// Where an OpenAI-compatible server is when neither `llm_judge.base_url` nor
+/// `OPENAI_BASE_URL` says (llama.cpp's `llama-server` default).
+pub const DEFAULT_OPENAI_URL: &str = "http://127.0.0.1:8080/v1";
+/// Claude Code's default timeout for a prompt hook, in seconds.
+pub const PROMPT_TIMEOUT_SECS: f64 = 30.0;
+/// The longest verdict a judge may write.
+const MAX_TOKENS: u64 = 1024;
+
+/// What the model is told about its job, before the hook's own prompt.
+const SYSTEM_PROMPT: &str = "You are a hook of an AI coding agent: you judge one event of \
+the agent against the instructions in the user message, which include the event as JSON. \
+Answer with one JSON object and nothing else: {\"ok\": true} when the action may proceed or \
+the condition holds, or {\"ok\": false, \"reason\": \"...\"} when it must not or does not, the \
+reason addressed to the agent. Add \"impossible\": true to an ok-false answer only when the \
+condition can never be met.";
+
+/// Which wire format the judge speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    /// Anthropic's Messages API (`POST {base}/v1/messages`).
+    Anthropic,
+    /// An OpenAI-compatible chat-completions API (`POST {base}/chat/completions`).
+    OpenAi,
+}
+
+impl Provider {
+    /// The name `llm_judge.provider` uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::OpenAi => "openai",
+        }
+    }
+
+    fn api(self) -> &'static dyn ChatApi {
+        match self {
+            Provider::Anthropic => &Anthropic,
+            Provider::OpenAi => &OpenAiCompatible,
+        }
+    }
+}
+
+/// `llm_judge` in `config/agent.yaml`: which model server judges, and how to reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgeEndpoint {
+    /// The wire format.
+    pub provider: Provider,
+    /// The server's base URL (Anthropic: without `/v1`; OpenAI-compatible: with it).
+    pub base_url: String,
+    /// The model when a hook names none; empty when there is no default.
+    pub model: String,
+    /// The environment variable holding the API key. Anthropic requires one; an
+    /// OpenAI-compatible server gets `Authorization: Bearer` only when it is set.
+    pub api_key_env: String,
+}
+
+impl JudgeEndpoint {
+    /// The defaults for `provider`, with `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` from this
+    /// process's environment where set.
+    pub fn defaults(provider: Provider) -> JudgeEndpoint {
+        let env_url = |key: &str, fallback: &str| {
+            std::env::var(key)
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+                .unwrap_or_else(|| fallback.to_owned())
+        };
+        match provider {
+            Provider::Anthropic => JudgeEndpoint {
+                provider,
+                base_url: env_url("ANTHROPIC_BASE_URL", DEFAULT_ANTHROPIC_URL),
+                model: DEFAULT_ANTHROPIC_MODEL.to_owned(),
+                api_key_env: "ANTHROPIC_API_KEY".to_owned(),
+            },
+            Provider::OpenAi => JudgeEndpoint {
+                provider,
+                base_url: env_url("OPENAI_BASE_URL", DEFAULT_OPENAI_URL),
+                model: String::new(),
+                api_key_env: "OPENAI_API_KEY".to_owned(),
+            },
+        }
+    }
+
+    /// How `list` and the approval name the endpoint: `anthropic https://api.anthropic.com`.
+    pub fn describe(&self) -> String {
+        format!("{} {}", self.provider.name(), self.base_url)
+    }
+}
+
+impl Default for JudgeEndpoint {
+    fn default() -> Self {
+        JudgeEndpoint::defaults(Provider::Anthropic)
+    }
+}
+
+/// A judge hook: the prompt, the model, and where to send them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgeSpec {
+    /// The prompt as written; `$ARGUMENTS` stands for the hook's input (what approvals key on).
+    pub prompt: String,
+    /// The handler's own `model`, over the endpoint's default.
+    pub model: Option<String>,
+    /// Claude Code's `continueOnBlock`: an `ok: false` on `PreToolUse`/`PostToolUse` is fed
+    /// back to the model rather than ending the turn.
+    pub continue_on_block: bool,
+    /// The server that judges.
+    pub endpoint: JudgeEndpoint,
+}
+
+impl JudgeSpec {
+    /// The model the request names.
+    pub fn model(&self) -> &str {
+        self.model.as_deref().unwrap_or(&self.endpoint.model)
+    }
+
+    /// The user message: the prompt with `$ARGUMENTS` replaced by `input` (and `\$` written
+    /// as `$`), or with `input` appended when the prompt has no `$ARGUMENTS`, as Claude Code
+    /// does.
+    pub fn user_message(&self, input: &str) -> String {
+        let mut out = String::with_capacity(self.prompt.len() + input.len());
+        let mut rest = self.prompt.as_str();
+        let mut substituted = false;
+        while let Some(i) = rest.find(['$', '\\']) {
+            out.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            if let Some(after) = tail.strip_prefix("\\$") {
+                out.push('$');
+                rest = after;
+            } else if let Some(after) = tail.strip_prefix("$ARGUMENTS") {
+                out.push_str(input);
+                substituted = true;
+                rest = after;
+            } else {
+                out.push_str(&tail[..1]);
+                rest = &tail[1..];
+            }
+        }
+        out.push_str(rest);
+        if !substituted {
+            out.push_str("\n\n");
+            out.push_str(input);
+        }
+        out
+    }
+
+    /// Asks the model, within `timeout`, and returns its text as the reply's stdout. An HTTP
+    /// error, an answer that is not the API's shape, or a refusal is a failure naming the
+    /// endpoint; the verdict itself is read by the dialect.
+    pub async fn run(&self, input: &[u8], timeout: Duration) -> Result<Reply, Failure> {
+        let model = self.model();
+        if model.is_empty() {
+            return Err(Failure::Exec(format!(
+                "no model for the LLM judge ({}): set llm_judge.model in config/agent.yaml or the hook's model",
+                self.endpoint.describe()
+            )));
+        }
+        let key = std::env::var(&self.endpoint.api_key_env)
+            .ok()
+            .filter(|k| !k.is_empty());
+        let api = self.endpoint.provider.api();
+        if key.is_none() && api.needs_key() {
+            return Err(Failure::Exec(format!(
+                "the LLM judge ({}) needs an API key: {} is not set",
+                self.endpoint.describe(),
+                self.endpoint.api_key_env
+            )));
+        }
+        let user = self.user_message(&String::from_utf8_lossy(input));
+        let base = self.endpoint.base_url.trim_end_matches('/');
+        let request = api
+            .request(client()?, base, key.as_deref(), model, &user)
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+            .timeout(timeout);
+        let shown = self.endpoint.describe();
+        let fail = |what: String| Failure::Exec(format!("LLM judge ({shown}): {what}"));
+        let exchange = async {
+            let response = request.send().await.map_err(|e| {
+                if e.is_timeout() {
+                    Failure::Timeout(timeout)
+                } else {
+                    fail(format!("request failed: {}", without_url(&e)))
+                }
+            })?;
+            let status = response.status();
+            let body = response.bytes().await.map_err(|e| {
+                if e.is_timeout() {
+                    Failure::Timeout(timeout)
+                } else {
+                    fail(format!("reading the answer failed: {}", without_url(&e)))
+                }
+            })?;
+            Ok((status, body))
+        };
+        let (status, body) = tokio::time::timeout(timeout, exchange)
+            .await
+            .map_err(|_| Failure::Timeout(timeout))??;
+        let text = String::from_utf8_lossy(&body[..body.len().min(STDOUT_CAP)]);
+        if !status.is_success() {
+            return Err(fail(format!(
+                "HTTP {}: {}",
+                status.as_u16(),
+                preview(&api_error(&text).unwrap_or_else(|| text.trim().to_owned()))
+            )));
+        }
+        let answer: Value = serde_json::from_str(&text)
+            .map_err(|e| fail(format!("the answer is not JSON ({e}): {}", preview(&text))))?;
+        let said = api.answer_text(&answer).map_err(fail)?;
+        Ok(Reply::answered(said.into_bytes()))
+    }
+}
+
+/// One wire format of a chat model server.
+trait ChatApi: Sync {
+    /// Whether the server refuses requests without an API key.
+    fn needs_key(&self) -> bool;
+    /// The request asking `model` to answer `user` under the judge's system prompt.
+    fn request(
+        &self,
+        http: &reqwest::Client,
+        base: &str,
+        key: Option<&str>,
+        model: &str,
+        user: &str,
+    ) -> reqwest::RequestBuilder;
+    /// The model's text from a successful answer; a refusal or a shape that has no text is an
+    /// error saying so.
+    fn answer_text(&self, answer: &Value) -> Result<String, String>;
+}
+
+/// Anthropic's Messages API.
+struct Anthropic;
+
+impl ChatApi for Anthropic {
+    fn needs_key(&self) -> bool {
+        true
+    }
+
+    fn request(
+        &self,
+        http: &reqwest::Client,
+        base: &str,
+        key: Option<&str>,
+        model: &str,
+        user: &str,
+    ) -> reqwest::RequestBuilder {
+        let body = json!({
+            "model": model,
+            "max_tokens": MAX_TOKENS,
+            "system": SYSTEM_PROMPT,
+            "messages": [{"role": "user", "content": user}],
+        });
+        http.post(format!("{base}/v1/messages"))
+            .header("x-api-key", key.unwrap_or_default())
+            .header("anthropic-version", ANTHROPIC_VERSION)
+            .body(body.to_string())
+    }
+
+    fn answer_text(&self, answer: &Value) -> Result<String, String> {
+        if answer.get("stop_reason").and_then(Value::as_str) == Some("refusal") {
+            return Err("the model refused to answer".to_owned());
+        }
+        let blocks = answer
+            .get("content")
+            .and_then(Value::as_array)
+            .ok_or_else(|| {
+                format!(
+                    "the answer has no \"content\" list: {}",
+                    preview(&answer.to_string())
+                )
+            })?;
+        let text: Vec<&str> = blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect();
+        if text.is_empty() {
+            return Err("the answer has no text".to_owned());
+        }
+        Ok(text.concat())
+    }
+}
+
+/// The OpenAI-compatible chat-completions API.
+struct OpenAiCompatible;
+
+impl ChatApi for OpenAiCompatible {
+    fn needs_key(&self) -> bool {
+        false
+    }
+
+    fn request(
+        &self,
+        http: &reqwest::Client,
+        base: &str,
+        key: Option<&str>,
+        model: &str,
+        user: &str,
+    ) -> reqwest::RequestBuilder {
+        let body = json!({
+            "model": model,
+            "max_tokens": MAX_TOKENS,
+            "temperature": 0,
+            "messages": [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": user},
+            ],
+        });
+        let request = http
+            .post(format!("{base}/chat/completions"))
+            .body(body.to_string());
+        match key {
+            Some(key) => request.bearer_auth(key),
+            None => request,
+        }
+    }
+
+    fn answer_text(&self, answer: &Value) -> Result<String, String> {
+        let choice = answer
+            .get("choices")
+            .and_then(|c| c.get(0))
+            .ok_or_else(|| {
+                format!(
+                    "the answer has no \"choices\": {}",
+                    preview(&answer.to_string())
+                )
+            })?;
+        let message = choice.get("message");
+        if let Some(refusal) = message
+            .and_then(|m| m.get("refusal"))
+            .and_then(Value::as_str)
+        {
+            return Err(format!("the model refused to answer: {}", preview(refusal)));
+        }
+        if choice.get("finish_reason").and_then(Value::as_str) == Some("content_filter") {
+            return Err("the model's answer was withheld by its content filter".to_owned());
+        }
+        message
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| "the answer has no message text".to_owned())
+    }
+}
+
+/// The message of an API's error body (`{"error": {"message": …}}`, both APIs' shape).
+fn api_error(body: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(body).ok()?;
+    let error = value.get("error")?;
+    error
+        .get("message")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| error.as_str().map(str::to_owned))
+}
+
+fn preview(text: &str) -> String {
+    crate::dialect::read::preview(text.trim(), 300)
+}
+
+/// A reqwest error's text without the URL it repeats (the endpoint is already named).
+fn without_url(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    if let Some(url) = e.url() {
+        text = text.replace(&format!(" for url ({url})"), "");
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(inner) = source {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    text
+}
+
+/// One client per process: connections to the judge are kept alive between calls. Like the
+/// HTTP transport's, it uses no proxy and follows no redirect.
+fn client() -> Result<&'static reqwest::Client, Failure> {
+    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            // reqwest is built without a bundled crypto provider (see transport/http.rs).
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            reqwest::Client::builder()
+                .no_proxy()
+                .redirect(reqwest::redirect::Policy::none())
+                .user_agent(concat!("agent-hooks/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .map_err(|e| format!("cannot build the HTTP client for the LLM judge: {e}"))
+        })
+        .as_ref()
+        .map_err(|e| Failure::Exec(e.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(prompt: &str) -> JudgeSpec {
+        JudgeSpec {
+            prompt: prompt.to_owned(),
+            model: None,
+            continue_on_block: false,
+            endpoint: JudgeEndpoint::default(),
+        }
+    }
+
+    #[test]
+    fn arguments_are_substituted_and_an_escaped_dollar_is_literal() {
+        assert_eq!(
+            spec("Check $ARGUMENTS costs under \\$1.00").user_message("{\"a\":1}"),
+            "Check {\"a\":1} costs under $1.00"
+        );
+    }
+
+    #[test]
+    fn without_arguments_the_input_is_appended() {
+        assert_eq!(spec("Is it done?").user_message("{}"), "Is it done?\n\n{}");
+    }
+
+    #[test]
+    fn an_escaped_placeholder_is_not_substituted() {
+        assert_eq!(
+            spec("say \\$ARGUMENTS: $ARGUMENTS").user_message("X"),
+            "say $ARGUMENTS: X"
+        );
+    }
+
+    #[test]
+    fn anthropic_refusals_and_missing_text_are_errors() {
+        assert_eq!(
+            Anthropic.answer_text(&json!({"content": [], "stop_reason": "refusal"})),
+            Err("the model refused to answer".to_owned())
+        );
+        assert_eq!(
+            Anthropic.answer_text(&json!({"content": [{"type": "text", "text": "{\"ok\":true}"}]})),
+            Ok("{\"ok\":true}".to_owned())
+        );
+        assert!(Anthropic.answer_text(&json!({"id": 1})).is_err());
+    }
+
+    #[test]
+    fn openai_refusals_are_errors() {
+        let refused = json!({"choices": [{"message": {"content": null, "refusal": "no"}}]});
+        assert!(OpenAiCompatible.answer_text(&refused).is_err());
+        let answered = json!({"choices": [{"message": {"content": "{\"ok\": false}"}}]});
+        assert_eq!(
+            OpenAiCompatible.answer_text(&answered),
+            Ok("{\"ok\": false}".to_owned())
+        );
+    }
+}
