@@ -645,7 +645,7 @@ fn unmapped_events_and_other_hook_types_are_warned_about_and_never_run() {
             "PreCompact": [group("*", command)],
             "PreToolUse": [{"matcher": "Bash", "hooks": [
                 {"type": "http", "url": "https://example.com/hook"},
-                {"type": "prompt", "prompt": "Is this command safe? $ARGUMENTS"},
+                {"type": "mcp_tool", "server": "scanner", "tool": "scan"},
             ]}],
             "BeforeEverything": [group("*", command)],
         }),
@@ -656,7 +656,10 @@ fn unmapped_events_and_other_hook_types_are_warned_about_and_never_run() {
         "{text}"
     );
     assert!(text.contains("type \"http\" is not supported"), "{text}");
-    assert!(text.contains("type \"prompt\" is not supported"), "{text}");
+    assert!(
+        text.contains("type \"mcp_tool\" is not supported"),
+        "{text}"
+    );
     assert!(
         text.contains("unknown Claude Code event \"BeforeEverything\""),
         "{text}"

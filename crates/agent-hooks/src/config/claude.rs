@@ -484,7 +484,7 @@ mod tests {
                 "PreCompact": [{"hooks": [{"type": "command", "command": "a"}]}],
                 "PreToolUse": [{"matcher": "Bash", "hooks": [
                     {"type": "http", "url": "https://example.com"},
-                    {"type": "prompt", "prompt": "ok?"}
+                    {"type": "mcp_tool", "server": "s", "tool": "t"}
                 ]}]
             }}"#,
         );
@@ -498,6 +498,6 @@ mod tests {
         assert_eq!(warnings.len(), 3, "{warnings:?}");
         assert!(warnings[0].contains("PreCompact hooks never fire in this host"));
         assert!(warnings[1].contains("type \"http\""));
-        assert!(warnings[2].contains("type \"prompt\""));
+        assert!(warnings[2].contains("type \"mcp_tool\""));
     }
 }
