@@ -224,7 +224,7 @@ fn trust_check_of_a_10k_script(c: &mut Criterion) {
     engine.approve(None, &command).expect("approve");
     let snapshot = engine.snapshot();
     let hook = snapshot.config.hooks[0].clone();
-    let drift = agent_hooks::trust::DriftChecker::default();
+    let drift = agent_hooks::trust::DriftChecker::new(&root);
     assert!(matches!(
         drift.check(&snapshot.approvals, Event::PreToolCall, &hook),
         agent_hooks::trust::Verdict::Approved(_)

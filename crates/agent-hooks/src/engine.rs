@@ -179,10 +179,11 @@ impl Engine {
     pub fn open(ws: Workspace) -> Engine {
         let log = EventLog::new(ws.events_log());
         let snapshot = load_snapshot(&ws, &log, None);
+        let drift = DriftChecker::new(ws.root());
         Engine {
             ws,
             current: RwLock::new(Arc::new(snapshot)),
-            drift: DriftChecker::default(),
+            drift,
             log,
         }
     }

@@ -7,8 +7,11 @@
 //! that is gone, or a command that now resolves to a file the approval does not pin.
 //!
 //! Script-sized files (up to [`HASH_EVERY_TIME`]) are hashed at every check: a write through a
-//! shared `mmap` moves neither mtime nor ctime, so no stat can vouch for them. Larger files
-//! (interpreters, compiled hooks) keep a stat fingerprint and are re-hashed when it moves.
+//! shared `mmap` moves neither mtime nor ctime, so no stat can vouch for them. Two kinds of file
+//! keep a stat fingerprint instead, and are re-hashed when it moves: larger files (big
+//! interpreters, compiled hooks), and compiled programs outside the workspace that only root
+//! can write (`/usr/bin/sh`) — changing those in place takes root, which the gate does not
+//! claim to stop.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
@@ -462,11 +465,31 @@ impl Fingerprint {
 /// Checks approvals for drift, remembering files already verified.
 #[derive(Debug, Default)]
 pub struct DriftChecker {
-    /// Path → (fingerprint at the last check, hash it was checked against).
-    verified: Mutex<HashMap<PathBuf, (Fingerprint, String)>>,
+    /// The workspace root, canonical: nothing under it is ever a system program.
+    workspace: Option<PathBuf>,
+    /// Path → what the last full check of it found.
+    verified: Mutex<HashMap<PathBuf, Verified>>,
+}
+
+/// A file hashed and found to be the approved content.
+#[derive(Debug, Clone)]
+struct Verified {
+    print: Fingerprint,
+    sha256: String,
 }
 
 impl DriftChecker {
+    /// A checker for hooks of the workspace at `root`. Compiled programs installed outside it
+    /// (owned by root, writable by nobody else) are vouched for by their stat fingerprint once
+    /// hashed; see [`HASH_EVERY_TIME`]. [`DriftChecker::default`] knows no workspace and hashes
+    /// every script-sized file at every check.
+    pub fn new(root: &Path) -> DriftChecker {
+        DriftChecker {
+            workspace: Some(root.canonicalize().unwrap_or_else(|_| root.to_path_buf())),
+            verified: Mutex::default(),
+        }
+    }
+
     /// Whether `hook` may run at `event` under `approvals`: its definition is the approved one,
     /// its command still reads to the pinned files, and their content is the approved content.
     pub fn check(&self, approvals: &Approvals, event: Event, hook: &Hook) -> Verdict {
@@ -502,10 +525,7 @@ impl DriftChecker {
             let program = pinned.as_mut().filter(|p| p.path == file.path);
             let result = match program {
                 Some(program) => self.open_verified(file).map(|open| program.file = open),
-                None => match self.drift_of(file) {
-                    Some(why) => Err(why),
-                    None => Ok(()),
-                },
+                None => self.verify(file).map(drop),
             };
             if let Err(why) = result {
                 return Verdict::Drifted(why);
@@ -517,6 +537,14 @@ impl DriftChecker {
     /// Verifies the program through one open descriptor; keeps the descriptor when the file is
     /// a compiled program (ELF), which the kernel can start from it.
     fn open_verified(&self, file: &ApprovedFile) -> Result<Option<Arc<fs::File>>, String> {
+        let (opened, elf) = self.verify(file)?;
+        Ok(opened.filter(|_| elf).map(Arc::new))
+    }
+
+    /// Checks that `file` holds the approved content, through one open descriptor, which it
+    /// returns with whether the file is a compiled program. The descriptor is `None` when a
+    /// stat vouched for the file without opening it.
+    fn verify(&self, file: &ApprovedFile) -> Result<(Option<fs::File>, bool), String> {
         use std::os::unix::fs::FileExt;
         let shown = file.path.display();
         let mut opened = match fs::File::open(&file.path) {
@@ -530,70 +558,60 @@ impl DriftChecker {
             .metadata()
             .map_err(|e| format!("{shown} cannot be read: {e}"))?;
         let print = Fingerprint::of(&meta);
-        let trusted_stat = meta.len() > HASH_EVERY_TIME
-            && (file.stat == Some(print.stat()) && print.mtime_ns == file.mtime_ns
-                || self
-                    .verified
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .get(&file.path)
-                    .is_some_and(|(seen, hash)| *seen == print && *hash == file.sha256));
-        if !trusted_stat {
-            let hash =
-                hash_reader(&mut opened).map_err(|e| format!("{shown} cannot be read: {e}"))?;
-            if hash != file.sha256 {
-                return Err(format!("{shown} was modified (its content changed)"));
-            }
-            if meta.len() > HASH_EVERY_TIME {
-                self.verified
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(file.path.clone(), (print, hash));
-            }
-        }
         let mut magic = [0u8; 4];
         let elf = opened.read_exact_at(&mut magic, 0).is_ok() && magic == *b"\x7fELF";
-        Ok(elf.then(|| Arc::new(opened)))
+        if self.vouched(file, &meta, print, elf) {
+            return Ok((Some(opened), elf));
+        }
+        let hash = hash_reader(&mut opened).map_err(|e| format!("{shown} cannot be read: {e}"))?;
+        if hash != file.sha256 {
+            return Err(format!("{shown} was modified (its content changed)"));
+        }
+        self.verified
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(
+                file.path.clone(),
+                Verified {
+                    print,
+                    sha256: hash,
+                },
+            );
+        Ok((Some(opened), elf))
     }
 
-    /// `None` when `file`'s content is the approved content; otherwise what changed.
-    fn drift_of(&self, file: &ApprovedFile) -> Option<String> {
-        let shown = file.path.display();
-        let meta = match fs::metadata(&file.path) {
-            Ok(meta) => meta,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Some(format!("{shown} is gone"));
-            }
-            Err(e) => return Some(format!("{shown} cannot be read: {e}")),
-        };
-        let print = Fingerprint::of(&meta);
-        let small = meta.len() <= HASH_EVERY_TIME;
-        if !small {
-            // A large binary: its stat vouches for it while nothing moved.
-            if file.stat == Some(print.stat()) && print.mtime_ns == file.mtime_ns {
-                return None;
-            }
-            let cache = self.verified.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some((seen, hash)) = cache.get(&file.path)
-                && *seen == print
-                && *hash == file.sha256
-            {
-                return None;
-            }
+    /// Whether the file's stat vouches that its content is still the approved content (as
+    /// hashed at approval or by an earlier check), so it need not be hashed again. That holds
+    /// for a large file whose fingerprint is unchanged, and for a compiled program that only
+    /// root can write and that lies outside the workspace (an interpreter such as
+    /// `/usr/bin/sh`). A script-sized file that anyone
+    /// else can write is hashed: a write through a shared `mmap` can leave every timestamp
+    /// where it was.
+    fn vouched(
+        &self,
+        file: &ApprovedFile,
+        meta: &fs::Metadata,
+        print: Fingerprint,
+        elf: bool,
+    ) -> bool {
+        let seen = self
+            .verified
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&file.path)
+            .is_some_and(|seen| seen.print == print && seen.sha256 == file.sha256);
+        let at_approval = file.stat == Some(print.stat()) && print.mtime_ns == file.mtime_ns;
+        if meta.len() > HASH_EVERY_TIME {
+            return seen || at_approval;
         }
-        match hash_file(&file.path) {
-            Ok(hash) if hash == file.sha256 => {
-                if !small {
-                    self.verified
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .insert(file.path.clone(), (print, hash));
-                }
-                None
-            }
-            Ok(_) => Some(format!("{shown} was modified (its content changed)")),
-            Err(e) => Some(format!("{shown} cannot be read: {e}")),
-        }
+        let system = elf
+            && meta.uid() == 0
+            && meta.mode() & 0o022 == 0
+            && self
+                .workspace
+                .as_deref()
+                .is_some_and(|root| !file.path.starts_with(root));
+        system && (seen || at_approval)
     }
 }
 

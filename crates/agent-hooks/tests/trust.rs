@@ -752,3 +752,66 @@ fn a_compiled_program_swapped_after_the_check_is_never_what_runs() {
         "{statuses:?}"
     );
 }
+
+#[test]
+fn a_compiled_program_in_the_workspace_changed_through_mmap_is_drift() {
+    // Owned by whoever runs the tests, root included: inside the workspace no compiled program
+    // is taken on its stat, however small and however owned.
+    let Some(good) = agent_hooks::transport::command::find_on_path("true") else {
+        panic!("true is on PATH");
+    };
+    let ws = Ws::new(
+        "hooks:\n  - name: guard\n    event: pre_tool_call\n    command: {root}/hooks/prog\n",
+    );
+    let prog = ws.path("hooks/prog");
+    std::fs::create_dir_all(ws.path("hooks")).expect("hooks/");
+    std::fs::copy(&good, &prog).expect("copy");
+    ws.approve("{root}/hooks/prog");
+    let engine = ws.engine();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let dispatch = || {
+        let Value::Object(payload) = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}})
+        else {
+            unreachable!("a literal object")
+        };
+        rt.block_on(engine.dispatch(Event::PreToolCall, payload))
+    };
+    assert_eq!(dispatch().hooks[0].status, HookStatus::Noop);
+    // Byte 9 of an ELF header is padding: the program is still a program, just not the one
+    // approved.
+    let mut header = std::fs::read(&prog).expect("read")[..10].to_vec();
+    header[9] ^= 0x5a;
+    write_through_mmap(&prog, &header);
+    let outcome = dispatch();
+    assert_eq!(outcome.hooks[0].status, HookStatus::Skipped, "{outcome:?}");
+    assert_eq!(outcome.hooks[0].detail.as_deref(), Some("drift"));
+}
+
+#[test]
+fn a_hook_does_not_inherit_the_descriptor_its_program_was_verified_through() {
+    // `sh` is the pinned program, started from the descriptor the gate verified; the script
+    // lists where each of the shell's own descriptors points.
+    let ws = Ws::new("");
+    ws.script(
+        "hooks/fds.sh",
+        "for fd in /proc/$$/fd/*; do readlink \"$fd\" || :; done > \"$AGENT_HOOKS_WORKSPACE/fds\"",
+    );
+    ws.hooks(
+        "hooks:\n  - name: fds\n    event: pre_tool_call\n    command: sh {root}/hooks/fds.sh\n",
+    );
+    ws.approve("sh {root}/hooks/fds.sh");
+    let outcome = ws.fire();
+    assert_eq!(outcome.hooks[0].status, HookStatus::Noop, "{outcome:?}");
+    let fds = std::fs::read_to_string(ws.path("fds")).expect("the hook wrote its descriptors");
+    let sh = agent_hooks::transport::command::find_on_path("sh")
+        .and_then(|p| p.canonicalize().ok())
+        .expect("sh is on PATH");
+    assert!(
+        fds.lines().count() >= 3 && !fds.lines().any(|l| Path::new(l) == sh),
+        "the hook holds a descriptor of {}:\n{fds}",
+        sh.display()
+    );
+}

@@ -325,7 +325,7 @@ impl CommandSpec {
 
 /// The process to start: the pinned program when the gate pinned one — from its verified
 /// descriptor when it is a compiled program, so check and exec are one act (what `fexecve`
-/// does: the kernel opens `/proc/self/fd/N`, the very file that was hashed) — else `word` as
+/// does: the kernel opens `/proc/self/fd/N`, the very file that was verified) — else `word` as
 /// `PATH` finds it.
 /// `<shell> -c <line>`, the shell started from the pinned file when there is one.
 fn shell_command(program: Option<&crate::trust::Pinned>, shell: &str, line: &str) -> Command {
@@ -340,22 +340,11 @@ fn command_for(program: Option<&crate::trust::Pinned>, word: &str) -> Command {
         return Command::new(word);
     };
     match &pinned.file {
+        // The descriptor stays close-on-exec: `execve` opens the program through it before the
+        // kernel closes such descriptors, and the hook never inherits it. With no `pre_exec`
+        // step, the standard library can start the process with `posix_spawn`.
         Some(file) if Path::new("/proc/self/fd").is_dir() => {
-            let fd = file.as_raw_fd();
-            let mut cmd = Command::new(format!("/proc/self/fd/{fd}"));
-            // SAFETY: runs in the child between fork and exec, and only calls fcntl(2), which
-            // is async-signal-safe. The descriptor was opened close-on-exec in the parent; the
-            // child keeps it across exec so the kernel can start the program from it.
-            unsafe {
-                cmd.pre_exec(move || {
-                    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
-                    let fd = std::os::fd::BorrowedFd::borrow_raw(fd);
-                    fcntl(fd, FcntlArg::F_SETFD(FdFlag::empty()))
-                        .map(drop)
-                        .map_err(std::io::Error::from)
-                });
-            }
-            cmd
+            Command::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
         }
         _ => Command::new(&pinned.path),
     }
