@@ -8,6 +8,18 @@ use std::process::ExitCode;
 use agent_hooks::{Engine, Event, Workspace};
 use serde_json::Value;
 
+/// `agent-hooks background-hook <ticket>`: the supervisor of one background hook `fire`
+/// started. Its failures are in `logs/events.jsonl`; nobody reads its output.
+pub(crate) async fn background(ws: Workspace, ticket: &std::path::Path) -> ExitCode {
+    match Engine::open(ws).run_background_ticket(ticket).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("agent-hooks background-hook: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 pub(crate) async fn run(ws: Workspace, event: &str, pretty: bool) -> ExitCode {
     let event: Event = match event.parse() {
         Ok(e) => e,
@@ -40,7 +52,11 @@ pub(crate) async fn run(ws: Workspace, event: &str, pretty: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let engine = Engine::open(ws);
+    let mut engine = Engine::open(ws);
+    // This process ends with the dispatch: background hooks get a supervisor of their own.
+    if let Ok(exe) = std::env::current_exe() {
+        engine = engine.with_background_process(exe);
+    }
     let mut outcome = engine.dispatch(event, payload).await;
     // A file that does not load changes which hooks ran: say so where the caller looks.
     for error in engine.snapshot().config.errors() {

@@ -97,6 +97,12 @@ enum Command {
         #[arg(long)]
         pretty: bool,
     },
+    /// Run one background (async) hook that `fire` handed over, to its end (internal).
+    #[command(hide = true)]
+    BackgroundHook {
+        /// The ticket `fire` wrote under state/claude-async/tickets/.
+        ticket: PathBuf,
+    },
     /// Show recent records of logs/events.jsonl: hook failures, blocks, drift, config errors.
     #[command(after_help = "Example: agent-hooks log --hook guard --follow")]
     Log {
@@ -255,6 +261,7 @@ fn main() -> ExitCode {
             &event,
             pretty || std::io::stdout().is_terminal(),
         )),
+        Command::BackgroundHook { ticket } => block_on(fire::background(ws, &ticket)),
         Command::ClaudeHook => block_on(claude::hook(ws)),
         Command::ClaudeInstall { http } => claude::install(ws, http.as_deref()),
         Command::ClaudeUninstall => claude::uninstall(ws),

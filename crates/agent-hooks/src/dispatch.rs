@@ -45,6 +45,8 @@ pub(crate) struct Runtime<'a> {
     pub ws: &'a Workspace,
     pub log: &'a EventLog,
     pub drift: &'a DriftChecker,
+    /// Where background (async) hooks run.
+    pub detach: &'a crate::background::Detach,
 }
 
 /// One hook's run, before it is merged.
@@ -68,6 +70,15 @@ impl Runtime<'_> {
         // the first `given` ones and everything after them was filled in or added by hooks.
         let given = payload.len();
         let mut merge = Merge::new(event, payload);
+        // What background hooks of this session left since its last event that takes context.
+        if snapshot.has_background() && event.spec().context {
+            let session = merge
+                .payload
+                .get("session_id")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            merge.context = crate::background::take(self.ws, session);
+        }
         let hooks = snapshot.hooks_for(event);
         merge.reports.reserve_exact(hooks.len());
         let cache = DispatchCache::default();
@@ -212,6 +223,9 @@ impl Runtime<'_> {
             }
         }
 
+        if hook.dialect.background().is_some() {
+            return self.start_background(hook, event, &view, program);
+        }
         let started = Instant::now();
         let result = self.execute(hook, &view, program.as_ref()).await;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -309,6 +323,67 @@ impl Runtime<'_> {
 }
 
 impl Runtime<'_> {
+    /// Starts a background (async) hook and reports it started; its answer reaches a later
+    /// event of the session ([`crate::background`]).
+    fn start_background(
+        &self,
+        hook: &Arc<Hook>,
+        event: Event,
+        view: &PayloadView<'_>,
+        program: Option<crate::trust::Pinned>,
+    ) -> HookRun {
+        if hook.state_dir.starts_with(self.ws.state_dir())
+            && let Err(e) = std::fs::create_dir_all(&hook.state_dir)
+        {
+            tracing::warn!(dir = %hook.state_dir.display(), %e, "cannot create STATE_DIR");
+        }
+        let session = view
+            .payload
+            .get("session_id")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let started = crate::background::start(
+            self.ws,
+            self.detach,
+            crate::background::Job {
+                hook: hook.clone(),
+                event,
+                input: hook.dialect.input(view),
+                env: hook_env(self.ws, hook, event),
+                program,
+                session,
+            },
+        );
+        let (status, detail) = match started {
+            Ok(()) => (
+                HookStatus::Ok,
+                "started in the background (async); what it says reaches the model at this session's next event that takes context".to_owned(),
+            ),
+            Err(why) => {
+                self.log.write(hook_record(
+                    hook,
+                    event,
+                    view.payload,
+                    DiagKind::HookExecError,
+                    why.clone(),
+                ));
+                (HookStatus::Error, why)
+            }
+        };
+        HookRun {
+            report: HookReport {
+                hook: hook.name.clone(),
+                source: hook.file_display.clone(),
+                status,
+                detail: Some(Cow::Owned(detail)),
+                ms: 0.0,
+            },
+            answer: None,
+            lapse: None,
+        }
+    }
+
     /// Runs `hook` once on `view` through its transport: no matcher, trust gate or logging.
     /// Dispatch calls it after its gate; `doctor` calls it to try one hook. `program` is the
     /// program the gate pinned: `execve` starts that file, not whatever `PATH` finds now.
@@ -357,7 +432,7 @@ fn hook_record(
 }
 
 /// The environment a command hook gets on top of the runtime's (SPEC §5).
-fn hook_env(ws: &Workspace, hook: &Hook, event: Event) -> Vec<(String, String)> {
+pub(crate) fn hook_env(ws: &Workspace, hook: &Hook, event: Event) -> Vec<(String, String)> {
     let mut env = vec![
         ("HOOK_NAME".to_owned(), hook.name.clone()),
         (

@@ -2,6 +2,7 @@
 //! reload, so a dispatch already running finishes on the configuration it started with), the
 //! drift cache, and the event log, and it is what hosts and the CLI call.
 
+use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use serde_json::{Map, Value};
@@ -66,6 +67,8 @@ pub struct Snapshot {
     pub approvals: Approvals,
     /// Hooks per event (indexed by `Event as usize`), in run order.
     by_event: Vec<Vec<Arc<Hook>>>,
+    /// Some hook runs in the background, so dispatches look for what such hooks left.
+    background: bool,
 }
 
 impl Snapshot {
@@ -84,10 +87,15 @@ impl Snapshot {
                 hooks
             })
             .collect();
+        let background = config
+            .hooks
+            .iter()
+            .any(|h| h.dialect.background().is_some());
         Snapshot {
             config,
             approvals,
             by_event,
+            background,
         }
     }
 
@@ -99,6 +107,11 @@ impl Snapshot {
     /// The hooks wired to `event`, in run order.
     pub fn hooks_for(&self, event: Event) -> &[Arc<Hook>] {
         &self.by_event[event as usize]
+    }
+
+    /// Whether any hook runs in the background (Claude Code's `async`).
+    pub(crate) fn has_background(&self) -> bool {
+        self.background
     }
 }
 
@@ -165,6 +178,7 @@ pub struct Engine {
     current: RwLock<Arc<Snapshot>>,
     drift: DriftChecker,
     log: EventLog,
+    detach: crate::background::Detach,
 }
 
 impl Engine {
@@ -185,7 +199,27 @@ impl Engine {
             current: RwLock::new(Arc::new(snapshot)),
             drift,
             log,
+            detach: crate::background::Detach::default(),
         }
+    }
+
+    /// For a process that exits after its dispatch (`fire`): background (async) hooks are
+    /// handed to `program background-hook <ticket>`, a supervisor of their own, rather than run
+    /// as tasks that would die with this process. `program` is the `agent-hooks` binary.
+    pub fn with_background_process(mut self, program: PathBuf) -> Engine {
+        self.detach = crate::background::Detach::Process(program);
+        self
+    }
+
+    /// Runs the background hook of the ticket at `path` to its end, as the supervisor process
+    /// that [`with_background_process`](Engine::with_background_process) starts.
+    ///
+    /// # Errors
+    ///
+    /// Why the ticket's hook could not be run (also logged when it concerns the hook).
+    pub async fn run_background_ticket(&self, path: &std::path::Path) -> Result<(), String> {
+        let snapshot = self.snapshot();
+        crate::background::run_ticket(&self.ws, &snapshot, &self.drift, path).await
     }
 
     /// The workspace this engine was opened on.
@@ -241,6 +275,7 @@ impl Engine {
             ws: &self.ws,
             log: &self.log,
             drift: &self.drift,
+            detach: &self.detach,
         };
         rt.dispatch(&snapshot, event, payload, options).await
     }

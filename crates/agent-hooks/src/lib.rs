@@ -54,6 +54,7 @@
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
 pub mod answer;
+mod background;
 pub mod bridge;
 pub mod command_line;
 pub mod commands;

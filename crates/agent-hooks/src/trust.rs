@@ -338,6 +338,10 @@ pub fn definition(hook: &Hook) -> Definition {
     {
         fields.push(("if", condition.rule().to_owned()));
     }
+    // A guard made async can no longer block: that is a change of what was approved.
+    if let Some(background) = hook.dialect.background() {
+        fields.push(("async", background.field().to_owned()));
+    }
     match &hook.transport {
         TransportSpec::Command(spec) => {
             fields.push(("command", format!("{:?}", spec.invocation)));

@@ -1615,6 +1615,193 @@ fn a_shell_this_host_cannot_run_skips_the_hook_with_an_error() {
     );
 }
 
+/// A settings file with one command handler on `event` (matcher `matcher`), `extra` merged
+/// into the handler.
+fn one_handler(ws: Ws, event: &str, matcher: &str, command: &str, extra: Value) -> Ws {
+    let mut handler = json!({"type": "command", "command": command});
+    if let (Some(handler), Some(extra)) = (handler.as_object_mut(), extra.as_object()) {
+        handler.extend(extra.clone());
+    }
+    settings(
+        ws,
+        ".claude/settings.json",
+        json!({ event: [{"matcher": matcher, "hooks": [handler]}] }),
+    )
+}
+
+fn eventually(what: &str, check: impl FnMut() -> bool) {
+    assert!(
+        support::eventually(std::time::Duration::from_secs(20), check),
+        "timed out waiting for {what}"
+    );
+}
+
+#[test]
+fn an_async_hook_runs_in_the_background_and_its_context_reaches_the_next_turn() {
+    let command = ".claude/hooks/tests_async.sh";
+    // The hook waits until the test releases it, so "fire returned before the hook ended" is
+    // a fact, not a race.
+    let ws = Ws::new().master(true).sh(
+        command,
+        r#"cat >/dev/null
+        while [ ! -f "$CLAUDE_PROJECT_DIR/release" ]; do sleep 0.05; done
+        echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "tests passed after editing a.ts"}, "systemMessage": "suite: 12 passed"}'
+        "#,
+    );
+    let ws = one_handler(
+        ws,
+        "PostToolUse",
+        "Write",
+        command,
+        json!({"async": true, "timeout": 60}),
+    );
+    let ws = approved(ws, &[command]);
+    let edit = json!({"tool_name": "write_file", "tool_input": {"file_path": "a.ts", "content": ""},
+                      "tool_result": "ok", "status": "success", "session_id": "s-async"});
+    let fired = ws.fire("post_tool_call", edit);
+    assert_eq!(fired.status(command), "ok");
+    assert!(
+        fired.detail(command).contains("in the background"),
+        "{}",
+        fired.detail(command)
+    );
+    assert!(fired.strings("notes").is_empty());
+    assert!(!ws.exists("state/claude-async/s-async.jsonl"));
+
+    let ws = ws.file("release", "");
+    eventually("the async hook's answer", || {
+        ws.exists("state/claude-async/s-async.jsonl")
+    });
+    // Another session does not get it.
+    let other = ws.fire(
+        "on_user_message",
+        json!({"message": "hi", "session_id": "s-other"}),
+    );
+    assert!(other.context().is_empty(), "{:?}", other.context());
+    // The session's next turn does, as context for the model (not a warning for the user).
+    let turn = json!({"message": "and now?", "session_id": "s-async"});
+    let next = ws.fire("on_user_message", turn.clone());
+    assert_eq!(
+        next.context(),
+        vec![
+            "tests passed after editing a.ts".to_owned(),
+            "suite: 12 passed".to_owned()
+        ]
+    );
+    assert!(next.warnings().is_empty(), "{:?}", next.warnings());
+    // Delivered once.
+    assert!(ws.fire("on_user_message", turn).context().is_empty());
+}
+
+#[test]
+fn an_async_hook_can_never_block() {
+    let command = ".claude/hooks/deny_async.sh";
+    let ws = Ws::new().master(true).sh(
+        command,
+        r#"cat >/dev/null
+        echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "too late"}}'
+        "#,
+    );
+    let ws = one_handler(ws, "PreToolUse", "Bash", command, json!({"async": true}));
+    let ws = approved(ws, &[command]);
+    let fired = ws.fire("pre_tool_call", bash("rm -rf build"));
+    assert_eq!(fired.decision(), "continue");
+    eventually("the ignored decision to be logged", || {
+        ws.events_of("hook_invalid_output").iter().any(|r| {
+            r["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("cannot block"))
+        })
+    });
+}
+
+#[test]
+fn an_async_rewake_hook_reports_its_exit_2_stderr_to_the_model() {
+    let command = ".claude/hooks/build_async.sh";
+    let ws = Ws::new().master(true).sh(
+        command,
+        "cat >/dev/null; echo 'build broke: missing semicolon in a.ts' >&2; exit 2",
+    );
+    let ws = one_handler(
+        ws,
+        "PostToolUse",
+        "*",
+        command,
+        json!({"asyncRewake": true}),
+    );
+    let ws = approved(ws, &[command]);
+    ws.fire(
+        "post_tool_call",
+        json!({"tool_name": "write_file", "tool_input": {}, "tool_result": "ok",
+               "status": "success", "session_id": "s-wake"}),
+    );
+    eventually("the rewake report", || {
+        ws.exists("state/claude-async/s-wake.jsonl")
+    });
+    let next = ws.fire(
+        "on_user_message",
+        json!({"message": "go on", "session_id": "s-wake"}),
+    );
+    assert_eq!(
+        next.context(),
+        vec![format!(
+            "background hook \"{command}\" reported: build broke: missing semicolon in a.ts"
+        )]
+    );
+}
+
+#[test]
+fn a_background_hook_is_killed_at_its_timeout_and_the_timeout_is_logged() {
+    let command = ".claude/hooks/slow_async.sh";
+    let ws = Ws::new().master(true).sh(
+        command,
+        r#"cat >/dev/null; echo $$ > "$CLAUDE_PROJECT_DIR/hook.pid"; sleep 60"#,
+    );
+    let ws = one_handler(
+        ws,
+        "PostToolUse",
+        "*",
+        command,
+        json!({"async": true, "timeout": 1}),
+    );
+    let ws = approved(ws, &[command]);
+    ws.fire(
+        "post_tool_call",
+        json!({"tool_name": "bash", "tool_input": {}, "tool_result": "", "status": "success"}),
+    );
+    eventually("the hook to start", || ws.exists("hook.pid"));
+    let pid: u32 = ws.read("hook.pid").trim().parse().expect("a pid");
+    eventually("the hook's timeout", || !support::process_running(pid));
+    eventually("the timeout record", || {
+        !ws.events_of("hook_timeout").is_empty()
+    });
+}
+
+#[test]
+fn making_an_approved_hook_async_is_drift() {
+    let command = ".claude/hooks/guard.sh";
+    let ws = Ws::new()
+        .master(true)
+        .sh(command, "cat >/dev/null; echo no >&2; exit 2");
+    let ws = approved(
+        one_handler(ws, "PreToolUse", "Bash", command, json!({})),
+        &[command],
+    );
+    assert_eq!(ws.fire("pre_tool_call", bash("ls")).decision(), "block");
+    // An async guard can no longer block: not what was approved.
+    let ws = one_handler(ws, "PreToolUse", "Bash", command, json!({"async": true}));
+    let fired = ws.fire("pre_tool_call", bash("ls"));
+    assert_eq!(fired.detail(command), "drift");
+    assert!(
+        fired
+            .warnings()
+            .iter()
+            .any(|w| w.contains("async changed since approval")),
+        "{:?}",
+        fired.warnings()
+    );
+}
+
 #[test]
 fn session_start_hooks_get_an_env_file_to_append_to() {
     let command = ".claude/hooks/env.sh";

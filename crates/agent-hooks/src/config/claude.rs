@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::agent::AgentSettings;
 use super::{ConfigError, FileLoad, FileState};
+use crate::background::Background;
 use crate::diag::DiagKind;
 use crate::dialect::Dialect;
 use crate::dialect::Matcher;
@@ -278,6 +279,20 @@ fn load_file(
                         continue;
                     }
                 };
+                let flag = |key: &str| entry.get(key).and_then(Value::as_bool) == Some(true);
+                let background = match (flag("asyncRewake"), flag("async")) {
+                    _ if judge.is_some() => {
+                        if flag("async") || flag("asyncRewake") {
+                            load.warnings.push(note(format!(
+                                "{at}: async is only for command hooks (as in Claude Code); this prompt hook runs in the foreground"
+                            )));
+                        }
+                        None
+                    }
+                    (true, _) => Some(Background::AsyncRewake),
+                    (false, true) => Some(Background::Async),
+                    (false, false) => None,
+                };
                 let root = ws.root().to_string_lossy().into_owned();
                 let is_judge = judge.is_some();
                 let timeout = match entry.get("timeout").and_then(Value::as_f64) {
@@ -307,6 +322,7 @@ fn load_file(
                         event: claude,
                         aliases: aliases.clone(),
                         condition: condition.clone(),
+                        background,
                     },
                     timeout: Duration::from_secs_f64(timeout),
                     on_error: OnError::Continue,

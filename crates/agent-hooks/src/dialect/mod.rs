@@ -38,6 +38,8 @@ pub enum Dialect {
         aliases: Arc<claude::ToolAliases>,
         /// The handler's `if` permission rule, when it has one.
         condition: Option<Arc<claude::Condition>>,
+        /// `async` / `asyncRewake`: the hook runs in the background and can never block.
+        background: Option<crate::background::Background>,
     },
 }
 
@@ -116,6 +118,7 @@ impl Dialect {
             event,
             aliases,
             condition,
+            ..
         } = self
         {
             // PostToolUse and PostToolUseFailure share post_tool_call; the status tells them apart.
@@ -215,6 +218,14 @@ impl Dialect {
         match self {
             Dialect::Skill { .. } => skill::shape_record(record, event, payload),
             Dialect::Shell | Dialect::Claude { .. } => record,
+        }
+    }
+
+    /// Whether hooks of this dialect run in the background (Claude Code's `async`).
+    pub fn background(&self) -> Option<crate::background::Background> {
+        match self {
+            Dialect::Claude { background, .. } => *background,
+            Dialect::Shell | Dialect::Skill { .. } => None,
         }
     }
 

@@ -197,10 +197,12 @@ fn claude_answer(
         Err(e) => return Answer::failed(name, format!("cannot start the async runtime: {e}")),
     };
     let outcome = runtime.block_on(async {
+        let detach = crate::background::Detach::Task;
         let rt = Runtime {
             ws,
             log: &log,
             drift: &drift,
+            detach: &detach,
         };
         rt.dispatch(&snapshot, event, payload, &DispatchOptions::default())
             .await

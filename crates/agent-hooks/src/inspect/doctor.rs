@@ -218,10 +218,13 @@ pub async fn run(engine: &Engine) -> DoctorReport {
     let report = health::assess_engine(engine);
     let snapshot = engine.snapshot();
     let drift = DriftChecker::default();
+    // Doctor tries each hook in the foreground, async ones included.
+    let detach = crate::background::Detach::Task;
     let rt = Runtime {
         ws: engine.workspace(),
         log: engine.event_log(),
         drift: &drift,
+        detach: &detach,
     };
     let Report {
         workspace,
