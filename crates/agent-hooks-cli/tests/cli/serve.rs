@@ -183,6 +183,41 @@ fn an_approval_made_by_the_cli_is_picked_up_without_a_restart() {
 }
 
 #[test]
+fn a_revocation_in_approvals_kept_outside_the_workspace_stops_the_hook_without_a_restart() {
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/guard.sh", GUARD)
+        .hook(Entry::new("pre_tool_call", "hooks/guard.sh"));
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let approvals = elsewhere.path().join("approvals.json");
+    let cli = |args: &[&str]| {
+        let out = ws
+            .command(args)
+            .env("AGENT_HOOKS_APPROVALS", &approvals)
+            .output()
+            .expect("run agent-hooks");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+    };
+    cli(&["approve", "hooks/guard.sh"]);
+    let mut serve = ws.command(&["serve", "--listen", "127.0.0.1:0"]);
+    serve.env("AGENT_HOOKS_APPROVALS", &approvals);
+    let server = Server::spawn(serve);
+    let rm = json!({"tool_name": "bash", "tool_input": {"command": "rm -rf /"}});
+    assert_eq!(
+        server.post("/v1/events/pre_tool_call", rm.clone()).1["decision"],
+        "block"
+    );
+    cli(&["revoke", "hooks/guard.sh"]);
+    assert!(
+        eventually(Duration::from_secs(10), || {
+            server.post("/v1/events/pre_tool_call", rm.clone()).1["decision"] == "continue"
+        }),
+        "the running server kept a hook whose approval was revoked in {}",
+        approvals.display()
+    );
+}
+
+#[test]
 fn command_health_stats_and_reload_routes_answer() {
     let ws = guarded();
     let server = Server::start(&ws);

@@ -506,7 +506,7 @@ impl Server {
         Server::spawn(cmd)
     }
 
-    fn spawn(mut command: Command) -> Server {
+    pub(crate) fn spawn(mut command: Command) -> Server {
         let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -80,12 +80,17 @@ fn look_at(path: &Path) -> Seen {
     }
 }
 
-/// Starts watching `engine`'s workspace; each settled burst of changes that altered some
-/// file's content triggers a reload on a blocking thread.
+/// Starts watching `engine`'s workspace — and the approvals file when it lives outside it
+/// (`AGENT_HOOKS_APPROVALS`), so a revocation made elsewhere stops the hook here too; each
+/// settled burst of changes that altered some file's content triggers a reload on a blocking
+/// thread.
 pub fn watch(engine: Arc<Engine>) -> Result<Watcher, String> {
     let root = engine.workspace().root().to_path_buf();
+    let approvals = engine.workspace().approvals_json();
+    let outside = (!approvals.starts_with(&root)).then_some(approvals);
     let (tx, rx) = mpsc::unbounded_channel::<PathBuf>();
     let watched_root = root.clone();
+    let watched_approvals = outside.clone();
     let mut watcher = notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
         let Ok(event) = result else {
             return;
@@ -94,7 +99,7 @@ pub fn watch(engine: Arc<Engine>) -> Result<Watcher, String> {
             return;
         }
         for path in event.paths {
-            if relevant(&watched_root, &path) {
+            if relevant(&watched_root, &path) || watched_approvals.as_deref() == Some(&path) {
                 // The receiver is gone only when the watcher is being dropped.
                 let _ = tx.send(path);
             }
@@ -105,6 +110,17 @@ pub fn watch(engine: Arc<Engine>) -> Result<Watcher, String> {
     watcher
         .watch(&root, RecursiveMode::Recursive)
         .map_err(|e| format!("cannot watch {}: {e}", root.display()))?;
+    // The approvals file's directory: the file is replaced by a rename at every change.
+    if let Some(dir) = outside.as_deref().and_then(Path::parent) {
+        watcher
+            .watch(dir, RecursiveMode::NonRecursive)
+            .map_err(|e| {
+                format!(
+                    "cannot watch the approvals directory {}: {e}",
+                    dir.display()
+                )
+            })?;
+    }
     tokio::spawn(reload_on_change(engine, rx));
     Ok(Watcher { _watcher: watcher })
 }
