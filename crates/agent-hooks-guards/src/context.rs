@@ -152,7 +152,7 @@ impl StateStore for DirState {
     fn load(&mut self, guard: &str, session: &str, now: SystemTime) -> Option<Value> {
         let path = self.path(guard, session);
         self.lock(&path);
-        let text = std::fs::read_to_string(&path).ok()?;
+        let text = read_state_file(&path)?;
         let stored: Value = serde_json::from_str(&text).ok()?;
         let expires = stored.get("expires_unix").and_then(Value::as_f64)?;
         if expires <= unix_seconds(now) {
@@ -185,6 +185,31 @@ impl StateStore for DirState {
     fn release(&mut self) {
         self.release_lock();
     }
+}
+
+/// The largest state file read; a guard's state is a few kilobytes.
+pub const MAX_STATE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A state file's text, when it is a regular file of at most [`MAX_STATE_BYTES`]. Opened
+/// without blocking, so a FIFO or a device planted in its place can neither hang the guard nor
+/// feed it without end; such a file reads as no state.
+fn read_state_file(path: &Path) -> Option<String> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > MAX_STATE_BYTES {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(MAX_STATE_BYTES + 1)
+        .read_to_string(&mut text)
+        .ok()?;
+    (text.len() as u64 <= MAX_STATE_BYTES).then_some(text)
 }
 
 /// Writes a temporary file beside `path`, syncs it and renames it over `path`, so a
@@ -375,6 +400,33 @@ mod tests {
         assert_eq!(store.load("g", "s/1", now), Some(value));
         assert_eq!(store.load("g", "other", now), None);
         assert_eq!(store.load("g", "s/1", now + Duration::from_secs(20)), None);
+        Ok(())
+    }
+
+    #[test]
+    fn dir_state_reads_a_fifo_or_a_device_in_place_of_a_state_file_as_no_state()
+    -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let state = dir.path().join("state");
+        let mut store = DirState::new(&state);
+        let now = UNIX_EPOCH + Duration::from_secs(1000);
+        store.save(
+            "g",
+            "s",
+            &serde_json::json!(1),
+            Duration::from_secs(10),
+            now,
+        )?;
+        let file = store.path("g", "s");
+        std::fs::remove_file(&file)?;
+        // A FIFO nobody writes: a blocking open would wait for a writer forever.
+        nix::unistd::mkfifo(&file, nix::sys::stat::Mode::from_bits_truncate(0o600))
+            .map_err(std::io::Error::from)?;
+        assert_eq!(store.load("g", "s", now), None);
+        std::fs::remove_file(&file)?;
+        // An endless device: read to the end, it never ends.
+        std::os::unix::fs::symlink("/dev/zero", &file)?;
+        assert_eq!(store.load("g", "s", now), None);
         Ok(())
     }
 }
