@@ -188,7 +188,7 @@ impl StateStore for DirState {
 }
 
 /// The largest state file read; a guard's state is a few kilobytes.
-pub const MAX_STATE_BYTES: u64 = 4 * 1024 * 1024;
+const MAX_STATE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// A state file's text, when it is a regular file of at most [`MAX_STATE_BYTES`]. Opened
 /// without blocking, so a FIFO or a device planted in its place can neither hang the guard nor
