@@ -13,6 +13,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use agent_hooks::server::ServeOptions;
 use agent_hooks::{Engine, Workspace};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use tracing_subscriber::filter::Targets;
@@ -130,6 +131,11 @@ enum Command {
         /// Loopback address to listen on (port 0 picks a free one).
         #[arg(long, default_value = serve::DEFAULT_LISTEN, value_name = "IP:PORT")]
         listen: String,
+        /// The host fires pre_startup, post_startup, pre_shutdown and post_shutdown itself:
+        /// do not fire them on start and on SIGTERM (also `sidecar.host_lifecycle: true` in
+        /// config/agent.yaml).
+        #[arg(long)]
+        host_lifecycle: bool,
     },
     /// Run a ready-made hook as a command hook (payload on stdin, answer on stdout).
     ///
@@ -255,7 +261,10 @@ fn main() -> ExitCode {
         });
     }
     match command {
-        Command::Serve { listen } => serve::run(ws, &listen),
+        Command::Serve {
+            listen,
+            host_lifecycle,
+        } => serve::run(ws, &listen, ServeOptions { host_lifecycle }),
         Command::Fire { event, pretty } => block_on(fire::run(
             ws,
             &event,

@@ -424,6 +424,69 @@ fn sigterm_finishes_in_flight_dispatches_runs_shutdown_hooks_and_leaves_no_proce
     );
 }
 
+/// A workspace whose four lifecycle hooks each append their event's name to `lifecycle.log`.
+fn lifecycle_logged(agent_yaml: &str) -> Ws {
+    let mut ws = Ws::new().file("config/agent.yaml", agent_yaml).sh(
+        "hooks/append.sh",
+        "cat > /dev/null\necho \"$HOOK_EVENT\" >> \"$AGENT_HOOKS_WORKSPACE/lifecycle.log\"\n",
+    );
+    for event in [
+        "pre_startup",
+        "post_startup",
+        "pre_shutdown",
+        "post_shutdown",
+    ] {
+        ws = ws.hook(Entry::new(event, "hooks/append.sh"));
+    }
+    ws.approve_all()
+}
+
+/// Starts the sidecar with `flags`, fires `post_startup` through it as a host that owns its
+/// lifecycle does, stops it, and returns the lines the hooks appended.
+fn lifecycle_lines(ws: &Ws, flags: &[&str]) -> Vec<String> {
+    let mut server = Server::start_with(ws, flags);
+    let (code, outcome) = server.post("/v1/events/post_startup", json!({"status": "started"}));
+    assert_eq!(code, 200, "{outcome}");
+    assert!(server.terminate().success());
+    let log = if ws.exists("lifecycle.log") {
+        ws.read("lifecycle.log")
+    } else {
+        String::new()
+    };
+    log.lines().map(str::to_owned).collect()
+}
+
+#[test]
+fn with_host_lifecycle_a_host_firing_post_startup_runs_its_hook_once() {
+    let ws = lifecycle_logged("shell_hooks:\n  enabled: true\n");
+    assert_eq!(
+        lifecycle_lines(&ws, &["--host-lifecycle"]),
+        ["post_startup"],
+        "serve fired a lifecycle event the host owns"
+    );
+}
+
+#[test]
+fn the_host_lifecycle_setting_in_agent_yaml_does_what_the_flag_does() {
+    let ws = lifecycle_logged("shell_hooks:\n  enabled: true\nsidecar:\n  host_lifecycle: true\n");
+    assert_eq!(lifecycle_lines(&ws, &[]), ["post_startup"]);
+}
+
+#[test]
+fn by_default_serve_fires_the_lifecycle_so_a_host_firing_it_too_runs_hooks_twice() {
+    let ws = lifecycle_logged("shell_hooks:\n  enabled: true\n");
+    assert_eq!(
+        lifecycle_lines(&ws, &[]),
+        [
+            "pre_startup",
+            "post_startup",
+            "post_startup",
+            "pre_shutdown",
+            "post_shutdown"
+        ]
+    );
+}
+
 #[test]
 fn idle_half_sent_requests_starve_neither_health_nor_hook_spawning() {
     let ws = Ws::new()

@@ -487,7 +487,14 @@ pub(crate) struct Server {
 
 impl Server {
     pub(crate) fn start(ws: &Ws) -> Server {
-        Server::spawn(ws.command(&["serve", "--listen", "127.0.0.1:0"]))
+        Server::start_with(ws, &[])
+    }
+
+    /// Starts the server with `flags` after `serve --listen 127.0.0.1:0`.
+    pub(crate) fn start_with(ws: &Ws, flags: &[&str]) -> Server {
+        let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
+        args.extend_from_slice(flags);
+        Server::spawn(ws.command(&args))
     }
 
     /// Starts the server under `ulimit -n files` (the soft and the hard limit), as on a

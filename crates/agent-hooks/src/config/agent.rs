@@ -38,6 +38,9 @@ pub struct AgentSettings {
     pub rewrite_permission: RewritePermission,
     /// `llm_judge`: the model server that judges prompt hooks (`type: prompt`).
     pub judge: JudgeEndpoint,
+    /// `sidecar.host_lifecycle`: the host fires `pre_startup`, `post_startup`, `pre_shutdown`
+    /// and `post_shutdown` itself, so `serve` does not (default off: `serve` fires them).
+    pub host_lifecycle: bool,
     /// Why the file could not be read or parsed; the defaults apply then.
     pub error: Option<ConfigError>,
 }
@@ -54,6 +57,7 @@ impl Default for AgentSettings {
             redo_cap: Some(crate::event::REDO_CAP),
             rewrite_permission: RewritePermission::default(),
             judge: JudgeEndpoint::default(),
+            host_lifecycle: false,
             error: None,
         }
     }
@@ -75,13 +79,7 @@ impl AgentSettings {
             Ok(None) => return settings,
             Err(err) => {
                 settings.unreadable = true;
-                settings.error = Some(ConfigError {
-                    kind: crate::diag::DiagKind::HookConfigError,
-                    file: display,
-                    line: 0,
-                    column: 0,
-                    message: format!("cannot read: {err}"),
-                });
+                settings.error = Some(setting_error(&display, format!("cannot read: {err}")));
                 return settings;
             }
         };
@@ -92,15 +90,12 @@ impl AgentSettings {
                     None | Some(Value::Null) => {}
                     Some(Value::Bool(b)) => settings.shell_hooks_enabled = *b,
                     Some(other) => {
-                        settings.error = Some(ConfigError {
-                            kind: crate::diag::DiagKind::HookConfigError,
-                            file: display.clone(),
-                            line: 0,
-                            column: 0,
-                            message: format!(
+                        settings.error = Some(setting_error(
+                            &display,
+                            format!(
                                 "shell_hooks.enabled: expected true or false, found {other}; the master switch stays off"
                             ),
-                        });
+                        ));
                     }
                 }
                 if let Some(Value::Bool(b)) = section.and_then(|s| s.get("self_approve")) {
@@ -121,33 +116,40 @@ impl AgentSettings {
                         Some(0) => settings.redo_cap = None,
                         Some(n) => settings.redo_cap = Some(n),
                         None => {
-                            settings.error = Some(ConfigError {
-                                kind: crate::diag::DiagKind::HookConfigError,
-                                file: display.clone(),
-                                line: 0,
-                                column: 0,
-                                message: format!(
+                            settings.error = Some(setting_error(
+                                &display,
+                                format!(
                                     "shell_hooks.redo_cap: expected a whole number (0 for no cap), found {value}; the default of {} applies",
                                     crate::event::REDO_CAP
                                 ),
-                            });
+                            ));
                         }
                     },
                 }
                 settings.rewrite_permission = RewritePermission::from_settings(&doc);
+                let sidecar = doc.get("sidecar");
+                match sidecar.and_then(|s| s.get("host_lifecycle")) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Bool(b)) => settings.host_lifecycle = *b,
+                    Some(other) => {
+                        settings.error = Some(setting_error(
+                            &display,
+                            format!(
+                                "sidecar.host_lifecycle: expected true or false, found {other}; serve fires the lifecycle events"
+                            ),
+                        ));
+                    }
+                }
                 match judge_endpoint(doc.get("llm_judge")) {
                     Ok(judge) => settings.judge = judge,
                     Err(why) => {
-                        settings.error = Some(ConfigError {
-                            kind: crate::diag::DiagKind::HookConfigError,
-                            file: display.clone(),
-                            line: 0,
-                            column: 0,
-                            message: format!(
+                        settings.error = Some(setting_error(
+                            &display,
+                            format!(
                                 "llm_judge: {why}; prompt hooks use the defaults (anthropic, {})",
                                 crate::transport::judge::DEFAULT_ANTHROPIC_MODEL
                             ),
-                        });
+                        ));
                     }
                 }
             }
@@ -157,6 +159,18 @@ impl AgentSettings {
             }
         }
         settings
+    }
+}
+
+/// A setting of `config/agent.yaml` with a value of the wrong kind; the file has no positions
+/// for values read from its parsed form, so the message names the key instead.
+fn setting_error(file: &str, message: String) -> ConfigError {
+    ConfigError {
+        kind: crate::diag::DiagKind::HookConfigError,
+        file: file.to_owned(),
+        line: 0,
+        column: 0,
+        message,
     }
 }
 

@@ -98,20 +98,41 @@ pub fn router(engine: Arc<Engine>) -> Router {
         .with_state(state)
 }
 
+/// How `serve` runs, beyond its address.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServeOptions {
+    /// The host fires the lifecycle events (`pre_startup`, `post_startup`, `pre_shutdown`,
+    /// `post_shutdown`) itself, so the sidecar does not; `sidecar.host_lifecycle: true` in
+    /// `config/agent.yaml` turns it on as well.
+    pub host_lifecycle: bool,
+}
+
 /// Runs the sidecar on `addr` until SIGTERM or SIGINT: fires `pre_startup`/`post_startup`,
 /// watches the workspace, serves, then fires `pre_shutdown`/`post_shutdown` after in-flight
-/// dispatches finish (at most [`SHUTDOWN_GRACE`]). `ready` is told the bound address.
+/// dispatches finish (at most [`SHUTDOWN_GRACE`]) — the four lifecycle events only when the
+/// host does not own them ([`ServeOptions::host_lifecycle`]). `ready` is told the bound address.
 pub async fn serve(
     engine: Arc<Engine>,
     addr: SocketAddr,
+    options: ServeOptions,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), ServeError> {
     if !addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(addr));
     }
+    let fires_lifecycle =
+        !(options.host_lifecycle || engine.snapshot().config.agent.host_lifecycle);
+    let lifecycle = |event: Event, status: &'static str| {
+        let engine = engine.clone();
+        async move {
+            if fires_lifecycle {
+                engine.lifecycle(event, status).await;
+            }
+        }
+    };
     // Before anything opens descriptors: raise their limit, and size the connection cap by it.
     let limits = listen::Limits::for_this_process();
-    engine.lifecycle(Event::PreStartup, "starting").await;
+    lifecycle(Event::PreStartup, "starting").await;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|source| ServeError::Bind { addr, source })?;
@@ -119,7 +140,7 @@ pub async fn serve(
         .local_addr()
         .map_err(|source| ServeError::Bind { addr, source })?;
     let _watcher = watch(engine.clone()).map_err(ServeError::Watch)?;
-    engine.lifecycle(Event::PostStartup, "started").await;
+    lifecycle(Event::PostStartup, "started").await;
     ready(local);
 
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
@@ -130,7 +151,7 @@ pub async fn serve(
         stop_rx.clone(),
     ));
     shutdown_signal().await;
-    engine.lifecycle(Event::PreShutdown, "stopping").await;
+    lifecycle(Event::PreShutdown, "stopping").await;
     let _ = stop_tx.send(true);
     let result = match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
         Ok(Ok(())) => Ok(()),
@@ -142,7 +163,7 @@ pub async fn serve(
             Ok(())
         }
     };
-    engine.lifecycle(Event::PostShutdown, "stopped").await;
+    lifecycle(Event::PostShutdown, "stopped").await;
     drop(stop_rx);
     result
 }
