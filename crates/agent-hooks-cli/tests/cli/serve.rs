@@ -218,6 +218,50 @@ fn a_revocation_in_approvals_kept_outside_the_workspace_stops_the_hook_without_a
 }
 
 #[test]
+fn metrics_count_decisions_hook_runs_and_run_times_in_the_prometheus_format() {
+    let ws = guarded();
+    let server = Server::start(&ws);
+    for command in ["rm -rf /", "ls", "rm -rf ~"] {
+        let payload = json!({"tool_name": "bash", "tool_input": {"command": command}});
+        assert_eq!(server.post("/v1/events/pre_tool_call", payload).0, 200);
+    }
+    let (status, body) = server.request("GET", "/metrics", b"");
+    assert_eq!(status, 200);
+    let text = body.as_str().expect("a text body");
+    let value = |series: &str| -> Option<f64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(series))
+            .and_then(|v| v.trim().parse().ok())
+    };
+    assert_eq!(
+        value(r#"agent_hooks_decisions_total{event="pre_tool_call",decision="block"}"#),
+        Some(2.0),
+        "{text}"
+    );
+    assert_eq!(
+        value(r#"agent_hooks_decisions_total{event="pre_tool_call",decision="continue"}"#),
+        Some(1.0),
+        "{text}"
+    );
+    let runs: f64 = text
+        .lines()
+        .filter(|l| {
+            l.starts_with(r#"agent_hooks_hook_runs_total{hook="guard",source="config/shell_hooks.yaml",event="pre_tool_call","#)
+        })
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum();
+    assert_eq!(runs, 3.0, "{text}");
+    assert_eq!(
+        value(
+            r#"agent_hooks_hook_duration_seconds_count{hook="guard",source="config/shell_hooks.yaml",event="pre_tool_call"}"#
+        ),
+        Some(3.0),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("# EOF"), "{text}");
+}
+
+#[test]
 fn command_health_stats_and_reload_routes_answer() {
     let ws = guarded();
     let server = Server::start(&ws);

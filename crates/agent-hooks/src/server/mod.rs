@@ -90,6 +90,7 @@ pub fn router(engine: Arc<Engine>) -> Router {
         .route("/v1/reload", post(reload))
         .route("/v1/health", get(health))
         .route("/v1/stats", get(stats))
+        .route("/metrics", get(metrics))
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(MAX_BODY))
@@ -526,6 +527,19 @@ async fn stats(State(state): State<Arc<AppState>>) -> Response {
         "hooks": state.stats.report(),
     }))
     .into_response()
+}
+
+/// The dispatches as Prometheus metrics (text exposition format): decisions by event, hook
+/// runs by status, hook run times.
+async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        state.stats.prometheus(),
+    )
+        .into_response()
 }
 
 async fn wrong_method(request: Request) -> Response {

@@ -1,9 +1,15 @@
 //! Per-hook counters for `GET /v1/stats`: calls, failures by kind, and latency percentiles over
-//! a bounded window of recent calls, so memory stays flat however long the sidecar runs.
+//! a bounded window of recent calls, so memory stays flat however long the sidecar runs; and the
+//! same dispatches as Prometheus metrics for `GET /metrics`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
 use serde::Serialize;
 
 use crate::outcome::{HookStatus, Outcome};
@@ -24,6 +30,78 @@ struct HookStats {
 pub struct Stats {
     hooks: Mutex<HashMap<(String, String), HookStats>>,
     dispatches: Mutex<u64>,
+    metrics: Metrics,
+}
+
+/// The labels of a dispatch's decision.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DecisionLabels {
+    event: String,
+    decision: String,
+}
+
+/// The labels of one hook's run in one dispatch.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct HookLabels {
+    hook: String,
+    source: String,
+    event: String,
+    status: String,
+}
+
+/// The labels of one hook's run time.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LatencyLabels {
+    hook: String,
+    source: String,
+    event: String,
+}
+
+/// The hook's run-time histogram: 0.5 ms to about 65 s, doubling.
+fn latency_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.0005, 2.0, 18))
+}
+
+/// Prometheus metrics of the dispatches: every decision, every hook run by status (failures
+/// included), and hook run times.
+#[derive(Debug)]
+struct Metrics {
+    registry: Registry,
+    decisions: Family<DecisionLabels, Counter>,
+    hook_runs: Family<HookLabels, Counter>,
+    latency: Family<LatencyLabels, Histogram, fn() -> Histogram>,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        let mut registry = Registry::with_prefix("agent_hooks");
+        let decisions = Family::<DecisionLabels, Counter>::default();
+        registry.register(
+            "decisions",
+            "Dispatches by event and final decision (continue, block, ask)",
+            decisions.clone(),
+        );
+        let hook_runs = Family::<HookLabels, Counter>::default();
+        registry.register(
+            "hook_runs",
+            "Hook reports by hook, event and status; failures are the timeout, error and invalid_output statuses",
+            hook_runs.clone(),
+        );
+        let latency = Family::<LatencyLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_histogram,
+        );
+        registry.register(
+            "hook_duration_seconds",
+            "Run time of each hook that ran, in seconds",
+            latency.clone(),
+        );
+        Metrics {
+            registry,
+            decisions,
+            hook_runs,
+            latency,
+        }
+    }
 }
 
 /// One hook's line in `GET /v1/stats`.
@@ -49,8 +127,37 @@ impl Stats {
     /// Counts one dispatch and each of its hook reports.
     pub fn record(&self, outcome: &Outcome) {
         *self.dispatches.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        let event = outcome.event.name().to_owned();
+        self.metrics
+            .decisions
+            .get_or_create(&DecisionLabels {
+                event: event.clone(),
+                decision: outcome.decision.as_str().to_owned(),
+            })
+            .inc();
         if outcome.hooks.is_empty() {
             return;
+        }
+        for report in &outcome.hooks {
+            self.metrics
+                .hook_runs
+                .get_or_create(&HookLabels {
+                    hook: report.hook.clone(),
+                    source: report.source.clone(),
+                    event: event.clone(),
+                    status: report.status.as_str().to_owned(),
+                })
+                .inc();
+            if report.status != HookStatus::Skipped {
+                self.metrics
+                    .latency
+                    .get_or_create(&LatencyLabels {
+                        hook: report.hook.clone(),
+                        source: report.source.clone(),
+                        event: event.clone(),
+                    })
+                    .observe(report.ms / 1000.0);
+            }
         }
         let mut hooks = self.hooks.lock().unwrap_or_else(|p| p.into_inner());
         for report in &outcome.hooks {
@@ -75,6 +182,14 @@ impl Stats {
     /// How many dispatches have been recorded.
     pub fn dispatches(&self) -> u64 {
         *self.dispatches.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The metrics in the Prometheus text exposition format.
+    pub fn prometheus(&self) -> String {
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.metrics.registry);
+        text
     }
 
     /// Every hook, slowest (by p99) first.
