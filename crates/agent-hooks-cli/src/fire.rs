@@ -59,7 +59,7 @@ pub(crate) async fn run(ws: Workspace, event: &str, pretty: bool) -> ExitCode {
     }
     let mut outcome = engine.dispatch(event, payload).await;
     // A file that does not load changes which hooks ran: say so where the caller looks.
-    for error in engine.snapshot().config.errors() {
+    for error in engine.snapshot().errors() {
         outcome
             .warnings
             .push(format!("configuration error: {error}"));

@@ -326,7 +326,7 @@ fn definition() -> clap::Command {
     let mut after = String::from("Ready-made hooks (agent-hooks install <name|number>):\n");
     after.push_str(&agent_hooks::guards::numbered_list());
     after.push_str("\nEvents:\n");
-    for spec in &agent_hooks::event::EVENTS {
+    for spec in &agent_hooks::EVENTS {
         after.push_str(&format!("  {:<22} {}\n", spec.name, spec.fires));
     }
     after.push_str(

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_hooks::event::complete_payload;
-use agent_hooks::{Engine, Event, Workspace};
+use agent_hooks::internals::{TrustCheck, hash_file};
+use agent_hooks::{Engine, Event, Workspace, complete_payload};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::{Map, Value, json};
 
@@ -74,7 +74,7 @@ fn ten_hooks_none_matching(c: &mut Criterion) {
         ));
     }
     let (_dir, engine) = workspace(&yaml);
-    assert_eq!(engine.snapshot().hooks_for(Event::PreToolCall).len(), 10);
+    assert_eq!(engine.snapshot().hook_count(Event::PreToolCall), 10);
 
     let rt = runtime();
     let outcome = rt.block_on(engine.dispatch(Event::PreToolCall, payload()));
@@ -222,21 +222,14 @@ fn trust_check_of_a_10k_script(c: &mut Criterion) {
     let engine = Engine::open(Workspace::new(&root));
     let command = format!("sh {}", script.display());
     engine.approve(None, &command).expect("approve");
-    let snapshot = engine.snapshot();
-    let hook = snapshot.config.hooks[0].clone();
-    let drift = agent_hooks::trust::DriftChecker::new(&root);
-    assert!(matches!(
-        drift.check(&snapshot.approvals, Event::PreToolCall, &hook),
-        agent_hooks::trust::Verdict::Approved(_)
-    ));
+    let check = TrustCheck::first_hook(&engine, Event::PreToolCall).expect("the hook");
+    assert!(check.approved());
 
     let mut group = c.benchmark_group("trust");
     group.bench_function("hash_10k_script", |b| {
-        b.iter(|| agent_hooks::trust::hash_file(&script).expect("hash"))
+        b.iter(|| hash_file(&script).expect("hash"))
     });
-    group.bench_function("check_10k_script", |b| {
-        b.iter(|| drift.check(&snapshot.approvals, Event::PreToolCall, &hook))
-    });
+    group.bench_function("check_10k_script", |b| b.iter(|| check.approved()));
     group.finish();
 }
 

@@ -6,10 +6,7 @@
 #[path = "../tests/loopback/mod.rs"]
 mod loopback;
 
-use std::sync::Arc;
-
-use agent_hooks::transport::http::HttpClient;
-use agent_hooks::transport::ssrf::{ALLOW_LOCAL_ENV, Guard, SystemResolver};
+use agent_hooks::internals::{ALLOW_LOCAL_ENV, transport_client};
 use agent_hooks::{Engine, Event, Workspace};
 use criterion::{Criterion, criterion_group};
 use loopback::{Response, Server};
@@ -56,14 +53,13 @@ fn http_hook(c: &mut Criterion) {
         outcome.hooks
     );
 
-    let bare = HttpClient::new(Guard::new(Arc::new(SystemResolver), true)).expect("client");
+    let bare = transport_client().expect("client");
     let body = serde_json::to_vec(&payload()).expect("payload bytes");
 
     let mut group = c.benchmark_group("http_hook");
     group.bench_function("bare_post", |b| {
         b.to_async(&rt).iter(|| async {
             let response = bare
-                .reqwest()
                 .post(&url)
                 .header("content-type", "application/json")
                 .body(body.clone())

@@ -35,7 +35,7 @@ impl Decision {
 
 /// A change of one payload field.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Rewrite {
+pub(crate) struct Rewrite {
     /// The payload field to change (`tool_input`, `message`, ...).
     pub field: String,
     /// The new value, applied by the event's [`RewriteRule`] for that field.
@@ -46,7 +46,7 @@ pub struct Rewrite {
 
 /// The canonical effects of one hook's answer. `Answer::default()` is "continue, no change".
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// `None` is no decision (the same as continue).
     pub decision: Option<Decision>,
     /// Why the hook blocked or asked; shown to the user and, for redo events, the model.
@@ -78,7 +78,7 @@ pub struct Answer {
 
 impl Answer {
     /// No effect at all: the hook answered nothing that changes anything.
-    pub fn is_noop(&self) -> bool {
+    pub(crate) fn is_noop(&self) -> bool {
         (self.decision.is_none()
             || (self.decision == Some(Decision::Continue) && !self.provisional))
             && self.rewrites.is_empty()
@@ -91,7 +91,8 @@ impl Answer {
     }
 
     /// A block with `reason` and no other effect.
-    pub fn block(reason: impl Into<String>) -> Answer {
+    #[cfg(test)]
+    pub(crate) fn block(reason: impl Into<String>) -> Answer {
         Answer {
             decision: Some(Decision::Block),
             reason: Some(reason.into()),
@@ -102,7 +103,7 @@ impl Answer {
 
 /// Why a hook's answer could not be used at all. The hook counts as failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unusable {
+pub(crate) struct Unusable {
     /// The log record type the failure is reported as (`hook_invalid_json`, ...).
     pub kind: DiagKind,
     /// What was wrong, with a preview of the offending output.
@@ -111,7 +112,7 @@ pub struct Unusable {
 
 /// One effect of an answer that its event allows, as [`Answer::admit`] lets it through.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Effect<'a> {
+pub(crate) enum Effect<'a> {
     /// Stop the action (a redo where [`EventSpec::redo`] is set).
     Block {
         /// The hook's reason, if it gave one.
@@ -146,7 +147,7 @@ pub enum Effect<'a> {
 /// An answer sorted against one event's row of the capability table: what counts, in the
 /// answer's order, and what the event does not allow (named for a message).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Admitted<'a> {
+pub(crate) struct Admitted<'a> {
     /// The effects that count.
     pub effects: Vec<Effect<'a>>,
     /// The effects that do not, as "decision \"block\"", "a rewrite of \"message\"", ...
@@ -157,7 +158,7 @@ impl Answer {
     /// Sorts this answer's effects by what `spec` allows. This is the one place the capability
     /// table is applied to an answer: the dispatcher merges the admitted effects, `doctor`
     /// describes them, and both name the ignored ones the same way.
-    pub fn admit<'a>(&'a self, spec: &EventSpec) -> Admitted<'a> {
+    pub(crate) fn admit<'a>(&'a self, spec: &EventSpec) -> Admitted<'a> {
         let mut admitted = Admitted::default();
         let Admitted { effects, ignored } = &mut admitted;
         let reason = self.reason.as_deref();

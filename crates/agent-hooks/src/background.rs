@@ -35,7 +35,7 @@ use crate::workspace::Workspace;
 
 /// A handler's background mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Background {
+pub(crate) enum Background {
     /// `"async": true`: its `additionalContext` and `systemMessage` reach the model later.
     Async,
     /// `"asyncRewake": true`: an exit 2 reports its stderr (else stdout) to the model later.
@@ -44,7 +44,7 @@ pub enum Background {
 
 impl Background {
     /// The handler field, as the approval and `list` name it.
-    pub fn field(self) -> &'static str {
+    pub(crate) fn field(self) -> &'static str {
         match self {
             Background::Async => "async",
             Background::AsyncRewake => "asyncRewake",

@@ -1,18 +1,14 @@
 //! The Claude Code bridge: agent-hooks *inside* Claude Code. `agent-hooks claude-hook` gets a
 //! Claude Code hook input, dispatches it as the canonical event through this workspace's hooks,
-//! and answers in Claude Code's format; [`install`] wires every mapped event of
+//! and answers in Claude Code's format; [`install_wired`] wires every mapped event of
 //! `.claude/settings.json` to it. The workspace's own Claude Code hooks are skipped while
 //! bridged — Claude Code already runs them — so nothing runs twice.
-
-use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
 use crate::config::claude::is_bridge_command;
-pub use crate::dialect::claude::ClaudeAnswer;
-use crate::dialect::claude::{
-    BRIDGED, CLAUDE_EVENTS, ClaudeEvent, InputError, Sent, from_claude, to_claude,
-};
+use crate::dialect::claude::{BRIDGED, CLAUDE_EVENTS, ClaudeEvent, Sent, from_claude, to_claude};
+pub use crate::dialect::claude::{ClaudeAnswer, InputError};
 use crate::dispatch::DispatchOptions;
 use crate::engine::Engine;
 use crate::event::Event;
@@ -195,7 +191,7 @@ fn is_bridge_handler(handler: &Value) -> bool {
 
 /// Whether `.claude/settings.json` wires some event to the bridge (so Claude Code runs this
 /// workspace's hooks).
-pub fn is_installed(ws: &Workspace) -> bool {
+pub(crate) fn is_installed(ws: &Workspace) -> bool {
     let Ok(Some(text)) = store::read_optional(&ws.root().join(".claude/settings.json")) else {
         return false;
     };
@@ -235,7 +231,7 @@ pub fn unreachable_hooks(engine: &Engine) -> Vec<String> {
         .collect()
 }
 
-/// What [`install`] did.
+/// What [`install_wired`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstallReport {
     /// The settings file written, as shown to the user.
@@ -262,26 +258,17 @@ pub struct InstallReport {
 pub enum Wiring {
     /// A command hook: `<agent-hooks> claude-hook`, one process per event.
     Command(std::path::PathBuf),
-    /// An HTTP hook POSTing to `agent-hooks serve`'s [`HTTP_ROUTE`] at this base URL
+    /// An HTTP hook POSTing to `agent-hooks serve`'s `/v1/hooks/claude-code` route at this base URL
     /// (`http://127.0.0.1:PORT`): no process start per event, built-in state in one process.
     Http(String),
 }
 
 /// The sidecar route that answers Claude Code `type: "http"` hooks in Claude Code's format.
-pub const HTTP_ROUTE: &str = "/v1/hooks/claude-code";
+pub(crate) const HTTP_ROUTE: &str = "/v1/hooks/claude-code";
 
 /// Whether a Claude Code HTTP hook's URL is the sidecar's bridge route.
-pub fn is_bridge_url(url: &str) -> bool {
+pub(crate) fn is_bridge_url(url: &str) -> bool {
     url.trim_end_matches('/').ends_with(HTTP_ROUTE)
-}
-
-/// Writes bridge entries running `exe claude-hook` (see [`install_wired`]).
-///
-/// # Errors
-///
-/// As [`install_wired`].
-pub fn install(ws: &Workspace, exe: &Path) -> Result<InstallReport, BridgeError> {
-    install_wired(ws, &Wiring::Command(exe.to_path_buf()))
 }
 
 /// Writes bridge entries for every mapped event into `.claude/settings.json`, wired as

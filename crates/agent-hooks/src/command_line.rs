@@ -21,7 +21,7 @@ use crate::transport::command::{CommandSpec, Invocation};
 
 /// What a word of the command is to the process that runs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// A program some command of the line starts (`execve`'s, or one a shell line runs).
     Program,
     /// A file a program reads and runs (`python3 hooks/x.py`, `. lib.sh`).
@@ -30,7 +30,7 @@ pub enum Role {
 
 /// One file a command names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Named {
+pub(crate) struct Named {
     /// The word as written (before expansion).
     pub word: String,
     /// Where it resolves; `None` for a program name found nowhere on `PATH`.
@@ -41,14 +41,14 @@ pub struct Named {
 
 impl Named {
     /// The resolved path when the file is there.
-    pub fn existing(&self) -> Option<&Path> {
+    pub(crate) fn existing(&self) -> Option<&Path> {
         self.path.as_deref().filter(|p| p.is_file())
     }
 }
 
 /// Everything the line runs, as far as it can be known without running it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reading {
+pub(crate) struct Reading {
     /// The program `execve` starts (`sh` for a shell line); `None` when it is found nowhere.
     pub program: Option<PathBuf>,
     /// The program's word as written (`python3`, `./x.sh`, `sh`).
@@ -59,7 +59,7 @@ pub struct Reading {
 
 impl Reading {
     /// The first named file that should exist and does not: (word, why).
-    pub fn missing(&self) -> Option<(&str, String)> {
+    pub(crate) fn missing(&self) -> Option<(&str, String)> {
         self.files.iter().find_map(|named| match &named.path {
             None => Some((
                 named.word.as_str(),
@@ -74,7 +74,7 @@ impl Reading {
     }
 
     /// The resolved paths of the files that exist.
-    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+    pub(crate) fn paths(&self) -> impl Iterator<Item = &Path> {
         self.files.iter().filter_map(Named::existing)
     }
 }
@@ -90,7 +90,7 @@ pub struct Unreadable {
 }
 
 /// Reads `spec` as it will run with `env` (the entry's `env:`, on top of the runtime's own).
-pub fn read(spec: &CommandSpec, env: &[(String, String)]) -> Result<Reading, Unreadable> {
+pub(crate) fn read(spec: &CommandSpec, env: &[(String, String)]) -> Result<Reading, Unreadable> {
     let mut vars: HashMap<String, String> = HashMap::new();
     for key in ["PATH", "HOME"] {
         if let Some(value) = std::env::var_os(key) {

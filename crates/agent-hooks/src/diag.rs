@@ -11,7 +11,11 @@ use serde::Serialize;
 /// The record types of SPEC §9.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum DiagKind {
+#[expect(
+    clippy::enum_variant_names,
+    reason = "each variant serialises to the SPEC's `hook_*` record type"
+)]
+pub(crate) enum DiagKind {
     /// A hook's output (or a `hooks.json`) is not valid JSON.
     HookInvalidJson,
     /// Valid JSON of the wrong shape (not an object, several documents, no `hooks` list).
@@ -40,31 +44,12 @@ pub enum DiagKind {
     HookDrift,
 }
 
-impl DiagKind {
-    /// The `type` written to the log.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DiagKind::HookInvalidJson => "hook_invalid_json",
-            DiagKind::HookInvalidFormat => "hook_invalid_format",
-            DiagKind::HookMissingFields => "hook_missing_fields",
-            DiagKind::HookTimeout => "hook_timeout",
-            DiagKind::HookExecError => "hook_exec_error",
-            DiagKind::HookStderr => "hook_stderr",
-            DiagKind::HookNonzeroExit => "hook_nonzero_exit",
-            DiagKind::HookBlockedToolCall => "hook_blocked_tool_call",
-            DiagKind::HookInvalidBlock => "hook_invalid_block",
-            DiagKind::HookInvalidMutation => "hook_invalid_mutation",
-            DiagKind::HookInvalidOutput => "hook_invalid_output",
-            DiagKind::HookConfigError => "hook_config_error",
-            DiagKind::HookDrift => "hook_drift",
-        }
-    }
-}
+impl DiagKind {}
 
 /// How a record names its fields. Skill hooks' records use the names of their source runtime,
 /// so a reader of its logs (or a tool built for them) understands them unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RecordStyle {
+pub(crate) enum RecordStyle {
     /// SPEC §9: `ts`, `type`, `event`, `hook`, `source`, `detail`.
     #[default]
     Canonical,
@@ -75,7 +60,7 @@ pub enum RecordStyle {
 
 /// One line of `logs/events.jsonl`.
 #[derive(Debug, Clone)]
-pub struct DiagRecord {
+pub(crate) struct DiagRecord {
     /// When it happened, RFC 3339 UTC.
     pub ts: String,
     /// The record type.
@@ -98,7 +83,7 @@ pub struct DiagRecord {
 
 impl DiagRecord {
     /// A record of `kind` stamped with the current time.
-    pub fn new(kind: DiagKind, detail: impl Into<String>) -> DiagRecord {
+    pub(crate) fn new(kind: DiagKind, detail: impl Into<String>) -> DiagRecord {
         DiagRecord {
             ts: now_rfc3339(),
             kind,
@@ -113,33 +98,37 @@ impl DiagRecord {
     }
 
     /// Names the event being dispatched.
-    pub fn event(mut self, event: impl Into<String>) -> Self {
+    pub(crate) fn event(mut self, event: impl Into<String>) -> Self {
         self.event = Some(event.into());
         self
     }
 
     /// Names the hook and its declaring file.
-    pub fn hook(mut self, hook: impl Into<String>, source: impl Into<String>) -> Self {
+    pub(crate) fn hook(mut self, hook: impl Into<String>, source: impl Into<String>) -> Self {
         self.hook = Some(hook.into());
         self.source = Some(source.into());
         self
     }
 
     /// Names the file concerned, without a hook.
-    pub fn source(mut self, source: impl Into<String>) -> Self {
+    pub(crate) fn source(mut self, source: impl Into<String>) -> Self {
         self.source = Some(source.into());
         self
     }
 
     /// Adds a fact of the record's type.
-    pub fn field(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
+    pub(crate) fn field(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
         self.fields.insert(key.to_owned(), value.into());
         self
     }
 
     /// Writes the record with open-strix's field names: `event_name` is the event as that
     /// runtime names it (`pre_prompt`), and the timestamp is in Python's `isoformat`.
-    pub fn open_strix(mut self, session_id: Option<String>, event_name: Option<&str>) -> Self {
+    pub(crate) fn open_strix(
+        mut self,
+        session_id: Option<String>,
+        event_name: Option<&str>,
+    ) -> Self {
         self.style = RecordStyle::OpenStrix;
         self.ts = now_isoformat();
         self.session_id = session_id;
@@ -217,7 +206,7 @@ impl Serialize for DiagRecord {
 /// (`2026-12-01T03:04:05.123456+00:00`): what skill hooks' source runtime stamps events and
 /// records with, and what `datetime.fromisoformat` reads in every Python version (3.10 takes
 /// neither a `Z` suffix nor other than 3 or 6 fraction digits).
-pub fn now_isoformat() -> String {
+pub(crate) fn now_isoformat() -> String {
     let format = time::macros::format_description!(
         "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6]+00:00"
     );
@@ -227,7 +216,7 @@ pub fn now_isoformat() -> String {
 }
 
 /// The current time as RFC 3339 UTC.
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_else(|_| String::from("1970-01-01T00:00:00Z"))
@@ -236,28 +225,23 @@ pub fn now_rfc3339() -> String {
 /// The longest detail kept in one record; hook output can be megabytes.
 const MAX_DETAIL: usize = 4096;
 /// Rotation threshold (SPEC §9).
-pub const ROTATE_AT: u64 = 10 * 1024 * 1024;
+pub(crate) const ROTATE_AT: u64 = 10 * 1024 * 1024;
 
 /// Appends records to a workspace's `logs/events.jsonl`.
 #[derive(Debug, Clone)]
-pub struct EventLog {
+pub(crate) struct EventLog {
     path: PathBuf,
 }
 
 impl EventLog {
     /// A log appending to `path`; the file and its directory are created on the first write.
-    pub fn new(path: PathBuf) -> EventLog {
+    pub(crate) fn new(path: PathBuf) -> EventLog {
         EventLog { path }
-    }
-
-    /// The log file.
-    pub fn path(&self) -> &std::path::Path {
-        &self.path
     }
 
     /// Writes one record. Logging must never take a dispatch down, so a failure to write is
     /// reported through `tracing` and otherwise swallowed.
-    pub fn write(&self, mut record: DiagRecord) {
+    pub(crate) fn write(&self, mut record: DiagRecord) {
         if record.detail.len() > MAX_DETAIL {
             let mut cut = MAX_DETAIL;
             while !record.detail.is_char_boundary(cut) {

@@ -7,7 +7,7 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::{Map, Value};
 
-use crate::config::{Config, agent};
+use crate::config::{Config, ConfigError, agent};
 use crate::diag::{DiagKind, DiagRecord, EventLog};
 use crate::dispatch::{DispatchOptions, Lapse, Runtime};
 use crate::event::Event;
@@ -62,9 +62,9 @@ pub enum EngineError {
 #[derive(Debug)]
 pub struct Snapshot {
     /// The loaded configuration.
-    pub config: Config,
+    pub(crate) config: Config,
     /// The approvals in force.
-    pub approvals: Approvals,
+    pub(crate) approvals: Approvals,
     /// Hooks per event (indexed by `Event as usize`), in run order.
     by_event: Vec<Vec<Arc<Hook>>>,
     /// Some hook runs in the background, so dispatches look for what such hooks left.
@@ -73,7 +73,7 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// Indexes `config`'s hooks by event, so a dispatch finds its hooks without a scan.
-    pub fn new(config: Config, approvals: Approvals) -> Snapshot {
+    pub(crate) fn new(config: Config, approvals: Approvals) -> Snapshot {
         let by_event = Event::all()
             .map(|event| {
                 let mut hooks: Vec<Arc<Hook>> = config
@@ -105,13 +105,35 @@ impl Snapshot {
     }
 
     /// The hooks wired to `event`, in run order.
-    pub fn hooks_for(&self, event: Event) -> &[Arc<Hook>] {
+    pub(crate) fn hooks_for(&self, event: Event) -> &[Arc<Hook>] {
         &self.by_event[event as usize]
     }
 
     /// Whether any hook runs in the background (Claude Code's `async`).
     pub(crate) fn has_background(&self) -> bool {
         self.background
+    }
+
+    /// How many hooks are wired to `event`, whether or not the trust gate lets them run. With
+    /// none, a host may skip building the event's payload.
+    pub fn hook_count(&self, event: Event) -> usize {
+        self.by_event[event as usize].len()
+    }
+
+    /// Every configuration error of the loaded files (`config/agent.yaml` first), located by
+    /// file, line and column. A file that does not load changes which hooks run, so a host
+    /// shows these where its user looks.
+    pub fn errors(&self) -> impl Iterator<Item = &ConfigError> {
+        self.config.errors()
+    }
+
+    /// The approval key of every declared hook that needs one (its command, URL or
+    /// `builtin:<name>`), in declaration order: what [`Engine::approve`] takes.
+    pub fn approval_keys(&self) -> impl Iterator<Item = &str> {
+        self.config
+            .hooks
+            .iter()
+            .filter_map(|h| h.approval_key.as_deref())
     }
 }
 
@@ -228,7 +250,7 @@ impl Engine {
     }
 
     /// The `logs/events.jsonl` writer that dispatches log to; hosts may add their own records.
-    pub fn event_log(&self) -> &EventLog {
+    pub(crate) fn event_log(&self) -> &EventLog {
         &self.log
     }
 
@@ -344,7 +366,7 @@ impl Engine {
     /// an HTTP hook, or `builtin:<name>`). The approval binds the definition of every hook
     /// declared with that key (argv, env, matcher, timeout, on_error, dialect, and the
     /// transport's own settings), the program as resolved with the hook's environment, and the
-    /// SHA-256 of every file the command names ([`crate::command_line`]); any later change is
+    /// SHA-256 of every file the command names (as `command_line.rs` reads it); any later change is
     /// drift and skips the hook until it is approved again.
     ///
     /// # Errors

@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 ///     err.to_string(),
 ///     r#"unknown event "pre_tool" (did you mean "pre_tool_call"?)"#
 /// );
-/// # Ok::<(), agent_hooks::event::UnknownEvent>(())
+/// # Ok::<(), agent_hooks::UnknownEvent>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Event {
@@ -360,7 +360,7 @@ pub const REDO_CAP: u64 = 3;
 /// above any cap). Anything else — negative, fractional, a word, a list — is rejected with the
 /// value as shown, and callers treat it as the cap reached: a count nobody can read must never
 /// let a hook force redos forever.
-pub fn redo_count(value: Option<&Value>) -> Result<u64, String> {
+pub(crate) fn redo_count(value: Option<&Value>) -> Result<u64, String> {
     fn integral(n: f64) -> Option<u64> {
         // `as` saturates, and NaN or infinity fail the `fract` test.
         (n >= 0.0 && n.fract() == 0.0).then_some(n as u64)

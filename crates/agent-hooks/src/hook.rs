@@ -37,7 +37,7 @@ impl SourceKind {
 
 /// What happens when a hook fails (cannot start, exits non-zero, times out, answers garbage).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OnError {
+pub(crate) enum OnError {
     /// Fail open: the action proceeds, and the failure is logged and reported.
     #[default]
     Continue,
@@ -47,7 +47,7 @@ pub enum OnError {
 
 /// One declared hook.
 #[derive(Debug, Clone)]
-pub struct Hook {
+pub(crate) struct Hook {
     /// Shown in list, outcomes and logs.
     pub name: String,
     /// Which kind of file declared it; decides run order.
@@ -81,13 +81,17 @@ pub struct Hook {
 
 impl Hook {
     /// Whether the hook is wired to `event`.
-    pub fn handles(&self, event: Event) -> bool {
+    pub(crate) fn handles(&self, event: Event) -> bool {
         self.events.contains(&event)
     }
 
     /// Reads a completed run's raw reply into canonical effects: a judge's text as a verdict,
     /// anything else as its dialect reads stdout.
-    pub fn interpret(&self, view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusable> {
+    pub(crate) fn interpret(
+        &self,
+        view: &PayloadView<'_>,
+        reply: &Reply,
+    ) -> Result<Answer, Unusable> {
         match &self.transport {
             TransportSpec::Judge(spec) => Verdict::read(reply)
                 .map(|verdict| self.dialect.judged(view, &verdict, spec.continue_on_block)),
@@ -103,10 +107,10 @@ impl fmt::Display for Hook {
 }
 
 /// The default, the ceiling, and the clamping of hook timeouts.
-pub const MAX_TIMEOUT_SECS: f64 = 120.0;
+pub(crate) const MAX_TIMEOUT_SECS: f64 = 120.0;
 
 /// Makes a hook name safe as one path component under `state/`.
-pub fn filesystem_safe(name: &str) -> String {
+pub(crate) fn filesystem_safe(name: &str) -> String {
     let mut out: String = name
         .chars()
         .map(|c| {

@@ -20,69 +20,105 @@
 //!                                    Outcome { decision, payload, context, notes, warnings, hooks }
 //! ```
 //!
-//! Each decision has one home (`docs/architecture.md` has the full table):
+//! Each decision has one home (`docs/architecture.md` has the full table); the modules are
+//! private, so these are file names, not API:
 //!
-//! - [`event`] defines the canonical events, their payloads and the capability table — the one
-//!   place that says what each event lets hooks do; [`Answer::admit`] is the one function that
-//!   applies it to an answer, for the dispatcher and for `doctor` alike.
-//! - `config` reads each source of hooks (`config/shell_hooks.yaml`, skills' `hooks.json`,
-//!   `.claude/settings*.json`, `config/agent.yaml`) into [`Hook`]s and typed settings, with
-//!   located errors. It imports the dialects' name tables; nothing imports it back on the way
-//!   from a payload to its outcome.
-//! - [`dialect`] translates between the canonical payload and what one family of scripts
+//! - `event.rs` defines the canonical events, their payloads and the capability table — the one
+//!   place that says what each event lets hooks do; `Answer::admit` in `answer.rs` is the one
+//!   function that applies it to a hook's answer, for the dispatcher and for `doctor` alike.
+//! - `config/` reads each source of hooks (`config/shell_hooks.yaml`, skills' `hooks.json`,
+//!   `.claude/settings*.json`, `config/agent.yaml`) into hooks and typed settings, with located
+//!   errors ([`ConfigError`]). It imports the dialects' name tables; nothing imports it back on
+//!   the way from a payload to its outcome.
+//! - `dialect/` translates between the canonical payload and what one family of scripts
 //!   speaks: `shell`, `skill`, `claude/`; `matcher` decides which payloads a hook runs on and
 //!   `read` how a hook's stdout is read (cap, UTF-8, one JSON object, typed fields).
-//! - [`transport`] runs a hook (a process in its own group, with a hard timeout; an HTTP POST
+//! - `transport/` runs a hook (a process in its own group, with a hard timeout; an HTTP POST
 //!   behind the SSRF guard; a built-in guard in-process) and returns its raw reply.
-//! - [`trust`] is the gate: master switch, approvals, drift. An approval binds the hook's whole
-//!   definition and every file its command names.
-//! - `dispatch` orders, chains or parallelises hooks and merges their admitted effects into an
-//!   [`Outcome`]; [`Engine`] holds the loaded workspace as a [`Snapshot`] and swaps it whole on
-//!   reload. [`DispatchOptions`] narrows one dispatch (the Claude Code bridge skips Claude
+//! - `trust.rs` is the gate: master switch, approvals, drift. An approval binds the hook's
+//!   whole definition and every file its command names.
+//! - `dispatch.rs` orders, chains or parallelises hooks and merges their admitted effects into
+//!   an [`Outcome`]; [`Engine`] holds the loaded workspace as a [`Snapshot`] and swaps it whole
+//!   on reload. [`DispatchOptions`] narrows one dispatch (the Claude Code bridge skips Claude
 //!   Code's own hooks with it).
-//! - [`command_line`] is the one reading of a hook's command line (program and files) that
-//!   approval, dispatch, `list` and `doctor` share; [`inspect`] judges and tries hooks for
+//! - `command_line.rs` is the one reading of a hook's command line (program and files) that
+//!   approval, dispatch, `list` and `doctor` share; `inspect/` judges and tries hooks for
 //!   `list` and `doctor`, and [`commands`] is the `/hooks` commands as text; [`bridge`] runs a
 //!   workspace inside Claude Code; `server` is the sidecar; [`guards`] wires the ready-made
-//!   guards of `agent-hooks-guards` in.
+//!   guards of `agent-hooks-guards` in (one registry row per guard).
 //!
 //! Every failure of a hook is visible: in the outcome's per-hook report and in
-//! `logs/events.jsonl` ([`diag`]). Failure is open (the action proceeds) unless a hook says
+//! `logs/events.jsonl` (`diag.rs`). Failure is open (the action proceeds) unless a hook says
 //! `on_error: block`.
+//!
+//! ## The public surface
+//!
+//! What a host needs, and nothing it does not: the internals above (configuration records,
+//! transports, the SSRF guard, the trust gate's records and hashes, file stores) can change
+//! without breaking an embedding. `#![warn(unnameable_types)]` keeps an internal type from
+//! leaking through a public signature.
+//!
+//! - The engine: [`Engine`] (open, dispatch, fire, reload, approve, revoke, the master switch),
+//!   [`Snapshot`] (the configuration in force: its errors, hook counts, approval keys),
+//!   [`DispatchOptions`], [`Workspace`], and their errors ([`EngineError`], [`ConfigError`],
+//!   [`TrustError`], [`SwitchError`], [`UnreadableCommand`]).
+//! - The events: [`Event`], the capability table [`EVENTS`] of [`EventSpec`] rows,
+//!   [`complete_payload`], and the typed [`payload`]s for [`Engine::fire`].
+//! - What comes back: [`Outcome`] with its [`Decision`], per-hook [`HookReport`]s and
+//!   [`ReasonDisplay`].
+//! - [`host`]: the helpers an agent loop calls around a tool call and a stop (`call_tool`,
+//!   `Turn`).
+//! - [`commands`]: the `/hooks` chat commands (`run_line`); [`guards`]: the ready-made guards,
+//!   `install` and the `guard` command; [`bridge`]: the Claude Code bridge; `server` (feature
+//!   `server`, on by default): the sidecar's router and `serve`.
+//!
+//! The crate's benchmarks time a few internals (the trust gate's hash, a bare POST with the
+//! HTTP transport's client) through the `internals` module, compiled only with the feature of
+//! that name, which the crate turns on for its own tests and benchmarks; it is not API.
 
 #![warn(missing_docs)]
+#![warn(unnameable_types)]
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
-pub mod answer;
+mod answer;
 mod background;
 pub mod bridge;
-pub mod command_line;
+mod command_line;
 pub mod commands;
-pub mod config;
-pub mod diag;
-pub mod dialect;
+mod config;
+mod diag;
+mod dialect;
 mod dispatch;
 mod engine;
-pub mod event;
+mod event;
 pub mod guards;
-pub mod hook;
+mod hook;
 pub mod host;
-pub mod inspect;
-pub mod outcome;
+mod inspect;
+#[cfg(feature = "internals")]
+pub mod internals;
+mod outcome;
 pub mod payload;
 #[cfg(feature = "server")]
 pub mod server;
-pub mod store;
-pub mod transport;
-pub mod trust;
+mod store;
+mod transport;
+mod trust;
 mod wording;
-pub mod workspace;
+mod workspace;
 
-pub use answer::{Answer, Decision};
+pub use answer::Decision;
+pub use command_line::Unreadable as UnreadableCommand;
+pub use config::ConfigError;
+pub use config::agent::SwitchError;
 pub use dispatch::DispatchOptions;
 pub use engine::{Engine, EngineError, Snapshot};
-pub use event::{Event, EventSpec};
-pub use hook::Hook;
-pub use outcome::{HookReport, HookStatus, Outcome, ReasonDisplay};
+pub use event::{
+    COMMON_FIELDS, EVENTS, Event, EventSpec, Field, FieldKind, REDO_CAP, RewriteRule, UnknownEvent,
+    complete_payload,
+};
+pub use hook::SourceKind;
+pub use outcome::{HookReport, HookStatus, Outcome, ReasonDisplay, Stop};
+pub use trust::TrustError;
 pub use wording::kind_of as json_kind;
-pub use workspace::Workspace;
+pub use workspace::{APPROVALS_ENV, WORKSPACE_ENV, Workspace};

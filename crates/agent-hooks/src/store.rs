@@ -13,13 +13,13 @@ use crate::workspace::Workspace;
 
 /// A held exclusive lock for one data file of a workspace; released on drop.
 #[derive(Debug)]
-pub struct FileLock {
+pub(crate) struct FileLock {
     file: File,
 }
 
 impl FileLock {
     /// Blocks until this process holds the lock for `data_path`, a file of `ws`.
-    pub fn acquire(ws: &Workspace, data_path: &Path) -> io::Result<FileLock> {
+    pub(crate) fn acquire(ws: &Workspace, data_path: &Path) -> io::Result<FileLock> {
         let path = lock_path(ws, data_path);
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir)?;
@@ -56,7 +56,7 @@ fn lock_path(ws: &Workspace, data_path: &Path) -> PathBuf {
 
 /// Replaces `path` with `contents` atomically. Callers hold the [`FileLock`] when the new
 /// contents were computed from the old ones.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -138,7 +138,7 @@ fn tempfile_in(dir: &Path, target: &Path) -> io::Result<(PathBuf, File)> {
 
 /// The largest configuration or approvals file agent-hooks reads. Real ones are a few KiB; a
 /// bigger one is a mistake or an attack, and reading it would cost every `fire` its time.
-pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Reads `path`, treating a missing file as empty (SPEC §2: missing means nothing configured).
 ///
@@ -146,7 +146,7 @@ pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 /// would block the reader forever, `/dev/zero` would never end), at most [`MAX_FILE_BYTES`],
 /// UTF-8. The file is opened without blocking and checked through the opened descriptor, so
 /// swapping the path between check and read changes nothing.
-pub fn read_optional(path: &Path) -> io::Result<Option<String>> {
+pub(crate) fn read_optional(path: &Path) -> io::Result<Option<String>> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let file = match OpenOptions::new()

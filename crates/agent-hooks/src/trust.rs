@@ -32,15 +32,15 @@ use crate::transport::TransportSpec;
 use crate::workspace::Workspace;
 
 /// Files up to this size are hashed at every check; larger ones keep a stat fingerprint.
-pub const HASH_EVERY_TIME: u64 = 1024 * 1024;
+pub(crate) const HASH_EVERY_TIME: u64 = 1024 * 1024;
 
 /// What an approval binds of a hook besides its files: one digest per field of its effective
 /// definition, so that a change names the field ("env changed").
-pub type Definition = BTreeMap<String, String>;
+pub(crate) type Definition = BTreeMap<String, String>;
 
 /// One file recorded by an approval.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ApprovedFile {
+pub(crate) struct ApprovedFile {
     /// The file, absolute.
     pub path: PathBuf,
     /// Modification time, nanoseconds since the Unix epoch.
@@ -56,7 +56,7 @@ pub struct ApprovedFile {
 
 /// The parts of a file's stat that any write changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StatPrint {
+pub(crate) struct StatPrint {
     /// Size in bytes.
     pub size: u64,
     /// Status-change time, nanoseconds since the Unix epoch.
@@ -69,7 +69,7 @@ pub struct StatPrint {
 
 /// One approved (event, command) pair.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Approval {
+pub(crate) struct Approval {
     /// The event's canonical name.
     pub event: String,
     /// The hook's approval key: the command line as declared, or the URL.
@@ -90,7 +90,7 @@ pub struct Approval {
 
 /// The contents of `config/hook_approvals.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Approvals {
+pub(crate) struct Approvals {
     /// The file format version (1).
     #[serde(default = "format_version")]
     pub version: u32,
@@ -105,7 +105,7 @@ fn format_version() -> u32 {
 
 impl Approvals {
     /// Reads the allowlist; a missing file is an empty list.
-    pub fn load(ws: &Workspace) -> Result<Approvals, ConfigError> {
+    pub(crate) fn load(ws: &Workspace) -> Result<Approvals, ConfigError> {
         let path = ws.approvals_json();
         let display = ws.display(&path).into_owned();
         let text = store::read_optional(&path).map_err(|e| ConfigError {
@@ -132,14 +132,14 @@ impl Approvals {
     }
 
     /// The approval of `command` for `event`, if any (drift not checked).
-    pub fn find(&self, event: Event, command: &str) -> Option<&Approval> {
+    pub(crate) fn find(&self, event: Event, command: &str) -> Option<&Approval> {
         self.approvals
             .iter()
             .find(|a| a.command == command && a.event == event.name())
     }
 
     /// The events `command` is approved for.
-    pub fn events_of<'a>(&'a self, command: &'a str) -> impl Iterator<Item = &'a str> {
+    pub(crate) fn events_of<'a>(&'a self, command: &'a str) -> impl Iterator<Item = &'a str> {
         self.approvals
             .iter()
             .filter(move |a| a.command == command)
@@ -184,7 +184,7 @@ pub enum TrustError {
 
 /// Adds (or refreshes) approvals of `command` for `events`, binding the definition of each of
 /// `hooks` (the declared hooks with that key) and recording the files their command names.
-pub fn approve(
+pub(crate) fn approve(
     ws: &Workspace,
     hooks: &[&Hook],
     command: &str,
@@ -228,7 +228,7 @@ pub fn approve(
 }
 
 /// Removes every approval of `command`; returns how many pairs were removed.
-pub fn revoke(ws: &Workspace, command: &str) -> Result<usize, TrustError> {
+pub(crate) fn revoke(ws: &Workspace, command: &str) -> Result<usize, TrustError> {
     let mut removed = 0;
     update(ws, |list| {
         let before = list.approvals.len();
@@ -315,7 +315,7 @@ fn record_files(paths: Vec<PathBuf>) -> Result<Vec<ApprovedFile>, TrustError> {
 /// The digest of each field of `hook`'s effective definition. Everything that decides what
 /// runs and how is here; the name and the declaring file are not (renaming a hook changes
 /// nothing it does).
-pub fn definition(hook: &Hook) -> Definition {
+pub(crate) fn definition(hook: &Hook) -> Definition {
     let mut fields: Vec<(&str, String)> = vec![
         ("dialect", hook.dialect.label().to_owned()),
         (
@@ -395,7 +395,7 @@ fn mtime_ns(meta: &fs::Metadata) -> i128 {
 }
 
 /// SHA-256 of a file, as lowercase hex.
-pub fn hash_file(path: &Path) -> io::Result<String> {
+pub(crate) fn hash_file(path: &Path) -> io::Result<String> {
     hash_reader(&mut fs::File::open(path)?)
 }
 
@@ -415,7 +415,7 @@ fn hash_reader(file: &mut impl Read) -> io::Result<String> {
 
 /// The program an approval pins, as the gate verified it.
 #[derive(Debug, Clone)]
-pub struct Pinned {
+pub(crate) struct Pinned {
     /// The program's path, as resolved at approval.
     pub path: PathBuf,
     /// A compiled program, opened once and verified through this descriptor: the process is
@@ -426,7 +426,7 @@ pub struct Pinned {
 
 /// What the gate says about one (event, command) pair.
 #[derive(Debug, Clone)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Approved and unchanged: the hook may run, and `execve` starts the pinned program (when
     /// the approval pins one).
     Approved(Option<Pinned>),
@@ -468,7 +468,7 @@ impl Fingerprint {
 
 /// Checks approvals for drift, remembering files already verified.
 #[derive(Debug, Default)]
-pub struct DriftChecker {
+pub(crate) struct DriftChecker {
     /// The workspace root, canonical: nothing under it is ever a system program.
     workspace: Option<PathBuf>,
     /// Path → what the last full check of it found.
@@ -487,7 +487,7 @@ impl DriftChecker {
     /// (owned by root, writable by nobody else) are vouched for by their stat fingerprint once
     /// hashed; see [`HASH_EVERY_TIME`]. [`DriftChecker::default`] knows no workspace and hashes
     /// every script-sized file at every check.
-    pub fn new(root: &Path) -> DriftChecker {
+    pub(crate) fn new(root: &Path) -> DriftChecker {
         DriftChecker {
             workspace: Some(root.canonicalize().unwrap_or_else(|_| root.to_path_buf())),
             verified: Mutex::default(),
@@ -496,7 +496,7 @@ impl DriftChecker {
 
     /// Whether `hook` may run at `event` under `approvals`: its definition is the approved one,
     /// its command still reads to the pinned files, and their content is the approved content.
-    pub fn check(&self, approvals: &Approvals, event: Event, hook: &Hook) -> Verdict {
+    pub(crate) fn check(&self, approvals: &Approvals, event: Event, hook: &Hook) -> Verdict {
         let Some(key) = &hook.approval_key else {
             return Verdict::Approved(None);
         };

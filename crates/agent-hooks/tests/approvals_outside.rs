@@ -35,7 +35,7 @@ fn approvals_outside_the_workspace_are_the_only_ones_honoured() {
     )
     .expect("shell_hooks.yaml");
     // SAFETY: this test binary has one test, and nothing else reads the environment meanwhile.
-    unsafe { std::env::set_var(agent_hooks::workspace::APPROVALS_ENV, &outside) };
+    unsafe { std::env::set_var(agent_hooks::APPROVALS_ENV, &outside) };
 
     let fire = || {
         let rt = tokio::runtime::Builder::new_current_thread()

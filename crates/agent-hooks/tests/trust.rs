@@ -690,13 +690,21 @@ fn the_claude_code_bridge_shows_a_guard_that_stopped_running() {
 
 // -- 5. check and exec as one act ---------------------------------------------------------
 
+/// The first executable file called `name` in a `PATH` directory.
+fn executable_on_path(name: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
 #[test]
 fn a_compiled_program_swapped_after_the_check_is_never_what_runs() {
     // Two compiled programs: the approved one exits 0, the impostor exits 1.
-    let (Some(good), Some(bad)) = (
-        agent_hooks::transport::command::find_on_path("true"),
-        agent_hooks::transport::command::find_on_path("false"),
-    ) else {
+    let (Some(good), Some(bad)) = (executable_on_path("true"), executable_on_path("false")) else {
         panic!("true and false are on PATH");
     };
     let ws = Ws::new(
@@ -757,7 +765,7 @@ fn a_compiled_program_swapped_after_the_check_is_never_what_runs() {
 fn a_compiled_program_in_the_workspace_changed_through_mmap_is_drift() {
     // Owned by whoever runs the tests, root included: inside the workspace no compiled program
     // is taken on its stat, however small and however owned.
-    let Some(good) = agent_hooks::transport::command::find_on_path("true") else {
+    let Some(good) = executable_on_path("true") else {
         panic!("true is on PATH");
     };
     let ws = Ws::new(
@@ -806,7 +814,7 @@ fn a_hook_does_not_inherit_the_descriptor_its_program_was_verified_through() {
     let outcome = ws.fire();
     assert_eq!(outcome.hooks[0].status, HookStatus::Noop, "{outcome:?}");
     let fds = std::fs::read_to_string(ws.path("fds")).expect("the hook wrote its descriptors");
-    let sh = agent_hooks::transport::command::find_on_path("sh")
+    let sh = executable_on_path("sh")
         .and_then(|p| p.canonicalize().ok())
         .expect("sh is on PATH");
     assert!(

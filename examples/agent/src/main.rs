@@ -88,17 +88,15 @@ async fn main() {
     // A real agent would leave this to its user (`agent-hooks approve`) or the self-approve API.
     let keys: Vec<String> = engine
         .snapshot()
-        .config
-        .hooks
-        .iter()
-        .filter_map(|h| h.approval_key.clone())
+        .approval_keys()
+        .map(str::to_owned)
         .collect();
     for key in keys {
         if let Err(e) = engine.approve(None, &key) {
             eprintln!("cannot approve {key}: {e}");
         }
     }
-    for err in engine.snapshot().config.errors() {
+    for err in engine.snapshot().errors() {
         eprintln!("configuration error: {err}");
     }
 

@@ -50,7 +50,7 @@ impl CommandOutput {
 ///
 /// let out = rt.block_on(run_line(&engine, "/hooks on"));
 /// assert_eq!(out.status, 0);
-/// assert!(engine.snapshot().config.master_enabled);
+/// assert!(engine.snapshot().master_enabled());
 ///
 /// let out = rt.block_on(run_line(&engine, "/hooks frobnicate"));
 /// assert_eq!(out.status, 2);
@@ -71,11 +71,11 @@ pub async fn run_line(engine: &Engine, line: &str) -> CommandOutput {
 
 /// Runs a command given as words (`["approve", "pre_tool_call", "/x/guard.py"]`), as plain
 /// text: what a host shows in its chat and what the CLI prints into a pipe.
-pub async fn run(engine: &Engine, args: &[String]) -> CommandOutput {
+pub(crate) async fn run(engine: &Engine, args: &[String]) -> CommandOutput {
     run_styled(engine, args, Style::PLAIN).await
 }
 
-/// [`run`] with a presentation style: the CLI passes colour when stdout is a terminal.
+/// A `/hooks` command from its words, with a presentation style: the CLI passes colour when stdout is a terminal.
 pub async fn run_styled(engine: &Engine, args: &[String], style: Style) -> CommandOutput {
     let (command, rest) = match args.split_first() {
         None => ("list", &[][..]),

@@ -16,7 +16,7 @@ use crate::workspace::Workspace;
 
 /// The parts of `config/agent.yaml` agent-hooks reads.
 #[derive(Debug, Clone)]
-pub struct AgentSettings {
+pub(crate) struct AgentSettings {
     /// `shell_hooks.enabled`: the master switch. Off unless the file says `true`.
     pub shell_hooks_enabled: bool,
     /// `shell_hooks.self_approve`: whether the sidecar's self-approve route answers (default on).
@@ -66,7 +66,7 @@ impl Default for AgentSettings {
 impl AgentSettings {
     /// Reads `config/agent.yaml`. Never fails: a missing file gives the defaults, and a broken
     /// one gives the defaults plus `error`.
-    pub fn load(ws: &Workspace) -> AgentSettings {
+    pub(crate) fn load(ws: &Workspace) -> AgentSettings {
         let path = ws.agent_yaml();
         let display = ws.display(&path).into_owned();
         let mut settings = AgentSettings {
@@ -254,7 +254,7 @@ pub enum SwitchError {
 }
 
 /// Sets `shell_hooks.enabled` in `config/agent.yaml`, keeping everything else.
-pub fn set_master_switch(ws: &Workspace, enabled: bool) -> Result<(), SwitchError> {
+pub(crate) fn set_master_switch(ws: &Workspace, enabled: bool) -> Result<(), SwitchError> {
     let path = ws.agent_yaml();
     let display = ws.display(&path).into_owned();
     let io = |source| SwitchError::Io {

@@ -26,11 +26,11 @@ use crate::wording::kind_of as json_kind;
 use crate::workspace::Workspace;
 
 /// Claude Code's default hook timeout; agent-hooks caps every hook at 120 s.
-pub const CLAUDE_DEFAULT_TIMEOUT_SECS: f64 = 600.0;
+pub(crate) const CLAUDE_DEFAULT_TIMEOUT_SECS: f64 = 600.0;
 
 /// Whether a command is the `agent-hooks claude-hook` bridge (which Claude Code runs; running it
 /// from here would dispatch the workspace into itself).
-pub fn is_bridge_command(command: &str) -> bool {
+pub(crate) fn is_bridge_command(command: &str) -> bool {
     let words = shell_words::split(command).unwrap_or_default();
     words.iter().any(|w| w == "claude-hook")
         && words
@@ -39,7 +39,7 @@ pub fn is_bridge_command(command: &str) -> bool {
 }
 
 /// The settings files this source reads, in order.
-pub fn settings_files(ws: &Workspace, agent: &AgentSettings) -> Vec<PathBuf> {
+pub(crate) fn settings_files(ws: &Workspace, agent: &AgentSettings) -> Vec<PathBuf> {
     let mut files = Vec::new();
     if agent.claude_user_settings
         && let Some(home) = std::env::var_os("HOME")

@@ -4,11 +4,11 @@
 //! A file that fails to parse loses only its own hooks — and on reload it keeps its previous
 //! good ones (SPEC §2, issue "reload").
 
-pub mod agent;
+pub(crate) mod agent;
 mod builtin;
-pub mod claude;
-pub mod shell;
-pub mod skill;
+pub(crate) mod claude;
+pub(crate) mod shell;
+pub(crate) mod skill;
 mod yaml;
 
 use std::fmt;
@@ -23,7 +23,7 @@ use crate::workspace::Workspace;
 pub struct ConfigError {
     /// The `logs/events.jsonl` type this error is logged as (`hook_config_error` unless the
     /// source has its own, like the skill dialect's `hook_invalid_json`).
-    pub kind: crate::diag::DiagKind,
+    pub(crate) kind: crate::diag::DiagKind,
     /// Workspace-relative path of the file.
     pub file: String,
     /// Line of the problem (1-based; 0 when not tied to a place).
@@ -52,7 +52,7 @@ impl std::error::Error for ConfigError {}
 
 /// The outcome of reading one configuration file.
 #[derive(Debug, Clone)]
-pub struct FileLoad {
+pub(crate) struct FileLoad {
     /// Which kind of source the file belongs to.
     pub source: SourceKind,
     /// The file, absolute.
@@ -75,7 +75,7 @@ pub struct FileLoad {
 /// How reading one configuration file went.
 impl FileLoad {
     /// A file of `source` at `path` with nothing read yet (a missing file stays so).
-    pub fn new(ws: &Workspace, source: SourceKind, path: PathBuf) -> FileLoad {
+    pub(crate) fn new(ws: &Workspace, source: SourceKind, path: PathBuf) -> FileLoad {
         FileLoad {
             source,
             display: ws.display(&path).into_owned(),
@@ -91,7 +91,7 @@ impl FileLoad {
 
 /// How reading a configuration file went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileState {
+pub(crate) enum FileState {
     /// The file does not exist: no hooks from it, and no error.
     Missing,
     /// The file parsed (entries with errors may still have been left out).
@@ -104,14 +104,14 @@ pub enum FileState {
 
 /// A source of hooks: reads its files from the workspace (some sources take settings from
 /// `config/agent.yaml`).
-pub type SourceLoader = fn(&Workspace, &agent::AgentSettings) -> Vec<FileLoad>;
+pub(crate) type SourceLoader = fn(&Workspace, &agent::AgentSettings) -> Vec<FileLoad>;
 
 /// Every source, in run order (SPEC §5).
-pub const SOURCES: &[SourceLoader] = &[shell::load, skill::load, claude::load];
+pub(crate) const SOURCES: &[SourceLoader] = &[shell::load, skill::load, claude::load];
 
 /// Everything loaded from a workspace at one moment. Immutable; a reload builds a new one.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub(crate) struct Config {
     /// The master switch (`shell_hooks.enabled`); off unless `config/agent.yaml` says `true`.
     pub master_enabled: bool,
     /// What `config/agent.yaml` says.
@@ -124,7 +124,7 @@ pub struct Config {
 
 impl Config {
     /// Reads every source. With `previous`, a file that is broken now keeps its previous hooks.
-    pub fn load(ws: &Workspace, previous: Option<&Config>) -> Config {
+    pub(crate) fn load(ws: &Workspace, previous: Option<&Config>) -> Config {
         let mut agent = agent::AgentSettings::load(ws);
         if agent.unreadable {
             // agent.yaml stopped parsing: keep the last good self-approve setting, and with none
@@ -163,22 +163,23 @@ impl Config {
     }
 
     /// Every error of every file, `config/agent.yaml` first.
-    pub fn errors(&self) -> impl Iterator<Item = &ConfigError> {
+    pub(crate) fn errors(&self) -> impl Iterator<Item = &ConfigError> {
         self.agent
             .error
             .iter()
             .chain(self.files.iter().flat_map(|f| f.errors.iter()))
     }
 
-    /// Every warning of every file.
-    pub fn warnings(&self) -> impl Iterator<Item = &ConfigError> {
-        self.files.iter().flat_map(|f| f.warnings.iter())
-    }
-
     /// The declared hooks whose approval key is `key`.
-    pub fn hooks_with_key<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a Arc<Hook>> {
+    pub(crate) fn hooks_with_key<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> impl Iterator<Item = &'a Arc<Hook>> {
         self.hooks
             .iter()
             .filter(move |h| h.approval_key.as_deref() == Some(key))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -22,7 +22,7 @@ use crate::wording::{did_you_mean, kind_of, nearest};
 use crate::workspace::Workspace;
 
 /// Default timeout of a shell hook (SPEC §5).
-pub const DEFAULT_TIMEOUT_SECS: f64 = 20.0;
+pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 20.0;
 
 const KNOWN_KEYS: &[&str] = &[
     "event",

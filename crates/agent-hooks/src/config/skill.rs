@@ -22,7 +22,7 @@ use crate::wording::{did_you_mean, kind_of as json_kind, nearest};
 use crate::workspace::Workspace;
 
 /// Default timeout of a skill hook, as in its source runtime.
-pub const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
+pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
 
 const KNOWN_KEYS: &[&str] = &[
     "name",

@@ -9,7 +9,7 @@ use crate::event::COMMON_FIELDS;
 
 /// A compiled matcher. Compiled once at load; a miss means the hook is not spawned.
 #[derive(Debug, Clone)]
-pub struct Matcher {
+pub(crate) struct Matcher {
     /// The pattern as written, for display.
     pub pattern: String,
     /// The compiled pattern.
@@ -18,7 +18,7 @@ pub struct Matcher {
 
 impl Matcher {
     /// Whether the matcher selects `text` (the dialect decides what text that is).
-    pub fn is_match(&self, text: &str) -> bool {
+    pub(crate) fn is_match(&self, text: &str) -> bool {
         self.regex.is_match(text)
     }
 }

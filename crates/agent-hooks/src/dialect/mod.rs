@@ -2,18 +2,18 @@
 //! expects, and between their answers and canonical [`Answer`]s. The dispatcher calls only the
 //! methods here; each dialect's field names live in its own module.
 
-pub mod claude;
-pub mod matcher;
+pub(crate) mod claude;
+pub(crate) mod matcher;
 pub(crate) mod read;
-pub mod shell;
-pub mod skill;
-pub mod verdict;
+pub(crate) mod shell;
+pub(crate) mod skill;
+pub(crate) mod verdict;
 
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
-pub use matcher::Matcher;
+pub(crate) use matcher::Matcher;
 
 use crate::answer::{Answer, Unusable};
 use crate::event::Event;
@@ -22,7 +22,7 @@ use crate::workspace::Workspace;
 
 /// The protocol a hook speaks.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Dialect {
+pub(crate) enum Dialect {
     /// `config/shell_hooks.yaml`: the decision protocol of SPEC §5, Claude Code answers accepted.
     Shell,
     /// `skills/**/hooks.json`: the event-replacement chain of SPEC §6.
@@ -46,7 +46,7 @@ pub enum Dialect {
 /// Work done at most once per dispatch however many hooks need it (the transcript a
 /// skill hook's `include_conversation` reads).
 #[derive(Debug, Default)]
-pub struct DispatchCache {
+pub(crate) struct DispatchCache {
     pub(crate) conversation: OnceLock<Value>,
     /// The `tool_use_id` generated for Claude Code hooks when the payload has none, so every
     /// hook of the dispatch sees the same one.
@@ -64,7 +64,7 @@ pub struct DispatchCache {
 /// The payload as it stands at one point of a dispatch, with the matcher text computed at most
 /// once however many hooks look at it.
 #[derive(Debug)]
-pub struct PayloadView<'a> {
+pub(crate) struct PayloadView<'a> {
     /// The event being dispatched.
     pub event: Event,
     /// The payload, with every rewrite so far applied.
@@ -80,7 +80,7 @@ pub struct PayloadView<'a> {
 
 impl<'a> PayloadView<'a> {
     /// A view of `payload` at `event`; `cache` is shared by every hook of the dispatch.
-    pub fn new(
+    pub(crate) fn new(
         event: Event,
         payload: &'a Map<String, Value>,
         ws: &'a Workspace,
@@ -105,7 +105,7 @@ impl<'a> PayloadView<'a> {
 
     /// The payload's string values (nested ones too), common fields excluded, joined with
     /// newlines: what shell-hook matchers search (SPEC §5).
-    pub fn match_text(&self) -> &str {
+    pub(crate) fn match_text(&self) -> &str {
         let cell = self.shared_match_text.unwrap_or(&self.match_text);
         cell.get_or_init(|| matcher::match_text(self.payload))
     }
@@ -113,7 +113,7 @@ impl<'a> PayloadView<'a> {
 
 impl Dialect {
     /// Whether the hook's matcher lets it run on this payload (no matcher: always).
-    pub fn matches(&self, matcher: Option<&Matcher>, view: &PayloadView<'_>) -> bool {
+    pub(crate) fn matches(&self, matcher: Option<&Matcher>, view: &PayloadView<'_>) -> bool {
         if let Dialect::Claude {
             event,
             aliases,
@@ -143,7 +143,7 @@ impl Dialect {
 
     /// Whether hooks of this dialect must run one after another at `event` (they may block or
     /// rewrite there), rather than concurrently.
-    pub fn chains(&self, event: Event) -> bool {
+    pub(crate) fn chains(&self, event: Event) -> bool {
         match self {
             Dialect::Shell | Dialect::Claude { .. } => !event.spec().observe_only,
             Dialect::Skill { .. } => skill::chains(event),
@@ -151,7 +151,7 @@ impl Dialect {
     }
 
     /// The bytes written to the hook's stdin.
-    pub fn input(&self, view: &PayloadView<'_>) -> Vec<u8> {
+    pub(crate) fn input(&self, view: &PayloadView<'_>) -> Vec<u8> {
         match self {
             Dialect::Shell => shell::input(view),
             Dialect::Skill {
@@ -162,7 +162,11 @@ impl Dialect {
     }
 
     /// Reads a completed run's raw reply into canonical effects.
-    pub fn interpret(&self, view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusable> {
+    pub(crate) fn interpret(
+        &self,
+        view: &PayloadView<'_>,
+        reply: &Reply,
+    ) -> Result<Answer, Unusable> {
         match self {
             Dialect::Shell => shell::interpret(view.event, reply),
             Dialect::Skill { .. } => skill::interpret(view, reply),
@@ -172,7 +176,7 @@ impl Dialect {
 
     /// Reads an LLM judge's verdict into canonical effects, with this dialect's rules for
     /// `ok: false` (`continue_on_block`: Claude Code's handler field).
-    pub fn judged(
+    pub(crate) fn judged(
         &self,
         view: &PayloadView<'_>,
         verdict: &verdict::Verdict,
@@ -185,7 +189,7 @@ impl Dialect {
     }
 
     /// The name this dialect's scripts know `event` by (`HOOK_EVENT`).
-    pub fn event_name(&self, event: Event) -> &'static str {
+    pub(crate) fn event_name(&self, event: Event) -> &'static str {
         match self {
             Dialect::Shell => event.name(),
             Dialect::Claude { event, .. } => event.name(),
@@ -197,7 +201,7 @@ impl Dialect {
     /// `input_len` bytes. Skill hooks echo their event back, so their answer may be as large as
     /// the input (a conversation can pass 1 MiB); and their source runtime lets a hook start a
     /// sidecar that outlives it.
-    pub fn run_policy(&self, input_len: usize) -> crate::transport::RunPolicy {
+    pub(crate) fn run_policy(&self, input_len: usize) -> crate::transport::RunPolicy {
         match self {
             Dialect::Skill { .. } => crate::transport::RunPolicy {
                 stdout_cap: input_len.saturating_add(crate::transport::STDOUT_CAP),
@@ -209,7 +213,7 @@ impl Dialect {
 
     /// Gives a record about one of this dialect's hooks the shape its readers expect: skill
     /// hooks' records use their source runtime's field names.
-    pub fn shape_record(
+    pub(crate) fn shape_record(
         &self,
         record: crate::diag::DiagRecord,
         event: Event,
@@ -222,7 +226,7 @@ impl Dialect {
     }
 
     /// Whether hooks of this dialect run in the background (Claude Code's `async`).
-    pub fn background(&self) -> Option<crate::background::Background> {
+    pub(crate) fn background(&self) -> Option<crate::background::Background> {
         match self {
             Dialect::Claude { background, .. } => *background,
             Dialect::Shell | Dialect::Skill { .. } => None,
@@ -230,7 +234,7 @@ impl Dialect {
     }
 
     /// How `list` and `doctor` name the dialect.
-    pub fn label(&self) -> &'static str {
+    pub(crate) fn label(&self) -> &'static str {
         match self {
             Dialect::Shell => "decision protocol",
             Dialect::Claude { .. } => "Claude Code",

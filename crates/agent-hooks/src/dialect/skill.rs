@@ -20,7 +20,7 @@ use crate::event::{Event, RewriteRule};
 use crate::transport::{Exit, Reply};
 
 /// The skill dialect's event names and their canonical twins.
-pub const SKILL_EVENTS: [(&str, Event); 7] = [
+pub(crate) const SKILL_EVENTS: [(&str, Event); 7] = [
     ("pre_tool_call", Event::PreToolCall),
     ("post_tool_call", Event::PostToolCall),
     ("pre_prompt", Event::PreLlmCall),
@@ -31,7 +31,7 @@ pub const SKILL_EVENTS: [(&str, Event); 7] = [
 ];
 
 /// The canonical event of a skill event name.
-pub fn canonical(name: &str) -> Option<Event> {
+pub(crate) fn canonical(name: &str) -> Option<Event> {
     SKILL_EVENTS
         .iter()
         .find(|(n, _)| *n == name)
@@ -39,7 +39,7 @@ pub fn canonical(name: &str) -> Option<Event> {
 }
 
 /// The skill event name of a canonical event, if the dialect has one.
-pub fn skill_name(event: Event) -> Option<&'static str> {
+pub(crate) fn skill_name(event: Event) -> Option<&'static str> {
     SKILL_EVENTS
         .iter()
         .find(|(_, e)| *e == event)

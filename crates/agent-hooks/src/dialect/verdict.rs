@@ -12,7 +12,7 @@ use crate::transport::Reply;
 
 /// What the judge decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// `true`: the action may proceed, the condition holds.
     pub ok: bool,
     /// Why not (required with `ok: false`; a placeholder stands in when the model gave none).
@@ -24,7 +24,7 @@ pub struct Verdict {
 impl Verdict {
     /// Reads the model's text. Text with no JSON object in it, or an object without a boolean
     /// `ok`, is an unusable answer, logged with the text like any hook's invalid output.
-    pub fn read(reply: &Reply) -> Result<Verdict, Unusable> {
+    pub(crate) fn read(reply: &Reply) -> Result<Verdict, Unusable> {
         let text = String::from_utf8_lossy(&reply.stdout);
         let object = json_object(&text).ok_or_else(|| Unusable {
             kind: DiagKind::HookInvalidJson,

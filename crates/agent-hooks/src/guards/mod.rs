@@ -29,7 +29,7 @@ pub fn numbered_list() -> String {
 }
 
 /// A guard by name or by its `help` number.
-pub fn select(word: &str) -> Option<&'static GuardInfo> {
+pub(crate) fn select(word: &str) -> Option<&'static GuardInfo> {
     match word.parse::<usize>() {
         Ok(n) => n.checked_sub(1).and_then(|i| GUARDS.get(i)),
         Err(_) => guard_info(word),

@@ -17,14 +17,14 @@ use crate::transport::{Exit, Failure, Reply};
 use crate::trust::{Approvals, DriftChecker, Verdict};
 
 /// A hook slower than this is flagged: every event it is on waits for it.
-pub const SLOW: Duration = Duration::from_secs(1);
+pub(crate) const SLOW: Duration = Duration::from_secs(1);
 
 /// The `session_id` of doctor's payloads, so a hook (or its log) can tell a check from a turn.
-pub const DOCTOR_SESSION: &str = "agent-hooks-doctor";
+pub(crate) const DOCTOR_SESSION: &str = "agent-hooks-doctor";
 
 /// One realistic payload for `event`: every field of its row of the capability table filled
 /// with a plausible value (a harmless `ls -la` for tool calls), plus the common fields.
-pub fn synthetic_payload(event: Event, cwd: &str) -> Map<String, Value> {
+pub(crate) fn synthetic_payload(event: Event, cwd: &str) -> Map<String, Value> {
     let mut payload = Map::new();
     // Fields without a sample get the table's default from `complete_payload`, and optional
     // ones without a sample stay absent, as a host leaves them.
@@ -76,7 +76,7 @@ fn sample(event: Event, field: &str) -> Option<Value> {
 /// What a hook's stdout was, as doctor reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum AnswerKind {
+pub(crate) enum AnswerKind {
     /// It did not run to completion: there is no answer.
     None,
     /// Empty stdout: continue, no change.
@@ -103,7 +103,7 @@ pub enum AnswerKind {
 
 impl AnswerKind {
     /// How `doctor` names this answer for a hook speaking `dialect`.
-    pub fn describe(self, dialect: &Dialect) -> String {
+    pub(crate) fn describe(self, dialect: &Dialect) -> String {
         match self {
             AnswerKind::None => "no answer".into(),
             AnswerKind::Nothing => "nothing (continue, no change)".into(),
@@ -125,7 +125,7 @@ impl AnswerKind {
 
 /// One run of one hook on one event.
 #[derive(Debug, Clone, Serialize)]
-pub struct RunCheck {
+pub(crate) struct RunCheck {
     /// The event it was run for.
     pub event: Event,
     /// Whether its matcher matches the synthetic payload (doctor runs it either way).
@@ -158,14 +158,14 @@ pub struct RunCheck {
 
 impl RunCheck {
     /// Whether this run counts as broken (it sets `problem`).
-    pub fn is_broken(&self) -> bool {
+    pub(crate) fn is_broken(&self) -> bool {
         self.problem.is_some()
     }
 }
 
 /// Doctor's verdict on one hook: its health (as `list`) plus its runs.
 #[derive(Debug, Clone, Serialize)]
-pub struct HookCheck {
+pub(crate) struct HookCheck {
     /// Its health, as `list` reports it.
     #[serde(flatten)]
     pub health: HookHealth,
@@ -179,19 +179,19 @@ pub struct HookCheck {
 
 impl HookCheck {
     /// Health errors plus broken runs.
-    pub fn problems(&self) -> usize {
+    pub(crate) fn problems(&self) -> usize {
         self.health.errors() + self.runs.iter().filter(|r| r.is_broken()).count()
     }
 
     /// Health warnings plus run warnings.
-    pub fn warnings(&self) -> usize {
+    pub(crate) fn warnings(&self) -> usize {
         self.health.warnings() + self.runs.iter().map(|r| r.warnings.len()).sum::<usize>()
     }
 }
 
 /// Everything doctor found.
 #[derive(Debug, Clone, Serialize)]
-pub struct DoctorReport {
+pub(crate) struct DoctorReport {
     /// The workspace root.
     pub workspace: std::path::PathBuf,
     /// Whether the master switch is on.
@@ -214,7 +214,7 @@ pub struct DoctorReport {
 
 /// Runs doctor on everything `engine` has loaded. Hooks run one at a time, so the times are
 /// each hook's own.
-pub async fn run(engine: &Engine) -> DoctorReport {
+pub(crate) async fn run(engine: &Engine) -> DoctorReport {
     let report = health::assess_engine(engine);
     let snapshot = engine.snapshot();
     let drift = DriftChecker::default();
@@ -470,7 +470,7 @@ fn object_kind(object: &Map<String, Value>) -> AnswerKind {
 
 /// What an answer would do at `event`, in words: the effects its row of the capability table
 /// admits, and those it ignores (the same [`Answer::admit`] the dispatcher merges by).
-pub fn describe_effect(event: Event, answer: &Answer) -> (Vec<String>, Vec<String>) {
+pub(crate) fn describe_effect(event: Event, answer: &Answer) -> (Vec<String>, Vec<String>) {
     let spec = event.spec();
     let Admitted { effects, ignored } = answer.admit(spec);
     let reason = |r: Option<&str>| r.unwrap_or("no reason given").to_owned();

@@ -22,12 +22,12 @@ use crate::trust::{Approvals, DriftChecker, Verdict};
 use crate::workspace::Workspace;
 
 /// Lifts the SSRF guard's address rule for HTTP hooks served on this machine (SPEC §5a).
-pub use crate::transport::ALLOW_LOCAL_ENV as HTTP_ALLOW_LOCAL_ENV;
+pub(crate) use crate::transport::ALLOW_LOCAL_ENV as HTTP_ALLOW_LOCAL_ENV;
 
 /// The one word `list` shows for a hook, from best to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Health {
+pub(crate) enum Health {
     /// Approved for every event it is declared for, nothing changed since.
     Approved,
     /// A skill hook: it runs without approval, as in its source.
@@ -47,7 +47,7 @@ pub enum Health {
 
 impl Health {
     /// The words `list` prints.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Health::Approved => "approved",
             Health::NoApprovalNeeded => "no approval needed",
@@ -60,7 +60,7 @@ impl Health {
     }
 
     /// Whether a hook in this state does what its author expects.
-    pub fn is_healthy(self) -> bool {
+    pub(crate) fn is_healthy(self) -> bool {
         matches!(self, Health::Approved | Health::NoApprovalNeeded)
     }
 }
@@ -68,7 +68,7 @@ impl Health {
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Severity {
+pub(crate) enum Severity {
     /// Worth knowing; nothing is wrong.
     Info,
     /// The hook fires, but something deserves a look.
@@ -80,7 +80,7 @@ pub enum Severity {
 /// What a finding is about; stable names for `--json` and the troubleshooting guide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum FindingCode {
+pub(crate) enum FindingCode {
     /// Declared for an event it is not approved for.
     NotApproved,
     /// A file recorded by its approval changed or went away.
@@ -130,7 +130,7 @@ impl FindingCode {
 
 /// One thing `list` has to say about a hook: the reason, then how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// What the finding is about.
     pub code: FindingCode,
     /// How much it matters.
@@ -171,7 +171,7 @@ impl Finding {
 
 /// Everything `list` says about one hook.
 #[derive(Debug, Clone, Serialize)]
-pub struct HookHealth {
+pub(crate) struct HookHealth {
     /// The hook itself, for callers that go on to run it (`doctor`).
     #[serde(skip)]
     pub hook: Arc<Hook>,
@@ -209,7 +209,7 @@ pub struct HookHealth {
 
 impl HookHealth {
     /// Whether `doctor` may run this hook: it is trusted and its program can start.
-    pub fn runnable(&self) -> bool {
+    pub(crate) fn runnable(&self) -> bool {
         !self.findings.iter().any(|f| {
             f.severity == Severity::Error
                 && matches!(
@@ -224,7 +224,7 @@ impl HookHealth {
     }
 
     /// The events `doctor` runs this hook for: declared and trusted.
-    pub fn events_to_run(&self) -> Vec<Event> {
+    pub(crate) fn events_to_run(&self) -> Vec<Event> {
         if self.approval_key.is_none() {
             self.events.clone()
         } else {
@@ -233,12 +233,12 @@ impl HookHealth {
     }
 
     /// How many findings are errors.
-    pub fn errors(&self) -> usize {
+    pub(crate) fn errors(&self) -> usize {
         self.count(Severity::Error)
     }
 
     /// How many findings are warnings.
-    pub fn warnings(&self) -> usize {
+    pub(crate) fn warnings(&self) -> usize {
         self.count(Severity::Warning)
     }
 
@@ -252,7 +252,7 @@ impl HookHealth {
 
 /// One configuration file as `list` shows it.
 #[derive(Debug, Clone, Serialize)]
-pub struct FileReport {
+pub(crate) struct FileReport {
     /// The file, workspace-relative.
     pub file: String,
     /// `settings`, `approvals`, or the source kind of a hooks file.
@@ -287,7 +287,7 @@ impl FileReport {
 
 /// A located configuration problem.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ConfigErrorReport {
+pub(crate) struct ConfigErrorReport {
     /// The file, workspace-relative.
     pub file: String,
     /// 0 when the problem is not tied to a place in the file.
@@ -314,7 +314,7 @@ impl From<&ConfigError> for ConfigErrorReport {
 
 /// The health of a whole workspace: what `list` prints.
 #[derive(Debug, Clone, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     /// The workspace root.
     pub workspace: PathBuf,
     /// Whether the master switch is on; when off, no approved hook runs.
@@ -334,25 +334,14 @@ pub struct Report {
 
 impl Report {
     /// Every configuration error of every file.
-    pub fn config_errors(&self) -> impl Iterator<Item = &ConfigErrorReport> {
+    pub(crate) fn config_errors(&self) -> impl Iterator<Item = &ConfigErrorReport> {
         self.files.iter().flat_map(|f| f.errors.iter())
-    }
-
-    /// Errors: configuration errors plus hook findings of error severity.
-    pub fn problems(&self) -> usize {
-        self.config_errors().count() + self.hooks.iter().map(HookHealth::errors).sum::<usize>()
-    }
-
-    /// Warnings: configuration warnings plus hook findings of warning severity.
-    pub fn warnings(&self) -> usize {
-        self.files.iter().map(|f| f.warnings.len()).sum::<usize>()
-            + self.hooks.iter().map(HookHealth::warnings).sum::<usize>()
     }
 }
 
 /// What [`assess_hook`] needs to know about the workspace.
 #[derive(Debug)]
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     /// The workspace, for resolving relative paths.
     pub ws: &'a Workspace,
     /// The configuration and approvals to judge.
@@ -364,7 +353,7 @@ pub struct Context<'a> {
 }
 
 /// The health of everything `engine` has loaded.
-pub fn assess_engine(engine: &Engine) -> Report {
+pub(crate) fn assess_engine(engine: &Engine) -> Report {
     let snapshot = engine.snapshot();
     // A fresh checker: list and doctor re-hash every recorded file rather than trust a cache.
     let drift = DriftChecker::default();
@@ -372,7 +361,7 @@ pub fn assess_engine(engine: &Engine) -> Report {
 }
 
 /// The health of every file and hook of `snapshot`.
-pub fn assess(ws: &Workspace, snapshot: &Snapshot, drift: &DriftChecker) -> Report {
+pub(crate) fn assess(ws: &Workspace, snapshot: &Snapshot, drift: &DriftChecker) -> Report {
     let host_events = snapshot.config.agent.host_events.clone();
     let ctx = Context {
         ws,
@@ -485,7 +474,7 @@ fn hooks_file_report(load: &FileLoad) -> FileReport {
 }
 
 /// The stable name of a source kind in `--json`.
-pub fn source_name(kind: SourceKind) -> &'static str {
+pub(crate) fn source_name(kind: SourceKind) -> &'static str {
     match kind {
         SourceKind::ShellHooks => "shell_hooks",
         SourceKind::Skill => "skill",
@@ -504,7 +493,7 @@ fn file_state_name(state: FileState) -> &'static str {
 
 /// The health of one hook. Every source's hooks come through here: trust is read from the
 /// hook's `approval_key`, runnability from its transport, firing from its events.
-pub fn assess_hook(ctx: &Context<'_>, hook: &Arc<Hook>) -> HookHealth {
+pub(crate) fn assess_hook(ctx: &Context<'_>, hook: &Arc<Hook>) -> HookHealth {
     let mut findings = Vec::new();
     let approved_events = trust_findings(ctx, hook, &mut findings);
     findings.extend(runnability(hook));

@@ -3,6 +3,6 @@
 //! [`doctor`] runs each trusted hook once on a synthetic payload; `render` lays both out as the
 //! text a user reads, one layout for the two.
 
-pub mod doctor;
-pub mod health;
+pub(crate) mod doctor;
+pub(crate) mod health;
 pub(crate) mod render;

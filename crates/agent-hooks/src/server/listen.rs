@@ -27,7 +27,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, watch};
 
 /// How long a client may take to send a request's head, or to start its next request on a
 /// kept-alive connection. A loopback client sends a head in microseconds.
-pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The most connections a sidecar keeps, whatever the descriptor limit.
 const MAX_CONNECTIONS: usize = 1024;

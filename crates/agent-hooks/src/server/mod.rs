@@ -27,17 +27,16 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 
-pub use listen::HEADER_TIMEOUT;
-pub use stats::{HookStatsReport, Stats};
-pub use watch::{DEBOUNCE, Watcher, watch};
+pub(crate) use stats::Stats;
+pub use watch::{Watcher, watch};
 
 use crate::engine::{Engine, EngineError};
 use crate::event::Event;
 
 /// Largest request body accepted.
-pub const MAX_BODY: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_BODY: usize = 4 * 1024 * 1024;
 /// How long shutdown waits for in-flight dispatches before it stops anyway.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -66,7 +65,7 @@ pub enum ServeError {
 
 /// Shared state of the routes.
 #[derive(Debug)]
-pub struct AppState {
+pub(crate) struct AppState {
     /// The engine every route dispatches through.
     pub engine: Arc<Engine>,
     /// Per-hook call counts and latencies, for `GET /v1/stats`.
@@ -110,8 +109,8 @@ pub struct ServeOptions {
 
 /// Runs the sidecar on `addr` until SIGTERM or SIGINT: fires `pre_startup`/`post_startup`,
 /// watches the workspace, serves, then fires `pre_shutdown`/`post_shutdown` after in-flight
-/// dispatches finish (at most [`SHUTDOWN_GRACE`]) — the four lifecycle events only when the
-/// host does not own them ([`ServeOptions::host_lifecycle`]). `ready` is told the bound address.
+/// dispatches finish (at most 30 s) — the four lifecycle events only when the host does not
+/// own them ([`ServeOptions::host_lifecycle`]). `ready` is told the bound address.
 pub async fn serve(
     engine: Arc<Engine>,
     addr: SocketAddr,

@@ -27,7 +27,7 @@ struct HookStats {
 
 /// Statistics of every hook the sidecar has dispatched to.
 #[derive(Debug, Default)]
-pub struct Stats {
+pub(crate) struct Stats {
     hooks: Mutex<HashMap<(String, String), HookStats>>,
     dispatches: Mutex<u64>,
     metrics: Metrics,
@@ -106,7 +106,7 @@ impl Default for Metrics {
 
 /// One hook's line in `GET /v1/stats`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct HookStatsReport {
+pub(crate) struct HookStatsReport {
     /// The hook's name.
     pub hook: String,
     /// Its declaring file, workspace-relative.
@@ -125,7 +125,7 @@ pub struct HookStatsReport {
 
 impl Stats {
     /// Counts one dispatch and each of its hook reports.
-    pub fn record(&self, outcome: &Outcome) {
+    pub(crate) fn record(&self, outcome: &Outcome) {
         *self.dispatches.lock().unwrap_or_else(|p| p.into_inner()) += 1;
         let event = outcome.event.name().to_owned();
         self.metrics
@@ -180,12 +180,12 @@ impl Stats {
     }
 
     /// How many dispatches have been recorded.
-    pub fn dispatches(&self) -> u64 {
+    pub(crate) fn dispatches(&self) -> u64 {
         *self.dispatches.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The metrics in the Prometheus text exposition format.
-    pub fn prometheus(&self) -> String {
+    pub(crate) fn prometheus(&self) -> String {
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.metrics.registry);
@@ -193,7 +193,7 @@ impl Stats {
     }
 
     /// Every hook, slowest (by p99) first.
-    pub fn report(&self) -> Vec<HookStatsReport> {
+    pub(crate) fn report(&self) -> Vec<HookStatsReport> {
         let hooks = self.hooks.lock().unwrap_or_else(|p| p.into_inner());
         let mut out: Vec<HookStatsReport> = hooks
             .iter()

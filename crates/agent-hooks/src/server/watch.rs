@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use crate::engine::Engine;
 
 /// How long the watcher waits for a burst of file events to settle before reloading.
-pub const DEBOUNCE: Duration = Duration::from_millis(150);
+pub(super) const DEBOUNCE: Duration = Duration::from_millis(150);
 
 /// Keeps the watcher alive; dropping it stops hot reload (and the task that reloads).
 pub struct Watcher {

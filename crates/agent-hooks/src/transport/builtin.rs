@@ -18,14 +18,14 @@ use super::{Failure, Reply};
 use crate::event::Event;
 
 /// The prefix of a built-in hook's approval key: `builtin:security_guard`.
-pub const APPROVAL_PREFIX: &str = "builtin:";
+pub(crate) const APPROVAL_PREFIX: &str = "builtin:";
 
 /// How long the credit-balance lookup of `runtime_footer` may take (issue 8).
 const BALANCE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A `type: builtin` hook: which guard, its rules file, and the compiled guard with its context.
 #[derive(Clone)]
-pub struct BuiltinSpec {
+pub(crate) struct BuiltinSpec {
     /// The guard's name (`security_guard`).
     pub guard: &'static str,
     /// The rules file, absolute; `None` runs the defaults.
@@ -49,7 +49,7 @@ impl std::fmt::Debug for BuiltinSpec {
 
 /// Why a built-in hook could not be set up as written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BuiltinError {
+pub(crate) enum BuiltinError {
     /// No guard by that name: the entry is unusable.
     #[error("no ready-made hook named \"{name}\" (known: {known})")]
     Unknown {
@@ -73,7 +73,7 @@ impl BuiltinSpec {
     /// a spec — on the defaults — together with the error to report (fail-open, issue 8).
     /// `state_key` is the hook's `STATE_DIR`, where its per-session state lives, so every hook
     /// of a workspace keeps its own sessions across reloads and processes.
-    pub fn load(
+    pub(crate) fn load(
         workspace: &Path,
         name: &str,
         rules: Option<PathBuf>,
@@ -101,7 +101,11 @@ impl BuiltinSpec {
 
     /// A spec around an already compiled guard and its context (the `guard` command gives
     /// state in `STATE_DIR` rather than memory).
-    pub fn with_context(guard: Guard, rules: Option<PathBuf>, ctx: GuardContext) -> BuiltinSpec {
+    pub(crate) fn with_context(
+        guard: Guard,
+        rules: Option<PathBuf>,
+        ctx: GuardContext,
+    ) -> BuiltinSpec {
         BuiltinSpec {
             guard: guard.name(),
             rules,
@@ -111,17 +115,21 @@ impl BuiltinSpec {
     }
 
     /// The approval key: `builtin:<name>`.
-    pub fn approval_key(&self) -> String {
+    pub(crate) fn approval_key(&self) -> String {
         format!("{APPROVAL_PREFIX}{}", self.guard)
     }
 
     /// Files an approval pins: the rules file, which decides what the guard does.
-    pub fn files(&self) -> Vec<PathBuf> {
+    pub(crate) fn files(&self) -> Vec<PathBuf> {
         self.rules.iter().filter(|p| p.is_file()).cloned().collect()
     }
 
     /// Evaluates the guard on `payload` for `event` and returns its answer as a reply.
-    pub async fn run(&self, event: Event, payload: &Map<String, Value>) -> Result<Reply, Failure> {
+    pub(crate) async fn run(
+        &self,
+        event: Event,
+        payload: &Map<String, Value>,
+    ) -> Result<Reply, Failure> {
         let payload = Value::Object(payload.clone());
         let answer = if self.may_wait(event) {
             // The credit lookup is a blocking HTTP GET: keep it off the async threads.
@@ -136,7 +144,7 @@ impl BuiltinSpec {
     }
 
     /// The guard's answer, synchronously: what `run` does without the reply.
-    pub fn evaluate(&self, event: Event, payload: &Value) -> Value {
+    pub(crate) fn evaluate(&self, event: Event, payload: &Value) -> Value {
         let mut ctx = self.ctx.lock().unwrap_or_else(|p| p.into_inner());
         self.compiled.evaluate(event.name(), payload, &mut ctx)
     }
@@ -175,7 +183,7 @@ fn compile_shared(
 
 /// Compiles a guard, falling back to its defaults when the rules cannot be used (the problem
 /// is returned beside the guard). Fails only for an unknown name.
-pub fn compile(
+pub(crate) fn compile(
     name: &str,
     rules: Option<&Path>,
 ) -> Result<(Guard, Option<BuiltinError>), BuiltinError> {
@@ -208,7 +216,7 @@ fn defaults(
 }
 
 /// A guard answer as the reply of a command that printed it and exited 0 (`{}` prints nothing).
-pub fn answer_reply(answer: &Value) -> Reply {
+pub(crate) fn answer_reply(answer: &Value) -> Reply {
     let stdout = match answer {
         Value::Object(map) if map.is_empty() => Vec::new(),
         other => serde_json::to_vec(other).unwrap_or_default(),
@@ -219,7 +227,7 @@ pub fn answer_reply(answer: &Value) -> Reply {
 /// `runtime_footer`'s credit balance: a GET of `url` through the HTTP hooks' client (the same
 /// SSRF guard), 2 s at most, the body's text; `None` on any failure. Blocking: called from a
 /// blocking thread in-process, or from the `guard` command outside any runtime.
-pub fn balance_lookup(url: &str) -> Option<String> {
+pub(crate) fn balance_lookup(url: &str) -> Option<String> {
     let fetch = async {
         let client = super::http::HttpClient::shared().ok()?;
         let url = client.guard().check_url(url).ok()?;

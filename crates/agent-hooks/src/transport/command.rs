@@ -26,13 +26,13 @@ use super::{Exit, Failure, Reply, STDERR_CAP, STDOUT_CAP};
 use crate::workspace::Workspace;
 
 /// Time between SIGTERM and SIGKILL for a hook that ran out of time.
-pub const KILL_GRACE: Duration = Duration::from_millis(300);
+pub(crate) const KILL_GRACE: Duration = Duration::from_millis(300);
 /// How long to wait for the pipes to close once the hook's group has been killed.
 const PIPE_GRACE: Duration = Duration::from_millis(500);
 
 /// What the runtime allows a command hook's process beyond the common rules; the dialect decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RunPolicy {
+pub(crate) struct RunPolicy {
     /// Stdout is read up to this many bytes; the rest is drained and the answer refused.
     pub stdout_cap: usize,
     /// Processes the hook started in its group survive its normal exit (they are still killed
@@ -51,7 +51,7 @@ impl Default for RunPolicy {
 
 /// How the command line is turned into a process.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Invocation {
+pub(crate) enum Invocation {
     /// Split by POSIX shell-word rules and executed directly: no expansion of any kind.
     Argv(Vec<String>),
     /// Run through `sh -c`, as the dialects that were born in a shell expect.
@@ -62,7 +62,7 @@ pub enum Invocation {
 
 impl Invocation {
     /// The shell that runs the line and the line, for the shell forms; `None` for an argv.
-    pub fn shell_line(&self) -> Option<(&'static str, &str)> {
+    pub(crate) fn shell_line(&self) -> Option<(&'static str, &str)> {
         match self {
             Invocation::Argv(_) => None,
             Invocation::Shell(line) => Some(("sh", line)),
@@ -73,7 +73,7 @@ impl Invocation {
 
 /// A command hook: what to run and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommandSpec {
+pub(crate) struct CommandSpec {
     /// The command exactly as written in the configuration (what approvals key on).
     pub line: String,
     /// How `line` is run: split into argv, or through `sh -c` for the dialects born in a shell.
@@ -89,7 +89,7 @@ pub struct CommandSpec {
 impl CommandSpec {
     /// A command run without a shell; a relative program path is taken from the workspace,
     /// which is also the working directory (so relative script arguments resolve there too).
-    pub fn argv(ws: &Workspace, line: &str) -> Result<CommandSpec, String> {
+    pub(crate) fn argv(ws: &Workspace, line: &str) -> Result<CommandSpec, String> {
         let mut words =
             shell_words::split(line).map_err(|e| format!("cannot split \"{line}\": {e}"))?;
         let Some(program) = words.first_mut() else {
@@ -116,7 +116,7 @@ impl CommandSpec {
     }
 
     /// A command run through `sh -c` in `cwd`.
-    pub fn shell(line: &str, cwd: PathBuf) -> CommandSpec {
+    pub(crate) fn shell(line: &str, cwd: PathBuf) -> CommandSpec {
         CommandSpec {
             line: line.to_owned(),
             invocation: Invocation::Shell(line.to_owned()),
@@ -126,7 +126,7 @@ impl CommandSpec {
     }
 
     /// The same command run through `bash -c` instead of `sh -c` (a shell-form command only).
-    pub fn in_bash(mut self) -> CommandSpec {
+    pub(crate) fn in_bash(mut self) -> CommandSpec {
         if let Invocation::Shell(line) = self.invocation {
             self.invocation = Invocation::Bash(line);
         }
@@ -134,32 +134,15 @@ impl CommandSpec {
     }
 
     /// The same command, with `$name` / `${name}` known to be `value` when it runs.
-    pub fn with_known_var(mut self, name: &str, value: &str) -> CommandSpec {
+    pub(crate) fn with_known_var(mut self, name: &str, value: &str) -> CommandSpec {
         self.known_vars.push((name.to_owned(), value.to_owned()));
         self
-    }
-
-    /// The program that will be executed, resolved as far as it can be without running it.
-    pub fn program(&self) -> Option<PathBuf> {
-        match &self.invocation {
-            Invocation::Argv(words) => {
-                let first = words.first()?;
-                if first.contains('/') {
-                    Some(PathBuf::from(first))
-                } else {
-                    find_on_path(first)
-                }
-            }
-            Invocation::Shell(_) | Invocation::Bash(_) => {
-                find_on_path(self.invocation.shell_line()?.0)
-            }
-        }
     }
 
     /// Runs the command with `input` on stdin and `env` added to the environment. `program`,
     /// when given, is the file `execve` starts (the one the approval pinned); the process still
     /// sees the word as written as its `argv[0]`.
-    pub async fn run(
+    pub(crate) async fn run(
         &self,
         input: Arc<[u8]>,
         env: &[(String, String)],
@@ -427,7 +410,7 @@ async fn read_capped(
 }
 
 /// Looks a program name up on `PATH` the way `execvp` would.
-pub fn find_on_path(name: &str) -> Option<PathBuf> {
+pub(crate) fn find_on_path(name: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)

@@ -17,7 +17,7 @@ use super::ssrf::{Guard, Refusal};
 use super::{Failure, Reply, STDOUT_CAP};
 
 /// The header carrying the body's HMAC when the hook has a `secret`.
-pub const SIGNATURE_HEADER: &str = "X-Agent-Hooks-Signature";
+pub(crate) const SIGNATURE_HEADER: &str = "X-Agent-Hooks-Signature";
 
 /// Headers a hook may not set: the transport owns them.
 const RESERVED_HEADERS: &[&str] = &[
@@ -31,7 +31,7 @@ const RESERVED_HEADERS: &[&str] = &[
 
 /// An HTTP hook: where to POST and what to send with it.
 #[derive(Debug, Clone)]
-pub struct HttpSpec {
+pub(crate) struct HttpSpec {
     /// The URL exactly as written in the configuration (what approvals key on).
     pub url: String,
     /// Extra request headers; values may use `${VAR}` for variables listed in `allowed_env`.
@@ -44,7 +44,7 @@ pub struct HttpSpec {
 
 /// Why a configured HTTP hook is not acceptable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HttpSpecError {
+pub(crate) enum HttpSpecError {
     /// The URL breaks the URL rules (scheme, credentials, a literal private address, ...).
     #[error("url refused: {0}")]
     Url(Refusal),
@@ -55,7 +55,7 @@ pub enum HttpSpecError {
 
 /// A header value or secret that may name environment variables as `${NAME}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template {
+pub(crate) struct Template {
     parts: Vec<Part>,
 }
 
@@ -68,7 +68,7 @@ enum Part {
 impl Template {
     /// Parses `raw`; every `${NAME}` must be one of `allowed`, so a config cannot read any
     /// variable of the runtime's environment it was not explicitly given.
-    pub fn parse(raw: &str, allowed: &[String]) -> Result<Template, String> {
+    pub(crate) fn parse(raw: &str, allowed: &[String]) -> Result<Template, String> {
         let mut parts = Vec::new();
         let mut rest = raw;
         while let Some(start) = rest.find("${") {
@@ -99,7 +99,7 @@ impl Template {
 
     /// The value with the variables filled in from the runtime's environment, read now so a
     /// rotated token is picked up without a reload.
-    pub fn expand(&self) -> Result<String, String> {
+    pub(crate) fn expand(&self) -> Result<String, String> {
         let mut out = String::new();
         for part in &self.parts {
             match part {
@@ -117,7 +117,7 @@ impl Template {
 impl HttpSpec {
     /// Validates a configured hook: the URL against the guard (as this process's environment
     /// sets allow-local), header names and literal values.
-    pub fn new(
+    pub(crate) fn new(
         url: &str,
         headers: Vec<(String, Template)>,
         secret: Option<Template>,
@@ -159,12 +159,12 @@ impl HttpSpec {
     }
 
     /// POSTs `body` through the process's shared client.
-    pub async fn run(&self, body: Vec<u8>, timeout: Duration) -> Result<Reply, Failure> {
+    pub(crate) async fn run(&self, body: Vec<u8>, timeout: Duration) -> Result<Reply, Failure> {
         self.run_with(HttpClient::shared()?, body, timeout).await
     }
 
     /// POSTs `body` through `client` and returns the 2xx answer's body as the reply's stdout.
-    pub async fn run_with(
+    pub(crate) async fn run_with(
         &self,
         client: &HttpClient,
         body: Vec<u8>,
@@ -271,7 +271,7 @@ fn refused(refusal: Refusal) -> Failure {
 }
 
 /// `sha256=<hex HMAC-SHA256 of body keyed with key>`, the value of [`SIGNATURE_HEADER`].
-pub fn signature(key: &[u8], body: &[u8]) -> String {
+pub(crate) fn signature(key: &[u8], body: &[u8]) -> String {
     // HMAC takes keys of any length; the error case cannot happen for it.
     let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(key) else {
         return String::new();
@@ -288,14 +288,14 @@ pub fn signature(key: &[u8], body: &[u8]) -> String {
 
 /// The HTTP client hooks are called with, and the guard it resolves through.
 #[derive(Debug, Clone)]
-pub struct HttpClient {
+pub(crate) struct HttpClient {
     client: reqwest::Client,
     guard: Guard,
 }
 
 impl HttpClient {
     /// A client that resolves every name through `guard` and connects only to what it returns.
-    pub fn new(guard: Guard) -> Result<HttpClient, String> {
+    pub(crate) fn new(guard: Guard) -> Result<HttpClient, String> {
         // reqwest is built without a bundled crypto provider; use ring unless the host process
         // already chose one (then installing fails, and theirs is used).
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -312,7 +312,7 @@ impl HttpClient {
     }
 
     /// The process's client: system DNS, allow-local as the environment says.
-    pub fn shared() -> Result<&'static HttpClient, Failure> {
+    pub(crate) fn shared() -> Result<&'static HttpClient, Failure> {
         static SHARED: OnceLock<Result<HttpClient, String>> = OnceLock::new();
         SHARED
             .get_or_init(|| HttpClient::new(Guard::from_env()))
@@ -321,12 +321,12 @@ impl HttpClient {
     }
 
     /// The SSRF guard every call goes through.
-    pub fn guard(&self) -> &Guard {
+    pub(crate) fn guard(&self) -> &Guard {
         &self.guard
     }
 
     /// The underlying client, for benchmarks that compare a bare POST with a hook call.
-    pub fn reqwest(&self) -> &reqwest::Client {
+    pub(crate) fn reqwest(&self) -> &reqwest::Client {
         &self.client
     }
 }
@@ -376,3 +376,9 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "../../tests/loopback/mod.rs"]
+mod loopback;
+#[cfg(test)]
+mod ssrf_end_to_end;

@@ -24,16 +24,16 @@ use super::{Failure, Reply, STDOUT_CAP};
 
 /// The model a judge uses when neither the hook nor `llm_judge.model` names one: a fast Haiku
 /// model, as Claude Code's prompt hooks default to.
-pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-haiku-4-5";
+pub(crate) const DEFAULT_ANTHROPIC_MODEL: &str = "claude-haiku-4-5";
 /// Where Anthropic's API is when `ANTHROPIC_BASE_URL` is not set.
-pub const DEFAULT_ANTHROPIC_URL: &str = "https://api.anthropic.com";
+pub(crate) const DEFAULT_ANTHROPIC_URL: &str = "https://api.anthropic.com";
 /// The `anthropic-version` header the Messages API requires.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// Where an OpenAI-compatible server is when neither `llm_judge.base_url` nor
 /// `OPENAI_BASE_URL` says (llama.cpp's `llama-server` default).
-pub const DEFAULT_OPENAI_URL: &str = "http://127.0.0.1:8080/v1";
+pub(crate) const DEFAULT_OPENAI_URL: &str = "http://127.0.0.1:8080/v1";
 /// Claude Code's default timeout for a prompt hook, in seconds.
-pub const PROMPT_TIMEOUT_SECS: f64 = 30.0;
+pub(crate) const PROMPT_TIMEOUT_SECS: f64 = 30.0;
 /// The longest verdict a judge may write.
 const MAX_TOKENS: u64 = 1024;
 
@@ -47,7 +47,7 @@ condition can never be met.";
 
 /// Which wire format the judge speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Provider {
+pub(crate) enum Provider {
     /// Anthropic's Messages API (`POST {base}/v1/messages`).
     Anthropic,
     /// An OpenAI-compatible chat-completions API (`POST {base}/chat/completions`).
@@ -56,7 +56,7 @@ pub enum Provider {
 
 impl Provider {
     /// The name `llm_judge.provider` uses.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Provider::Anthropic => "anthropic",
             Provider::OpenAi => "openai",
@@ -73,7 +73,7 @@ impl Provider {
 
 /// `llm_judge` in `config/agent.yaml`: which model server judges, and how to reach it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JudgeEndpoint {
+pub(crate) struct JudgeEndpoint {
     /// The wire format.
     pub provider: Provider,
     /// The server's base URL (Anthropic: without `/v1`; OpenAI-compatible: with it).
@@ -88,7 +88,7 @@ pub struct JudgeEndpoint {
 impl JudgeEndpoint {
     /// The defaults for `provider`, with `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL` from this
     /// process's environment where set.
-    pub fn defaults(provider: Provider) -> JudgeEndpoint {
+    pub(crate) fn defaults(provider: Provider) -> JudgeEndpoint {
         let env_url = |key: &str, fallback: &str| {
             std::env::var(key)
                 .ok()
@@ -112,7 +112,7 @@ impl JudgeEndpoint {
     }
 
     /// How `list` and the approval name the endpoint: `anthropic https://api.anthropic.com`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!("{} {}", self.provider.name(), self.base_url)
     }
 }
@@ -125,7 +125,7 @@ impl Default for JudgeEndpoint {
 
 /// A judge hook: the prompt, the model, and where to send them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JudgeSpec {
+pub(crate) struct JudgeSpec {
     /// The prompt as written; `$ARGUMENTS` stands for the hook's input (what approvals key on).
     pub prompt: String,
     /// The handler's own `model`, over the endpoint's default.
@@ -139,14 +139,14 @@ pub struct JudgeSpec {
 
 impl JudgeSpec {
     /// The model the request names.
-    pub fn model(&self) -> &str {
+    pub(crate) fn model(&self) -> &str {
         self.model.as_deref().unwrap_or(&self.endpoint.model)
     }
 
     /// The user message: the prompt with `$ARGUMENTS` replaced by `input` (and `\$` written
     /// as `$`), or with `input` appended when the prompt has no `$ARGUMENTS`, as Claude Code
     /// does.
-    pub fn user_message(&self, input: &str) -> String {
+    pub(crate) fn user_message(&self, input: &str) -> String {
         let mut out = String::with_capacity(self.prompt.len() + input.len());
         let mut rest = self.prompt.as_str();
         let mut substituted = false;
@@ -176,7 +176,7 @@ impl JudgeSpec {
     /// Asks the model, within `timeout`, and returns its text as the reply's stdout. An HTTP
     /// error, an answer that is not the API's shape, or a refusal is a failure naming the
     /// endpoint; the verdict itself is read by the dialect.
-    pub async fn run(&self, input: &[u8], timeout: Duration) -> Result<Reply, Failure> {
+    pub(crate) async fn run(&self, input: &[u8], timeout: Duration) -> Result<Reply, Failure> {
         let model = self.model();
         if model.is_empty() {
             return Err(Failure::Exec(format!(

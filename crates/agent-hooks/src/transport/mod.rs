@@ -2,24 +2,24 @@
 //! command transport spawns a process; each further transport (HTTP, built-in) is one module
 //! beside it returning the same [`Reply`].
 
-pub mod builtin;
-pub mod command;
-pub mod http;
-pub mod judge;
-pub mod ssrf;
+pub(crate) mod builtin;
+pub(crate) mod command;
+pub(crate) mod http;
+pub(crate) mod judge;
+pub(crate) mod ssrf;
 mod unix;
 
 use std::time::Duration;
 
-pub use builtin::BuiltinSpec;
-pub use command::{CommandSpec, Invocation, RunPolicy};
-pub use http::HttpSpec;
-pub use judge::{JudgeEndpoint, JudgeSpec, Provider};
-pub use ssrf::{ALLOW_LOCAL_ENV, allow_local_enabled};
+pub(crate) use builtin::BuiltinSpec;
+pub(crate) use command::{CommandSpec, RunPolicy};
+pub(crate) use http::HttpSpec;
+pub(crate) use judge::{JudgeEndpoint, JudgeSpec, Provider};
+pub(crate) use ssrf::{ALLOW_LOCAL_ENV, allow_local_enabled};
 
 /// How a hook is run.
 #[derive(Debug, Clone)]
-pub enum TransportSpec {
+pub(crate) enum TransportSpec {
     /// Spawn a process in its own group (`command:`).
     Command(CommandSpec),
     /// POST to a URL, behind the SSRF guard (SPEC §5a).
@@ -32,7 +32,7 @@ pub enum TransportSpec {
 
 impl TransportSpec {
     /// What `list` shows as the hook's transport.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             TransportSpec::Command(spec) => spec.line.clone(),
             TransportSpec::Http(spec) => format!("POST {}", spec.url),
@@ -50,7 +50,7 @@ impl TransportSpec {
     }
 
     /// The transport's name in `list --json` (`command`, `http`, `builtin`, `prompt`).
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             TransportSpec::Command(_) => "command",
             TransportSpec::Http(_) => "http",
@@ -62,7 +62,7 @@ impl TransportSpec {
 
 /// How a hook process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     /// It exited with this status.
     Code(i32),
     /// A signal ended it (including the runtime's kill on timeout).
@@ -80,7 +80,7 @@ impl std::fmt::Display for Exit {
 
 /// The raw answer of a hook that ran to completion.
 #[derive(Debug, Clone)]
-pub struct Reply {
+pub(crate) struct Reply {
     /// What it wrote to stdout, up to [`STDOUT_CAP`] bytes (for HTTP: the response body).
     pub stdout: Vec<u8>,
     /// Stdout went past the cap; what is kept is its beginning, and it is not a usable answer.
@@ -96,7 +96,7 @@ pub struct Reply {
 impl Reply {
     /// The reply of a hook that answered `stdout` and succeeded (an HTTP 2xx, an in-process
     /// guard): nothing on stderr, exit 0.
-    pub fn answered(stdout: Vec<u8>) -> Reply {
+    pub(crate) fn answered(stdout: Vec<u8>) -> Reply {
         Reply {
             stdout,
             stdout_overflow: false,
@@ -109,7 +109,7 @@ impl Reply {
 
 /// A hook that could not be run to completion.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// The program or script does not exist.
     NotFound(String),
     /// It exists but cannot be executed (no execute bit, no `#!` line, ...).
@@ -132,6 +132,6 @@ impl std::fmt::Display for Failure {
 }
 
 /// Stdout is read up to this many bytes; the rest is drained and dropped (SPEC §5).
-pub const STDOUT_CAP: usize = 1024 * 1024;
+pub(crate) const STDOUT_CAP: usize = 1024 * 1024;
 /// Stderr is read up to this many bytes.
-pub const STDERR_CAP: usize = 64 * 1024;
+pub(crate) const STDERR_CAP: usize = 64 * 1024;

@@ -28,16 +28,16 @@ use futures::future::BoxFuture;
 use url::{Host, Url};
 
 /// The environment variable that lifts the address rule for hooks served on this machine.
-pub const ALLOW_LOCAL_ENV: &str = "AGENT_HOOKS_HTTP_ALLOW_LOCAL";
+pub(crate) const ALLOW_LOCAL_ENV: &str = "AGENT_HOOKS_HTTP_ALLOW_LOCAL";
 
 /// The name the seeds' runtime gives the same switch; a Starchild deployment that sets it keeps
 /// working unchanged.
-pub const ALLOW_LOCAL_ENV_ALIAS: &str = "STARCHILD_SHELL_HOOKS_HTTP_ALLOW_LOCAL";
+pub(crate) const ALLOW_LOCAL_ENV_ALIAS: &str = "STARCHILD_SHELL_HOOKS_HTTP_ALLOW_LOCAL";
 
 /// Whether `AGENT_HOOKS_HTTP_ALLOW_LOCAL=1` (or its alias
 /// `STARCHILD_SHELL_HOOKS_HTTP_ALLOW_LOCAL=1`) is set in this process's environment (`list`
 /// and `doctor` show it).
-pub fn allow_local_enabled() -> bool {
+pub(crate) fn allow_local_enabled() -> bool {
     [ALLOW_LOCAL_ENV, ALLOW_LOCAL_ENV_ALIAS]
         .iter()
         .any(|name| std::env::var_os(name).is_some_and(|v| v == "1"))
@@ -45,7 +45,7 @@ pub fn allow_local_enabled() -> bool {
 
 /// One blocked address range and the rule it falls under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BlockedRange {
+pub(crate) struct BlockedRange {
     /// The range's first address.
     pub network: IpAddr,
     /// The prefix length, in bits.
@@ -56,7 +56,7 @@ pub struct BlockedRange {
 
 impl BlockedRange {
     /// Whether `ip` lies in the range (an IPv4 address never lies in an IPv6 range).
-    pub fn contains(&self, ip: IpAddr) -> bool {
+    pub(crate) fn contains(&self, ip: IpAddr) -> bool {
         match (self.network, ip) {
             (IpAddr::V4(net), IpAddr::V4(ip)) => {
                 let mask = u32::MAX
@@ -75,7 +75,8 @@ impl BlockedRange {
     }
 
     /// The first and last address of the range.
-    pub fn bounds(&self) -> (IpAddr, IpAddr) {
+    #[cfg(test)]
+    pub(crate) fn bounds(&self) -> (IpAddr, IpAddr) {
         match self.network {
             IpAddr::V4(net) => {
                 let host_bits = u32::MAX.checked_shr(u32::from(self.prefix)).unwrap_or(0);
@@ -124,7 +125,7 @@ const fn v6(segments: [u16; 8], prefix: u8, rule: &'static str) -> BlockedRange 
 /// successors). Checked in order, so a narrower range listed first names the rule. IPv6 forms
 /// that carry an IPv4 address are decoded by [`canonical`] before this table is consulted;
 /// everything outside global unicast (2000::/3) is reserved.
-pub static BLOCKED_RANGES: &[BlockedRange] = &[
+pub(crate) static BLOCKED_RANGES: &[BlockedRange] = &[
     v4(0, 0, 0, 0, 32, "unspecified"),
     v4(0, 0, 0, 0, 8, "reserved (\"this network\")"),
     v4(10, 0, 0, 0, 8, "private"),
@@ -200,7 +201,7 @@ const FORBIDDEN_NAMES: &[&str] = &[
 /// The address an IPv6 address really reaches: the embedded IPv4 of IPv4-mapped (`::ffff:a.b.c.d`),
 /// IPv4-translated (`::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`), NAT64 (`64:ff9b::/96`)
 /// and 6to4 (`2002::/16`) addresses; anything else unchanged.
-pub fn canonical(ip: IpAddr) -> IpAddr {
+pub(crate) fn canonical(ip: IpAddr) -> IpAddr {
     let IpAddr::V6(v6) = ip else {
         return ip;
     };
@@ -220,14 +221,14 @@ pub fn canonical(ip: IpAddr) -> IpAddr {
 
 /// The blocked range `ip` falls in, judged by what it really reaches (an address carrying an
 /// IPv4 one is judged as that IPv4); `None` when it may be connected to.
-pub fn blocked_range(ip: IpAddr) -> Option<&'static BlockedRange> {
+pub(crate) fn blocked_range(ip: IpAddr) -> Option<&'static BlockedRange> {
     let real = canonical(ip);
     BLOCKED_RANGES.iter().find(|r| r.contains(real))
 }
 
 /// Why the guard refused a URL or a call.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// The URL does not parse.
     #[error("not a valid URL: {0}")]
     Invalid(String),
@@ -271,14 +272,14 @@ pub enum Refusal {
 const ALLOW_LOCAL_HINT: &str = " (for a hook served on this machine, set AGENT_HOOKS_HTTP_ALLOW_LOCAL=1 in the runtime's environment)";
 
 /// Looks host names up. The system one asks the OS; tests play DNS with their own.
-pub trait Resolver: Send + Sync + fmt::Debug {
+pub(crate) trait Resolver: Send + Sync + fmt::Debug {
     /// Every address `host` resolves to; the guard checks each before connecting.
     fn lookup(&self, host: String) -> BoxFuture<'static, io::Result<Vec<IpAddr>>>;
 }
 
 /// The operating system's resolver (`getaddrinfo`, through tokio).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct SystemResolver;
+pub(crate) struct SystemResolver;
 
 impl Resolver for SystemResolver {
     fn lookup(&self, host: String) -> BoxFuture<'static, io::Result<Vec<IpAddr>>> {
@@ -291,7 +292,7 @@ impl Resolver for SystemResolver {
 
 /// The guard: the URL rules plus a resolver whose every answer is checked.
 #[derive(Debug, Clone)]
-pub struct Guard {
+pub(crate) struct Guard {
     resolver: Arc<dyn Resolver>,
     allow_local: bool,
 }
@@ -299,7 +300,7 @@ pub struct Guard {
 impl Guard {
     /// A guard resolving through `resolver`; `allow_local` lifts the address rule for this
     /// machine (see [`ALLOW_LOCAL_ENV`]).
-    pub fn new(resolver: Arc<dyn Resolver>, allow_local: bool) -> Guard {
+    pub(crate) fn new(resolver: Arc<dyn Resolver>, allow_local: bool) -> Guard {
         Guard {
             resolver,
             allow_local,
@@ -307,18 +308,13 @@ impl Guard {
     }
 
     /// The system resolver, with allow-local as this process's environment says.
-    pub fn from_env() -> Guard {
+    pub(crate) fn from_env() -> Guard {
         Guard::new(Arc::new(SystemResolver), allow_local_enabled())
-    }
-
-    /// Whether addresses on this machine are allowed.
-    pub fn allow_local(&self) -> bool {
-        self.allow_local
     }
 
     /// Checks everything about `raw` that needs no DNS: scheme, userinfo, forbidden names and
     /// literal addresses. Returns the parsed URL.
-    pub fn check_url(&self, raw: &str) -> Result<Url, Refusal> {
+    pub(crate) fn check_url(&self, raw: &str) -> Result<Url, Refusal> {
         let url = Url::parse(raw.trim()).map_err(|e| Refusal::Invalid(e.to_string()))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(Refusal::Scheme(url.scheme().to_owned()));
@@ -376,7 +372,7 @@ impl Guard {
 
     /// Resolves `host` once and checks every address; refuses the whole answer if any one is
     /// blocked. What it returns is all a connection may use.
-    pub async fn resolve(&self, host: &str) -> Result<Vec<IpAddr>, Refusal> {
+    pub(crate) async fn resolve(&self, host: &str) -> Result<Vec<IpAddr>, Refusal> {
         self.check_name(host)?;
         let addrs = self
             .resolver

@@ -31,7 +31,7 @@ fn links_back_up_the_tree_run_each_skill_hook_once() {
     symlink(".", root.join("skills/a/self")).expect("symlink");
 
     let engine = open_within_deadline(Workspace::new(&root));
-    let hooks = engine.snapshot().hooks_for(Event::PreToolCall).len();
+    let hooks = engine.snapshot().hook_count(Event::PreToolCall);
     assert_eq!(hooks, 1, "one hooks.json, one hook");
 
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -63,7 +63,7 @@ fn links_are_followed_as_open_strix_follows_them() {
     symlink(root.join("real-skills"), root.join("skills")).expect("symlink");
     symlink(root.join("shared/tool"), root.join("real-skills/tool")).expect("symlink");
     let engine = open_within_deadline(Workspace::new(&root));
-    assert_eq!(engine.snapshot().hooks_for(Event::PreToolCall).len(), 0);
+    assert_eq!(engine.snapshot().hook_count(Event::PreToolCall), 0);
 
     symlink(
         root.join("shared/tool/hooks.json"),
@@ -71,5 +71,5 @@ fn links_are_followed_as_open_strix_follows_them() {
     )
     .expect("symlink");
     let engine = open_within_deadline(Workspace::new(&root));
-    assert_eq!(engine.snapshot().hooks_for(Event::PreToolCall).len(), 1);
+    assert_eq!(engine.snapshot().hook_count(Event::PreToolCall), 1);
 }

@@ -10,7 +10,7 @@ use super::event::{ClaudeEvent, ToolAliases};
 
 /// A parsed `if` rule.
 #[derive(Debug, Clone)]
-pub struct Condition {
+pub(crate) struct Condition {
     /// The rule as written, which is also what two conditions are compared by.
     rule: String,
     tool: String,
@@ -48,7 +48,7 @@ impl Condition {
     /// # Errors
     ///
     /// A message saying what is wrong with `text`.
-    pub fn parse(text: &str) -> Result<Condition, String> {
+    pub(crate) fn parse(text: &str) -> Result<Condition, String> {
         let text = text.trim();
         let (tool, specifier) = match text.split_once('(') {
             None => (text, None),
@@ -82,12 +82,12 @@ impl Condition {
     }
 
     /// The rule as written (what an approval binds).
-    pub fn rule(&self) -> &str {
+    pub(crate) fn rule(&self) -> &str {
         &self.rule
     }
 
     /// Whether a hook with this `if` runs on `payload` at `claude`.
-    pub fn allows(
+    pub(crate) fn allows(
         &self,
         claude: ClaudeEvent,
         payload: &Map<String, Value>,

@@ -10,7 +10,7 @@ use crate::event::Event;
 
 /// A Claude Code hook event that has a canonical twin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ClaudeEvent {
+pub(crate) enum ClaudeEvent {
     /// `UserPromptSubmit` ↔ `on_user_message`.
     UserPromptSubmit,
     /// `PreToolUse` ↔ `pre_tool_call`.
@@ -30,7 +30,7 @@ pub enum ClaudeEvent {
 }
 
 /// Claude Code event names and their canonical twins.
-pub const CLAUDE_EVENTS: [(&str, ClaudeEvent, Event); 8] = [
+pub(crate) const CLAUDE_EVENTS: [(&str, ClaudeEvent, Event); 8] = [
     (
         "UserPromptSubmit",
         ClaudeEvent::UserPromptSubmit,
@@ -58,7 +58,7 @@ pub const CLAUDE_EVENTS: [(&str, ClaudeEvent, Event); 8] = [
 ];
 
 /// Claude Code events with no canonical twin: hooks on them are listed but never fire here.
-pub const CLAUDE_UNMAPPED_EVENTS: &[&str] = &[
+pub(crate) const CLAUDE_UNMAPPED_EVENTS: &[&str] = &[
     "PermissionRequest",
     "SubagentStart",
     "SubagentStop",
@@ -87,13 +87,13 @@ pub const CLAUDE_UNMAPPED_EVENTS: &[&str] = &[
 /// Whether the `claude-hook` bridge ever dispatches `event`: the twins of the mapped Claude
 /// Code events, and `transform_tool_result`, which runs with `PostToolUse`. Hooks on any
 /// other event never run inside Claude Code.
-pub fn reachable_from_claude(event: Event) -> bool {
+pub(crate) fn reachable_from_claude(event: Event) -> bool {
     event == Event::TransformToolResult || CLAUDE_EVENTS.iter().any(|(_, _, e)| *e == event)
 }
 
 impl ClaudeEvent {
     /// The event called `name` by Claude Code (`PreToolUse`, ...), if it has a twin.
-    pub fn parse(name: &str) -> Option<ClaudeEvent> {
+    pub(crate) fn parse(name: &str) -> Option<ClaudeEvent> {
         CLAUDE_EVENTS
             .iter()
             .find(|(n, _, _)| *n == name)
@@ -101,7 +101,7 @@ impl ClaudeEvent {
     }
 
     /// Claude Code's name for the event.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         CLAUDE_EVENTS
             .iter()
             .find(|(_, c, _)| *c == self)
@@ -109,7 +109,7 @@ impl ClaudeEvent {
     }
 
     /// The canonical event it is dispatched as.
-    pub fn canonical(self) -> Event {
+    pub(crate) fn canonical(self) -> Event {
         CLAUDE_EVENTS
             .iter()
             .find(|(_, c, _)| *c == self)
@@ -117,7 +117,7 @@ impl ClaudeEvent {
     }
 
     /// The Claude Code event that a canonical dispatch corresponds to, if any.
-    pub fn of(event: Event, payload: &Map<String, Value>) -> Option<ClaudeEvent> {
+    pub(crate) fn of(event: Event, payload: &Map<String, Value>) -> Option<ClaudeEvent> {
         if event == Event::PostToolCall {
             return match payload.get("status").and_then(Value::as_str) {
                 Some("error") => Some(ClaudeEvent::PostToolUseFailure),
@@ -151,7 +151,7 @@ impl ClaudeEvent {
 /// Host tool name ↔ Claude Code tool name, so matchers like `Bash` or `Edit|Write` match this
 /// host's tools. Configurable in `config/agent.yaml` under `claude_hooks.tool_aliases`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolAliases {
+pub(crate) struct ToolAliases {
     host_to_claude: BTreeMap<String, String>,
 }
 
@@ -173,7 +173,7 @@ impl Default for ToolAliases {
 impl ToolAliases {
     /// The defaults, overridden and extended by `overrides` (`claude_hooks.tool_aliases` in
     /// `config/agent.yaml`: host name → Claude Code name).
-    pub fn with_overrides(overrides: Option<&Value>) -> ToolAliases {
+    pub(crate) fn with_overrides(overrides: Option<&Value>) -> ToolAliases {
         let mut aliases = ToolAliases::default();
         if let Some(Value::Object(map)) = overrides {
             for (host, claude) in map {
@@ -188,12 +188,12 @@ impl ToolAliases {
     }
 
     /// Claude Code's name for the host tool `host`; unaliased names pass through.
-    pub fn to_claude<'a>(&'a self, host: &'a str) -> &'a str {
+    pub(crate) fn to_claude<'a>(&'a self, host: &'a str) -> &'a str {
         self.host_to_claude.get(host).map_or(host, String::as_str)
     }
 
     /// The host's name for the Claude Code tool `claude`; unaliased names pass through.
-    pub fn to_host<'a>(&'a self, claude: &'a str) -> &'a str {
+    pub(crate) fn to_host<'a>(&'a self, claude: &'a str) -> &'a str {
         self.host_to_claude
             .iter()
             .find(|(_, c)| c.as_str() == claude)
@@ -203,7 +203,7 @@ impl ToolAliases {
 
 /// What a Claude Code hook's matcher is matched against for `event` (SPEC §7): the aliased tool
 /// name, or `source` / `reason` / `notification_type`; `None` where Claude Code ignores matchers.
-pub fn match_target<'a>(
+pub(crate) fn match_target<'a>(
     claude: ClaudeEvent,
     payload: &'a Map<String, Value>,
     aliases: &'a ToolAliases,
@@ -236,7 +236,7 @@ pub(crate) fn session_cause(claude: ClaudeEvent, payload: &Map<String, Value>) -
 /// Compiles a Claude Code matcher: empty, missing or `*` match everything (`None`); a plain
 /// list of names (`Bash`, `Edit|Write`, `Edit, Write`) matches exactly; anything else is an
 /// unanchored regex.
-pub fn compile_matcher(pattern: &str) -> Result<Option<regex::Regex>, regex::Error> {
+pub(crate) fn compile_matcher(pattern: &str) -> Result<Option<regex::Regex>, regex::Error> {
     let p = pattern.trim();
     if p.is_empty() || p == "*" {
         return Ok(None);

@@ -10,14 +10,14 @@ use super::transcript;
 use crate::dialect::PayloadView;
 
 /// A tool-use id for payloads that bring none, unique enough within one machine.
-pub fn generate_tool_use_id() -> String {
+pub(crate) fn generate_tool_use_id() -> String {
     let (nanos, pid, n) = unique_parts();
     format!("toolu_{nanos:016x}{pid:08x}{:04x}", n & 0xffff)
 }
 
 /// A session id in Claude Code's shape (a UUID) for payloads that bring none, unique enough
 /// within one machine; Claude Code never sends an empty one and scripts key files on it.
-pub fn generate_session_id() -> String {
+pub(crate) fn generate_session_id() -> String {
     let (nanos, pid, n) = unique_parts();
     format!(
         "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
@@ -46,7 +46,7 @@ fn unique_parts() -> (u64, u32, u64) {
 /// transcript to point `transcript_path` at when the payload names none (without either the
 /// field is left out: a hook must never get a file in another format); `session_id` and
 /// `tool_use_id` give ids where the payload has none.
-pub fn claude_input(
+pub(crate) fn claude_input(
     claude: ClaudeEvent,
     payload: &Map<String, Value>,
     aliases: &ToolAliases,

@@ -20,13 +20,11 @@ mod reverse;
 mod transcript;
 
 pub(crate) use answer::{ClaudeOutput, Permission, interpret, judged};
-pub use condition::Condition;
-pub use event::{
+pub(crate) use condition::Condition;
+pub(crate) use event::{
     CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases, compile_matcher, match_target,
     reachable_from_claude,
 };
-pub(crate) use input::input;
-pub use input::{claude_input, generate_session_id, generate_tool_use_id};
-pub use reverse::{
-    BRIDGED, ClaudeAnswer, InputError, RewritePermission, Sent, Translated, from_claude, to_claude,
-};
+pub(crate) use input::{generate_tool_use_id, input};
+pub(crate) use reverse::{BRIDGED, RewritePermission, Sent, from_claude, to_claude};
+pub use reverse::{ClaudeAnswer, InputError};

@@ -23,7 +23,7 @@ pub enum InputError {
 
 /// A Claude Code hook input translated to a canonical dispatch.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Translated {
+pub(crate) struct Translated {
     /// The Claude Code event it came as, which decides the answer's shape.
     pub claude: ClaudeEvent,
     /// The canonical event to dispatch.
@@ -39,7 +39,7 @@ pub struct Translated {
 ///
 /// [`InputError::NotAnInput`] when `input` has no `hook_event_name`, and
 /// [`InputError::Unmapped`] when agent-hooks has no event for it.
-pub fn from_claude(input: &Value, aliases: &ToolAliases) -> Result<Translated, InputError> {
+pub(crate) fn from_claude(input: &Value, aliases: &ToolAliases) -> Result<Translated, InputError> {
     let Value::Object(input) = input else {
         return Err(InputError::NotAnInput);
     };
@@ -136,12 +136,12 @@ pub struct ClaudeAnswer {
 /// What a dispatch started from — the tool input, or the user's prompt — so the answer can
 /// tell whether hooks rewrote it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Sent(Option<Value>);
+pub(crate) struct Sent(Option<Value>);
 
 impl Sent {
     /// What `payload` carries for `claude` before any hook runs: the prompt, the tool's
     /// result after it ran, else the tool input.
-    pub fn of(claude: ClaudeEvent, payload: &Map<String, Value>) -> Sent {
+    pub(crate) fn of(claude: ClaudeEvent, payload: &Map<String, Value>) -> Sent {
         let field = match claude {
             ClaudeEvent::UserPromptSubmit => "message",
             ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => "tool_result",
@@ -155,7 +155,7 @@ impl Sent {
 /// Code applies only together with one. `claude_hooks.rewrite_permission` in
 /// `config/agent.yaml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RewritePermission {
+pub(crate) enum RewritePermission {
     /// `"ask"` (the default): Claude Code shows the user the rewritten input to confirm, so a
     /// rewrite never skips a prompt the user would have had.
     #[default]
@@ -167,7 +167,7 @@ pub enum RewritePermission {
 
 impl RewritePermission {
     /// The setting in `document` (`config/agent.yaml`); anything but `allow` is `ask`.
-    pub fn from_settings(document: &Value) -> RewritePermission {
+    pub(crate) fn from_settings(document: &Value) -> RewritePermission {
         let value = document
             .get("claude_hooks")
             .and_then(|c| c.get("rewrite_permission"))
@@ -188,7 +188,7 @@ impl RewritePermission {
 
 /// Turns an outcome into Claude Code's answer for `claude`. `sent` is what the dispatch
 /// started from ([`Sent::of`] its payload), to tell whether hooks rewrote it.
-pub fn to_claude(
+pub(crate) fn to_claude(
     claude: ClaudeEvent,
     outcome: &Outcome,
     sent: &Sent,
@@ -315,7 +315,7 @@ pub fn to_claude(
 }
 
 /// The detail of a Claude Code hook skipped because Claude Code runs it itself.
-pub const BRIDGED: &str = "run by Claude Code itself (bridged), skipped here";
+pub(crate) const BRIDGED: &str = "run by Claude Code itself (bridged), skipped here";
 
 #[cfg(test)]
 mod tests {

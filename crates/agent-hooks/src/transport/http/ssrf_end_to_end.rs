@@ -2,8 +2,6 @@
 //! and DNS played by a fake resolver. Every refusal is also checked against a loopback server
 //! that must never see a request.
 
-mod loopback;
-
 use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
@@ -11,11 +9,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_hooks::transport::http::{HttpClient, HttpSpec};
-use agent_hooks::transport::ssrf::{Guard, Resolver};
-use agent_hooks::transport::{Failure, Reply};
 use futures::future::BoxFuture;
-use loopback::{Response, Server};
+
+use super::loopback::{Response, Server};
+use super::{HttpClient, HttpSpec};
+use crate::transport::ssrf::{Guard, Resolver};
+use crate::transport::{Failure, Reply};
 
 /// DNS as a test wants it: each name has a list of answers, given in turn (the last repeats).
 #[derive(Debug, Default)]

@@ -7,9 +7,9 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use agent_hooks::config::FileState;
-use agent_hooks::trust::Approvals;
-use agent_hooks::{Engine, Workspace};
+use crate::config::FileState;
+use crate::trust::Approvals;
+use crate::{Engine, Workspace};
 
 /// Runs `load` on its own thread and fails the test if it has not returned within a few
 /// seconds (a FIFO blocks the reader forever, so the alternative is a hung test run).

@@ -2,8 +2,8 @@
 //! hooks in force, in a long-lived engine (`serve`) and in a fresh one (every `fire` is a new
 //! process); removing every hook takes an explicit `hooks: []`.
 
-use agent_hooks::config::FileState;
-use agent_hooks::{Decision, Engine, Event, Workspace};
+use crate::config::FileState;
+use crate::{Decision, Engine, Event, Workspace};
 use serde_json::json;
 
 const GUARD: &str = r#"echo '{"decision": "block", "reason": "no rm -rf"}'"#;
@@ -28,7 +28,7 @@ fn set_yaml(ws: &Workspace, text: &str) {
     std::fs::write(ws.shell_hooks_yaml(), text).expect("write");
 }
 
-fn rm_rf(engine: &Engine) -> agent_hooks::Outcome {
+fn rm_rf(engine: &Engine) -> crate::Outcome {
     let payload = json!({"tool_name": "bash", "tool_input": {"command": "rm -rf /"}});
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
