@@ -44,6 +44,8 @@ pub(crate) fn run(
         state_dir: std::env::var_os("STATE_DIR")
             .filter(|d| !d.is_empty())
             .map(PathBuf::from),
+        dry_run: std::env::var_os(agent_hooks::DRY_RUN_ENV).is_some_and(|v| v == "1"),
+        nested: std::env::var_os("HOOK_NAME").is_some() && std::env::var_os("HOOK_EVENT").is_some(),
     };
     let answer = command::run(&request, &input);
     // One write each: the answer is small, and a hook's stdout is read whole.

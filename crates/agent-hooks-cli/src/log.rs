@@ -1,12 +1,13 @@
-//! `agent-hooks log`: the recent records of `logs/events.jsonl` (hook failures, blocks, drift,
-//! configuration errors), one readable line each, or the records themselves with `--json`;
-//! `--follow` keeps printing what is appended.
+//! `agent-hooks log`: the recent records of `logs/events.jsonl` (hooks' decisions, failures,
+//! drift, configuration errors), one readable line each, or the records themselves with
+//! `--json`; `--follow` keeps printing what is appended.
 
 use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use agent_hooks::LoggedDecision;
 use agent_hooks::Workspace;
 use serde_json::Value;
 
@@ -17,34 +18,74 @@ pub(crate) struct Query {
     pub(crate) hook: Option<String>,
     pub(crate) event: Option<String>,
     pub(crate) kind: Option<String>,
+    /// A `decision` of `hook_decision` records (`block`, `ask`, `rewrite`, `stop`,
+    /// `skip_trust`).
+    pub(crate) decision: Option<String>,
     pub(crate) json: bool,
     pub(crate) follow: bool,
 }
 
+/// The values `--decision` takes: the log's own names, and `skip` for `skip_trust`.
+pub(crate) fn decision_names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = LoggedDecision::ALL.iter().map(|d| d.as_str()).collect();
+    names.push("skip");
+    names
+}
+
+/// A record's field under its canonical name, or the name a skill hook's record (written the
+/// way its source runtime writes them) uses for it.
+fn field<'a>(record: &'a Value, name: &str) -> Option<&'a str> {
+    let alias = match name {
+        "ts" => "timestamp",
+        "hook" => "name",
+        "event" => "hook_event_type",
+        _ => name,
+    };
+    record[name].as_str().or_else(|| record[alias].as_str())
+}
+
 impl Query {
     fn keeps(&self, record: &Value) -> bool {
-        let is = |field: &str, want: &Option<String>| {
+        let is = |name: &str, want: &Option<String>| {
             want.as_deref()
-                .is_none_or(|w| record[field].as_str() == Some(w))
+                .is_none_or(|w| field(record, name) == Some(w))
         };
-        is("hook", &self.hook) && is("event", &self.event) && is("type", &self.kind)
+        let decision = self.decision.as_deref().map(|d| match d {
+            "skip" => LoggedDecision::SkipTrust.as_str(),
+            other => other,
+        });
+        is("hook", &self.hook)
+            && is("event", &self.event)
+            && is("type", &self.kind)
+            && decision.is_none_or(|d| LoggedDecision::of_record(record) == Some(d))
     }
 
-    /// One record as printed: the JSON line itself, or a readable line.
+    /// One record as printed: the JSON line itself, or a readable line: when, event, what
+    /// happened (the decision, else the record type), hook, and the detail.
     fn render(&self, line: &str, record: &Value) -> String {
         if self.json {
             return line.to_owned();
         }
-        let field = |name: &str| record[name].as_str().unwrap_or("-").to_owned();
+        let text = |name: &str| field(record, name).unwrap_or("-").to_owned();
         // 2026-12-01T04:20:00.123Z -> 2026-12-01 04:20:00
-        let ts = field("ts");
+        let ts = text("ts");
         let when = ts.get(..19).unwrap_or(&ts).replace('T', " ");
-        let detail = field("detail").replace('\n', " ");
+        let what = LoggedDecision::of_record(record).map_or_else(|| text("type"), str::to_owned);
+        let detail = ["detail", "reason", "error", "stderr"]
+            .iter()
+            .find_map(|k| record[*k].as_str())
+            .unwrap_or("-")
+            .replace('\n', " ");
+        let session = record["session_id"]
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .map(|s| format!("  [session {s}]"))
+            .unwrap_or_default();
         format!(
-            "{when}  {:<18} {:<22} {:<20} {detail}",
-            field("event"),
-            field("type"),
-            field("hook"),
+            "{when}  {:<18} {:<18} {:<20} {detail}{session}",
+            text("event"),
+            what,
+            text("hook"),
         )
     }
 }
@@ -70,7 +111,7 @@ pub(crate) fn run(ws: &Workspace, query: &Query) -> ExitCode {
             if !query.json {
                 let _ = writeln!(
                     out,
-                    "(no records yet: {} does not exist; hooks have not failed, blocked or drifted here)",
+                    "(no records yet: {} does not exist; no hook has blocked, asked, rewritten, been skipped or failed here)",
                     ws.display(&path)
                 );
             }

@@ -104,8 +104,10 @@ enum Command {
         /// The ticket `fire` wrote under state/claude-async/tickets/.
         ticket: PathBuf,
     },
-    /// Show recent records of logs/events.jsonl: hook failures, blocks, drift, config errors.
-    #[command(after_help = "Example: agent-hooks log --hook guard --follow")]
+    /// Show recent records of logs/events.jsonl: blocks, asks, rewrites, trust skips, failures.
+    #[command(
+        after_help = "Examples:\n  agent-hooks log --decision block\n  agent-hooks log --hook guard --follow"
+    )]
     Log {
         /// How many of the most recent matching records to show.
         #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
@@ -119,6 +121,9 @@ enum Command {
         /// Only the records of this type, e.g. hook_timeout (docs/troubleshooting.md).
         #[arg(long = "type", value_name = "TYPE")]
         kind: Option<String>,
+        /// Only hooks' decisions of this kind (skip: kept from running by the trust gate).
+        #[arg(long, value_name = "DECISION", value_parser = clap::builder::PossibleValuesParser::new(log::decision_names()))]
+        decision: Option<String>,
         /// Print the records as they are (one JSON object a line).
         #[arg(long)]
         json: bool,
@@ -289,6 +294,7 @@ fn main() -> ExitCode {
             hook,
             event,
             kind,
+            decision,
             json,
             follow,
         } => log::run(
@@ -298,12 +304,13 @@ fn main() -> ExitCode {
                 hook,
                 event,
                 kind,
+                decision,
                 json,
                 follow,
             },
         ),
         Command::List { json } => block_on(hooks(ws, words("list", json), json)),
-        Command::Doctor { json } => block_on(hooks(ws, words("doctor", json), json)),
+        Command::Doctor { json } => block_on(doctor(ws, json)),
         Command::On => block_on(hooks(ws, vec!["on".into()], false)),
         Command::Off => block_on(hooks(ws, vec!["off".into()], false)),
         Command::Approve { words } => {
@@ -369,12 +376,39 @@ async fn hooks(ws: Workspace, args: Vec<String>, json: bool) -> ExitCode {
     // Colour and symbols only on a terminal (and never with NO_COLOR); pipes get plain text.
     let style = agent_hooks::commands::Style::for_terminal(std::io::stdout().is_terminal());
     let out = agent_hooks::commands::run_styled(&engine, &args, style).await;
-    if json {
-        print!("{}", out.text);
-    } else {
-        print!("{}", shell_spelling(&out.text));
-    }
+    print_output(&out.text, json);
     ExitCode::from(u8::try_from(out.status).unwrap_or(1))
+}
+
+/// `doctor`: as the other workspace commands, with a progress line on stderr while hooks run
+/// when stderr is a terminal (a slow hook otherwise looks like a hang).
+async fn doctor(ws: Workspace, json: bool) -> ExitCode {
+    let engine = Engine::open(ws);
+    let style = agent_hooks::commands::Style::for_terminal(std::io::stdout().is_terminal());
+    let on_terminal = std::io::stderr().is_terminal();
+    let mut shown = false;
+    let mut progress = |p: agent_hooks::commands::DoctorProgress<'_>| {
+        if on_terminal {
+            // \r and "erase line": each step replaces the last.
+            eprint!("\r\x1b[Kchecking hook {}/{}: {}", p.index, p.total, p.hook);
+            shown = true;
+        }
+    };
+    let out = agent_hooks::commands::run_doctor(&engine, json, style, &mut progress).await;
+    if shown {
+        eprint!("\r\x1b[K");
+    }
+    print_output(&out.text, json);
+    ExitCode::from(u8::try_from(out.status).unwrap_or(1))
+}
+
+/// Prints a command's text: JSON as it is, text with its suggested commands spelt for a shell.
+fn print_output(text: &str, json: bool) {
+    if json {
+        print!("{text}");
+    } else {
+        print!("{}", shell_spelling(text));
+    }
 }
 
 /// Replaces the chat prefix `/hooks ` by `agent-hooks ` where it starts a command: at the start

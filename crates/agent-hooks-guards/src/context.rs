@@ -256,6 +256,10 @@ pub struct GuardContext {
     /// of the URL with a 2 s timeout). This crate does no networking; without a lookup
     /// the balance is simply left out of the footer.
     pub balance: Option<BalanceLookup>,
+    /// A trial run (`doctor`, `agent-hooks test`): the guard answers as it would, but writes
+    /// none of its own records (the audit log). Its state is in memory with
+    /// [`GuardContext::dry_run`], so nothing it remembers outlives the trial either.
+    pub dry_run: bool,
 }
 
 impl fmt::Debug for GuardContext {
@@ -264,6 +268,7 @@ impl fmt::Debug for GuardContext {
             .field("workspace", &self.workspace)
             .field("state", &self.state)
             .field("balance", &self.balance.is_some())
+            .field("dry_run", &self.dry_run)
             .finish_non_exhaustive()
     }
 }
@@ -276,6 +281,16 @@ impl GuardContext {
             state: Box::new(MemoryState::new()),
             clock: Box::new(SystemTime::now),
             balance: None,
+            dry_run: false,
+        }
+    }
+
+    /// A trial run on `workspace`: the guard reads what it reads (rules, evidence files) but
+    /// writes nothing — state in memory, starting empty, and no records.
+    pub fn dry_run(workspace: impl Into<PathBuf>) -> Self {
+        Self {
+            dry_run: true,
+            ..Self::in_memory(workspace)
         }
     }
 

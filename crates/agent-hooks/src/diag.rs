@@ -42,9 +42,64 @@ pub(crate) enum DiagKind {
     HookConfigError,
     /// An approved hook's files changed since approval; it was not run.
     HookDrift,
+    /// A hook's decision that changed what happened: a block, an ask, a rewrite, a stop, or a
+    /// hook the trust gate kept from running. Its `decision` field says which
+    /// ([`LoggedDecision`]).
+    HookDecision,
 }
 
 impl DiagKind {}
+
+/// The `decision` of a `hook_decision` record: what one hook did to one dispatch. A plain
+/// "continue" is not logged; everything that changed the action, or kept a hook from judging
+/// it, is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoggedDecision {
+    /// The hook blocked the action (or, on `on_stop`/`on_completion_claim`, forced a redo).
+    Block,
+    /// The hook asked the user to confirm.
+    Ask,
+    /// The hook rewrote payload fields (the record's `fields` names them).
+    Rewrite,
+    /// The hook asked the agent to end its turn (Claude Code's `continue: false`).
+    Stop,
+    /// The trust gate kept the hook from running: master switch off, not approved, or changed
+    /// since approval (the record's `trust` says which).
+    SkipTrust,
+}
+
+impl LoggedDecision {
+    /// Every decision, in the order `agent-hooks log --decision` lists them.
+    pub const ALL: [LoggedDecision; 5] = [
+        LoggedDecision::Block,
+        LoggedDecision::Ask,
+        LoggedDecision::Rewrite,
+        LoggedDecision::Stop,
+        LoggedDecision::SkipTrust,
+    ];
+
+    /// The `decision` written to the log.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoggedDecision::Block => "block",
+            LoggedDecision::Ask => "ask",
+            LoggedDecision::Rewrite => "rewrite",
+            LoggedDecision::Stop => "stop",
+            LoggedDecision::SkipTrust => "skip_trust",
+        }
+    }
+
+    /// The decision a log record stands for, if any: a `hook_decision` record's `decision`,
+    /// and a skill hook's `hook_blocked_tool_call` (logged as its source runtime logs it) as a
+    /// block.
+    pub fn of_record(record: &serde_json::Value) -> Option<&str> {
+        match record.get("type").and_then(serde_json::Value::as_str) {
+            Some("hook_decision") => record.get("decision").and_then(serde_json::Value::as_str),
+            Some("hook_blocked_tool_call") => Some(LoggedDecision::Block.as_str()),
+            _ => None,
+        }
+    }
+}
 
 /// How a record names its fields. Skill hooks' records use the names of their source runtime,
 /// so a reader of its logs (or a tool built for them) understands them unchanged.
@@ -95,6 +150,11 @@ impl DiagRecord {
             fields: serde_json::Map::new(),
             style: RecordStyle::Canonical,
         }
+    }
+
+    /// A `hook_decision` record: `decision`, with `detail` saying what and why.
+    pub(crate) fn decision(decision: LoggedDecision, detail: impl Into<String>) -> DiagRecord {
+        DiagRecord::new(DiagKind::HookDecision, detail).field("decision", decision.as_str())
     }
 
     /// Names the event being dispatched.

@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use crate::answer::{Admitted, Answer, Decision, Effect, Unusable};
-use crate::diag::{DiagKind, DiagRecord, EventLog};
+use crate::diag::{DiagKind, DiagRecord, EventLog, LoggedDecision};
 use crate::dialect::{DispatchCache, PayloadView};
 use crate::engine::Snapshot;
 use crate::event::{Event, RewriteRule, complete_payload, redo_count};
@@ -47,14 +47,26 @@ pub(crate) struct Runtime<'a> {
     pub drift: &'a DriftChecker,
     /// Where background (async) hooks run.
     pub detach: &'a crate::background::Detach,
+    /// A trial run (doctor, `agent-hooks test`): built-in guards write no state or records,
+    /// and command hooks get [`DRY_RUN_ENV`] so theirs can do the same.
+    pub dry_run: bool,
+    /// Whether the dispatch writes `hook_decision` records. Off where the dispatch is itself
+    /// one hook of another (`agent-hooks guard` run by agent-hooks), whose dispatch logs it.
+    pub log_decisions: bool,
 }
+
+/// Set to `1` in the environment of a hook run as a trial (doctor, `agent-hooks test`): its
+/// answer is looked at, not acted on, so a hook that keeps records of its own should not
+/// write them.
+pub const DRY_RUN_ENV: &str = "AGENT_HOOKS_DRY_RUN";
 
 /// One hook's run, before it is merged.
 struct HookRun {
     report: HookReport,
     answer: Option<Answer>,
-    /// A hook the trust gate kept from running says so to the user (SPEC §4, no silent lapse).
-    lapse: Option<String>,
+    /// A hook the trust gate kept from running says so to the user (SPEC §4, no silent lapse):
+    /// why (`master switch off`, `not approved`, `drift`) and the warning.
+    lapse: Option<(&'static str, String)>,
 }
 
 impl Runtime<'_> {
@@ -164,7 +176,11 @@ impl Runtime<'_> {
             }
         }
         merge.settle_open_block(self.log);
-        merge.finish(completed.then_some(given), snapshot.config.agent.redo_cap)
+        merge.finish(
+            self.log_decisions.then_some(self.log),
+            completed.then_some(given),
+            snapshot.config.agent.redo_cap,
+        )
     }
 
     /// Whether `hook`'s matcher lets it run on `payload` (no matcher: always).
@@ -218,7 +234,7 @@ impl Runtime<'_> {
                 return HookRun {
                     report: skipped(hook, detail),
                     answer: None,
-                    lapse: Some(warning),
+                    lapse: Some((detail, warning)),
                 };
             }
         }
@@ -403,7 +419,10 @@ impl Runtime<'_> {
                 {
                     tracing::warn!(dir = %hook.state_dir.display(), %e, "cannot create STATE_DIR");
                 }
-                let env = hook_env(self.ws, hook, view.event);
+                let mut env = hook_env(self.ws, hook, view.event);
+                if self.dry_run {
+                    env.push((DRY_RUN_ENV.to_owned(), "1".to_owned()));
+                }
                 let input = input();
                 let policy = hook.dialect.run_policy(input.len());
                 spec.run(input.into(), &env, hook.timeout, program, policy)
@@ -411,7 +430,7 @@ impl Runtime<'_> {
             }
             TransportSpec::Http(spec) => spec.run(input(), hook.timeout).await,
             // In-process: the guard reads the canonical payload itself, nothing is serialised.
-            TransportSpec::Builtin(spec) => spec.run(view.event, view.payload).await,
+            TransportSpec::Builtin(spec) => spec.run(view.event, view.payload, self.dry_run).await,
             TransportSpec::Judge(spec) => spec.run(&input(), hook.timeout).await,
         }
     }
@@ -533,6 +552,9 @@ struct Merge {
     reports: Vec<HookReport>,
     /// A block that later hooks of its source may still lift (see [`Answer::provisional`]).
     open_block: Option<OpenBlock>,
+    /// The `hook_decision` records of this dispatch, written when it ends (a redo cap may
+    /// still overrule a block).
+    decisions: Vec<DiagRecord>,
 }
 
 /// A provisional block: what the outcome said before it, and its records, logged only if the
@@ -558,6 +580,7 @@ impl Merge {
             stop: None,
             reports: Vec::new(),
             open_block: None,
+            decisions: Vec::new(),
         }
     }
 
@@ -575,10 +598,32 @@ impl Merge {
         }
     }
 
+    /// Notes what `hook` decided, to be logged when the dispatch ends.
+    fn decided(&mut self, hook: &Hook, decision: LoggedDecision, detail: String) {
+        let mut record = DiagRecord::decision(decision, detail)
+            .event(self.event.name())
+            .hook(&hook.name, &hook.file_display);
+        if let Some(session) = self
+            .payload
+            .get("session_id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        {
+            record = record.field("session_id", session);
+        }
+        self.decisions.push(record);
+    }
+
     /// Folds one hook's run into the outcome, enforcing the event's capabilities.
     fn absorb(&mut self, rt: &Runtime<'_>, hook: &Hook, mut run: HookRun) {
         let spec = self.event.spec();
-        self.warnings.extend(run.lapse.take());
+        if let Some((why, warning)) = run.lapse.take() {
+            self.decided(hook, LoggedDecision::SkipTrust, warning.clone());
+            if let Some(record) = self.decisions.last_mut() {
+                record.fields.insert("trust".into(), why.into());
+            }
+            self.warnings.push(warning);
+        }
         // Records are written once the answer is merged, in the shape of the hook's dialect.
         let mut pending: Vec<(DiagKind, String)> = Vec::new();
         let Some(answer) = run.answer.take() else {
@@ -600,15 +645,17 @@ impl Merge {
                 ));
             }
             if run.report.status.is_failure() && hook.on_error == OnError::Block {
-                self.decision = Decision::Block;
-                self.reason = Some(format!(
+                let reason = format!(
                     "hook \"{}\" failed ({}) and is set to fail closed (on_error: block)",
                     hook.name,
                     run.report
                         .detail
                         .as_deref()
                         .unwrap_or(run.report.status.as_str())
-                ));
+                );
+                self.decided(hook, LoggedDecision::Block, reason.clone());
+                self.decision = Decision::Block;
+                self.reason = Some(reason);
             }
             self.reports.push(run.report);
             return;
@@ -654,24 +701,30 @@ impl Merge {
             // The event does not honour the decision: the hook did nothing that counts there.
             run.report.status = HookStatus::Ok;
         }
+        // The fields this hook's rewrites actually changed.
+        let mut rewritten: Vec<&str> = Vec::new();
         for effect in effects {
             match effect {
-                // Already applied above, as provisional.
+                // Already applied above, as provisional (and logged by its dialect's record).
                 Effect::Block { .. } | Effect::Result(_) if deferred => {}
                 Effect::Block { reason } => {
-                    self.decision = Decision::Block;
-                    self.reason = Some(reason.map_or_else(
+                    let reason = reason.map_or_else(
                         || format!("blocked by hook \"{}\"", hook.name),
                         str::to_owned,
-                    ));
+                    );
+                    self.decided(hook, LoggedDecision::Block, reason.clone());
+                    self.decision = Decision::Block;
+                    self.reason = Some(reason);
                 }
                 Effect::Ask { reason } => {
+                    let reason = reason.map_or_else(
+                        || format!("hook \"{}\" asks for confirmation", hook.name),
+                        str::to_owned,
+                    );
+                    self.decided(hook, LoggedDecision::Ask, reason.clone());
                     if self.decision < Decision::Ask {
                         self.decision = Decision::Ask;
-                        self.reason = Some(reason.map_or_else(
-                            || format!("hook \"{}\" asks for confirmation", hook.name),
-                            str::to_owned,
-                        ));
+                        self.reason = Some(reason);
                     }
                 }
                 Effect::Result(result) => self.result = Some(result.clone()),
@@ -680,6 +733,9 @@ impl Merge {
                     value,
                     rule: RewriteRule::Replace,
                 } => {
+                    if self.payload.get(field) != Some(value) {
+                        rewritten.push(field);
+                    }
                     self.payload.insert(field.to_owned(), value.clone());
                 }
                 Effect::Rewrite {
@@ -698,12 +754,17 @@ impl Merge {
                         continue;
                     };
                     let mut added = Vec::new();
+                    let mut changed = false;
                     for (key, value) in changes {
                         if let Some(slot) = target.get_mut(key) {
+                            changed |= slot != value;
                             *slot = value.clone();
                         } else {
                             added.push(key.clone());
                         }
+                    }
+                    if changed {
+                        rewritten.push(field);
                     }
                     if !added.is_empty() {
                         pending.push((
@@ -723,12 +784,21 @@ impl Merge {
         }
         // Any event may end the turn (Claude Code's universal `continue: false`); the first
         // hook to ask gives the reason.
-        if self.stop.is_none()
-            && let Some(reason) = &answer.stop
-        {
-            self.stop = Some(crate::outcome::Stop {
-                reason: reason.clone(),
-            });
+        if !rewritten.is_empty() {
+            let detail = format!("rewrote {}", rewritten.join(", "));
+            let fields: Vec<Value> = rewritten.iter().map(|f| Value::from(*f)).collect();
+            self.decided(hook, LoggedDecision::Rewrite, detail);
+            if let Some(record) = self.decisions.last_mut() {
+                record.fields.insert("fields".into(), Value::Array(fields));
+            }
+        }
+        if let Some(reason) = &answer.stop {
+            self.decided(hook, LoggedDecision::Stop, reason.clone());
+            if self.stop.is_none() {
+                self.stop = Some(crate::outcome::Stop {
+                    reason: reason.clone(),
+                });
+            }
         }
         if !deferred {
             pending.extend(answer.records.iter().cloned());
@@ -753,9 +823,15 @@ impl Merge {
         self.reports.push(run.report);
     }
 
+    /// Logs the dispatch's decisions and builds the outcome.
     /// `given`: how many keys the caller's payload had, when the defaults were filled in.
     /// `redo_cap`: `config/agent.yaml`'s cap on redos in a turn (`None`: no cap).
-    fn finish(mut self, given: Option<usize>, redo_cap: Option<u64>) -> Outcome {
+    fn finish(
+        mut self,
+        log: Option<&EventLog>,
+        given: Option<usize>,
+        redo_cap: Option<u64>,
+    ) -> Outcome {
         let spec = self.event.spec();
         if let Some(cap) = redo_cap.filter(|_| spec.redo && self.decision == Decision::Block) {
             let overruled = match redo_count(self.payload.get("redo_count")) {
@@ -775,6 +851,18 @@ impl Merge {
                 ));
                 self.decision = Decision::Continue;
                 self.reason = None;
+                for record in &mut self.decisions {
+                    if record.fields.get("decision").and_then(Value::as_str)
+                        == Some(LoggedDecision::Block.as_str())
+                    {
+                        record.fields.insert("overruled".into(), why.clone().into());
+                    }
+                }
+            }
+        }
+        for record in std::mem::take(&mut self.decisions) {
+            if let Some(log) = log {
+                log.write(record);
             }
         }
         // Hand back the caller's payload as rewritten, without the defaults filled in for hooks.

@@ -298,6 +298,8 @@ impl Engine {
             log: &self.log,
             drift: &self.drift,
             detach: &self.detach,
+            dry_run: false,
+            log_decisions: true,
         };
         rt.dispatch(&snapshot, event, payload, options).await
     }

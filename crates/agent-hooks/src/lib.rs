@@ -111,7 +111,8 @@ pub use answer::Decision;
 pub use command_line::Unreadable as UnreadableCommand;
 pub use config::ConfigError;
 pub use config::agent::SwitchError;
-pub use dispatch::DispatchOptions;
+pub use diag::LoggedDecision;
+pub use dispatch::{DRY_RUN_ENV, DispatchOptions};
 pub use engine::{Engine, EngineError, Snapshot};
 pub use event::{
     COMMON_FIELDS, EVENTS, Event, EventSpec, Field, FieldKind, REDO_CAP, RewriteRule, UnknownEvent,

@@ -101,6 +101,33 @@ fn hooks_rewrite_the_arguments_and_the_result() {
     );
     assert_eq!(call.status, ToolStatus::Success);
     assert_eq!(call.agent_text(), "HELLO hooked");
+    // Each rewrite is a decision line naming the hook, the field and the session.
+    let rewrites = skill.logged("hook_decision");
+    let fields: Vec<(&Value, &Value, &Value)> = rewrites
+        .iter()
+        .map(|r| (&r["event"], &r["fields"], &r["session_id"]))
+        .collect();
+    assert_eq!(
+        fields,
+        vec![
+            (
+                &json!("pre_tool_call"),
+                &json!(["tool_input"]),
+                &json!("test-session")
+            ),
+            (
+                &json!("post_tool_call"),
+                &json!(["tool_result"]),
+                &json!("test-session")
+            ),
+        ],
+        "{rewrites:?}"
+    );
+    assert!(
+        rewrites
+            .iter()
+            .all(|r| r["decision"] == "rewrite" && r["hook"] == "mutator")
+    );
 }
 
 #[test]

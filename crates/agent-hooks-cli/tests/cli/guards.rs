@@ -900,3 +900,85 @@ fn starchild_selftests_hold_through_the_guard_command() {
     assert!(ran > 150, "only {ran} cases ran");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Every file under `dirs` of the workspace, by path, with its bytes.
+fn snapshot(root: &Path, dirs: &[&str]) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(dir: &Path, out: &mut std::collections::BTreeMap<PathBuf, Vec<u8>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                let bytes =
+                    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                out.insert(path, bytes);
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    for dir in dirs {
+        walk(&root.join(dir), &mut out);
+    }
+    out
+}
+
+#[test]
+fn doctor_writes_nothing_into_the_guards_records() {
+    let ws = support::Ws::new().master(true);
+    let installed = ws.run(&["install", "all"]);
+    assert!(installed.status.success(), "{installed:?}");
+    // The audit guard also as a command hook, as any agent would run it.
+    let command = format!("{} guard tool_audit_log", support::BIN);
+    let yaml = ws.read("config/shell_hooks.yaml")
+        + &format!("  - event: post_tool_call\n    name: audit-cmd\n    command: {command}\n");
+    let ws = ws.file("config/shell_hooks.yaml", &yaml);
+    ws.approve(&command);
+
+    // Real traffic first, so there are records and per-session state to keep intact.
+    let edit = json!({"session_id": "real", "tool_name": "edit_file",
+                      "tool_input": {"path": "src/app.py", "content": "x = 1"}});
+    ws.fire("pre_tool_call", edit.clone());
+    let mut done = edit;
+    done["tool_result"] = json!("ok");
+    done["status"] = json!("success");
+    ws.fire("post_tool_call", done);
+    ws.fire(
+        "on_stop",
+        json!({"session_id": "real", "response": "I will send the report tomorrow."}),
+    );
+    let audit = ws.read("logs/tool_audit.jsonl");
+    assert_eq!(
+        audit.lines().count(),
+        2,
+        "one line per audit hook:\n{audit}"
+    );
+    let before = snapshot(&ws.root(), &["logs", "state"]);
+    assert!(
+        before
+            .keys()
+            .any(|p| p.starts_with(ws.path("state/verify_code_changes"))),
+        "verify_code_changes kept no state: {:?}",
+        before.keys().collect::<Vec<_>>()
+    );
+
+    let doctor = ws.run(&["doctor"]);
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(doctor.status.success(), "{text}");
+    assert!(
+        text.contains("audit-cmd") && text.contains("tool_audit_log"),
+        "{text}"
+    );
+
+    let after = snapshot(&ws.root(), &["logs", "state"]);
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>(),
+        "doctor added or removed files"
+    );
+    for (path, bytes) in &before {
+        assert!(after[path] == *bytes, "doctor changed {}", path.display());
+    }
+}

@@ -923,3 +923,41 @@ fn the_docs_show_the_example_files_verbatim() {
         }
     }
 }
+
+#[test]
+fn doctor_shows_progress_on_a_terminal_and_nothing_in_a_pipe() {
+    let ws = doctor_ws(&[("first", "pre_tool_call", ""), ("second", "on_stop", "")]);
+    // stderr on a pseudo-terminal, as in an interactive shell.
+    let pty = nix::pty::openpty(None, None).expect("open a pseudo-terminal");
+    let mut child = Command::new(BIN)
+        .arg("--workspace")
+        .arg(ws.root())
+        .arg("doctor")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(pty.slave))
+        .spawn()
+        .expect("run doctor");
+    let mut terminal = fs::File::from(pty.master);
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        // Reading the master ends with EIO once the child (the last holder of the slave) exits.
+        let _ = std::io::Read::read_to_end(&mut terminal, &mut seen);
+        String::from_utf8_lossy(&seen).into_owned()
+    });
+    let status = child.wait().expect("wait for doctor");
+    assert!(status.success());
+    let shown = reader.join().expect("the terminal reader");
+    assert!(shown.contains("checking hook 1/2: first"), "{shown:?}");
+    assert!(shown.contains("checking hook 2/2: second"), "{shown:?}");
+
+    let piped = Command::new(BIN)
+        .arg("--workspace")
+        .arg(ws.root())
+        .arg("doctor")
+        .output()
+        .expect("run doctor");
+    assert!(piped.status.success());
+    assert_eq!(String::from_utf8_lossy(&piped.stderr), "");
+    assert!(!String::from_utf8_lossy(&piped.stdout).contains("checking hook"));
+}

@@ -54,7 +54,7 @@ impl ToolAuditLog {
     }
 
     pub(crate) fn evaluate(&self, event: &str, payload: &Value, ctx: &mut GuardContext) -> Value {
-        if event == "post_tool_call" {
+        if event == "post_tool_call" && !ctx.dry_run {
             // Observe-only: a failed append must not change the tool call (fail-open).
             let _ = self.append(payload, ctx);
         }
@@ -131,5 +131,34 @@ impl ToolAuditLog {
             .get_or_init(|| SecurityGuard::new(None).ok())
             .as_ref()
             .map(SecurityGuard::scanner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dry_run_answers_the_same_and_appends_nothing() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let guard = ToolAuditLog::new(Some("path: audit.jsonl\n"))?;
+        let payload = serde_json::json!({"tool_name": "bash", "tool_input": {"command": "ls"}});
+        let log = dir.path().join("audit.jsonl");
+
+        let trial = guard.evaluate(
+            "post_tool_call",
+            &payload,
+            &mut GuardContext::dry_run(dir.path()),
+        );
+        assert!(!log.exists(), "a dry run wrote {}", log.display());
+
+        let real = guard.evaluate(
+            "post_tool_call",
+            &payload,
+            &mut GuardContext::in_memory(dir.path()),
+        );
+        assert_eq!(trial, real);
+        assert_eq!(std::fs::read_to_string(&log)?.lines().count(), 1);
+        Ok(())
     }
 }

@@ -12,8 +12,13 @@ use crate::inspect::render::{
     tone_of,
 };
 
-pub(crate) async fn run(engine: &Engine, json: bool, style: Style) -> CommandOutput {
-    let report = doctor::run(engine).await;
+pub(crate) async fn run(
+    engine: &Engine,
+    json: bool,
+    style: Style,
+    progress: &mut (dyn FnMut(doctor::Progress<'_>) + Send),
+) -> CommandOutput {
+    let report = doctor::run_with_progress(engine, progress).await;
     let status = if report.ok { 0 } else { 1 };
     if json {
         return CommandOutput {

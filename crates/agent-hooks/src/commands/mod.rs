@@ -90,7 +90,7 @@ pub async fn run_styled(engine: &Engine, args: &[String], style: Style) -> Comma
             }
         }
         "doctor" => match json_flag(command, rest) {
-            Ok(json) => doctor::run(engine, json, style).await,
+            Ok(json) => doctor::run(engine, json, style, &mut |_| {}).await,
             Err(usage) => usage,
         },
         "on" | "off" => switch(engine, command == "on", rest),
@@ -100,6 +100,19 @@ pub async fn run_styled(engine: &Engine, args: &[String], style: Style) -> Comma
         "help" | "--help" | "-h" => CommandOutput::ok(help()),
         other => CommandOutput::usage(format!("unknown command \"{other}\"\n\n{}", help())),
     }
+}
+
+pub use crate::inspect::doctor::Progress as DoctorProgress;
+
+/// `doctor` (with `--json`, the report as JSON), calling `progress` before each hook is
+/// checked: the CLI shows where it is on a terminal.
+pub async fn run_doctor(
+    engine: &Engine,
+    json: bool,
+    style: Style,
+    progress: &mut (dyn FnMut(DoctorProgress<'_>) + Send),
+) -> CommandOutput {
+    doctor::run(engine, json, style, progress).await
 }
 
 /// `list` and `doctor` take one optional flag, `--json`.

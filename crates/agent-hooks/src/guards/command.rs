@@ -47,6 +47,12 @@ pub struct Request {
     pub workspace: Workspace,
     /// Where per-session state is kept: `$STATE_DIR` when set, else `state/<name>/`.
     pub state_dir: Option<PathBuf>,
+    /// A trial run (`$AGENT_HOOKS_DRY_RUN` is `1`: doctor or `agent-hooks test` runs it):
+    /// answer, but write no state and no records.
+    pub dry_run: bool,
+    /// Run as a hook by agent-hooks itself (`$HOOK_NAME` and `$HOOK_EVENT` set): the dispatch
+    /// that runs it logs its decision, so this run does not log it again.
+    pub nested: bool,
 }
 
 /// What to print and how to exit.
@@ -109,8 +115,12 @@ pub fn run(request: &Request, input: &[u8]) -> Answer {
         .state_dir
         .clone()
         .unwrap_or_else(|| request.workspace.state_dir().join(filesystem_safe(name)));
-    let ctx = GuardContext::in_dir(request.workspace.root(), state_dir)
-        .with_balance(builtin::balance_lookup);
+    let ctx = if request.dry_run {
+        GuardContext::dry_run(request.workspace.root())
+    } else {
+        GuardContext::in_dir(request.workspace.root(), state_dir)
+    }
+    .with_balance(builtin::balance_lookup);
 
     let mut answer = match (request.format, input.claude) {
         (Format::Protocol, _) => protocol(&guard, ctx, &input),
@@ -203,6 +213,8 @@ fn claude_answer(
             log: &log,
             drift: &drift,
             detach: &detach,
+            dry_run: request.dry_run,
+            log_decisions: !request.nested && !request.dry_run,
         };
         rt.dispatch(&snapshot, event, payload, &DispatchOptions::default())
             .await

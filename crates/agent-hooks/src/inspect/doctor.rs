@@ -212,9 +212,32 @@ pub(crate) struct DoctorReport {
     pub hooks: Vec<HookCheck>,
 }
 
+/// Where doctor is, for a progress line: the hook about to be checked.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress<'a> {
+    /// Which hook this is, from 1.
+    pub index: usize,
+    /// How many hooks there are.
+    pub total: usize,
+    /// The hook's name.
+    pub hook: &'a str,
+}
+
 /// Runs doctor on everything `engine` has loaded. Hooks run one at a time, so the times are
 /// each hook's own.
+///
+/// Doctor tries hooks; it does not act on their answers. Built-in guards run on a throwaway
+/// context (no state, no audit line), command hooks get `AGENT_HOOKS_DRY_RUN=1`, and no
+/// decision is logged.
 pub(crate) async fn run(engine: &Engine) -> DoctorReport {
+    run_with_progress(engine, &mut |_| {}).await
+}
+
+/// [`run`], calling `progress` before each hook is checked (the CLI shows it on a terminal).
+pub(crate) async fn run_with_progress(
+    engine: &Engine,
+    progress: &mut (dyn FnMut(Progress<'_>) + Send),
+) -> DoctorReport {
     let report = health::assess_engine(engine);
     let snapshot = engine.snapshot();
     let drift = DriftChecker::default();
@@ -225,6 +248,9 @@ pub(crate) async fn run(engine: &Engine) -> DoctorReport {
         log: engine.event_log(),
         drift: &drift,
         detach: &detach,
+        // Doctor looks at answers; it must not add to what guards record (audit log, state).
+        dry_run: true,
+        log_decisions: false,
     };
     let Report {
         workspace,
@@ -236,7 +262,13 @@ pub(crate) async fn run(engine: &Engine) -> DoctorReport {
         hooks,
     } = report;
     let mut checks = Vec::new();
-    for health in hooks {
+    let total = hooks.len();
+    for (i, health) in hooks.into_iter().enumerate() {
+        progress(Progress {
+            index: i + 1,
+            total,
+            hook: &health.hook.name,
+        });
         checks.push(check_hook(&rt, &snapshot.approvals, health).await);
     }
     let config_errors: usize = files.iter().map(|f| f.errors.len()).sum();

@@ -124,28 +124,37 @@ impl BuiltinSpec {
         self.rules.iter().filter(|p| p.is_file()).cloned().collect()
     }
 
-    /// Evaluates the guard on `payload` for `event` and returns its answer as a reply.
+    /// Evaluates the guard on `payload` for `event` and returns its answer as a reply. With
+    /// `dry_run` (doctor, `agent-hooks test`) it runs on a throwaway context: the answer is the
+    /// same, but neither its state nor its records are touched.
     pub(crate) async fn run(
         &self,
         event: Event,
         payload: &Map<String, Value>,
+        dry_run: bool,
     ) -> Result<Reply, Failure> {
         let payload = Value::Object(payload.clone());
         let answer = if self.may_wait(event) {
             // The credit lookup is a blocking HTTP GET: keep it off the async threads.
             let spec = self.clone();
-            tokio::task::spawn_blocking(move || spec.evaluate(event, &payload))
+            tokio::task::spawn_blocking(move || spec.evaluate(event, &payload, dry_run))
                 .await
                 .map_err(|e| Failure::Exec(format!("built-in guard {}: {e}", self.guard)))?
         } else {
-            self.evaluate(event, &payload)
+            self.evaluate(event, &payload, dry_run)
         };
         Ok(answer_reply(&answer))
     }
 
     /// The guard's answer, synchronously: what `run` does without the reply.
-    pub(crate) fn evaluate(&self, event: Event, payload: &Value) -> Value {
+    fn evaluate(&self, event: Event, payload: &Value, dry_run: bool) -> Value {
         let mut ctx = self.ctx.lock().unwrap_or_else(|p| p.into_inner());
+        if dry_run {
+            let mut trial =
+                GuardContext::dry_run(ctx.workspace.clone()).with_balance(balance_lookup);
+            drop(ctx);
+            return self.compiled.evaluate(event.name(), payload, &mut trial);
+        }
         self.compiled.evaluate(event.name(), payload, &mut ctx)
     }
 

@@ -1,0 +1,62 @@
+//! `agent-hooks test <hook>`: one hook on the payload from stdin, explained; the behaviour is
+//! `agent_hooks::inspect::trial`.
+
+use std::io::{IsTerminal, Read};
+use std::process::ExitCode;
+
+use agent_hooks::inspect::trial;
+use agent_hooks::{Engine, Event, Workspace};
+use serde_json::{Map, Value};
+
+pub(crate) async fn run(
+    ws: Workspace,
+    hook: &str,
+    event: Option<&str>,
+    run_unapproved: bool,
+    json: bool,
+) -> ExitCode {
+    let usage = |message: String| {
+        eprintln!("agent-hooks test: {message}");
+        ExitCode::from(2)
+    };
+    let event = match event.map(str::parse::<Event>).transpose() {
+        Ok(event) => event,
+        Err(e) => return usage(e.to_string()),
+    };
+    if std::io::stdin().is_terminal() {
+        return usage(
+            "the payload goes on stdin, e.g. echo '{\"tool_name\": \"bash\", \"tool_input\": {\"command\": \"ls\"}}' | agent-hooks test <hook>".into(),
+        );
+    }
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        return usage(format!("cannot read the payload from stdin: {e}"));
+    }
+    let payload = if input.iter().all(u8::is_ascii_whitespace) {
+        Map::new()
+    } else {
+        match serde_json::from_slice::<Value>(&input) {
+            Ok(Value::Object(map)) => map,
+            Ok(other) => {
+                return usage(format!(
+                    "the payload must be a JSON object, not {}",
+                    agent_hooks::json_kind(&other)
+                ));
+            }
+            Err(e) => return usage(format!("the payload is not JSON: {e}")),
+        }
+    };
+    let engine = Engine::open(ws);
+    match trial::run(&engine, hook, event, payload, run_unapproved).await {
+        Ok(report) => {
+            let text = if json {
+                serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
+            } else {
+                report.render()
+            };
+            crate::print_output(&text, json);
+            ExitCode::from(report.verdict.exit_code())
+        }
+        Err(e) => usage(e.to_string()),
+    }
+}
