@@ -3,8 +3,10 @@
 //! is what a guard's rules name (evidence files to read, an audit log to append to).
 //!
 //! How it fits together:
-//! - [`GUARDS`] lists the nine guards in the order `help` numbers them, with the events
-//!   each handles and a suggested matcher; [`default_rules`] gives each one's rules file.
+//! - [`GUARDS`] has one row per guard, in the order `help` numbers them: its name, summary,
+//!   the events it handles with a suggested matcher, its default rules file, the sample
+//!   `install` dry-runs, and how it compiles. Every consumer reads the table, so adding a
+//!   guard is a module under `guards/` and one row.
 //! - [`Guard::new`] compiles a guard from its name and (optional) rules YAML; keys the user
 //!   leaves out keep their defaults, and a bad file is a [`RulesError`] with line:column.
 //! - [`Guard::evaluate`] answers one event. It never panics: any internal problem is `{}`
@@ -26,9 +28,8 @@ mod shell;
 use serde_json::Value;
 
 pub use context::{BalanceLookup, Clock, DirState, GuardContext, MemoryState, StateStore};
+pub use guards::GUARDS;
 pub use rules::RulesError;
-
-use guards::Kind;
 
 /// One event a guard handles, with a matcher to declare it with (SPEC §5) where a narrower
 /// one than "always" is safe.
@@ -40,8 +41,10 @@ pub struct GuardEvent {
     pub matcher: Option<&'static str>,
 }
 
-/// A ready-made guard as `help` and `install` show it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A ready-made guard: its row in [`GUARDS`], the one list every consumer reads (`help`,
+/// `install`, the `guard` command, the in-process runner). Adding a guard is a module under
+/// `guards/` and one row.
+#[derive(Debug, Clone, Copy)]
 pub struct GuardInfo {
     /// The name users install it by.
     pub name: &'static str,
@@ -52,98 +55,25 @@ pub struct GuardInfo {
     /// The events on which answering may wait on the network (a balance lookup), so an
     /// in-process runner keeps it off its async threads there.
     pub waits_on: &'static [&'static str],
+    /// The default rules file: commented YAML that `--print-rules` prints and `install`
+    /// writes for the user to edit.
+    pub default_rules: &'static str,
+    /// A sample of what the guard acts on, as events in order (the last one's answer is what
+    /// it does); `install` runs it as a dry run. Empty when its only effect is outside the
+    /// answer (an audit log line).
+    pub sample: &'static [GuardSample],
+    /// Compiles the guard with the user's rules (`None`: the defaults).
+    pub(crate) build: guards::Build,
 }
 
-const fn on(event: &'static str) -> GuardEvent {
-    GuardEvent {
-        event,
-        matcher: None,
-    }
+/// One event of a guard's [`GuardInfo::sample`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GuardSample {
+    /// The canonical event name.
+    pub event: &'static str,
+    /// The payload, a JSON object (without `session_id`).
+    pub payload: &'static str,
 }
-
-/// The nine ready-made guards, in the order `help` numbers them (1-based).
-pub const GUARDS: &[GuardInfo] = &[
-    GuardInfo {
-        name: "security_guard",
-        waits_on: &[],
-        summary: "Blocks pasted or exfiltrated credentials and irreversible shell commands; masks keys in replies and messages.",
-        events: &[
-            on("on_user_message"),
-            GuardEvent {
-                event: "pre_tool_call",
-                // A pre-filter only: every program and tool the default rules look at
-                // (`tests/cases.rs` checks that every refused case gets through it).
-                matcher: Some(
-                    r"rm|dd|mkfs|mke2fs|mkswap|newfs|chmod|chown|chgrp|reset|\(\)|/dev/|curl|wget|nc|socat|telnet|scp|sftp|rsync|ftp|http|xh|env|eval|sh|send|message|post|notify|git|find|remove|unlink|fork|wipe|shred|blkdiscard|disk|\.ssh|\.aws|credential|secret|id_rsa|id_ed|fetch|socket",
-                ),
-            },
-            on("transform_tool_result"),
-            on("on_response_end"),
-            on("on_outbound_message"),
-        ],
-    },
-    GuardInfo {
-        name: "verify_publish_claims",
-        waits_on: &[],
-        summary: "Refuses a past-tense 'published/deployed' claim whose link or id is not in the publish records.",
-        events: &[
-            on("on_stop"),
-            on("on_completion_claim"),
-            on("on_response_end"),
-        ],
-    },
-    GuardInfo {
-        name: "verify_code_changes",
-        waits_on: &[],
-        summary: "Makes the agent run tests, a build or a linter before it stops after editing source files.",
-        events: &[on("pre_tool_call"), on("on_stop")],
-    },
-    GuardInfo {
-        name: "verify_commitments",
-        waits_on: &[],
-        summary: "Refuses to stop when the reply promises a later notification but nothing was scheduled.",
-        events: &[on("on_stop")],
-    },
-    GuardInfo {
-        name: "runtime_footer",
-        waits_on: &["on_response_end"],
-        summary: "Replaces a model-typed footer with the real model and cost of the turn.",
-        events: &[on("on_response_end"), on("pre_llm_call")],
-    },
-    GuardInfo {
-        name: "pii_redactor",
-        waits_on: &[],
-        summary: "Masks email addresses and phone numbers in replies; notes them in tool results.",
-        events: &[
-            GuardEvent {
-                event: "transform_tool_result",
-                matcher: Some(r"@|\+?\d[\d\s().-]{6,}\d"),
-            },
-            GuardEvent {
-                event: "on_response_end",
-                matcher: Some(r"@|\+?\d[\d\s().-]{6,}\d"),
-            },
-        ],
-    },
-    GuardInfo {
-        name: "tool_audit_log",
-        waits_on: &[],
-        summary: "Appends one JSON line per tool call to an audit log.",
-        events: &[on("post_tool_call")],
-    },
-    GuardInfo {
-        name: "budget_alert",
-        waits_on: &[],
-        summary: "Warns when a turn costs more than a threshold.",
-        events: &[on("on_response_end")],
-    },
-    GuardInfo {
-        name: "inject_reminder",
-        waits_on: &[],
-        summary: "Adds a standing reminder from the rules file to every model call.",
-        events: &[on("pre_llm_call")],
-    },
-];
 
 /// The guard with this name, if there is one.
 pub fn guard_info(name: &str) -> Option<&'static GuardInfo> {
@@ -153,14 +83,21 @@ pub fn guard_info(name: &str) -> Option<&'static GuardInfo> {
 /// The default rules file of a guard: commented YAML that `--print-rules` prints and
 /// `install` writes for the user to edit.
 pub fn default_rules(name: &str) -> Option<&'static str> {
-    guards::default_rules(name)
+    guard_info(name).map(|g| g.default_rules)
 }
 
 /// A compiled guard, ready to answer events.
-#[derive(Debug)]
 pub struct Guard {
     info: &'static GuardInfo,
-    kind: Kind,
+    compiled: guards::Compiled,
+}
+
+impl std::fmt::Debug for Guard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guard")
+            .field("name", &self.info.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Guard {
@@ -171,8 +108,8 @@ impl Guard {
             name: name.to_owned(),
             known: GUARDS.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
         })?;
-        let kind = Kind::new(name, rules_yaml)?;
-        Ok(Guard { info, kind })
+        let compiled = (info.build)(rules_yaml)?;
+        Ok(Guard { info, compiled })
     }
 
     /// Compiles the guard `name` with its default rules.
@@ -198,9 +135,9 @@ impl Guard {
             return Value::Object(serde_json::Map::new());
         }
         // Fail-open even against a bug: a guard must never take the agent down with it.
-        let kind = &self.kind;
+        let compiled = &self.compiled;
         let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            kind.evaluate(event, payload, ctx)
+            compiled(event, payload, ctx)
         }))
         .unwrap_or_else(|_| Value::Object(serde_json::Map::new()));
         // A guard that loaded its state and saved nothing must not keep other processes

@@ -1,5 +1,6 @@
-//! The nine guards, one module each, and the one place that maps a name to its code.
-//! Each module owns its default rules file, its compiled rules and its `evaluate`.
+//! The nine guards, one module each, and [`GUARDS`]: one row per guard (name, summary, events,
+//! default rules, sample, builder), the only place that maps a name to its code. Each module
+//! owns its default rules file, its compiled rules and its `evaluate`.
 
 mod budget_alert;
 mod inject_reminder;
@@ -15,77 +16,245 @@ use serde_json::Value;
 
 use crate::context::GuardContext;
 use crate::rules::RulesError;
+use crate::{GuardEvent, GuardInfo, GuardSample};
 
-/// A compiled guard of any kind.
-#[derive(Debug)]
-pub(crate) enum Kind {
-    SecurityGuard(Box<security_guard::SecurityGuard>),
-    VerifyPublishClaims(verify_publish_claims::VerifyPublishClaims),
-    VerifyCodeChanges(verify_code_changes::VerifyCodeChanges),
-    VerifyCommitments(verify_commitments::VerifyCommitments),
-    RuntimeFooter(runtime_footer::RuntimeFooter),
-    PiiRedactor(pii_redactor::PiiRedactor),
-    ToolAuditLog(tool_audit_log::ToolAuditLog),
-    BudgetAlert(budget_alert::BudgetAlert),
-    InjectReminder(inject_reminder::InjectReminder),
+/// A compiled guard: its `evaluate`, whatever its type.
+pub(crate) type Compiled = Box<dyn Fn(&str, &Value, &mut GuardContext) -> Value + Send + Sync>;
+
+/// How a row compiles its guard from the user's rules (`None`: the defaults).
+pub(crate) type Build = fn(Option<&str>) -> Result<Compiled, RulesError>;
+
+/// Wraps a guard compiled by its module and that module's `evaluate`.
+fn compiled<G: Send + Sync + 'static>(
+    guard: G,
+    evaluate: fn(&G, &str, &Value, &mut GuardContext) -> Value,
+) -> Result<Compiled, RulesError> {
+    Ok(Box::new(move |event, payload, ctx| {
+        evaluate(&guard, event, payload, ctx)
+    }))
 }
 
-pub(crate) fn default_rules(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "security_guard" => security_guard::DEFAULT_RULES,
-        "verify_publish_claims" => verify_publish_claims::DEFAULT_RULES,
-        "verify_code_changes" => verify_code_changes::DEFAULT_RULES,
-        "verify_commitments" => verify_commitments::DEFAULT_RULES,
-        "runtime_footer" => runtime_footer::DEFAULT_RULES,
-        "pii_redactor" => pii_redactor::DEFAULT_RULES,
-        "tool_audit_log" => tool_audit_log::DEFAULT_RULES,
-        "budget_alert" => budget_alert::DEFAULT_RULES,
-        "inject_reminder" => inject_reminder::DEFAULT_RULES,
-        _ => return None,
-    })
-}
-
-impl Kind {
-    /// `name` is known: [`crate::Guard::new`] checked it against `GUARDS`.
-    pub(crate) fn new(name: &str, rules: Option<&str>) -> Result<Self, RulesError> {
-        Ok(match name {
-            "security_guard" => {
-                Kind::SecurityGuard(Box::new(security_guard::SecurityGuard::new(rules)?))
-            }
-            "verify_publish_claims" => {
-                Kind::VerifyPublishClaims(verify_publish_claims::VerifyPublishClaims::new(rules)?)
-            }
-            "verify_code_changes" => {
-                Kind::VerifyCodeChanges(verify_code_changes::VerifyCodeChanges::new(rules)?)
-            }
-            "verify_commitments" => {
-                Kind::VerifyCommitments(verify_commitments::VerifyCommitments::new(rules)?)
-            }
-            "runtime_footer" => Kind::RuntimeFooter(runtime_footer::RuntimeFooter::new(rules)?),
-            "pii_redactor" => Kind::PiiRedactor(pii_redactor::PiiRedactor::new(rules)?),
-            "tool_audit_log" => Kind::ToolAuditLog(tool_audit_log::ToolAuditLog::new(rules)?),
-            "budget_alert" => Kind::BudgetAlert(budget_alert::BudgetAlert::new(rules)?),
-            "inject_reminder" => Kind::InjectReminder(inject_reminder::InjectReminder::new(rules)?),
-            other => {
-                return Err(RulesError::UnknownGuard {
-                    name: other.to_owned(),
-                    known: String::new(),
-                });
-            }
-        })
+const fn on(event: &'static str) -> GuardEvent {
+    GuardEvent {
+        event,
+        matcher: None,
     }
+}
 
-    pub(crate) fn evaluate(&self, event: &str, payload: &Value, ctx: &mut GuardContext) -> Value {
-        match self {
-            Kind::SecurityGuard(g) => g.evaluate(event, payload, ctx),
-            Kind::VerifyPublishClaims(g) => g.evaluate(event, payload, ctx),
-            Kind::VerifyCodeChanges(g) => g.evaluate(event, payload, ctx),
-            Kind::VerifyCommitments(g) => g.evaluate(event, payload, ctx),
-            Kind::RuntimeFooter(g) => g.evaluate(event, payload, ctx),
-            Kind::PiiRedactor(g) => g.evaluate(event, payload, ctx),
-            Kind::ToolAuditLog(g) => g.evaluate(event, payload, ctx),
-            Kind::BudgetAlert(g) => g.evaluate(event, payload, ctx),
-            Kind::InjectReminder(g) => g.evaluate(event, payload, ctx),
+/// The nine ready-made guards, in the order `help` numbers them (1-based): one row each.
+pub const GUARDS: &[GuardInfo] = &[
+    GuardInfo {
+        name: "security_guard",
+        waits_on: &[],
+        summary: "Blocks pasted or exfiltrated credentials and irreversible shell commands; masks keys in replies and messages.",
+        events: &[
+            on("on_user_message"),
+            GuardEvent {
+                event: "pre_tool_call",
+                // A pre-filter only: every program and tool the default rules look at
+                // (`tests/cases.rs` checks that every refused case gets through it).
+                matcher: Some(
+                    r"rm|dd|mkfs|mke2fs|mkswap|newfs|chmod|chown|chgrp|reset|\(\)|/dev/|curl|wget|nc|socat|telnet|scp|sftp|rsync|ftp|http|xh|env|eval|sh|send|message|post|notify|git|find|remove|unlink|fork|wipe|shred|blkdiscard|disk|\.ssh|\.aws|credential|secret|id_rsa|id_ed|fetch|socket",
+                ),
+            },
+            on("transform_tool_result"),
+            on("on_response_end"),
+            on("on_outbound_message"),
+        ],
+        default_rules: security_guard::DEFAULT_RULES,
+        sample: &[GuardSample {
+            event: "pre_tool_call",
+            payload: r#"{"tool_name": "bash", "tool_input": {"command": "rm -rf /"}}"#,
+        }],
+        build: |rules| {
+            compiled(
+                security_guard::SecurityGuard::new(rules)?,
+                security_guard::SecurityGuard::evaluate,
+            )
+        },
+    },
+    GuardInfo {
+        name: "verify_publish_claims",
+        waits_on: &[],
+        summary: "Refuses a past-tense 'published/deployed' claim whose link or id is not in the publish records.",
+        events: &[
+            on("on_stop"),
+            on("on_completion_claim"),
+            on("on_response_end"),
+        ],
+        default_rules: verify_publish_claims::DEFAULT_RULES,
+        sample: &[GuardSample {
+            event: "on_stop",
+            payload: r#"{"response": "Published! https://example.com/p/made-up-123", "tool_names": []}"#,
+        }],
+        build: |rules| {
+            compiled(
+                verify_publish_claims::VerifyPublishClaims::new(rules)?,
+                verify_publish_claims::VerifyPublishClaims::evaluate,
+            )
+        },
+    },
+    GuardInfo {
+        name: "verify_code_changes",
+        waits_on: &[],
+        summary: "Makes the agent run tests, a build or a linter before it stops after editing source files.",
+        events: &[on("pre_tool_call"), on("on_stop")],
+        default_rules: verify_code_changes::DEFAULT_RULES,
+        sample: &[
+            GuardSample {
+                event: "pre_tool_call",
+                payload: r#"{"tool_name": "edit_file", "tool_input": {"path": "src/app.py"}}"#,
+            },
+            GuardSample {
+                event: "on_stop",
+                payload: r#"{"response": "Done.", "tool_names": ["edit_file"]}"#,
+            },
+        ],
+        build: |rules| {
+            compiled(
+                verify_code_changes::VerifyCodeChanges::new(rules)?,
+                verify_code_changes::VerifyCodeChanges::evaluate,
+            )
+        },
+    },
+    GuardInfo {
+        name: "verify_commitments",
+        waits_on: &[],
+        summary: "Refuses to stop when the reply promises a later notification but nothing was scheduled.",
+        events: &[on("on_stop")],
+        default_rules: verify_commitments::DEFAULT_RULES,
+        sample: &[GuardSample {
+            event: "on_stop",
+            payload: r#"{"response": "I'll let you know when the build finishes.", "tool_names": []}"#,
+        }],
+        build: |rules| {
+            compiled(
+                verify_commitments::VerifyCommitments::new(rules)?,
+                verify_commitments::VerifyCommitments::evaluate,
+            )
+        },
+    },
+    GuardInfo {
+        name: "runtime_footer",
+        waits_on: &["on_response_end"],
+        summary: "Replaces a model-typed footer with the real model and cost of the turn.",
+        events: &[on("on_response_end"), on("pre_llm_call")],
+        default_rules: runtime_footer::DEFAULT_RULES,
+        sample: &[GuardSample {
+            event: "on_response_end",
+            payload: r#"{"response": "Done.", "model": "example-model", "cost": 0.0123}"#,
+        }],
+        build: |rules| {
+            compiled(
+                runtime_footer::RuntimeFooter::new(rules)?,
+                runtime_footer::RuntimeFooter::evaluate,
+            )
+        },
+    },
+    GuardInfo {
+        name: "pii_redactor",
+        waits_on: &[],
+        summary: "Masks email addresses and phone numbers in replies; notes them in tool results.",
+        events: &[
+            GuardEvent {
+                event: "transform_tool_result",
+                matcher: Some(r"@|\+?\d[\d\s().-]{6,}\d"),
+            },
+            GuardEvent {
+                event: "on_response_end",
+                matcher: Some(r"@|\+?\d[\d\s().-]{6,}\d"),
+            },
+        ],
+        default_rules: pii_redactor::DEFAULT_RULES,
+        sample: &[GuardSample {
+            event: "on_response_end",
+            payload: r#"{"response": "Write to jane.doe@example.com."}"#,
+        }],
+        build: |rules| {
+            compiled(
+                pii_redactor::PiiRedactor::new(rules)?,
+                pii_redactor::PiiRedactor::evaluate,
+            )
+        },
+    },
+    GuardInfo {
+        name: "tool_audit_log",
+        waits_on: &[],
+        summary: "Appends one JSON line per tool call to an audit log.",
+        events: &[on("post_tool_call")],
+        default_rules: tool_audit_log::DEFAULT_RULES,
+        // Its only effect is a line in the user's audit log.
+        sample: &[],
+        build: |rules| {
+            compiled(
+                tool_audit_log::ToolAuditLog::new(rules)?,
+                tool_audit_log::ToolAuditLog::evaluate,
+            )
+        },
+    },
+    GuardInfo {
+        name: "budget_alert",
+        waits_on: &[],
+        summary: "Warns when a turn costs more than a threshold.",
+        events: &[on("on_response_end")],
+        default_rules: budget_alert::DEFAULT_RULES,
+        sample: &[GuardSample {
+            event: "on_response_end",
+            payload: r#"{"response": "Done.", "model": "example-model", "cost": 12.5}"#,
+        }],
+        build: |rules| {
+            compiled(
+                budget_alert::BudgetAlert::new(rules)?,
+                budget_alert::BudgetAlert::evaluate,
+            )
+        },
+    },
+    GuardInfo {
+        name: "inject_reminder",
+        waits_on: &[],
+        summary: "Adds a standing reminder from the rules file to every model call.",
+        events: &[on("pre_llm_call")],
+        default_rules: inject_reminder::DEFAULT_RULES,
+        sample: &[GuardSample {
+            event: "pre_llm_call",
+            payload: r#"{"model": "example-model"}"#,
+        }],
+        build: |rules| {
+            compiled(
+                inject_reminder::InjectReminder::new(rules)?,
+                inject_reminder::InjectReminder::evaluate,
+            )
+        },
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::GUARDS;
+
+    #[test]
+    fn every_row_compiles_its_defaults_and_samples_only_its_own_events() {
+        for guard in GUARDS {
+            assert!(
+                crate::Guard::new(guard.name, Some(guard.default_rules)).is_ok(),
+                "{}: the default rules compile",
+                guard.name
+            );
+            for step in guard.sample {
+                let payload: serde_json::Value =
+                    serde_json::from_str(step.payload).unwrap_or_default();
+                assert!(payload.is_object(), "{}: {}", guard.name, step.payload);
+                assert!(
+                    guard.events.iter().any(|e| e.event == step.event),
+                    "{} samples {}, which it does not handle",
+                    guard.name,
+                    step.event
+                );
+            }
         }
+        let mut names: Vec<_> = GUARDS.iter().map(|g| g.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), GUARDS.len(), "one row per name");
     }
 }

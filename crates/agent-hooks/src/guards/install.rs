@@ -152,7 +152,7 @@ pub async fn install(
         let shown = ws.display(&path).into_owned();
         if path.exists() {
             let edited =
-                std::fs::read_to_string(&path).ok().as_deref() != super::default_rules(guard.name);
+                std::fs::read_to_string(&path).ok().as_deref() != Some(guard.default_rules);
             report.say(
                 guard.name,
                 format!(
@@ -162,7 +162,7 @@ pub async fn install(
             );
             continue;
         }
-        let text = super::default_rules(guard.name).unwrap_or_default();
+        let text = guard.default_rules;
         let io = |source| InstallError::Io {
             path: shown.clone(),
             source,
@@ -345,55 +345,15 @@ pub async fn install(
     Ok(report)
 }
 
-/// A sample event for each guard, as (event, payload) steps; the last step's answer is shown.
-/// tool_audit_log has none: its only effect is a line in the user's audit log.
-fn sample(guard: &str) -> Vec<(&'static str, serde_json::Value)> {
-    use serde_json::json;
-    match guard {
-        "security_guard" => vec![(
-            "pre_tool_call",
-            json!({"tool_name": "bash", "tool_input": {"command": "rm -rf /"}}),
-        )],
-        "verify_publish_claims" => vec![(
-            "on_stop",
-            json!({"response": "Published! https://example.com/p/made-up-123", "tool_names": []}),
-        )],
-        "verify_code_changes" => vec![
-            (
-                "pre_tool_call",
-                json!({"tool_name": "edit_file", "tool_input": {"path": "src/app.py"}}),
-            ),
-            (
-                "on_stop",
-                json!({"response": "Done.", "tool_names": ["edit_file"]}),
-            ),
-        ],
-        "verify_commitments" => vec![(
-            "on_stop",
-            json!({"response": "I'll let you know when the build finishes.", "tool_names": []}),
-        )],
-        "runtime_footer" => vec![(
-            "on_response_end",
-            json!({"response": "Done.", "model": "example-model", "cost": 0.0123}),
-        )],
-        "pii_redactor" => vec![(
-            "on_response_end",
-            json!({"response": "Write to jane.doe@example.com."}),
-        )],
-        "budget_alert" => vec![(
-            "on_response_end",
-            json!({"response": "Done.", "model": "example-model", "cost": 12.5}),
-        )],
-        "inject_reminder" => vec![("pre_llm_call", json!({"model": "example-model"}))],
-        _ => Vec::new(),
-    }
-}
-
 /// Runs the guard, with the rules file it was installed with, on its sample event in a
 /// scratch workspace with state in memory (nothing of the user's is read or written), and
 /// says what it answered.
 fn dry_run(ws: &crate::Workspace, guard: &GuardInfo) -> Vec<String> {
-    let steps = sample(guard.name);
+    let steps: Vec<(&str, serde_json::Value)> = guard
+        .sample
+        .iter()
+        .map(|s| (s.event, serde_json::from_str(s.payload).unwrap_or_default()))
+        .collect();
     let Some((event, payload)) = steps.last() else {
         return Vec::new();
     };
