@@ -8,6 +8,7 @@ mod fire;
 mod guard;
 mod log;
 mod serve;
+mod test;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -130,6 +131,29 @@ enum Command {
         /// Keep printing records as they are appended (Ctrl-C stops).
         #[arg(long, short = 'f')]
         follow: bool,
+    },
+    /// Run one hook on one payload (stdin) and explain its answer; the exit status is its verdict.
+    ///
+    /// The hook is named as `list` shows it, or by its command, URL or builtin:<name>. It runs
+    /// as a trial: built-in guards keep no state or records, command hooks get
+    /// AGENT_HOOKS_DRY_RUN=1, nothing is logged. A hook the trust gate would refuse (not
+    /// approved, changed since approval) is not run unless --run-unapproved says so.
+    #[command(
+        after_help = "Exit status: 0 continue, 1 block, 2 bad usage, 3 ask, 4 the hook failed (the action would go on), 5 not run: not trusted.\n\nExample: echo '{\"tool_name\": \"bash\", \"tool_input\": {\"command\": \"rm -rf /\"}}' | agent-hooks test security_guard --event pre_tool_call"
+    )]
+    Test {
+        /// The hook: its name, command, URL or builtin:<name>.
+        hook: String,
+        /// The event to run it for (default: the payload's "event", else the hook's only event).
+        #[arg(long, value_name = "EVENT")]
+        event: Option<String>,
+        /// Run it even though the trust gate would refuse it. It runs with your privileges:
+        /// read it first.
+        #[arg(long)]
+        run_unapproved: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Run the loopback HTTP sidecar (dispatch, self-approve, commands, hot reload).
     Serve {
@@ -277,6 +301,12 @@ fn main() -> ExitCode {
         )),
         Command::BackgroundHook { ticket } => block_on(fire::background(ws, &ticket)),
         Command::ClaudeHook => block_on(claude::hook(ws)),
+        Command::Test {
+            hook,
+            event,
+            run_unapproved,
+            json,
+        } => block_on(test::run(ws, &hook, event.as_deref(), run_unapproved, json)),
         Command::ClaudeInstall { http } => claude::install(ws, http.as_deref()),
         Command::ClaudeUninstall => claude::uninstall(ws),
         // A guard is synchronous and runs on every tool call: no async runtime to start.
@@ -403,7 +433,7 @@ async fn doctor(ws: Workspace, json: bool) -> ExitCode {
 }
 
 /// Prints a command's text: JSON as it is, text with its suggested commands spelt for a shell.
-fn print_output(text: &str, json: bool) {
+pub(crate) fn print_output(text: &str, json: bool) {
     if json {
         print!("{text}");
     } else {

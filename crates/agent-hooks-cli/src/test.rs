@@ -1,10 +1,9 @@
 //! `agent-hooks test <hook>`: one hook on the payload from stdin, explained; the behaviour is
-//! `agent_hooks::inspect::trial`.
+//! `agent_hooks::commands::test_hook`.
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
-use agent_hooks::inspect::trial;
 use agent_hooks::{Engine, Event, Workspace};
 use serde_json::{Map, Value};
 
@@ -47,16 +46,12 @@ pub(crate) async fn run(
         }
     };
     let engine = Engine::open(ws);
-    match trial::run(&engine, hook, event, payload, run_unapproved).await {
-        Ok(report) => {
-            let text = if json {
-                serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
-            } else {
-                report.render()
-            };
-            crate::print_output(&text, json);
-            ExitCode::from(report.verdict.exit_code())
-        }
-        Err(e) => usage(e.to_string()),
+    let out =
+        agent_hooks::commands::test_hook(&engine, hook, event, payload, run_unapproved, json).await;
+    if out.status == 2 {
+        eprint!("agent-hooks test: {}", out.text);
+    } else {
+        crate::print_output(&out.text, json);
     }
+    ExitCode::from(u8::try_from(out.status).unwrap_or(1))
 }

@@ -19,4 +19,5 @@ mod log;
 mod operator;
 mod serve;
 mod skills;
+mod trial;
 mod usage;

@@ -11,7 +11,7 @@ use serde_json::json;
 use support::{BIN, Entry, Ws};
 
 /// Every command of the binary, as a user types it.
-const COMMANDS: [&str; 16] = [
+const COMMANDS: [&str; 17] = [
     "list",
     "doctor",
     "on",
@@ -20,6 +20,7 @@ const COMMANDS: [&str; 16] = [
     "revoke",
     "install",
     "fire",
+    "test",
     "log",
     "serve",
     "guard",
@@ -119,7 +120,7 @@ fn a_claude_code_event_name_gets_the_canonical_name() {
 fn a_workspace_that_does_not_exist_is_refused_by_every_command() {
     let missing = std::env::temp_dir().join("agent-hooks-no-such-workspace");
     let missing = missing.to_string_lossy().into_owned();
-    let cases: [&[&str]; 13] = [
+    let cases: [&[&str]; 14] = [
         &["list"],
         &["doctor"],
         &["on"],
@@ -128,6 +129,7 @@ fn a_workspace_that_does_not_exist_is_refused_by_every_command() {
         &["revoke", "hooks/x.sh"],
         &["install", "security_guard"],
         &["fire", "pre_tool_call"],
+        &["test", "guard"],
         &["log"],
         &["serve", "--listen", "127.0.0.1:0"],
         &["guard", "security_guard"],

@@ -104,6 +104,34 @@ pub async fn run_styled(engine: &Engine, args: &[String], style: Style) -> Comma
 
 pub use crate::inspect::doctor::Progress as DoctorProgress;
 
+/// `agent-hooks test`: runs the hook named `hook` (as `list` shows it, or its command, URL or
+/// `builtin:<name>`) once on `payload` for `event` (default: the payload's `event`, else the
+/// hook's only event) as a trial, and explains its answer; `json` prints the report as JSON.
+/// A hook the trust gate would refuse runs only with `run_unapproved`.
+///
+/// The status is the verdict: 0 continue, 1 block, 3 ask, 4 the hook failed (the action would
+/// go on), 5 not run (not trusted); 2 for bad usage, with the error as the text.
+pub async fn test_hook(
+    engine: &Engine,
+    hook: &str,
+    event: Option<crate::Event>,
+    payload: serde_json::Map<String, serde_json::Value>,
+    run_unapproved: bool,
+    json: bool,
+) -> CommandOutput {
+    match crate::inspect::trial::run(engine, hook, event, payload, run_unapproved).await {
+        Ok(report) => CommandOutput {
+            text: if json {
+                to_json(&report)
+            } else {
+                report.render()
+            },
+            status: i32::from(report.verdict.exit_code()),
+        },
+        Err(e) => CommandOutput::usage(format!("{e}\n")),
+    }
+}
+
 /// `doctor` (with `--json`, the report as JSON), calling `progress` before each hook is
 /// checked: the CLI shows where it is on a terminal.
 pub async fn run_doctor(

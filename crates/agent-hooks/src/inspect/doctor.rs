@@ -340,16 +340,36 @@ async fn run_once(
 ) -> RunCheck {
     let hook = &health.hook;
     let payload = synthetic_payload(event, &rt.ws.root().to_string_lossy());
-    let cache = DispatchCache::default();
-    let view = PayloadView::new(event, &payload, rt.ws, &cache);
-    let matched = hook.dialect.matches(hook.matcher.as_ref(), &view);
     // The same gate as a dispatch: the pinned program is what runs.
     let program = match rt.drift.check(approvals, event, hook) {
         Verdict::Approved(program) => program,
         _ => None,
     };
+    run_on(rt, hook, event, &payload, program.as_ref(), PREVIEW)
+        .await
+        .0
+}
+
+/// How much of a hook's stdout and stderr doctor shows.
+const PREVIEW: usize = 60;
+
+/// Runs `hook` once on `payload` (complete, as a dispatch hands it over) and judges the run;
+/// the answer, when the dialect could read one, comes back beside the check. Doctor and
+/// `agent-hooks test` share it; `preview` is how many characters of output to show.
+pub(crate) async fn run_on(
+    rt: &Runtime<'_>,
+    hook: &crate::hook::Hook,
+    event: Event,
+    payload: &Map<String, Value>,
+    program: Option<&crate::trust::Pinned>,
+    preview: usize,
+) -> (RunCheck, Option<Answer>) {
+    let cache = DispatchCache::default();
+    let view = PayloadView::new(event, payload, rt.ws, &cache);
+    let matched = hook.dialect.matches(hook.matcher.as_ref(), &view);
+    let show = |text: &str| crate::dialect::read::preview(text, preview);
     let started = Instant::now();
-    let result = rt.execute(hook, &view, program.as_ref()).await;
+    let result = rt.execute(hook, &view, program).await;
     let elapsed = started.elapsed();
     let mut check = RunCheck {
         event,
@@ -395,7 +415,7 @@ async fn run_once(
                 ),
                 other => other.to_string(),
             });
-            return check;
+            return (check, None);
         }
     };
     match reply.exit {
@@ -405,10 +425,10 @@ async fn run_once(
     let stderr = String::from_utf8_lossy(&reply.stderr);
     let stderr = stderr.trim();
     if !stderr.is_empty() {
-        check.stderr = Some(last_lines(stderr, 3));
+        check.stderr = Some(show(&crate::dialect::read::last_lines(stderr, 3)));
     }
     if !reply.stdout.is_empty() {
-        check.stdout = Some(preview(&String::from_utf8_lossy(&reply.stdout)));
+        check.stdout = Some(show(&String::from_utf8_lossy(&reply.stdout)));
     }
     if let Some(why) = &reply.left_behind {
         check.warnings.push(why.clone());
@@ -431,6 +451,7 @@ async fn run_once(
             check
                 .warnings
                 .extend(answer.problems.iter().map(|(_, detail)| detail.clone()));
+            return (check, Some(answer));
         }
         Err(unusable) => {
             check.result = "failed";
@@ -444,7 +465,7 @@ async fn run_once(
             check.problem = Some(format!("{}{hint}", unusable.detail));
         }
     }
-    check
+    (check, None)
 }
 
 /// Names what the hook printed, independent of whether its dialect can use it.
@@ -532,10 +553,6 @@ pub(crate) fn describe_effect(event: Event, answer: &Answer) -> (Vec<String>, Ve
 
 fn preview(text: &str) -> String {
     crate::dialect::read::preview(text, 60)
-}
-
-fn last_lines(text: &str, n: usize) -> String {
-    preview(&crate::dialect::read::last_lines(text, n))
 }
 
 #[cfg(test)]

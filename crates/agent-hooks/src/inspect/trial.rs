@@ -23,9 +23,11 @@ const PREVIEW: usize = 400;
 
 /// Why a trial could not be set up: bad usage, reported with exit status 2.
 #[derive(Debug, thiserror::Error)]
-pub enum TrialError {
+pub(crate) enum TrialError {
     /// No loaded hook has that name, command or URL.
-    #[error("no hook \"{hook}\" in this workspace (known: {known}); name it as `agent-hooks list` shows it, or by its command or URL")]
+    #[error(
+        "no hook \"{hook}\" in this workspace (known: {known}); name it as `agent-hooks list` shows it, or by its command or URL"
+    )]
     UnknownHook {
         /// What the caller gave.
         hook: String,
@@ -57,38 +59,38 @@ pub enum TrialError {
 
 /// Where the hook stands with the trust gate for this event.
 #[derive(Debug, Clone, Serialize)]
-pub struct TrialTrust {
+pub(crate) struct TrialTrust {
     /// `approved`, `no_approval_needed`, `not_approved` or `drift`.
-    pub state: &'static str,
+    pub(crate) state: &'static str,
     /// The gate's reason, in words.
-    pub detail: String,
+    pub(crate) detail: String,
     /// Whether the master switch is on (with it off, the agent runs no hook that needs approval).
-    pub master_enabled: bool,
+    pub(crate) master_enabled: bool,
     /// Whether a dispatch would run the hook now.
-    pub would_run: bool,
+    pub(crate) would_run: bool,
 }
 
 /// What a hook's answer said, decoded by its dialect, before the event's capabilities apply.
 #[derive(Debug, Clone, Serialize)]
-pub struct ParsedAnswer {
+pub(crate) struct ParsedAnswer {
     /// `block`, `ask`, `continue`, or absent (no decision).
-    pub decision: Option<&'static str>,
+    pub(crate) decision: Option<&'static str>,
     /// The reason of a block or an ask.
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// Each rewritten field with its new value.
-    pub rewrites: Map<String, Value>,
+    pub(crate) rewrites: Map<String, Value>,
     /// Context for the model.
-    pub context: Vec<String>,
+    pub(crate) context: Vec<String>,
     /// Notes for the tool result.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// Messages for the user.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// A model for the next call.
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// A request to end the turn, with its reason.
-    pub stop: Option<String>,
+    pub(crate) stop: Option<String>,
     /// A synthetic tool result.
-    pub result: Option<Value>,
+    pub(crate) result: Option<Value>,
 }
 
 impl ParsedAnswer {
@@ -114,7 +116,7 @@ impl ParsedAnswer {
 /// The verdict of a trial, which `agent-hooks test` exits with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TrialVerdict {
+pub(crate) enum TrialVerdict {
     /// The action would go on (possibly rewritten): exit 0.
     Continue,
     /// The hook blocks it (or failed and fails closed): exit 1.
@@ -129,7 +131,7 @@ pub enum TrialVerdict {
 
 impl TrialVerdict {
     /// The exit status of `agent-hooks test` (2 is bad usage).
-    pub fn exit_code(self) -> u8 {
+    pub(crate) fn exit_code(self) -> u8 {
         match self {
             TrialVerdict::Continue => 0,
             TrialVerdict::Block => 1,
@@ -142,33 +144,33 @@ impl TrialVerdict {
 
 /// Everything `agent-hooks test` says about one run.
 #[derive(Debug, Clone, Serialize)]
-pub struct TrialReport {
+pub(crate) struct TrialReport {
     /// The hook's name.
-    pub hook: String,
+    pub(crate) hook: String,
     /// The file that declared it.
-    pub source: String,
+    pub(crate) source: String,
     /// What runs (command line, `POST <url>`, built-in guard).
-    pub runs: String,
+    pub(crate) runs: String,
     /// The dialect that reads its input and answer.
-    pub dialect: &'static str,
+    pub(crate) dialect: &'static str,
     /// The event it was run for.
-    pub event: Event,
+    pub(crate) event: Event,
     /// Its trust state.
-    pub trust: TrialTrust,
+    pub(crate) trust: TrialTrust,
     /// Whether it ran although the gate would refuse it (`--run-unapproved`).
-    pub ran_untrusted: bool,
+    pub(crate) ran_untrusted: bool,
     /// The run; absent when it was refused.
-    pub run: Option<RunCheck>,
+    pub(crate) run: Option<RunCheck>,
     /// What it printed, named for its dialect ("decision JSON", "Claude Code JSON", ...).
-    pub answer_kind: Option<String>,
+    pub(crate) answer_kind: Option<String>,
     /// The answer as its dialect decoded it; absent when it ran without a usable answer.
-    pub answer: Option<ParsedAnswer>,
+    pub(crate) answer: Option<ParsedAnswer>,
     /// What the event admits of the answer, in words.
-    pub admitted: Vec<String>,
+    pub(crate) admitted: Vec<String>,
     /// What the event ignores of it.
-    pub ignored: Vec<String>,
+    pub(crate) ignored: Vec<String>,
     /// What a dispatch would make of it.
-    pub verdict: TrialVerdict,
+    pub(crate) verdict: TrialVerdict,
 }
 
 /// Finds `selector` (a name as `list` shows it, a command line, a URL or `builtin:<name>`),
@@ -179,7 +181,7 @@ pub struct TrialReport {
 /// # Errors
 ///
 /// [`TrialError`] when the hook or the event cannot be determined.
-pub async fn run(
+pub(crate) async fn run(
     engine: &Engine,
     selector: &str,
     event: Option<Event>,
@@ -194,7 +196,12 @@ pub async fn run(
         .filter(|h| h.name == selector || h.approval_key.as_deref() == Some(selector))
         .collect();
     let Some(first) = named.first() else {
-        let mut known: Vec<&str> = snapshot.config.hooks.iter().map(|h| h.name.as_str()).collect();
+        let mut known: Vec<&str> = snapshot
+            .config
+            .hooks
+            .iter()
+            .map(|h| h.name.as_str())
+            .collect();
         known.dedup();
         return Err(TrialError::UnknownHook {
             hook: selector.to_owned(),
@@ -205,7 +212,10 @@ pub async fn run(
             },
         });
     };
-    let mut declared: Vec<Event> = named.iter().flat_map(|h| h.events.iter().copied()).collect();
+    let mut declared: Vec<Event> = named
+        .iter()
+        .flat_map(|h| h.events.iter().copied())
+        .collect();
     declared.sort();
     declared.dedup();
     let names = || {
@@ -275,7 +285,9 @@ pub async fn run(
             Verdict::Drifted(why) => (
                 TrialTrust {
                     state: "drift",
-                    detail: format!("changed since approval ({why}); review the change, then approve it again"),
+                    detail: format!(
+                        "changed since approval ({why}); review the change, then approve it again"
+                    ),
                     master_enabled,
                     would_run: false,
                 },
@@ -304,15 +316,22 @@ pub async fn run(
     }
     report.ran_untrusted = !trusted;
 
-    complete_payload(event, &mut payload, &engine.workspace().root().to_string_lossy());
+    complete_payload(
+        event,
+        &mut payload,
+        &engine.workspace().root().to_string_lossy(),
+    );
+    let detach = crate::background::Detach::Task;
     let rt = Runtime {
+        detach: &detach,
         ws: engine.workspace(),
         log: engine.event_log(),
         drift: &drift,
         dry_run: true,
         log_decisions: false,
     };
-    let (check, answer) = doctor::run_on(&rt, hook, event, &payload, program.as_ref(), PREVIEW).await;
+    let (check, answer) =
+        doctor::run_on(&rt, hook, event, &payload, program.as_ref(), PREVIEW).await;
     report.verdict = match &answer {
         Some(answer) => {
             let (admitted, ignored) = doctor::describe_effect(event, answer);
@@ -336,7 +355,7 @@ pub async fn run(
 
 impl TrialReport {
     /// The report as a person reads it.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = String::new();
         let mut line = |label: &str, value: &str| {
             out.push_str(&format!("{label:<10} {value}\n"));
@@ -347,7 +366,9 @@ impl TrialReport {
         line("dialect", self.dialect);
         let mut trust = self.trust.detail.clone();
         if !self.trust.master_enabled && self.trust.state != "no_approval_needed" {
-            trust.push_str("; the master switch is off, so the agent runs it nowhere (agent-hooks on)");
+            trust.push_str(
+                "; the master switch is off, so the agent runs it nowhere (agent-hooks on)",
+            );
         }
         line("trust", &trust);
         if self.verdict == TrialVerdict::Refused {
@@ -359,7 +380,10 @@ impl TrialReport {
             return out;
         }
         if self.ran_untrusted {
-            line("note", "run although the trust gate would refuse it (--run-unapproved)");
+            line(
+                "note",
+                "run although the trust gate would refuse it (--run-unapproved)",
+            );
         }
         if let Some(run) = &self.run {
             let ended = match (run.exit_code, run.signal, run.result) {
@@ -369,7 +393,10 @@ impl TrialReport {
             };
             line("ended", &ended);
             if !run.matched {
-                line("matcher", "does not match this payload: a dispatch would not run it here");
+                line(
+                    "matcher",
+                    "does not match this payload: a dispatch would not run it here",
+                );
             }
             line("stdout", run.stdout.as_deref().unwrap_or("(empty)"));
             line("stderr", run.stderr.as_deref().unwrap_or("(empty)"));
@@ -414,7 +441,11 @@ impl TrialReport {
         if !self.ignored.is_empty() {
             line(
                 "ignored",
-                &format!("{} (not allowed on {})", self.ignored.join("; "), self.event),
+                &format!(
+                    "{} (not allowed on {})",
+                    self.ignored.join("; "),
+                    self.event
+                ),
             );
         }
         let verdict = match self.verdict {
