@@ -2,6 +2,9 @@
 //! Every top-level key the user leaves out takes its default value, so a rules file
 //! may hold only the tables the user changed; a wrong key or type is an error with a position.
 
+use std::borrow::Cow;
+use std::fmt::Display;
+
 use serde::de::DeserializeOwned;
 
 /// Why a guard could not be built from its name and rules file.
@@ -96,17 +99,63 @@ pub(crate) struct LazyRegex {
     facts: std::sync::OnceLock<Facts>,
 }
 
+type Bytes = Cow<'static, [u8]>;
+type ByteStrings = Cow<'static, [Bytes]>;
+
 /// What a pattern's syntax tells without compiling it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, PartialEq)]
 struct Facts {
     /// Bytes every match contains (see [`required_bytes`]).
-    required: Vec<u8>,
+    required: Bytes,
     /// For a pattern anchored at both ends over a finite set of strings (`^(?:nc|ncat)$`),
     /// those strings: matching is then a comparison, with no automaton at all.
-    exact: Option<Vec<Vec<u8>>>,
+    exact: Option<ByteStrings>,
     /// For a pattern anchored at the start, strings one of which every match starts with
     /// (`^python[0-9.]*$`: `python`).
-    prefixes: Option<Vec<Vec<u8>>>,
+    prefixes: Option<ByteStrings>,
+}
+
+/// The facts of every regex in the guards' default rules, sorted by pattern, so that a
+/// guard process does not parse its default patterns again to learn them (parsing them
+/// cost more than everything else `agent-hooks guard` does). A test keeps the table equal
+/// to what [`Facts::of`] finds (`UPDATE_DEFAULTS=1 cargo test -p agent-hooks-guards
+/// known_facts` rewrites it); a pattern missing from it is parsed as before.
+static KNOWN_FACTS: &[(&str, Facts)] = include!("rules.facts.rs");
+
+impl Facts {
+    /// The facts of `pattern`: from [`KNOWN_FACTS`], else from its syntax.
+    fn find(pattern: &str) -> Facts {
+        match KNOWN_FACTS.binary_search_by(|(known, _)| (*known).cmp(pattern)) {
+            Ok(at) => KNOWN_FACTS[at].1.clone(),
+            Err(_) => Facts::of(pattern),
+        }
+    }
+
+    fn of(pattern: &str) -> Facts {
+        // Literals are all this needs; without Unicode, `\s` and `\w` stay small classes.
+        regex_syntax::ParserBuilder::new()
+            .unicode(false)
+            .utf8(false)
+            .build()
+            .parse(pattern)
+            .map(|hir| {
+                let (exact, prefixes) = anchored_literals(&hir);
+                Facts {
+                    required: required_bytes(&hir).into(),
+                    exact: exact.map(owned_strings),
+                    prefixes: prefixes.map(owned_strings),
+                }
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn owned_strings(strings: Vec<Vec<u8>>) -> ByteStrings {
+    strings
+        .into_iter()
+        .map(Bytes::Owned)
+        .collect::<Vec<_>>()
+        .into()
 }
 
 impl LazyRegex {
@@ -114,26 +163,10 @@ impl LazyRegex {
     /// match contains. Most patterns look for something rare (`) {` of a fork bomb, say);
     /// a byte search over a long command is far cheaper than running the automaton on it.
     pub(crate) fn is_match(&self, haystack: &str) -> bool {
-        let facts = self.facts.get_or_init(|| {
-            // Literals are all this needs; without Unicode, `\s` and `\w` stay small classes.
-            regex_syntax::ParserBuilder::new()
-                .unicode(false)
-                .utf8(false)
-                .build()
-                .parse(&self.pattern)
-                .map(|hir| {
-                    let (exact, prefixes) = anchored_literals(&hir);
-                    Facts {
-                        required: required_bytes(&hir),
-                        exact,
-                        prefixes,
-                    }
-                })
-                .unwrap_or_default()
-        });
+        let facts = self.facts.get_or_init(|| Facts::find(&self.pattern));
         let bytes = haystack.as_bytes();
         if let Some(exact) = &facts.exact {
-            return exact.iter().any(|s| s == bytes);
+            return exact.iter().any(|s| s.as_ref() == bytes);
         }
         if let Some(prefixes) = &facts.prefixes
             && !prefixes.iter().any(|p| bytes.starts_with(p))
@@ -247,20 +280,23 @@ pub(crate) fn pick_from<T: Default>(user: Option<T>, default: Option<T>) -> (T, 
 }
 
 /// Checks a regex from the rules (syntax only; it compiles on first use), naming the key
-/// when it is invalid. A built-in default is not checked.
+/// when it is invalid. A built-in default is not checked. The key is written out only for
+/// an error: building a guard's rules is on every `agent-hooks guard` process's path.
 pub(crate) fn regex_from(
     origin: Origin,
-    field: &str,
+    field: &dyn Display,
     pattern: &str,
 ) -> Result<LazyRegex, RulesError> {
     if origin == Origin::User {
         regex_syntax::Parser::new()
             .parse(pattern)
             .map_err(|error| RulesError::Invalid {
-                field: field.to_owned(),
+                field: field.to_string(),
                 message: format!("invalid regex: {error}"),
             })?;
     }
+    #[cfg(test)]
+    tests::record(pattern);
     Ok(LazyRegex {
         pattern: pattern.to_owned(),
         compiled: std::sync::OnceLock::new(),
@@ -270,19 +306,19 @@ pub(crate) fn regex_from(
 
 /// Compiles a list of regexes (`field[i]` in errors).
 pub(crate) fn regexes(field: &str, patterns: &[String]) -> Result<Vec<LazyRegex>, RulesError> {
-    regexes_from(Origin::User, field, patterns)
+    regexes_from(Origin::User, &field, patterns)
 }
 
 /// [`regexes`], skipping the syntax check for a built-in default.
 pub(crate) fn regexes_from(
     origin: Origin,
-    field: &str,
+    field: &dyn Display,
     patterns: &[String],
 ) -> Result<Vec<LazyRegex>, RulesError> {
     patterns
         .iter()
         .enumerate()
-        .map(|(index, pattern)| regex_from(origin, &format!("{field}[{index}]"), pattern))
+        .map(|(index, pattern)| regex_from(origin, &format_args!("{field}[{index}]"), pattern))
         .collect()
 }
 
@@ -291,13 +327,13 @@ pub(crate) fn optional_regex(
     field: &str,
     pattern: Option<&str>,
 ) -> Result<Option<LazyRegex>, RulesError> {
-    optional_regex_from(Origin::User, field, pattern)
+    optional_regex_from(Origin::User, &field, pattern)
 }
 
 /// [`optional_regex`], skipping the syntax check for a built-in default.
 pub(crate) fn optional_regex_from(
     origin: Origin,
-    field: &str,
+    field: &dyn Display,
     pattern: Option<&str>,
 ) -> Result<Option<LazyRegex>, RulesError> {
     match pattern {
@@ -313,10 +349,93 @@ pub(crate) fn pick<T: Default>(user: Option<T>, default: Option<T>) -> T {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::RefCell;
+    use std::fmt::Write;
+
     use super::*;
 
+    thread_local! {
+        /// The patterns `regex_from` saw on this thread, while a test records them.
+        static SEEN: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+    }
+
+    pub(super) fn record(pattern: &str) {
+        SEEN.with_borrow_mut(|seen| {
+            if let Some(seen) = seen {
+                seen.push(pattern.to_owned());
+            }
+        });
+    }
+
+    fn literal(bytes: &[u8]) -> String {
+        let escaped: String = bytes
+            .iter()
+            .flat_map(|b| std::ascii::escape_default(*b))
+            .map(char::from)
+            .collect();
+        format!("Cow::Borrowed(b\"{escaped}\")")
+    }
+
+    fn strings(list: &Option<ByteStrings>) -> String {
+        match list {
+            None => "None".to_owned(),
+            Some(list) => {
+                let items: Vec<String> = list.iter().map(|s| literal(s)).collect();
+                format!("Some(Cow::Borrowed(&[{}]))", items.join(", "))
+            }
+        }
+    }
+
+    /// `rules.facts.rs` as it should be: the facts of every pattern the built-in guards
+    /// load with their default rules.
+    fn known_facts_source() -> String {
+        SEEN.with_borrow_mut(|seen| *seen = Some(Vec::new()));
+        for info in crate::GUARDS {
+            crate::Guard::with_defaults(info.name).expect("the default rules load");
+        }
+        let mut patterns = SEEN.with_borrow_mut(Option::take).unwrap_or_default();
+        patterns.sort();
+        patterns.dedup();
+        let mut out = String::from(
+            "// Generated by `UPDATE_DEFAULTS=1 cargo test -p agent-hooks-guards known_facts`\n\
+             // from the default rules of every guard: see `KNOWN_FACTS` in rules.rs.\n&[\n",
+        );
+        for pattern in &patterns {
+            let facts = Facts::of(pattern);
+            let _ = writeln!(
+                out,
+                "    ({pattern:?}, Facts {{ required: {}, exact: {}, prefixes: {} }}),",
+                literal(&facts.required),
+                strings(&facts.exact),
+                strings(&facts.prefixes)
+            );
+        }
+        out.push_str("]\n");
+        out
+    }
+
+    #[test]
+    fn known_facts_are_those_of_the_default_rules() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/rules.facts.rs");
+        let expected = known_facts_source();
+        if std::env::var_os("UPDATE_DEFAULTS").is_some() {
+            std::fs::write(path, &expected).expect("rules.facts.rs is writable");
+            return;
+        }
+        let actual = std::fs::read_to_string(path).expect("rules.facts.rs is readable");
+        assert!(
+            actual == expected,
+            "rerun with UPDATE_DEFAULTS=1 to refresh {path}"
+        );
+        // The table is searched by binary search, and every entry is what parsing finds.
+        assert!(KNOWN_FACTS.windows(2).all(|w| w[0].0 < w[1].0));
+        for (pattern, facts) in KNOWN_FACTS {
+            assert_eq!(*facts, Facts::of(pattern), "{pattern}");
+        }
+    }
+
     fn lazy(pattern: &str) -> LazyRegex {
-        regex_from(Origin::User, "t", pattern).expect("a valid pattern")
+        regex_from(Origin::User, &"t", pattern).expect("a valid pattern")
     }
 
     #[test]

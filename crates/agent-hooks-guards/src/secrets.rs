@@ -115,7 +115,7 @@ impl Scanner {
                     name: rule.name.clone(),
                     regex: rules::regex_from(
                         credentials_origin,
-                        &format!("credentials[{i}].regex"),
+                        &format_args!("credentials[{i}].regex"),
                         &rule.regex,
                     )?,
                 })
@@ -125,7 +125,7 @@ impl Scanner {
             0 => None,
             n => Some(rules::regex_from(
                 wallet_origin,
-                "wallet.solana_array_length",
+                &"wallet.solana_array_length",
                 &format!(r"\[\s*\d{{1,3}}(?:\s*,\s*\d{{1,3}}){{{}}}\s*,?\s*\]", n - 1),
             )?),
         };
@@ -134,7 +134,7 @@ impl Scanner {
         } else {
             Some(rules::regex_from(
                 wallet_origin,
-                "wallet.base58_min_length",
+                &"wallet.base58_min_length",
                 &format!(
                     "[1-9A-HJ-NP-Za-km-z]{{{},{}}}",
                     wallet.base58_min_length,
@@ -157,7 +157,7 @@ impl Scanner {
                 .join("|");
             Some(rules::regex_from(
                 wallet_origin,
-                "wallet.keywords",
+                &"wallet.keywords",
                 &format!("(?i)(?:{alternation})"),
             )?)
         };

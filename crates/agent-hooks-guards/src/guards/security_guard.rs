@@ -11,6 +11,7 @@ mod rule;
 mod scan;
 
 use std::collections::{BTreeMap, HashMap};
+use std::fmt::Display;
 
 use crate::rules::LazyRegex as Regex;
 use serde::Deserialize;
@@ -154,7 +155,12 @@ struct ProgramSet {
 }
 
 impl ProgramSet {
-    fn index(&mut self, origin: Origin, field: &str, pattern: &str) -> Result<usize, RulesError> {
+    fn index(
+        &mut self,
+        origin: Origin,
+        field: &dyn Display,
+        pattern: &str,
+    ) -> Result<usize, RulesError> {
         if let Some(at) = self.patterns.iter().position(|p| p == pattern) {
             return Ok(at);
         }
@@ -193,11 +199,10 @@ impl SecurityGuard {
             .chain(own.map(|pack| (pack, Origin::User)));
         for ((pack, raws), origin) in packs {
             for (i, raw) in raws.into_iter().enumerate() {
-                let field = format!("packs.{pack}[{i}]");
                 rules.push(compile_rule(
                     raw,
                     &pack,
-                    &field,
+                    &format_args!("packs.{pack}[{i}]"),
                     origin,
                     &answers,
                     &mut programs,
@@ -206,7 +211,7 @@ impl SecurityGuard {
         }
         let mut interpreters = Vec::new();
         for (name, lang) in interpreters_raw {
-            let field = format!("interpreters.{name}.program");
+            let field = format_args!("interpreters.{name}.program");
             let index = programs.index(interpreters_origin, &field, &lang.program)?;
             interpreters.push((index, lang));
         }
@@ -229,7 +234,7 @@ impl SecurityGuard {
         }
         let network_index = match exfil.network_programs.as_deref() {
             Some(p) if !p.is_empty() => {
-                Some(programs.index(exfil_origin, "exfiltration.network_programs", p)?)
+                Some(programs.index(exfil_origin, &"exfiltration.network_programs", p)?)
             }
             _ => None,
         };
@@ -262,12 +267,12 @@ impl SecurityGuard {
             exfiltration: Exfiltration {
                 credential_files: rules::optional_regex_from(
                     exfil_origin,
-                    "exfiltration.credential_files",
+                    &"exfiltration.credential_files",
                     exfil.credential_files.as_deref(),
                 )?,
                 env_dump_programs: rules::optional_regex_from(
                     exfil_origin,
-                    "exfiltration.env_dump_programs",
+                    &"exfiltration.env_dump_programs",
                     exfil.env_dump_programs.as_deref(),
                 )?,
                 env_dump_args: exfil.env_dump_args,
@@ -482,17 +487,17 @@ fn quote(text: &str) -> String {
 fn compile_rule(
     raw: RuleRaw,
     pack: &str,
-    field: &str,
+    field: &dyn Display,
     origin: Origin,
     answers: &HashMap<String, Answer>,
     programs: &mut ProgramSet,
 ) -> Result<Rule, RulesError> {
     let program = match &raw.program {
-        Some(p) => Some(programs.index(origin, &format!("{field}.program"), p)?),
+        Some(p) => Some(programs.index(origin, &format_args!("{field}.program"), p)?),
         None => None,
     };
     let pipeline_program = match &raw.pipeline_program {
-        Some(p) => Some(programs.index(origin, &format!("{field}.pipeline_program"), p)?),
+        Some(p) => Some(programs.index(origin, &format_args!("{field}.pipeline_program"), p)?),
         None => None,
     };
     let answer = answers
@@ -516,21 +521,25 @@ fn compile_rule(
         value_options: raw.value_options,
         operands_any: rules::optional_regex_from(
             origin,
-            &format!("{field}.operands_any"),
+            &format_args!("{field}.operands_any"),
             raw.operands_any.as_deref(),
         )?,
         operands_min: raw.operands_min,
         after_dashdash: raw.after_dashdash,
         paths: raw.paths,
         leading_operands: raw.leading_operands,
-        args_all: rules::regexes_from(origin, &format!("{field}.args_all"), &raw.args_all)?,
-        args_none: rules::regexes_from(origin, &format!("{field}.args_none"), &raw.args_none)?,
+        args_all: rules::regexes_from(origin, &format_args!("{field}.args_all"), &raw.args_all)?,
+        args_none: rules::regexes_from(origin, &format_args!("{field}.args_none"), &raw.args_none)?,
         redirect: rules::optional_regex_from(
             origin,
-            &format!("{field}.redirect"),
+            &format_args!("{field}.redirect"),
             raw.redirect.as_deref(),
         )?,
-        code: rules::optional_regex_from(origin, &format!("{field}.code"), raw.code.as_deref())?,
+        code: rules::optional_regex_from(
+            origin,
+            &format_args!("{field}.code"),
+            raw.code.as_deref(),
+        )?,
         name: raw.name,
     })
 }
