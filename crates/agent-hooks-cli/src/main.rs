@@ -239,7 +239,7 @@ fn main() -> ExitCode {
                 .with_filter(filter),
         )
         .init();
-    let matches = definition().get_matches();
+    let matches = parser().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
@@ -354,6 +354,20 @@ fn main() -> ExitCode {
             block_on(hooks(ws, args, false))
         }
         Command::Completions { .. } | Command::Man => ExitCode::SUCCESS,
+    }
+}
+
+/// The definition this process's arguments are parsed with: the help texts list the ready-made
+/// hooks and the events, which are written out only when help may be shown (any `help`, `-h`
+/// or `--help` word), since `agent-hooks guard` runs once per tool call and has no use for them.
+fn parser() -> clap::Command {
+    let may_show_help = std::env::args_os()
+        .skip(1)
+        .any(|arg| arg == "help" || arg == "-h" || arg == "--help");
+    if may_show_help {
+        definition()
+    } else {
+        Cli::command()
     }
 }
 
