@@ -91,7 +91,13 @@ impl Query {
 }
 
 pub(crate) fn run(ws: &Workspace, query: &Query) -> ExitCode {
-    let path = ws.root().join("logs/events.jsonl");
+    let engine = agent_hooks::Engine::open(ws.clone());
+    let Some(path) = engine.event_log_path().map(std::path::Path::to_path_buf) else {
+        eprintln!(
+            "agent-hooks log: the event log is turned off (logs.events: false in config/agent.yaml)"
+        );
+        return ExitCode::FAILURE;
+    };
     let mut out = std::io::stdout().lock();
     let mut offset = 0;
     match std::fs::File::open(&path) {

@@ -174,7 +174,7 @@ pub(crate) async fn run_ticket(
             ticket.key, ticket.file
         ));
     };
-    let log = EventLog::new(ws.events_log());
+    let log = EventLog::configured(ws, &crate::config::agent::AgentSettings::load(ws));
     let program = match drift.check(&snapshot.approvals, event, hook) {
         crate::trust::Verdict::Approved(program) if snapshot.master_enabled() => program,
         _ => {
@@ -208,7 +208,7 @@ async fn run(
     program: Option<&Pinned>,
     session: &str,
 ) {
-    let log = EventLog::new(ws.events_log());
+    let log = EventLog::configured(ws, &crate::config::agent::AgentSettings::load(ws));
     let TransportSpec::Command(spec) = &hook.transport else {
         return;
     };

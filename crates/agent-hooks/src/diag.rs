@@ -48,7 +48,47 @@ pub(crate) enum DiagKind {
     HookDecision,
 }
 
-impl DiagKind {}
+impl DiagKind {
+    /// Whether the record reports a problem (a failure, a refused effect, a broken file) rather
+    /// than a decision kept for audit; problems are what an outcome's `diagnostics` carry.
+    pub(crate) fn is_problem(self) -> bool {
+        match self {
+            DiagKind::HookBlockedToolCall | DiagKind::HookDecision => false,
+            DiagKind::HookInvalidJson
+            | DiagKind::HookInvalidFormat
+            | DiagKind::HookMissingFields
+            | DiagKind::HookTimeout
+            | DiagKind::HookExecError
+            | DiagKind::HookStderr
+            | DiagKind::HookNonzeroExit
+            | DiagKind::HookInvalidBlock
+            | DiagKind::HookInvalidMutation
+            | DiagKind::HookInvalidOutput
+            | DiagKind::HookConfigError
+            | DiagKind::HookDrift => true,
+        }
+    }
+
+    /// The `type` written to the log.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            DiagKind::HookInvalidJson => "hook_invalid_json",
+            DiagKind::HookInvalidFormat => "hook_invalid_format",
+            DiagKind::HookMissingFields => "hook_missing_fields",
+            DiagKind::HookTimeout => "hook_timeout",
+            DiagKind::HookExecError => "hook_exec_error",
+            DiagKind::HookStderr => "hook_stderr",
+            DiagKind::HookNonzeroExit => "hook_nonzero_exit",
+            DiagKind::HookBlockedToolCall => "hook_blocked_tool_call",
+            DiagKind::HookInvalidBlock => "hook_invalid_block",
+            DiagKind::HookInvalidMutation => "hook_invalid_mutation",
+            DiagKind::HookInvalidOutput => "hook_invalid_output",
+            DiagKind::HookConfigError => "hook_config_error",
+            DiagKind::HookDrift => "hook_drift",
+            DiagKind::HookDecision => "hook_decision",
+        }
+    }
+}
 
 /// The `decision` of a `hook_decision` record: what one hook did to one dispatch. A plain
 /// "continue" is not logged; everything that changed the action, or kept a hook from judging
@@ -287,16 +327,42 @@ const MAX_DETAIL: usize = 4096;
 /// Rotation threshold (SPEC §9).
 pub(crate) const ROTATE_AT: u64 = 10 * 1024 * 1024;
 
-/// Appends records to a workspace's `logs/events.jsonl`.
+/// Appends records to a workspace's `logs/events.jsonl` (or the file `logs.events` in
+/// `config/agent.yaml` names), or drops them when that setting turns the log off.
 #[derive(Debug, Clone)]
 pub(crate) struct EventLog {
-    path: PathBuf,
+    path: Option<PathBuf>,
 }
 
 impl EventLog {
     /// A log appending to `path`; the file and its directory are created on the first write.
     pub(crate) fn new(path: PathBuf) -> EventLog {
-        EventLog { path }
+        EventLog { path: Some(path) }
+    }
+
+    /// A log that writes nothing (`logs.events: false`): a host that reads each outcome's
+    /// `diagnostics` may not want a second copy in its workspace.
+    pub(crate) fn off() -> EventLog {
+        EventLog { path: None }
+    }
+
+    /// The log `config/agent.yaml` asks for in `ws`: `logs/events.jsonl` unless `logs.events`
+    /// names another file or turns it off.
+    pub(crate) fn configured(
+        ws: &crate::workspace::Workspace,
+        settings: &crate::config::agent::AgentSettings,
+    ) -> EventLog {
+        use crate::config::agent::LogDestination;
+        match &settings.events_log {
+            LogDestination::Default => EventLog::new(ws.events_log()),
+            LogDestination::Off => EventLog::off(),
+            LogDestination::File(path) => EventLog::new(ws.root().join(path)),
+        }
+    }
+
+    /// The log file; `None` when the log is off.
+    pub(crate) fn path(&self) -> Option<&std::path::Path> {
+        self.path.as_deref()
     }
 
     /// Writes one record. Logging must never take a dispatch down, so a failure to write is
@@ -310,38 +376,38 @@ impl EventLog {
             record.detail.truncate(cut);
             record.detail.push_str("… (truncated)");
         }
-        if let Err(err) = self.append(&record) {
-            tracing::warn!(path = %self.path.display(), %err, "cannot write the event log");
+        let Some(path) = &self.path else {
+            return;
+        };
+        if let Err(err) = append(path, &record) {
+            tracing::warn!(path = %path.display(), %err, "cannot write the event log");
         }
     }
+}
 
-    fn append(&self, record: &DiagRecord) -> std::io::Result<()> {
-        let mut line = serde_json::to_vec(record)?;
-        line.push(b'\n');
-        if let Some(dir) = self.path.parent() {
-            fs::create_dir_all(dir)?;
-        }
-        self.rotate_if_large()?;
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)?;
-        // One write of the whole line: O_APPEND makes it land after every other complete line.
-        file.write_all(&line)
+fn append(path: &std::path::Path, record: &DiagRecord) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(record)?;
+    line.push(b'\n');
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
     }
+    rotate_if_large(path)?;
+    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    // One write of the whole line: O_APPEND makes it land after every other complete line.
+    file.write_all(&line)
+}
 
-    fn rotate_if_large(&self) -> std::io::Result<()> {
-        match fs::metadata(&self.path) {
-            Ok(meta) if meta.len() >= ROTATE_AT => {
-                let mut rotated = self.path.clone().into_os_string();
-                rotated.push(".1");
-                // Two processes may race here; the loser's rename fails with NotFound, which is fine.
-                match fs::rename(&self.path, PathBuf::from(rotated)) {
-                    Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
-                    _ => Ok(()),
-                }
+fn rotate_if_large(path: &std::path::Path) -> std::io::Result<()> {
+    match fs::metadata(path) {
+        Ok(meta) if meta.len() >= ROTATE_AT => {
+            let mut rotated = path.as_os_str().to_owned();
+            rotated.push(".1");
+            // Two processes may race here; the loser's rename fails with NotFound, which is fine.
+            match fs::rename(path, PathBuf::from(rotated)) {
+                Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
+                _ => Ok(()),
             }
-            _ => Ok(()),
         }
+        _ => Ok(()),
     }
 }

@@ -18,7 +18,7 @@ use crate::dialect::{DispatchCache, PayloadView};
 use crate::engine::Snapshot;
 use crate::event::{Event, RewriteRule, complete_payload, redo_count};
 use crate::hook::{Hook, OnError, SourceKind};
-use crate::outcome::{HookReport, HookStatus, Outcome, ReasonDisplay};
+use crate::outcome::{Diagnostic, HookReport, HookStatus, Outcome, ReasonDisplay};
 use crate::transport::{Failure, Reply, TransportSpec};
 use crate::trust::{DriftChecker, Verdict};
 use crate::workspace::Workspace;
@@ -43,7 +43,10 @@ impl DispatchOptions {
 #[derive(Debug)]
 pub(crate) struct Runtime<'a> {
     pub ws: &'a Workspace,
+    /// Where records go; [`Runtime::record`] also keeps the problems for the outcome.
     pub log: &'a EventLog,
+    /// The problems of the dispatch under way, for [`Outcome::diagnostics`].
+    pub seen: std::sync::Mutex<Vec<Diagnostic>>,
     pub drift: &'a DriftChecker,
     /// Where background (async) hooks run.
     pub detach: &'a crate::background::Detach,
@@ -175,12 +178,27 @@ impl Runtime<'_> {
                 i = end;
             }
         }
-        merge.settle_open_block(self.log);
-        merge.finish(
+        merge.settle_open_block(self);
+        let mut outcome = merge.finish(
             self.log_decisions.then_some(self.log),
             completed.then_some(given),
             snapshot.config.agent.redo_cap,
-        )
+        );
+        outcome.diagnostics =
+            std::mem::take(&mut *self.seen.lock().unwrap_or_else(|p| p.into_inner()));
+        outcome
+    }
+
+    /// Writes `record` to the event log and, when it reports a problem, keeps it for the
+    /// outcome's `diagnostics`.
+    pub(crate) fn record(&self, record: DiagRecord) {
+        if record.kind.is_problem() {
+            self.seen
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(Diagnostic::of(&record));
+        }
+        self.log.write(record);
     }
 
     /// Whether `hook`'s matcher lets it run on `payload` (no matcher: always).
@@ -218,7 +236,7 @@ impl Runtime<'_> {
                     }
                     Verdict::NotApproved => Lapse::NotApproved,
                     Verdict::Drifted(why) => {
-                        self.log.write(
+                        self.record(
                             DiagRecord::new(
                                 DiagKind::HookDrift,
                                 format!("changed since approval, not run: {why}"),
@@ -253,7 +271,7 @@ impl Runtime<'_> {
             ms: (ms * 10.0).round() / 10.0,
         };
         let record = |kind: DiagKind, detail: &str| hook_record(hook, event, payload, kind, detail);
-        let log = |kind: DiagKind, detail: &str| self.log.write(record(kind, detail));
+        let log = |kind: DiagKind, detail: &str| self.record(record(kind, detail));
         let timeout_seconds = hook.timeout.as_secs_f64();
 
         let reply = match result {
@@ -262,7 +280,7 @@ impl Runtime<'_> {
                 let detail = failure.to_string();
                 let status = match failure {
                     Failure::Timeout(_) => {
-                        self.log.write(
+                        self.record(
                             record(DiagKind::HookTimeout, &detail)
                                 .field("timeout_seconds", timeout_seconds),
                         );
@@ -281,7 +299,7 @@ impl Runtime<'_> {
             }
         };
         if let Some(why) = &reply.left_behind {
-            self.log.write(
+            self.record(
                 record(DiagKind::HookTimeout, why).field("timeout_seconds", timeout_seconds),
             );
         }
@@ -322,7 +340,7 @@ impl Runtime<'_> {
                     }
                     _ => {}
                 }
-                self.log.write(diag);
+                self.record(diag);
                 let status = if kind == DiagKind::HookNonzeroExit {
                     HookStatus::Error
                 } else {
@@ -377,7 +395,7 @@ impl Runtime<'_> {
                 "started in the background (async); what it says reaches the model at this session's next event that takes context".to_owned(),
             ),
             Err(why) => {
-                self.log.write(hook_record(
+                self.record(hook_record(
                     hook,
                     event,
                     view.payload,
@@ -550,6 +568,8 @@ struct Merge {
     model: Option<String>,
     stop: Option<crate::outcome::Stop>,
     reports: Vec<HookReport>,
+    /// Top-level payload fields hooks rewrote, first rewrite first.
+    changed: Vec<String>,
     /// A block that later hooks of its source may still lift (see [`Answer::provisional`]).
     open_block: Option<OpenBlock>,
     /// The `hook_decision` records of this dispatch, written when it ends (a redo cap may
@@ -579,6 +599,7 @@ impl Merge {
             model: None,
             stop: None,
             reports: Vec::new(),
+            changed: Vec::new(),
             open_block: None,
             decisions: Vec::new(),
         }
@@ -590,11 +611,17 @@ impl Merge {
     }
 
     /// Logs the records of a provisional block that stood to the end.
-    fn settle_open_block(&mut self, log: &EventLog) {
+    fn settle_open_block(&mut self, rt: &Runtime<'_>) {
         if let Some(open) = self.open_block.take() {
             for record in open.records {
-                log.write(record);
+                rt.record(record);
             }
+        }
+    }
+
+    fn note_changed(&mut self, field: &str) {
+        if !self.changed.iter().any(|f| f == field) {
+            self.changed.push(field.to_owned());
         }
     }
 
@@ -735,6 +762,7 @@ impl Merge {
                 } => {
                     if self.payload.get(field) != Some(value) {
                         rewritten.push(field);
+                        self.note_changed(field);
                     }
                     self.payload.insert(field.to_owned(), value.clone());
                 }
@@ -765,6 +793,7 @@ impl Merge {
                     }
                     if changed {
                         rewritten.push(field);
+                        self.note_changed(field);
                     }
                     if !added.is_empty() {
                         pending.push((
@@ -817,8 +846,7 @@ impl Merge {
             }
         }
         for (kind, detail) in pending {
-            rt.log
-                .write(hook_record(hook, self.event, &self.payload, kind, detail));
+            rt.record(hook_record(hook, self.event, &self.payload, kind, detail));
         }
         self.reports.push(run.report);
     }
@@ -891,6 +919,8 @@ impl Merge {
             reason: self.reason,
             stop: self.stop,
             hooks: self.reports,
+            changed: self.changed,
+            diagnostics: Vec::new(),
         }
     }
 }

@@ -213,8 +213,9 @@ impl Engine {
     /// in force should a later process find the file empty or half-written. Opening reads every source once; call
     /// [`reload`](Engine::reload) to pick up later edits.
     pub fn open(ws: Workspace) -> Engine {
-        let log = EventLog::new(ws.events_log());
-        let snapshot = load_snapshot(&ws, &log, None);
+        let config = Config::load(&ws, None);
+        let log = EventLog::configured(&ws, &config.agent);
+        let snapshot = snapshot_of(&ws, &log, config, None);
         let drift = DriftChecker::new(ws.root());
         Engine {
             ws,
@@ -252,6 +253,12 @@ impl Engine {
     /// The `logs/events.jsonl` writer that dispatches log to; hosts may add their own records.
     pub(crate) fn event_log(&self) -> &EventLog {
         &self.log
+    }
+
+    /// The file the event log is written to: `logs/events.jsonl` unless `logs.events` in
+    /// `config/agent.yaml` names another; `None` when that setting turns the log off.
+    pub fn event_log_path(&self) -> Option<&std::path::Path> {
+        self.log.path()
     }
 
     /// The configuration in force now. The returned snapshot stays valid (and unchanged) across
@@ -297,6 +304,7 @@ impl Engine {
             ws: &self.ws,
             log: &self.log,
             drift: &self.drift,
+            seen: Default::default(),
             detach: &self.detach,
             dry_run: false,
             log_decisions: true,
@@ -449,6 +457,16 @@ fn names_at(ws: &Workspace, error: &crate::config::ConfigError, command: &str) -
 
 fn load_snapshot(ws: &Workspace, log: &EventLog, previous: Option<&Snapshot>) -> Snapshot {
     let config = Config::load(ws, previous.map(|s| &s.config));
+    snapshot_of(ws, log, config, previous)
+}
+
+/// The snapshot of `config` with the approvals, logging what is broken (once per change).
+fn snapshot_of(
+    ws: &Workspace,
+    log: &EventLog,
+    config: Config,
+    previous: Option<&Snapshot>,
+) -> Snapshot {
     let mut broken: Vec<BrokenFile> = Vec::new();
     let approvals = match Approvals::load(ws) {
         Ok(a) => a,

@@ -119,7 +119,7 @@ pub use event::{
     complete_payload,
 };
 pub use hook::SourceKind;
-pub use outcome::{HookReport, HookStatus, Outcome, ReasonDisplay, Stop};
+pub use outcome::{Diagnostic, HookReport, HookStatus, Outcome, ReasonDisplay, Stop};
 pub use trust::TrustError;
 pub use wording::kind_of as json_kind;
 pub use workspace::{APPROVALS_ENV, WORKSPACE_ENV, Workspace};

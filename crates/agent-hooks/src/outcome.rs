@@ -101,6 +101,52 @@ pub struct Outcome {
     pub stop: Option<Stop>,
     /// One report per hook wired to the event, in run order, including skipped ones.
     pub hooks: Vec<HookReport>,
+    /// The payload's top-level fields that hooks rewrote, in the order first rewritten, so a
+    /// host need not compare `payload` with what it sent.
+    pub changed: Vec<String>,
+    /// Every problem this dispatch ran into (a hook's stderr, an answer that could not be
+    /// used, a refused `_block` or rewrite, a timeout, drift), as also written to the event
+    /// log: the host sees them without reading that file.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One problem a dispatch or a reload ran into, as a host reads it: the record type of
+/// `logs/events.jsonl`, the hook and the file concerned, and what happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// The record type (`hook_stderr`, `hook_invalid_output`, `hook_config_error`, ...), as
+    /// `logs/events.jsonl` names it.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The hook concerned, by name; `None` for a configuration file's problem.
+    pub hook: Option<String>,
+    /// The file that declared the hook, or the broken configuration file.
+    pub source: Option<String>,
+    /// What happened, for a human.
+    pub detail: String,
+}
+
+impl Diagnostic {
+    /// The diagnostic of a broken configuration file: its file as `source`, the error with
+    /// its line and column as `detail`.
+    pub(crate) fn of_config(error: &crate::config::ConfigError) -> Diagnostic {
+        Diagnostic {
+            kind: error.kind.as_str(),
+            hook: None,
+            source: Some(error.file.clone()),
+            detail: error.to_string(),
+        }
+    }
+
+    /// The diagnostic of a log record.
+    pub(crate) fn of(record: &crate::diag::DiagRecord) -> Diagnostic {
+        Diagnostic {
+            kind: record.kind.as_str(),
+            hook: record.hook.clone(),
+            source: record.source.clone(),
+            detail: record.detail.clone(),
+        }
+    }
 }
 
 /// A reason split the way the seeds say a UI shows it, so hosts need not each re-implement
@@ -193,6 +239,9 @@ impl Outcome {
         let mut hooks = earlier.hooks;
         hooks.append(&mut self.hooks);
         self.hooks = hooks;
+        let mut diagnostics = earlier.diagnostics;
+        diagnostics.append(&mut self.diagnostics);
+        self.diagnostics = diagnostics;
     }
 }
 

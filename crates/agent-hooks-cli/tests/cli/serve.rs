@@ -573,3 +573,146 @@ fn idle_half_sent_requests_starve_neither_health_nor_hook_spawning() {
     );
     drop(idle);
 }
+
+/// A pre_tool_call hook that writes to stderr and rewrites `tool_input`, adding a key it may not
+/// add; and one whose decision is not a decision.
+fn noisy() -> Ws {
+    Ws::new()
+        .master(true)
+        .sh(
+            "hooks/noisy.sh",
+            r#"
+            cat > /dev/null
+            echo "careful with that" >&2
+            echo '{"tool_input": {"command": "ls -l", "invented": 1}}'
+            "#,
+        )
+        .hook(Entry::new("pre_tool_call", "hooks/noisy.sh").name("noisy"))
+        .sh(
+            "hooks/confused.sh",
+            "cat > /dev/null\necho '{\"decision\": \"perhaps\"}'\n",
+        )
+        .hook(Entry::new("pre_tool_call", "hooks/confused.sh").name("confused"))
+        .approve_all()
+}
+
+fn types_of(outcome: &Value) -> Vec<(String, String)> {
+    outcome["diagnostics"]
+        .as_array()
+        .expect("a diagnostics list")
+        .iter()
+        .map(|d| {
+            (
+                d["type"].as_str().unwrap_or("?").to_owned(),
+                d["hook"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_outcome_carries_the_diagnostics_of_its_dispatch_and_the_fields_that_changed() {
+    let ws = noisy();
+    let server = Server::start(&ws);
+    let (code, outcome) = server.post(
+        "/v1/events/pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "ls"}}),
+    );
+    assert_eq!(code, 200, "{outcome}");
+    let types = types_of(&outcome);
+    for expected in [
+        ("hook_stderr", "noisy"),
+        ("hook_invalid_mutation", "noisy"),
+        ("hook_invalid_output", "confused"),
+    ] {
+        assert!(
+            types.contains(&(expected.0.to_owned(), expected.1.to_owned())),
+            "{expected:?} missing from {outcome}"
+        );
+    }
+    let stderr = outcome["diagnostics"]
+        .as_array()
+        .and_then(|d| d.iter().find(|d| d["type"] == "hook_stderr"))
+        .expect("the stderr diagnostic");
+    assert_eq!(stderr["source"], "config/shell_hooks.yaml");
+    assert_eq!(stderr["detail"], "careful with that");
+    assert_eq!(outcome["changed"], json!(["tool_input"]));
+    assert_eq!(
+        outcome["payload"]["tool_input"],
+        json!({"command": "ls -l"})
+    );
+    // The same problems are in the event log, which stays on by default.
+    assert!(!ws.events_of("hook_stderr").is_empty());
+}
+
+#[test]
+fn an_outcome_whose_hooks_changed_nothing_says_so() {
+    let ws = guarded();
+    let server = Server::start(&ws);
+    let (_, outcome) = server.post(
+        "/v1/events/pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "ls"}}),
+    );
+    assert_eq!(outcome["changed"], json!([]));
+    assert_eq!(outcome["diagnostics"], json!([]));
+}
+
+#[test]
+fn the_reload_answer_lists_configuration_errors_as_diagnostics() {
+    let ws = guarded();
+    let server = Server::start(&ws);
+    std::fs::write(
+        ws.path("config/shell_hooks.yaml"),
+        "hooks:\n  - event: pre_tool\n    command: hooks/guard.sh\n",
+    )
+    .expect("break the file");
+    let (code, answer) = server.post("/v1/reload", json!({}));
+    assert_eq!(code, 200, "{answer}");
+    let diagnostics = answer["diagnostics"].as_array().expect("diagnostics");
+    let error = diagnostics
+        .iter()
+        .find(|d| d["source"] == "config/shell_hooks.yaml")
+        .unwrap_or_else(|| panic!("no diagnostic about the broken file in {answer}"));
+    assert_eq!(error["type"], "hook_config_error");
+    assert_eq!(error["hook"], Value::Null);
+    let detail = error["detail"].as_str().unwrap_or("");
+    assert!(
+        detail.contains("pre_tool") && detail.contains(":2:"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn with_the_event_log_off_diagnostics_still_reach_the_host_and_nothing_is_written() {
+    let ws = noisy().file(
+        "config/agent.yaml",
+        "shell_hooks:\n  enabled: true\nlogs:\n  events: false\n",
+    );
+    let server = Server::start(&ws);
+    let (_, outcome) = server.post(
+        "/v1/events/pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "ls"}}),
+    );
+    assert!(types_of(&outcome).iter().any(|(t, _)| t == "hook_stderr"));
+    assert!(!ws.exists("logs/events.jsonl"), "the log was written");
+}
+
+#[test]
+fn the_event_log_goes_where_agent_yaml_says() {
+    let ws = noisy().file(
+        "config/agent.yaml",
+        "shell_hooks:\n  enabled: true\nlogs:\n  events: host-logs/hooks.jsonl\n",
+    );
+    let server = Server::start(&ws);
+    server.post(
+        "/v1/events/pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "ls"}}),
+    );
+    assert!(!ws.exists("logs/events.jsonl"));
+    assert!(
+        ws.read("host-logs/hooks.jsonl").contains("hook_stderr"),
+        "the configured log has no stderr record"
+    );
+    let out = ws.run(&["log", "--json"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("hook_stderr"));
+}

@@ -41,6 +41,10 @@ pub(crate) struct AgentSettings {
     /// `sidecar.host_lifecycle`: the host fires `pre_startup`, `post_startup`, `pre_shutdown`
     /// and `post_shutdown` itself, so `serve` does not (default off: `serve` fires them).
     pub host_lifecycle: bool,
+    /// `logs.events`: where the event log goes (default `logs/events.jsonl`; a path, relative
+    /// to the workspace or absolute; or `false` for nowhere). Read when a process opens the
+    /// workspace.
+    pub events_log: LogDestination,
     /// Why the file could not be read or parsed; the defaults apply then.
     pub error: Option<ConfigError>,
 }
@@ -58,6 +62,7 @@ impl Default for AgentSettings {
             rewrite_permission: RewritePermission::default(),
             judge: JudgeEndpoint::default(),
             host_lifecycle: false,
+            events_log: LogDestination::Default,
             error: None,
         }
     }
@@ -127,6 +132,10 @@ impl AgentSettings {
                     },
                 }
                 settings.rewrite_permission = RewritePermission::from_settings(&doc);
+                match log_destination(doc.get("logs").and_then(|l| l.get("events"))) {
+                    Ok(destination) => settings.events_log = destination,
+                    Err(why) => settings.error = Some(setting_error(&display, why)),
+                }
                 let sidecar = doc.get("sidecar");
                 match sidecar.and_then(|s| s.get("host_lifecycle")) {
                     None | Some(Value::Null) => {}
@@ -159,6 +168,31 @@ impl AgentSettings {
             }
         }
         settings
+    }
+}
+
+/// Where the event log goes (`logs.events` in `config/agent.yaml`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum LogDestination {
+    /// `logs/events.jsonl` in the workspace.
+    #[default]
+    Default,
+    /// Nowhere (`logs.events: false`).
+    Off,
+    /// This file, relative to the workspace unless absolute.
+    File(std::path::PathBuf),
+}
+
+fn log_destination(value: Option<&Value>) -> Result<LogDestination, String> {
+    match value {
+        None | Some(Value::Null | Value::Bool(true)) => Ok(LogDestination::Default),
+        Some(Value::Bool(false)) => Ok(LogDestination::Off),
+        Some(Value::String(path)) if !path.trim().is_empty() => {
+            Ok(LogDestination::File(path.trim().into()))
+        }
+        Some(other) => Err(format!(
+            "logs.events: expected a file path or false, found {other}; the log stays at logs/events.jsonl"
+        )),
     }
 }
 

@@ -202,7 +202,7 @@ fn claude_answer(
         hooks: vec![Arc::new(hook)],
     };
     let snapshot = Snapshot::new(config, Approvals::default());
-    let log = EventLog::new(ws.events_log());
+    let log = EventLog::configured(ws, &crate::config::agent::AgentSettings::load(ws));
     let drift = DriftChecker::default();
     let sent = Sent::of(claude, &payload);
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -218,6 +218,7 @@ fn claude_answer(
             ws,
             log: &log,
             drift: &drift,
+            seen: Default::default(),
             detach: &detach,
             dry_run: request.dry_run,
             log_decisions: !request.nested && !request.dry_run,

@@ -247,6 +247,7 @@ pub(crate) async fn run_with_progress(
         ws: engine.workspace(),
         log: engine.event_log(),
         drift: &drift,
+        seen: Default::default(),
         detach: &detach,
         // Doctor looks at answers; it must not add to what guards record (audit log, state).
         dry_run: true,

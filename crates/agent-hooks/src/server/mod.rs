@@ -32,6 +32,7 @@ pub use watch::{Watcher, watch};
 
 use crate::engine::{Engine, EngineError};
 use crate::event::Event;
+use crate::outcome::Diagnostic;
 
 /// Largest request body accepted.
 pub(crate) const MAX_BODY: usize = 4 * 1024 * 1024;
@@ -500,10 +501,18 @@ async fn reload(State(state): State<Arc<AppState>>) -> ApiResult {
     tokio::task::spawn_blocking(move || engine.reload()).await?;
     let snapshot = state.engine.snapshot();
     let errors: Vec<String> = snapshot.config.errors().map(ToString::to_string).collect();
-    Ok(
-        axum::Json(json!({"ok": true, "hooks": snapshot.config.hooks.len(), "errors": errors}))
-            .into_response(),
-    )
+    let diagnostics: Vec<Diagnostic> = snapshot
+        .config
+        .errors()
+        .map(Diagnostic::of_config)
+        .collect();
+    Ok(axum::Json(json!({
+        "ok": true,
+        "hooks": snapshot.config.hooks.len(),
+        "errors": errors,
+        "diagnostics": diagnostics,
+    }))
+    .into_response())
 }
 
 async fn health(State(state): State<Arc<AppState>>) -> Response {

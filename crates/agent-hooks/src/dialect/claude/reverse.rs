@@ -339,6 +339,8 @@ mod tests {
             display: None,
             stop: None,
             hooks: Vec::new(),
+            changed: Vec::new(),
+            diagnostics: Vec::new(),
         }
     }
 
