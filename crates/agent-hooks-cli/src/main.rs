@@ -165,6 +165,12 @@ enum Command {
         /// config/agent.yaml).
         #[arg(long)]
         host_lifecycle: bool,
+        /// Stop, as on SIGTERM, when the process that started serve dies.
+        #[arg(long)]
+        exit_with_parent: bool,
+        /// Stop, as on SIGTERM, when stdin reaches its end (the host closed its pipe or died).
+        #[arg(long)]
+        exit_on_stdin_eof: bool,
     },
     /// Run a ready-made hook as a command hook (payload on stdin, answer on stdout).
     ///
@@ -293,7 +299,17 @@ fn main() -> ExitCode {
         Command::Serve {
             listen,
             host_lifecycle,
-        } => serve::run(ws, &listen, ServeOptions { host_lifecycle }),
+            exit_with_parent,
+            exit_on_stdin_eof,
+        } => serve::run(
+            ws,
+            &listen,
+            ServeOptions {
+                host_lifecycle,
+                exit_with_parent,
+                exit_on_stdin_eof,
+            },
+        ),
         Command::Fire { event, pretty } => block_on(fire::run(
             ws,
             &event,

@@ -28,6 +28,7 @@ use crate::workspace::Workspace;
 #[derive(Debug, Clone, Default)]
 pub struct DispatchOptions {
     skip: Option<(SourceKind, Cow<'static, str>)>,
+    conversation: Option<Vec<Value>>,
 }
 
 impl DispatchOptions {
@@ -35,6 +36,13 @@ impl DispatchOptions {
     /// bridge uses it so Claude Code's own hooks do not run twice.
     pub fn skip_source(mut self, source: SourceKind, why: impl Into<Cow<'static, str>>) -> Self {
         self.skip = Some((source, why.into()));
+        self
+    }
+
+    /// The conversation so far, as the host holds it (a list of messages), for hooks that
+    /// ask for it (`include_conversation`) in place of `logs/chat-history.jsonl`.
+    pub fn conversation(mut self, messages: Vec<Value>) -> Self {
+        self.conversation = Some(messages);
         self
     }
 }
@@ -97,6 +105,14 @@ impl Runtime<'_> {
         let hooks = snapshot.hooks_for(event);
         merge.reports.reserve_exact(hooks.len());
         let cache = DispatchCache::default();
+        if let Some(messages) = &options.conversation {
+            let _ = cache
+                .conversation
+                .set(crate::dialect::skill::host_conversation(
+                    &merge.payload,
+                    messages.clone(),
+                ));
+        }
         // The matchers' text of the payload as it stands; renewed whenever the payload changes.
         let mut match_text = OnceLock::new();
         // The documented defaults are filled in only once some hook is about to run: a dispatch

@@ -1087,8 +1087,20 @@ fn outcome_has_the_shape_of_spec_11() {
     assert_eq!(
         keys,
         [
-            "event", "decision", "reason", "result", "payload", "context", "notes", "warnings",
-            "model", "display", "stop", "hooks"
+            "event",
+            "decision",
+            "reason",
+            "result",
+            "payload",
+            "context",
+            "notes",
+            "warnings",
+            "model",
+            "display",
+            "stop",
+            "hooks",
+            "changed",
+            "diagnostics"
         ]
     );
     assert_eq!(fired.outcome["event"], "pre_tool_call");

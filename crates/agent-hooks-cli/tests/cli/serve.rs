@@ -4,6 +4,8 @@
 
 use crate::support;
 
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -715,4 +717,280 @@ fn the_event_log_goes_where_agent_yaml_says() {
     );
     let out = ws.run(&["log", "--json"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("hook_stderr"));
+}
+
+/// A workspace whose `on_session_end` hook records its pid and sleeps `secs` seconds.
+fn sleeper(secs: u32) -> Ws {
+    Ws::new()
+        .master(true)
+        .sh(
+            "hooks/sleep.sh",
+            &format!(
+                "cat > /dev/null\necho $$ > \"$AGENT_HOOKS_WORKSPACE/hook.pid\"\nsleep {secs}\n"
+            ),
+        )
+        .hook(Entry::new("on_session_end", "hooks/sleep.sh").timeout(60))
+        .approve_all()
+}
+
+/// Starts `sh` as the parent of `serve <flags>` (sh waits for it), with a dispatch of the
+/// sleeping hook in flight; returns the parent, the sidecar's pid and the hook's pid.
+fn serve_under_a_parent(ws: &Ws, flags: &str, stdin: Stdio) -> (std::process::Child, u32, u32) {
+    let serve = ws.command(&[]);
+    let script =
+        format!("\"$0\" \"$@\" serve --listen 127.0.0.1:0 {flags} & echo $! > \"$PIDFILE\"; wait");
+    let mut parent = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(serve.get_program())
+        .args(serve.get_args())
+        .env("PIDFILE", ws.path("serve.pid"))
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn the parent");
+    let mut line = String::new();
+    BufReader::new(parent.stdout.take().expect("piped"))
+        .read_line(&mut line)
+        .expect("the ready line");
+    let port: u16 = line
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"));
+    std::thread::spawn(move || {
+        http(
+            port,
+            "POST",
+            "/v1/events/on_session_end",
+            b"{}",
+            "127.0.0.1",
+        )
+    });
+    assert!(
+        eventually(Duration::from_secs(10), || ws.exists("hook.pid")),
+        "the hook never started"
+    );
+    let serve_pid = ws
+        .read("serve.pid")
+        .trim()
+        .parse()
+        .expect("the sidecar's pid");
+    let hook_pid = ws.read("hook.pid").trim().parse().expect("the hook's pid");
+    (parent, serve_pid, hook_pid)
+}
+
+#[test]
+fn with_exit_with_parent_killing_the_parent_ends_the_sidecar_and_its_hooks() {
+    let ws = sleeper(3);
+    let (mut parent, serve_pid, hook_pid) =
+        serve_under_a_parent(&ws, "--exit-with-parent", Stdio::null());
+    assert!(process_running(serve_pid));
+    parent.kill().expect("kill the parent");
+    parent.wait().expect("reap the parent");
+    assert!(
+        eventually(Duration::from_secs(20), || !process_running(serve_pid)),
+        "the sidecar outlived its parent"
+    );
+    assert!(
+        !process_running(hook_pid),
+        "a hook process outlived the sidecar"
+    );
+}
+
+#[test]
+fn with_exit_on_stdin_eof_closing_stdin_ends_the_sidecar() {
+    let ws = sleeper(1);
+    let (mut parent, serve_pid, hook_pid) =
+        serve_under_a_parent(&ws, "--exit-on-stdin-eof", Stdio::piped());
+    assert!(process_running(serve_pid));
+    drop(parent.stdin.take());
+    assert!(
+        eventually(Duration::from_secs(20), || !process_running(serve_pid)),
+        "the sidecar kept running after its stdin closed"
+    );
+    assert!(!process_running(hook_pid));
+    parent.wait().expect("the parent ends with the sidecar");
+}
+
+#[test]
+fn without_exit_with_parent_the_sidecar_outlives_its_parent() {
+    let ws = sleeper(0);
+    let (mut parent, serve_pid, _) = serve_under_a_parent(&ws, "", Stdio::null());
+    parent.kill().expect("kill the parent");
+    parent.wait().expect("reap the parent");
+    std::thread::sleep(Duration::from_millis(800));
+    let still_running = process_running(serve_pid);
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(serve_pid as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    );
+    assert!(still_running, "the sidecar stopped without being asked to");
+}
+
+#[test]
+fn an_event_may_be_named_in_any_dialect_and_an_unknown_name_gets_a_suggestion() {
+    let ws = guarded();
+    let server = Server::start(&ws);
+    let rm = json!({"tool_name": "bash", "tool_input": {"command": "rm -rf /"}});
+    let (code, outcome) = server.post("/v1/events/PreToolUse", rm.clone());
+    assert_eq!(code, 200, "{outcome}");
+    assert_eq!(outcome["event"], "pre_tool_call");
+    assert_eq!(outcome["decision"], "block");
+    let (code, outcome) = server.post("/v1/events/pre_prompt", json!({"prompt": "hi"}));
+    assert_eq!(code, 200, "{outcome}");
+    assert_eq!(outcome["event"], "pre_llm_call");
+    let (code, answer) = server.post("/v1/events/pre_tool", rm);
+    assert_eq!(code, 404);
+    assert!(
+        answer["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("did you mean \"pre_tool_call\"")),
+        "{answer}"
+    );
+}
+
+#[test]
+fn a_conversation_sent_with_the_request_reaches_only_hooks_that_ask_for_it() {
+    let ws = Ws::new()
+        .file(
+            "logs/chat-history.jsonl",
+            r#"{"type": "message", "channel_id": "c1", "content": "from the file"}"#,
+        )
+        .file(
+            "skills/conv/hooks.json",
+            &json!({"hooks": [
+                {"name": "without", "command": "cat >> without.jsonl", "events": ["pre_prompt"]},
+                {"name": "with", "command": "cat >> with.jsonl", "events": ["pre_prompt"],
+                 "include_conversation": true}
+            ]})
+            .to_string(),
+        );
+    let server = Server::start(&ws);
+    let (code, outcome) = server.post(
+        "/v1/events/pre_llm_call",
+        json!({
+            "prompt": "hello",
+            "channel_id": "c1",
+            "conversation": [
+                {"channel_id": "c1", "author": "alice", "content": "from the host", "secret": "dropped"},
+                {"channel_id": "c2", "content": "elsewhere"}
+            ]
+        }),
+    );
+    assert_eq!(code, 200, "{outcome}");
+    assert!(
+        outcome["payload"].get("conversation").is_none(),
+        "{outcome}"
+    );
+    let with: Value = serde_json::from_str(ws.read("skills/conv/with.jsonl").trim()).expect("json");
+    assert_eq!(with["conversation"]["source"], "host");
+    assert_eq!(
+        with["conversation"]["channel_messages"],
+        json!([{"channel_id": "c1", "author": "alice", "content": "from the host"}])
+    );
+    assert_eq!(
+        with["conversation"]["all_messages"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    let without: Value =
+        serde_json::from_str(ws.read("skills/conv/without.jsonl").trim()).expect("json");
+    assert!(without.get("conversation").is_none(), "{without}");
+    let (code, answer) = server.post("/v1/events/pre_llm_call", json!({"conversation": "hi"}));
+    assert_eq!(code, 400, "{answer}");
+}
+
+#[test]
+fn the_request_size_limit_is_a_setting_and_a_refused_request_runs_no_hook() {
+    let ws = Ws::new()
+        .file(
+            "config/agent.yaml",
+            "shell_hooks:\n  enabled: true\nsidecar:\n  max_body: 2000\n",
+        )
+        .sh(
+            "hooks/mark.sh",
+            "cat > /dev/null\necho x >> \"$AGENT_HOOKS_WORKSPACE/ran\"\n",
+        )
+        .hook(Entry::new("on_user_message", "hooks/mark.sh"))
+        .approve_all();
+    let server = Server::start(&ws);
+    let small = json!({"message": "a".repeat(1000)});
+    let (code, _) = server.post("/v1/events/on_user_message", small);
+    assert_eq!(code, 200);
+    let large = json!({"message": "a".repeat(3000)});
+    let (code, answer) = server.post("/v1/events/on_user_message", large);
+    assert_eq!(code, 413, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("sidecar.max_body")),
+        "{answer}"
+    );
+    assert_eq!(
+        ws.read("ran").lines().count(),
+        1,
+        "a refused request ran a hook"
+    );
+}
+
+#[test]
+fn get_hooks_lists_every_hook_with_its_dialect_names_timeout_env_names_and_health() {
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/guard.sh", GUARD)
+        .hook(
+            Entry::new("pre_tool_call", "hooks/guard.sh")
+                .name("guard")
+                .matcher("bash")
+                .timeout(7)
+                .env("API_TOKEN", "s3cret-value"),
+        )
+        .sh("hooks/unapproved.sh", "cat > /dev/null\n")
+        .hook(Entry::new("on_stop", "hooks/unapproved.sh").name("unapproved"))
+        .file(
+            "skills/conv/hooks.json",
+            &json!({"hooks": [{"name": "prompt-reader", "command": "cat", "events": ["pre_prompt"],
+                               "include_conversation": true}]})
+            .to_string(),
+        );
+    ws.approve("hooks/guard.sh");
+    let server = Server::start(&ws);
+    let (code, answer) = server.request("GET", "/v1/hooks", b"");
+    assert_eq!(code, 200, "{answer}");
+    assert!(
+        !answer.to_string().contains("s3cret-value"),
+        "an env value leaked: {answer}"
+    );
+    let hooks = answer["hooks"].as_array().expect("hooks");
+    let find = |name: &str| {
+        hooks
+            .iter()
+            .find(|h| h["name"] == name)
+            .unwrap_or_else(|| panic!("{name} missing from {answer}"))
+    };
+    let guard = find("guard");
+    assert_eq!(guard["source"], "shell_hooks");
+    assert_eq!(guard["file"], "config/shell_hooks.yaml");
+    assert_eq!(guard["events"], json!(["pre_tool_call"]));
+    assert_eq!(guard["matcher"], "bash");
+    assert_eq!(guard["timeout_s"], 7.0);
+    assert_eq!(guard["env"], json!(["API_TOKEN"]));
+    assert_eq!(guard["include_conversation"], false);
+    assert_eq!(guard["health"], "approved");
+    assert_eq!(guard["approved_events"], json!(["pre_tool_call"]));
+    let unapproved = find("unapproved");
+    assert_eq!(unapproved["health"], "not_approved");
+    assert!(
+        unapproved["fix"]
+            .as_str()
+            .is_some_and(|f| f.contains("approve"))
+    );
+    let skill = find("prompt-reader");
+    assert_eq!(skill["events"], json!(["pre_llm_call"]));
+    assert_eq!(skill["dialect_events"], json!(["pre_prompt"]));
+    assert_eq!(skill["include_conversation"], true);
+    assert_eq!(skill["health"], "no_approval_needed");
+    assert_eq!(answer["diagnostics"], json!([]));
 }

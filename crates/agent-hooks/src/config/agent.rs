@@ -41,6 +41,9 @@ pub(crate) struct AgentSettings {
     /// `sidecar.host_lifecycle`: the host fires `pre_startup`, `post_startup`, `pre_shutdown`
     /// and `post_shutdown` itself, so `serve` does not (default off: `serve` fires them).
     pub host_lifecycle: bool,
+    /// `sidecar.max_body`: the largest request body the sidecar reads, in bytes (default
+    /// [`MAX_BODY`](crate::server::MAX_BODY)); a larger one is refused (413) and no hook runs.
+    pub max_body: usize,
     /// `logs.events`: where the event log goes (default `logs/events.jsonl`; a path, relative
     /// to the workspace or absolute; or `false` for nowhere). Read when a process opens the
     /// workspace.
@@ -62,6 +65,7 @@ impl Default for AgentSettings {
             rewrite_permission: RewritePermission::default(),
             judge: JudgeEndpoint::default(),
             host_lifecycle: false,
+            max_body: crate::server::MAX_BODY,
             events_log: LogDestination::Default,
             error: None,
         }
@@ -137,6 +141,21 @@ impl AgentSettings {
                     Err(why) => settings.error = Some(setting_error(&display, why)),
                 }
                 let sidecar = doc.get("sidecar");
+                match sidecar.and_then(|s| s.get("max_body")) {
+                    None | Some(Value::Null) => {}
+                    Some(value) => match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
+                        Some(n) if n > 0 => settings.max_body = n,
+                        _ => {
+                            settings.error = Some(setting_error(
+                                &display,
+                                format!(
+                                    "sidecar.max_body: expected a number of bytes above 0, found {value}; the default of {} applies",
+                                    crate::server::MAX_BODY
+                                ),
+                            ));
+                        }
+                    },
+                }
                 match sidecar.and_then(|s| s.get("host_lifecycle")) {
                     None | Some(Value::Null) => {}
                     Some(Value::Bool(b)) => settings.host_lifecycle = *b,

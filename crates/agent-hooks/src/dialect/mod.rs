@@ -43,6 +43,26 @@ pub(crate) enum Dialect {
     },
 }
 
+/// The canonical event `name` stands for: a canonical name (`pre_llm_call`), a skill hook's
+/// (`pre_prompt`) or a Claude Code event's (`PreToolUse`), so a host may speak its own
+/// dialect. An unknown name's error suggests the nearest canonical one.
+///
+/// # Errors
+///
+/// [`UnknownEvent`](crate::event::UnknownEvent) when no dialect has the name.
+pub(crate) fn event_named(name: &str) -> Result<Event, crate::event::UnknownEvent> {
+    name.parse().or_else(|unknown| {
+        skill::canonical(name)
+            .or_else(|| {
+                claude::CLAUDE_EVENTS
+                    .iter()
+                    .find(|(claude, _, _)| *claude == name)
+                    .map(|(_, _, event)| *event)
+            })
+            .ok_or(unknown)
+    })
+}
+
 /// Work done at most once per dispatch however many hooks need it (the transcript a
 /// skill hook's `include_conversation` reads).
 #[derive(Debug, Default)]

@@ -181,12 +181,6 @@ pub(crate) fn input(view: &PayloadView<'_>, include_conversation: bool) -> Vec<u
 /// no message in the file (or no file) the source runtime falls back to the history it holds
 /// in memory (`source: "memory"`); this runtime holds none, so those lists are empty.
 fn read_conversation(view: &PayloadView<'_>) -> Value {
-    let channel = view
-        .payload
-        .get("channel_id")
-        .or_else(|| view.payload.get("channel"))
-        .filter(|v| !v.is_null())
-        .cloned();
     let mut all = Vec::new();
     if let Ok(file) = File::open(view.ws.chat_history()) {
         for line in BufReader::new(file).lines() {
@@ -200,11 +194,7 @@ fn read_conversation(view: &PayloadView<'_>) -> Value {
             if message.get("type").and_then(Value::as_str) != Some("message") {
                 continue;
             }
-            let kept: Map<String, Value> = message
-                .into_iter()
-                .filter(|(key, _)| MESSAGE_KEYS.contains(&key.as_str()))
-                .collect();
-            all.push(Value::Object(kept));
+            all.push(kept_keys(message));
         }
     }
     let source = if all.is_empty() {
@@ -212,6 +202,38 @@ fn read_conversation(view: &PayloadView<'_>) -> Value {
     } else {
         "chat_history_log"
     };
+    conversation(view.payload, all, source)
+}
+
+/// The conversation a host sent with its request (the sidecar's `conversation`), in the shape
+/// `read_conversation` gives: `source` is `"host"`. Entries that are not objects are skipped.
+pub(crate) fn host_conversation(payload: &Map<String, Value>, messages: Vec<Value>) -> Value {
+    let all = messages
+        .into_iter()
+        .filter_map(|m| match m {
+            Value::Object(message) => Some(kept_keys(message)),
+            _ => None,
+        })
+        .collect();
+    conversation(payload, all, "host")
+}
+
+fn kept_keys(message: Map<String, Value>) -> Value {
+    Value::Object(
+        message
+            .into_iter()
+            .filter(|(key, _)| MESSAGE_KEYS.contains(&key.as_str()))
+            .collect(),
+    )
+}
+
+/// The `conversation` object: every message, and those of the payload's channel.
+fn conversation(payload: &Map<String, Value>, all: Vec<Value>, source: &str) -> Value {
+    let channel = payload
+        .get("channel_id")
+        .or_else(|| payload.get("channel"))
+        .filter(|v| !v.is_null())
+        .cloned();
     let in_channel: Vec<Value> = match &channel {
         Some(c) => all
             .iter()

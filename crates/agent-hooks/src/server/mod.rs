@@ -30,11 +30,13 @@ use serde_json::{Map, Value, json};
 pub(crate) use stats::Stats;
 pub use watch::{Watcher, watch};
 
+use crate::dispatch::DispatchOptions;
 use crate::engine::{Engine, EngineError};
 use crate::event::Event;
 use crate::outcome::Diagnostic;
 
-/// Largest request body accepted.
+/// Largest request body accepted unless `sidecar.max_body` in `config/agent.yaml` says
+/// otherwise.
 pub(crate) const MAX_BODY: usize = 4 * 1024 * 1024;
 /// How long shutdown waits for in-flight dispatches before it stops anyway.
 pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
@@ -76,6 +78,8 @@ pub(crate) struct AppState {
 
 /// The router of the sidecar, without the listener (tests and embedders mount it themselves).
 pub fn router(engine: Arc<Engine>) -> Router {
+    // Read once: the limit is the sidecar's, set when it starts.
+    let max_body = engine.snapshot().config.agent.max_body;
     let state = Arc::new(AppState {
         engine,
         stats: Stats::default(),
@@ -85,6 +89,7 @@ pub fn router(engine: Arc<Engine>) -> Router {
         .route("/v1/events/{event}", post(dispatch))
         .route("/internal/runtime/hooks/approve", post(approve))
         .route("/internal/runtime/hooks/revoke", post(revoke))
+        .route("/v1/hooks", get(hooks))
         .route("/v1/hooks/command", post(command))
         .route(crate::bridge::HTTP_ROUTE, post(claude_code))
         .route("/v1/reload", post(reload))
@@ -93,7 +98,7 @@ pub fn router(engine: Arc<Engine>) -> Router {
         .route("/metrics", get(metrics))
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)
-        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn(not_from_a_web_page))
         .layer(middleware::from_fn(loopback_only))
         .with_state(state)
@@ -106,7 +111,16 @@ pub struct ServeOptions {
     /// `post_shutdown`) itself, so the sidecar does not; `sidecar.host_lifecycle: true` in
     /// `config/agent.yaml` turns it on as well.
     pub host_lifecycle: bool,
+    /// Stop (as on SIGTERM) when the process that started the sidecar dies, so a host that
+    /// crashes leaves no sidecar behind.
+    pub exit_with_parent: bool,
+    /// Stop (as on SIGTERM) when stdin reaches its end: a host that keeps a pipe to the
+    /// sidecar's stdin open ends it by closing the pipe, or by dying.
+    pub exit_on_stdin_eof: bool,
 }
+
+/// How often the sidecar looks whether its parent is still alive (`--exit-with-parent`).
+const PARENT_POLL: Duration = Duration::from_millis(200);
 
 /// Runs the sidecar on `addr` until SIGTERM or SIGINT: fires `pre_startup`/`post_startup`,
 /// watches the workspace, serves, then fires `pre_shutdown`/`post_shutdown` after in-flight
@@ -121,6 +135,8 @@ pub async fn serve(
     if !addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(addr));
     }
+    // Taken first: a parent that dies later is seen as a change of the parent's id.
+    let parent = nix::unistd::getppid();
     let fires_lifecycle =
         !(options.host_lifecycle || engine.snapshot().config.agent.host_lifecycle);
     let lifecycle = |event: Event, status: &'static str| {
@@ -151,7 +167,15 @@ pub async fn serve(
         limits,
         stop_rx.clone(),
     ));
-    shutdown_signal().await;
+    tokio::select! {
+        () = shutdown_signal() => {}
+        () = parent_gone(parent), if options.exit_with_parent => {
+            tracing::info!("the parent process is gone; stopping");
+        }
+        () = stdin_closed(), if options.exit_on_stdin_eof => {
+            tracing::info!("stdin reached its end; stopping");
+        }
+    }
     lifecycle(Event::PreShutdown, "stopping").await;
     let _ = stop_tx.send(true);
     let result = match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
@@ -167,6 +191,40 @@ pub async fn serve(
     lifecycle(Event::PostShutdown, "stopped").await;
     drop(stop_rx);
     result
+}
+
+/// Returns once this process's parent is no longer `parent` (it died, and the process was
+/// handed to init or a subreaper). Polled, not `PR_SET_PDEATHSIG`: that signal follows the
+/// parent *thread*, and fires when the thread that spawned the sidecar ends while its process
+/// lives on.
+async fn parent_gone(parent: nix::unistd::Pid) {
+    let mut tick = tokio::time::interval(PARENT_POLL);
+    loop {
+        tick.tick().await;
+        if nix::unistd::getppid() != parent {
+            return;
+        }
+    }
+}
+
+/// Returns once stdin is at its end (or unreadable), reading and dropping whatever comes.
+async fn stdin_closed() {
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    // A plain thread: a blocking read of stdin cannot be cancelled, and it must not hold a
+    // worker of the runtime's blocking pool at shutdown.
+    let spawned = std::thread::Builder::new()
+        .name("stdin-eof".into())
+        .spawn(move || {
+            let mut sink = [0u8; 4096];
+            let mut stdin = std::io::stdin().lock();
+            while matches!(std::io::Read::read(&mut stdin, &mut sink), Ok(n) if n > 0) {}
+            let _ = tx.send(());
+        });
+    if spawned.is_ok() {
+        let _ = rx.await;
+    } else {
+        std::future::pending::<()>().await;
+    }
 }
 
 async fn shutdown_signal() {
@@ -216,7 +274,7 @@ impl From<BytesRejection> for ApiError {
     fn from(rejection: BytesRejection) -> ApiError {
         let status = rejection.status();
         let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            format!("request body is larger than {MAX_BODY} bytes")
+            "the request body is larger than the sidecar accepts (sidecar.max_body in config/agent.yaml; default 4194304 bytes); no hook ran".to_owned()
         } else {
             rejection.body_text()
         };
@@ -346,11 +404,25 @@ async fn dispatch(
     Path(event): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    let event: Event = event.parse().map_err(|e: crate::event::UnknownEvent| {
-        ApiError::new(StatusCode::NOT_FOUND, e.to_string())
-    })?;
-    let payload = parse_object(body)?;
-    let outcome = state.engine.dispatch(event, payload).await;
+    // A host may name the event in any dialect: `pre_prompt`, `PreToolUse`, `pre_llm_call`.
+    let event = crate::dialect::event_named(&event)
+        .map_err(|e| ApiError::new(StatusCode::NOT_FOUND, e.to_string()))?;
+    let mut payload = parse_object(body)?;
+    // The host's own copy of the conversation, for hooks with `include_conversation` only.
+    let options = match payload.remove("conversation") {
+        None | Some(Value::Null) => DispatchOptions::default(),
+        Some(Value::Array(messages)) => DispatchOptions::default().conversation(messages),
+        Some(other) => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "conversation: expected a list of messages, found {}",
+                    crate::wording::kind_of(&other)
+                ),
+            ));
+        }
+    };
+    let outcome = state.engine.dispatch_with(event, payload, &options).await;
     state.stats.record(&outcome);
     Ok(axum::Json(outcome).into_response())
 }
@@ -501,15 +573,75 @@ async fn reload(State(state): State<Arc<AppState>>) -> ApiResult {
     tokio::task::spawn_blocking(move || engine.reload()).await?;
     let snapshot = state.engine.snapshot();
     let errors: Vec<String> = snapshot.config.errors().map(ToString::to_string).collect();
-    let diagnostics: Vec<Diagnostic> = snapshot
-        .config
-        .errors()
-        .map(Diagnostic::of_config)
-        .collect();
+    let diagnostics = config_diagnostics(&snapshot);
     Ok(axum::Json(json!({
         "ok": true,
         "hooks": snapshot.config.hooks.len(),
         "errors": errors,
+        "diagnostics": diagnostics,
+    }))
+    .into_response())
+}
+
+/// The configuration errors in force, as diagnostics.
+fn config_diagnostics(snapshot: &crate::engine::Snapshot) -> Vec<Diagnostic> {
+    snapshot
+        .config
+        .errors()
+        .map(Diagnostic::of_config)
+        .collect()
+}
+
+/// Every declared hook as a host reads it: `list`'s health of each, plus what the host needs
+/// to reason about it (its events in its own dialect's names, timeout, the names of its extra
+/// environment, whether it gets the conversation). Env values are left out: they may be secrets.
+async fn hooks(State(state): State<Arc<AppState>>) -> ApiResult {
+    let engine = state.engine.clone();
+    let report =
+        tokio::task::spawn_blocking(move || crate::inspect::health::assess_engine(&engine)).await?;
+    let hooks: Vec<Value> = report
+        .hooks
+        .iter()
+        .map(|h| {
+            let hook = &h.hook;
+            let include_conversation = matches!(
+                hook.dialect,
+                crate::dialect::Dialect::Skill {
+                    include_conversation: true
+                }
+            );
+            json!({
+                "name": h.name,
+                "source": h.source,
+                "file": h.file,
+                "line": h.line,
+                "dialect": h.dialect,
+                "events": h.events,
+                "dialect_events": hook.events.iter().map(|e| hook.dialect.event_name(*e)).collect::<Vec<_>>(),
+                "matcher": h.matcher,
+                "transport": h.transport,
+                "run": h.run,
+                "timeout_s": hook.timeout.as_secs_f64(),
+                "on_error": match hook.on_error {
+                    crate::hook::OnError::Continue => "continue",
+                    crate::hook::OnError::Block => "block",
+                },
+                "env": hook.env.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>(),
+                "include_conversation": include_conversation,
+                "approval_key": h.approval_key,
+                "approved_events": h.approved_events,
+                "health": h.health,
+                "why": h.why,
+                "fix": h.fix,
+            })
+        })
+        .collect();
+    let snapshot = state.engine.snapshot();
+    let diagnostics = config_diagnostics(&snapshot);
+    Ok(axum::Json(json!({
+        "ok": true,
+        "master_enabled": report.master_enabled,
+        "hooks": hooks,
         "diagnostics": diagnostics,
     }))
     .into_response())
