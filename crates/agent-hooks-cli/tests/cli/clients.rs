@@ -237,3 +237,105 @@ fn the_sidecar_doc_contains_each_client_verbatim() {
         );
     }
 }
+
+// ---- The Python package (clients/python) and the example host (examples/hosts) ----
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn the_python_package_passes_its_tests_against_the_real_binary() {
+    let out = Command::new(support::python())
+        .args(["-m", "unittest", "discover", "-s", "tests", "-v"])
+        .current_dir(repo().join("clients/python"))
+        .env("AGENT_HOOKS_BIN", support::BIN)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("run python3 -m unittest");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stderr.contains("Ran 7 tests") && stderr.contains("OK"),
+        "the Python client's tests failed:\n{stderr}"
+    );
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn the_example_host_runs_a_python_agent_loop_on_the_sidecar() {
+    let ws = Ws::new()
+        .master(true)
+        .sh(
+            "hooks/guard.sh",
+            "case \"$(cat)\" in *'rm -rf'*) echo '{\"decision\": \"block\", \"reason\": \"no rm -rf\"}' ;; esac\n",
+        )
+        .hook(Entry::new("pre_tool_call", "hooks/guard.sh"))
+        .sh(
+            "hooks/verify.sh",
+            "case \"$(cat)\" in *'\"stop_hook_active\":false'*) echo '{\"decision\": \"block\", \"reason\": \"check your work\"}' ;; esac\n",
+        )
+        .hook(Entry::new("on_stop", "hooks/verify.sh"))
+        .file("precious", "keep me\n")
+        .approve_all();
+    let out = Command::new(support::python())
+        .arg(repo().join("examples/hosts/agent_loop.py"))
+        .arg(ws.root())
+        .env("AGENT_HOOKS_BIN", support::BIN)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("run examples/hosts/agent_loop.py");
+    let stdout = stdout_of("agent_loop.py", &out);
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "tool bash success: hello",
+            "tool bash blocked: [blocked by a hook] no rm -rf",
+            "redo: check your work",
+            "reply: All done.",
+        ]
+    );
+    assert_eq!(ws.read("precious"), "keep me\n", "the blocked command ran");
+}
+
+#[cfg_attr(
+    not(all(have_node, have_tsc)),
+    ignore = "needs node and tsc ($AGENT_HOOKS_TSC; .ci/run installs them)"
+)]
+#[test]
+fn the_typescript_package_passes_its_tests_against_the_real_binary() {
+    let tsc = tsc();
+    let package = repo().join("clients/typescript");
+    let out = tempfile::Builder::new()
+        .prefix("agent-hooks-ts-client")
+        .tempdir()
+        .expect("create the tsc output directory");
+    let mut cmd = Command::new(&tsc);
+    cmd.args(["--strict", "--target", "es2022", "--module", "commonjs"])
+        .args(["--lib", "es2022", "--types", "node", "--rootDir"])
+        .arg(&package)
+        .arg("--outDir")
+        .arg(out.path())
+        .arg(package.join("src/index.ts"))
+        .arg(package.join("test/client.test.ts"));
+    if let Ok(real) = std::fs::canonicalize(&tsc)
+        && let Some(modules) = real.ancestors().nth(3)
+        && modules.join("@types/node").is_dir()
+    {
+        cmd.arg("--typeRoots").arg(modules.join("@types"));
+    }
+    stdout_of("tsc clients/typescript", &cmd.output().expect("run tsc"));
+    let ran = Command::new("node")
+        .arg("--test")
+        .arg(out.path().join("test/client.test.js"))
+        .env("AGENT_HOOKS_BIN", support::BIN)
+        .output()
+        .expect("run node --test");
+    let stdout = stdout_of("node --test", &ran);
+    assert!(
+        stdout.contains("# pass 6") && stdout.contains("# fail 0"),
+        "{stdout}"
+    );
+}

@@ -1,0 +1,197 @@
+"""The asyncio client: HTTP/1.1 over `asyncio.open_connection`, a small pool of kept-alive
+connections so concurrent dispatches do not wait on each other, and the same `call_tool` and
+`Turn` as the synchronous client (the steps are shared, see `host.py`)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union
+
+from .client import DEFAULT_TIMEOUT, AgentHooksError, split_url
+from .host import ToolFailed, call_tool_steps, encode, stop_steps
+from .outcome import Outcome, Redo, Stop, ToolCall
+
+Connection = Tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
+class AsyncAgentHooks:
+    """An asyncio client of `agent-hooks serve` at `url`."""
+
+    def __init__(self, url: str, timeout: float = DEFAULT_TIMEOUT, max_idle: int = 8):
+        self.url = url.rstrip("/")
+        self._host, self._port = split_url(self.url)
+        self._timeout = timeout
+        self._idle: List[Connection] = []
+        self._max_idle = max_idle
+
+    async def close(self) -> None:
+        idle, self._idle = self._idle, []
+        for _, writer in idle:
+            writer.close()
+        for _, writer in idle:
+            try:
+                await writer.wait_closed()
+            except OSError:
+                pass
+
+    async def __aenter__(self) -> "AsyncAgentHooks":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    async def request(self, method: str, path: str, body: Any = None) -> Any:
+        data = b"" if body is None else encode(body)
+        head = f"{method} {path} HTTP/1.1\r\nHost: {self._host}:{self._port}\r\n"
+        if body is not None:
+            head += "Content-Type: application/json\r\n"
+        head += f"Content-Length: {len(data)}\r\n\r\n"
+        message = head.encode("ascii") + data
+        for attempt in (0, 1):
+            reused = bool(self._idle)
+            try:
+                if reused:
+                    reader, writer = self._idle.pop()
+                else:
+                    reader, writer = await asyncio.wait_for(
+                        asyncio.open_connection(self._host, self._port), self._timeout
+                    )
+            except OSError as e:
+                raise AgentHooksError(0, f"cannot reach {self.url}: {e}") from None
+            try:
+                writer.write(message)
+                status, keep, raw = await asyncio.wait_for(self._read(reader), self._timeout)
+            except (OSError, asyncio.IncompleteReadError, ValueError) as e:
+                writer.close()
+                # A kept-alive connection the sidecar closed meanwhile: retry on a fresh one.
+                if reused and attempt == 0:
+                    continue
+                raise AgentHooksError(0, f"cannot reach {self.url}: {e}") from None
+            if keep and len(self._idle) < self._max_idle:
+                self._idle.append((reader, writer))
+            else:
+                writer.close()
+            break
+        try:
+            answer = json.loads(raw) if raw else None
+        except ValueError:
+            answer = None
+        if status >= 400:
+            error = answer.get("error") if isinstance(answer, dict) else None
+            raise AgentHooksError(status, error or f"status {status}")
+        return answer
+
+    @staticmethod
+    async def _read(reader: asyncio.StreamReader) -> Tuple[int, bool, bytes]:
+        status_line = await reader.readuntil(b"\r\n")
+        status = int(status_line.split()[1])
+        length, keep, chunked = 0, True, False
+        while True:
+            line = (await reader.readuntil(b"\r\n")).strip()
+            if not line:
+                break
+            name, _, value = line.decode("latin-1").partition(":")
+            name, value = name.strip().lower(), value.strip().lower()
+            if name == "content-length":
+                length = int(value)
+            elif name == "connection" and value == "close":
+                keep = False
+            elif name == "transfer-encoding" and "chunked" in value:
+                chunked = True
+        if not chunked:
+            return status, keep, await reader.readexactly(length)
+        body = b""
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).strip().split(b";")[0], 16)
+            chunk = await reader.readexactly(size + 2)
+            if size == 0:
+                return status, keep, body
+            body += chunk[:-2]
+
+    async def dispatch(
+        self,
+        event: str,
+        payload: Optional[Dict[str, Any]] = None,
+        conversation: Optional[List[Dict[str, Any]]] = None,
+    ) -> Outcome:
+        body = dict(payload or {})
+        if conversation is not None:
+            body["conversation"] = conversation
+        return Outcome.from_json(await self.request("POST", f"/v1/events/{event}", body))
+
+    async def call_tool(
+        self,
+        session_id: str,
+        tool_name: str,
+        tool_input: Any,
+        run: Callable[[Any], Union[Any, Awaitable[Any]]],
+        on_ask: str = "block",
+    ) -> ToolCall:
+        """As `AgentHooks.call_tool`; `run` may be a plain function or a coroutine function."""
+        steps = call_tool_steps(session_id, tool_name, tool_input, on_ask)
+        answer: Any = None
+        try:
+            while True:
+                step = steps.send(answer)
+                if step[0] == "dispatch":
+                    answer = await self.dispatch(step[1], step[2])
+                else:
+                    try:
+                        answer = run(step[1])
+                        if inspect.isawaitable(answer):
+                            answer = await answer
+                    except Exception as e:
+                        answer = ToolFailed(e)
+        except StopIteration as done:
+            return done.value
+
+    def turn(self, session_id: str) -> "AsyncTurn":
+        return AsyncTurn(self, session_id)
+
+    async def hooks(self) -> Dict[str, Any]:
+        return await self.request("GET", "/v1/hooks")
+
+    async def health(self) -> Dict[str, Any]:
+        return await self.request("GET", "/v1/health")
+
+
+class AsyncTurn:
+    """As `Turn`, for the asyncio client."""
+
+    def __init__(self, client: AsyncAgentHooks, session_id: str):
+        self._client = client
+        self.session_id = session_id
+        self.redo_count = 0
+
+    async def stop(self, response: str, tool_names: List[str] = ()) -> Union[Stop, Redo]:
+        payload = {
+            "session_id": self.session_id,
+            "response": response,
+            "tool_names": list(tool_names),
+        }
+        return await self._decide("on_stop", payload)
+
+    async def completion_claim(
+        self, goal: str, summary: str, response: str, tool_names: List[str] = ()
+    ) -> Union[Stop, Redo]:
+        payload = {
+            "session_id": self.session_id,
+            "goal": goal,
+            "summary": summary,
+            "response": response,
+            "tool_names": list(tool_names),
+        }
+        return await self._decide("on_completion_claim", payload)
+
+    async def _decide(self, event: str, payload: Dict[str, Any]) -> Union[Stop, Redo]:
+        steps = stop_steps(event, payload, self.redo_count)
+        step = next(steps)
+        try:
+            steps.send(await self._client.dispatch(step[1], step[2]))
+        except StopIteration as done:
+            verdict = done.value
+        if isinstance(verdict, Redo):
+            self.redo_count += 1
+        return verdict

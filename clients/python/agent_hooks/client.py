@@ -1,0 +1,194 @@
+"""The synchronous client: one keep-alive `http.client` connection to the sidecar, and the
+agent-loop helpers `call_tool` and `Turn` on top of it."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+from typing import Any, Callable, Dict, List, Optional, Union
+from urllib.parse import urlsplit
+
+from .host import ToolFailed, call_tool_steps, encode, stop_steps
+from .outcome import Outcome, Redo, Stop, ToolCall
+
+# A hook may run up to 120 s; a dispatch waits for its slowest hook.
+DEFAULT_TIMEOUT = 150.0
+
+
+class AgentHooksError(Exception):
+    """The sidecar answered {"ok": false, "error": ...}, or could not be reached (status 0).
+    A 413 means the request was too large and no hook ran."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(f"agent-hooks sidecar: {message} (HTTP {status})")
+        self.status = status
+        self.message = message
+
+
+def split_url(url: str):
+    parts = urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname:
+        raise ValueError(f"expected http://HOST:PORT, got {url!r}")
+    return parts.hostname, parts.port or 80
+
+
+class AgentHooks:
+    """A client of `agent-hooks serve` at `url` (`http://127.0.0.1:PORT`). Thread-safe: calls
+    share one kept-alive connection, one at a time."""
+
+    def __init__(self, url: str, timeout: float = DEFAULT_TIMEOUT):
+        self.url = url.rstrip("/")
+        self._host, self._port = split_url(self.url)
+        self._timeout = timeout
+        self._conn: Optional[http.client.HTTPConnection] = None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> "AgentHooks":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def request(self, method: str, path: str, body: Any = None) -> Any:
+        """One request; the decoded JSON answer. Raises AgentHooksError on an error status."""
+        data = None if body is None else encode(body)
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        with self._lock:
+            for attempt in (0, 1):
+                if self._conn is None:
+                    self._conn = http.client.HTTPConnection(
+                        self._host, self._port, timeout=self._timeout
+                    )
+                try:
+                    self._conn.request(method, path, body=data, headers=headers)
+                    response = self._conn.getresponse()
+                    raw = response.read()
+                    break
+                except (http.client.HTTPException, ConnectionError) as e:
+                    # The sidecar closes idle kept-alive connections: retry once on a new one.
+                    self._conn.close()
+                    self._conn = None
+                    if attempt == 1:
+                        raise AgentHooksError(0, f"cannot reach {self.url}: {e}") from None
+                except OSError as e:
+                    self._conn.close()
+                    self._conn = None
+                    raise AgentHooksError(0, f"cannot reach {self.url}: {e}") from None
+        try:
+            answer = json.loads(raw) if raw else None
+        except ValueError:
+            answer = None
+        if response.status >= 400:
+            message = answer.get("error") if isinstance(answer, dict) else None
+            raise AgentHooksError(response.status, message or response.reason)
+        return answer
+
+    def dispatch(
+        self,
+        event: str,
+        payload: Optional[Dict[str, Any]] = None,
+        conversation: Optional[List[Dict[str, Any]]] = None,
+    ) -> Outcome:
+        """Fires `event` (canonical, or a dialect's name such as `pre_prompt`) and returns the
+        outcome. `conversation` goes only to hooks that ask for it."""
+        body = dict(payload or {})
+        if conversation is not None:
+            body["conversation"] = conversation
+        return Outcome.from_json(self.request("POST", f"/v1/events/{event}", body))
+
+    def call_tool(
+        self,
+        session_id: str,
+        tool_name: str,
+        tool_input: Any,
+        run: Callable[[Any], Any],
+        on_ask: str = "block",
+    ) -> ToolCall:
+        """Runs one tool call through the hooks: pre_tool_call, then `run(input)` with the
+        rewritten input (not called when a hook blocks; an exception it raises is the tool's
+        error), then transform_tool_result and post_tool_call. `on_ask="allow"` when the host
+        asked its user beforehand; otherwise an `ask` is a block."""
+        steps = call_tool_steps(session_id, tool_name, tool_input, on_ask)
+        answer: Any = None
+        try:
+            while True:
+                step = steps.send(answer)
+                if step[0] == "dispatch":
+                    answer = self.dispatch(step[1], step[2])
+                else:
+                    try:
+                        answer = run(step[1])
+                    except Exception as e:  # the tool's failure is data for the hooks
+                        answer = ToolFailed(e)
+        except StopIteration as done:
+            return done.value
+
+    def turn(self, session_id: str) -> "Turn":
+        return Turn(self, session_id)
+
+    def hooks(self) -> Dict[str, Any]:
+        """`GET /v1/hooks`: every hook with its source, events, health, ..."""
+        return self.request("GET", "/v1/hooks")
+
+    def health(self) -> Dict[str, Any]:
+        return self.request("GET", "/v1/health")
+
+    def reload(self) -> Dict[str, Any]:
+        return self.request("POST", "/v1/reload", {})
+
+    def approve(self, command: str, enable_master: bool = True) -> Dict[str, Any]:
+        body = {"command": command, "enable_master": enable_master}
+        return self.request("POST", "/internal/runtime/hooks/approve", body)
+
+    def command(self, line: str) -> str:
+        return self.request("POST", "/v1/hooks/command", {"line": line})["text"]
+
+
+class Turn:
+    """One user turn of a session: counts the redos stop hooks force, so `redo_count`,
+    `stop_hook_active` and the redo cap are right. Make a new Turn for each user turn."""
+
+    def __init__(self, client: AgentHooks, session_id: str):
+        self._client = client
+        self.session_id = session_id
+        self.redo_count = 0
+
+    def stop(self, response: str, tool_names: List[str] = ()) -> Union[Stop, Redo]:
+        """Fires on_stop for the final `response`. On Redo, run the model again with the
+        reason and call `stop` again on the same Turn."""
+        payload = {
+            "session_id": self.session_id,
+            "response": response,
+            "tool_names": list(tool_names),
+        }
+        return self._decide("on_stop", payload)
+
+    def completion_claim(
+        self, goal: str, summary: str, response: str, tool_names: List[str] = ()
+    ) -> Union[Stop, Redo]:
+        payload = {
+            "session_id": self.session_id,
+            "goal": goal,
+            "summary": summary,
+            "response": response,
+            "tool_names": list(tool_names),
+        }
+        return self._decide("on_completion_claim", payload)
+
+    def _decide(self, event: str, payload: Dict[str, Any]) -> Union[Stop, Redo]:
+        steps = stop_steps(event, payload, self.redo_count)
+        step = next(steps)
+        try:
+            steps.send(self._client.dispatch(step[1], step[2]))
+        except StopIteration as done:
+            verdict = done.value
+        if isinstance(verdict, Redo):
+            self.redo_count += 1
+        return verdict

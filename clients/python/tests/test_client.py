@@ -1,0 +1,200 @@
+"""The Python client against a real `agent-hooks serve` ($AGENT_HOOKS_BIN) on a workspace of
+sh hooks: a guard that blocks `rm -rf` and rewrites `ls`, a post_tool_call recorder, and an
+on_stop verifier that asks for one redo."""
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from agent_hooks import (  # noqa: E402
+    AgentHooks,
+    AgentHooksError,
+    AsyncAgentHooks,
+    Redo,
+    Sidecar,
+    Stop,
+)
+
+BIN = os.environ.get("AGENT_HOOKS_BIN", "agent-hooks")
+
+HOOKS = {
+    "guard.sh": r"""
+input=$(cat)
+case "$input" in
+  *'rm -rf'*) echo '{"decision": "block", "reason": "[security] no rm -rf: rm -rf /"}' ;;
+  *'"command":"ls"'*) echo "guard looked" >&2; echo '{"tool_input": {"command": "ls -a"}}' ;;
+esac
+""",
+    "post.sh": r"""
+cat >> "$AGENT_HOOKS_WORKSPACE/post.jsonl"
+echo >> "$AGENT_HOOKS_WORKSPACE/post.jsonl"
+""",
+    "verify.sh": r"""
+case "$(cat)" in
+  *'"stop_hook_active":false'*) echo '{"decision": "block", "reason": "run the tests first"}' ;;
+esac
+""",
+}
+
+YAML = """hooks:
+  - event: pre_tool_call
+    command: hooks/guard.sh
+    name: guard
+  - event: post_tool_call
+    command: hooks/post.sh
+    name: post
+  - event: on_stop
+    command: hooks/verify.sh
+    name: verify
+"""
+
+
+def workspace():
+    root = tempfile.mkdtemp(prefix="agent-hooks-py")
+    os.makedirs(os.path.join(root, "config"))
+    os.makedirs(os.path.join(root, "hooks"))
+    with open(os.path.join(root, "config", "agent.yaml"), "w") as f:
+        f.write("shell_hooks:\n  enabled: true\n")
+    with open(os.path.join(root, "config", "shell_hooks.yaml"), "w") as f:
+        f.write(YAML)
+    for name, body in HOOKS.items():
+        path = os.path.join(root, "hooks", name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+        subprocess.run(
+            [BIN, "--workspace", root, "approve", "hooks/" + name],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    return root
+
+
+def posts(root):
+    path = os.path.join(root, "post.jsonl")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+class SyncClient(unittest.TestCase):
+    def setUp(self):
+        self.root = workspace()
+        self.sidecar = Sidecar.start(self.root, binary=BIN)
+        self.hooks = AgentHooks(self.sidecar.url)
+
+    def tearDown(self):
+        self.hooks.close()
+        self.assertEqual(self.sidecar.stop(), 0)
+        subprocess.run(["rm", "-rf", self.root], check=True)
+
+    def test_dispatch_returns_a_typed_outcome_with_diagnostics_and_changed_fields(self):
+        outcome = self.hooks.dispatch(
+            "pre_tool_call", {"tool_name": "bash", "tool_input": {"command": "ls"}}
+        )
+        self.assertEqual(outcome.decision, "continue")
+        self.assertEqual(outcome.payload["tool_input"], {"command": "ls -a"})
+        self.assertEqual(outcome.changed, ["tool_input"])
+        stderr = [d for d in outcome.diagnostics if d.type == "hook_stderr"]
+        self.assertEqual(len(stderr), 1)
+        self.assertEqual((stderr[0].hook, stderr[0].detail), ("guard", "guard looked"))
+        self.assertEqual(outcome.hooks[0].hook, "guard")
+
+    def test_a_blocked_call_never_runs_the_tool_and_post_tool_call_sees_it_blocked(self):
+        ran = []
+        call = self.hooks.call_tool(
+            "s1", "bash", {"command": "rm -rf /"}, run=lambda i: ran.append(i)
+        )
+        self.assertEqual(ran, [])
+        self.assertEqual(call.status, "blocked")
+        self.assertEqual(call.blocked_reason, "[security] no rm -rf: rm -rf /")
+        self.assertEqual(call.agent_text(), "[blocked by a hook] [security] no rm -rf: rm -rf /")
+        self.assertEqual(len(call.outcomes), 2)
+        (post,) = posts(self.root)
+        self.assertEqual(post["status"], "blocked")
+        self.assertEqual(post["block_reason"], call.blocked_reason)
+
+    def test_the_tool_runs_with_the_rewritten_input_and_every_event_fires(self):
+        call = self.hooks.call_tool(
+            "s1", "bash", {"command": "ls"}, run=lambda i: "ran " + i["command"]
+        )
+        self.assertEqual(call.status, "success")
+        self.assertEqual(call.input, {"command": "ls -a"})
+        self.assertEqual(call.result, "ran ls -a")
+        self.assertEqual(
+            [o.event for o in call.outcomes],
+            ["pre_tool_call", "transform_tool_result", "post_tool_call"],
+        )
+        (post,) = posts(self.root)
+        self.assertEqual(post["status"], "success")
+        self.assertIn("duration_seconds", post)
+
+    def test_a_tool_that_raises_is_an_error_with_its_class(self):
+        def fails(_):
+            raise PermissionError("denied")
+
+        call = self.hooks.call_tool("s1", "bash", {"command": "cat x"}, run=fails)
+        self.assertEqual((call.status, call.result), ("error", "denied"))
+        (post,) = posts(self.root)
+        self.assertEqual((post["error"], post["error_class"]), ("denied", "PermissionError"))
+
+    def test_turn_redoes_once_then_stops(self):
+        turn = self.hooks.turn("s1")
+        self.assertEqual(turn.stop("done"), Redo(reason="run the tests first"))
+        self.assertEqual(turn.redo_count, 1)
+        self.assertEqual(turn.stop("done, tests pass"), Stop(warnings=[]))
+
+    def test_a_second_client_attaches_to_the_url_and_errors_are_raised(self):
+        other = AgentHooks(self.sidecar.url)
+        self.assertEqual(other.health()["hooks"], 3)
+        names = [h["name"] for h in other.hooks()["hooks"]]
+        self.assertEqual(names, ["guard", "post", "verify"])
+        with self.assertRaises(AgentHooksError) as refused:
+            other.dispatch("pre_tool", {})
+        self.assertEqual(refused.exception.status, 404)
+        self.assertIn('did you mean "pre_tool_call"', refused.exception.message)
+        other.close()
+
+
+class AsyncClient(unittest.TestCase):
+    def setUp(self):
+        self.root = workspace()
+        self.sidecar = Sidecar.start(self.root, binary=BIN)
+
+    def tearDown(self):
+        self.assertEqual(self.sidecar.stop(), 0)
+        subprocess.run(["rm", "-rf", self.root], check=True)
+
+    def test_call_tool_turn_and_concurrent_dispatches(self):
+        async def scenario():
+            async with AsyncAgentHooks(self.sidecar.url) as hooks:
+
+                async def run(tool_input):
+                    await asyncio.sleep(0)
+                    return "ran " + tool_input["command"]
+
+                call = await hooks.call_tool("s1", "bash", {"command": "ls"}, run=run)
+                blocked = await hooks.call_tool("s1", "bash", {"command": "rm -rf /"}, run=run)
+                turn = hooks.turn("s1")
+                verdicts = [await turn.stop("done"), await turn.stop("done")]
+                many = await asyncio.gather(
+                    *[hooks.dispatch("on_session_end", {"status": "x"}) for _ in range(20)]
+                )
+                return call, blocked, verdicts, many
+
+        call, blocked, verdicts, many = asyncio.run(scenario())
+        self.assertEqual((call.status, call.result), ("success", "ran ls -a"))
+        self.assertEqual(blocked.status, "blocked")
+        self.assertEqual(verdicts, [Redo(reason="run the tests first"), Stop(warnings=[])])
+        self.assertEqual({o.event for o in many}, {"on_session_end"})
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,108 @@
+// The TypeScript client against a real `agent-hooks serve` ($AGENT_HOOKS_BIN) on a workspace of
+// sh hooks: a guard that blocks `rm -rf` and rewrites `ls`, a post_tool_call recorder and an
+// on_stop verifier that asks for one redo.
+
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+import { AgentHooks, AgentHooksError, Sidecar, agentText } from "../src/index";
+
+const BIN = process.env.AGENT_HOOKS_BIN ?? "agent-hooks";
+
+const HOOKS: Record<string, string> = {
+  "guard.sh": `input=$(cat)
+case "$input" in
+  *'rm -rf'*) echo '{"decision": "block", "reason": "no rm -rf"}' ;;
+  *'"command":"ls"'*) echo "guard looked" >&2; echo '{"tool_input": {"command": "ls -a"}}' ;;
+esac
+`,
+  "post.sh": `cat >> "$AGENT_HOOKS_WORKSPACE/post.jsonl"; echo >> "$AGENT_HOOKS_WORKSPACE/post.jsonl"\n`,
+  "verify.sh": `case "$(cat)" in *'"stop_hook_active":false'*) echo '{"decision": "block", "reason": "run the tests first"}' ;; esac\n`,
+};
+
+function workspace(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "agent-hooks-ts-client"));
+  fs.mkdirSync(path.join(root, "config"));
+  fs.mkdirSync(path.join(root, "hooks"));
+  fs.writeFileSync(path.join(root, "config/agent.yaml"), "shell_hooks:\n  enabled: true\n");
+  fs.writeFileSync(
+    path.join(root, "config/shell_hooks.yaml"),
+    "hooks:\n" +
+      "  - {event: pre_tool_call, command: hooks/guard.sh, name: guard}\n" +
+      "  - {event: post_tool_call, command: hooks/post.sh, name: post}\n" +
+      "  - {event: on_stop, command: hooks/verify.sh, name: verify}\n",
+  );
+  for (const [name, body] of Object.entries(HOOKS)) {
+    fs.writeFileSync(path.join(root, "hooks", name), "#!/bin/sh\n" + body, { mode: 0o755 });
+    execFileSync(BIN, ["--workspace", root, "approve", "hooks/" + name], { stdio: "ignore" });
+  }
+  return root;
+}
+
+function posts(root: string): Record<string, unknown>[] {
+  const file = path.join(root, "post.jsonl");
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
+}
+
+test("the client against a real sidecar", async (t) => {
+  const root = workspace();
+  const sidecar = await Sidecar.start(root, BIN);
+  const hooks = new AgentHooks(sidecar.url);
+  try {
+    await t.test("dispatch returns diagnostics and the changed fields", async () => {
+      const outcome = await hooks.dispatch("pre_tool_call", { tool_name: "bash", tool_input: { command: "ls" } });
+      assert.deepEqual(outcome.payload.tool_input, { command: "ls -a" });
+      assert.deepEqual(outcome.changed, ["tool_input"]);
+      const stderr = outcome.diagnostics.filter((d) => d.type === "hook_stderr");
+      assert.deepEqual(stderr.map((d) => [d.hook, d.detail]), [["guard", "guard looked"]]);
+    });
+    await t.test("a blocked call never runs the tool and post_tool_call sees it", async () => {
+      const ran: unknown[] = [];
+      const call = await hooks.callTool("s1", "bash", { command: "rm -rf /" }, (i) => ran.push(i));
+      assert.deepEqual(ran, []);
+      assert.equal(call.status, "blocked");
+      assert.equal(agentText(call), "[blocked by a hook] no rm -rf");
+      const [post] = posts(root);
+      assert.equal(post.status, "blocked");
+      assert.equal(post.block_reason, "no rm -rf");
+    });
+    await t.test("the tool runs with the rewritten input; a throw is an error with its class", async () => {
+      const call = await hooks.callTool("s1", "bash", { command: "ls" }, async (i) => `ran ${(i as { command: string }).command}`);
+      assert.equal(call.status, "success");
+      assert.equal(call.result, "ran ls -a");
+      assert.deepEqual(call.outcomes.map((o) => o.event), ["pre_tool_call", "transform_tool_result", "post_tool_call"]);
+      const failed = await hooks.callTool("s1", "bash", { command: "cat x" }, () => {
+        throw new RangeError("denied");
+      });
+      assert.equal(failed.status, "error");
+      const last = posts(root).pop();
+      assert.equal(last?.error_class, "RangeError");
+    });
+    await t.test("a turn redoes once, then stops", async () => {
+      const turn = hooks.turn("s1");
+      assert.deepEqual(await turn.stop("done"), { kind: "redo", reason: "run the tests first" });
+      assert.deepEqual(await turn.stop("done"), { kind: "stop", warnings: [] });
+    });
+    await t.test("an unknown event is an error with a suggestion", async () => {
+      await assert.rejects(hooks.dispatch("pre_tool", {}), (e: unknown) => {
+        assert.ok(e instanceof AgentHooksError);
+        assert.equal(e.status, 404);
+        assert.match(e.detail, /did you mean "pre_tool_call"/);
+        return true;
+      });
+    });
+  } finally {
+    hooks.close();
+    assert.equal(await sidecar.stop(), 0);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
