@@ -737,8 +737,9 @@ fn sleeper(secs: u32) -> Ws {
 /// sleeping hook in flight; returns the parent, the sidecar's pid and the hook's pid.
 fn serve_under_a_parent(ws: &Ws, flags: &str, stdin: Stdio) -> (std::process::Child, u32, u32) {
     let serve = ws.command(&[]);
-    let script =
-        format!("\"$0\" \"$@\" serve --listen 127.0.0.1:0 {flags} & echo $! > \"$PIDFILE\"; wait");
+    let script = format!(
+        "\"$0\" \"$@\" serve --listen 127.0.0.1:0 {flags} <&0 & echo $! > \"$PIDFILE\"; wait"
+    );
     let mut parent = Command::new("sh")
         .arg("-c")
         .arg(script)
