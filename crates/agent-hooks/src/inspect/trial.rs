@@ -327,6 +327,7 @@ pub(crate) async fn run(
         ws: engine.workspace(),
         log: engine.event_log(),
         drift: &drift,
+        seen: Default::default(),
         dry_run: true,
         log_decisions: false,
     };
