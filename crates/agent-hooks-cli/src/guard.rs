@@ -61,7 +61,7 @@ pub(crate) async fn install(ws: Workspace, targets: &[String], no_enable: bool) 
     if no_enable {
         words.push("--no-enable".into());
     }
-    let out = agent_hooks::guards::install_command(&engine, &words).await;
+    let out = agent_hooks::commands::install(&engine, &words).await;
     print!("{}", out.text);
     ExitCode::from(u8::try_from(out.status).unwrap_or(1))
 }

@@ -2,6 +2,7 @@
 //! sees, shared by the CLI, the sidecar and any host that wires `/hooks` into its chat.
 
 mod doctor;
+mod install;
 mod list;
 pub(crate) mod style;
 
@@ -96,7 +97,7 @@ pub async fn run_styled(engine: &Engine, args: &[String], style: Style) -> Comma
         "on" | "off" => switch(engine, command == "on", rest),
         "approve" => approve(engine, rest),
         "revoke" => revoke(engine, rest),
-        "install" => crate::guards::install_command(engine, rest).await,
+        "install" => install::run(engine, rest).await,
         "help" | "--help" | "-h" => CommandOutput::ok(help()),
         other => CommandOutput::usage(format!("unknown command \"{other}\"\n\n{}", help())),
     }
@@ -130,6 +131,12 @@ pub async fn test_hook(
         },
         Err(e) => CommandOutput::usage(format!("{e}\n")),
     }
+}
+
+/// `install [--no-enable] <name|number|all>...`: wires ready-made hooks into the workspace and
+/// says what it did, as `/hooks install` does.
+pub async fn install(engine: &Engine, words: &[String]) -> CommandOutput {
+    install::run(engine, words).await
 }
 
 /// `doctor` (with `--json`, the report as JSON), calling `progress` before each hook is

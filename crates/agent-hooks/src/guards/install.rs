@@ -12,7 +12,6 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::commands::CommandOutput;
 use crate::config::FileState;
 use crate::engine::{Engine, EngineError};
 use crate::event::Event;
@@ -61,76 +60,129 @@ pub enum InstallError {
     Approve(#[from] EngineError),
 }
 
-/// What [`install`] did: per guard, one line per step; then notes on the whole.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What [`install`] did, step by step; the command layer (`commands/install.rs`) says it.
+#[derive(Debug, Clone, Default)]
 pub struct InstallReport {
-    /// Per guard, in install order: its name and one line per step done (or skipped).
-    pub guards: Vec<(&'static str, Vec<String>)>,
-    /// Notes on the whole install (the master switch is off, doctor's findings, ...).
-    pub notes: Vec<String>,
+    /// Per guard, in install order, what each step found or did.
+    pub guards: Vec<GuardSteps>,
+    /// Configuration errors `doctor` found that name one of the guards.
+    pub config_errors: Vec<String>,
+    /// What became of the master switch.
+    pub master: Master,
     /// Problems `doctor` found in the installed hooks (0: all good).
     pub problems: usize,
     /// Whether anything on disk changed.
     pub changed: bool,
 }
 
-impl InstallReport {
-    fn say(&mut self, guard: &'static str, line: impl Into<String>) {
-        match self.guards.iter_mut().find(|(g, _)| *g == guard) {
-            Some((_, lines)) => lines.push(line.into()),
-            None => self.guards.push((guard, vec![line.into()])),
-        }
-    }
-
-    /// The report as the text `install` prints.
-    pub fn text(&self) -> String {
-        let mut text = String::new();
-        for (guard, lines) in &self.guards {
-            text.push_str(guard);
-            text.push_str(":\n");
-            for line in lines {
-                text.push_str(&format!("  {line}\n"));
-            }
-        }
-        for note in &self.notes {
-            text.push_str(note);
-            text.push('\n');
-        }
-        text
-    }
+/// One guard's steps.
+#[derive(Debug, Clone)]
+pub struct GuardSteps {
+    /// The guard's name.
+    pub guard: &'static str,
+    /// Its rules file.
+    pub rules: RulesStep,
+    /// Its entries in `config/shell_hooks.yaml`.
+    pub declared: DeclaredStep,
+    /// Its approval.
+    pub approved: ApprovedStep,
+    /// What `doctor` said of it.
+    pub doctor: DoctorStep,
+    /// Its answer to its sample event; `None` for a guard without one.
+    pub dry_run: Option<DryRun>,
 }
 
-/// `/hooks install [--no-enable] ...` as text.
-pub async fn install_command(engine: &Engine, words: &[String]) -> CommandOutput {
-    let enable = !words.iter().any(|w| w == "--no-enable");
-    let words: Vec<String> = words
-        .iter()
-        .filter(|w| *w != "--no-enable")
-        .cloned()
-        .collect();
-    if words.is_empty() {
-        return CommandOutput {
-            text: format!(
-                "usage: /hooks install [--no-enable] <name|number|all>...\n\nReady-made hooks:\n{}",
-                super::numbered_list()
-            ),
-            status: 2,
-        };
-    }
-    match install(engine, &words, enable).await {
-        Ok(report) => CommandOutput {
-            text: report.text(),
-            status: i32::from(report.problems > 0),
-        },
-        Err(e @ InstallError::Unknown { .. }) => CommandOutput {
-            text: format!("error: {e}\n"),
-            status: 2,
-        },
-        Err(e) => CommandOutput {
-            text: format!("error: {e}\n"),
-            status: 1,
-        },
-    }
+/// The rules file step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RulesStep {
+    /// A file was there and was kept; `edited` when it differs from the defaults.
+    Kept {
+        /// The file, workspace-relative.
+        path: String,
+        /// Whether it differs from the defaults.
+        edited: bool,
+    },
+    /// The defaults were written.
+    Wrote {
+        /// The file, workspace-relative.
+        path: String,
+    },
+}
+
+/// The declaration step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeclaredStep {
+    /// Every event of the guard was declared already.
+    Already,
+    /// Entries were added for these events (`true`: with a matcher).
+    Added(Vec<(&'static str, bool)>),
+}
+
+/// The approval step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovedStep {
+    /// Every declared event held an approval without drift.
+    Already {
+        /// The approval key, `builtin:<name>`.
+        key: String,
+    },
+    /// Approved now, for these events.
+    Approved {
+        /// The approval key, `builtin:<name>`.
+        key: String,
+        /// The events approved.
+        events: Vec<Event>,
+    },
+}
+
+/// What `doctor` found of one guard.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DoctorStep {
+    /// Every answer usable.
+    Usable {
+        /// How many sample events it ran on.
+        runs: usize,
+        /// The slowest run, in milliseconds.
+        slowest_ms: f64,
+    },
+    /// Problems, each said.
+    Problems {
+        /// How many.
+        count: usize,
+        /// What each is.
+        why: Vec<String>,
+    },
+}
+
+/// The guard run on its sample event in a scratch workspace.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DryRun {
+    /// The guard could not be compiled with its rules.
+    NotRun {
+        /// Why.
+        why: String,
+    },
+    /// What it answered.
+    Answered {
+        /// The sample's event.
+        event: &'static str,
+        /// The sample's input, shortly (`Bash {"command": ...}`).
+        shown: String,
+        /// The guard's answer.
+        answer: serde_json::Value,
+    },
+}
+
+/// The master switch after an install.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Master {
+    /// It was on already.
+    #[default]
+    AlreadyOn,
+    /// The install turned it on.
+    TurnedOn,
+    /// It is off and was left off (`--no-enable`).
+    LeftOff,
 }
 
 /// Installs the guards `words` name (names, `help` numbers, or `all`) into `engine`'s workspace.
@@ -147,19 +199,17 @@ pub async fn install(
     let mut report = InstallReport::default();
 
     // 1. Rules files: the defaults, only where there is no file yet.
+    let mut rules_steps = Vec::new();
     for guard in &guards {
         let path = rules_path(ws, guard);
         let shown = ws.display(&path).into_owned();
         if path.exists() {
             let edited =
                 std::fs::read_to_string(&path).ok().as_deref() != Some(guard.default_rules);
-            report.say(
-                guard.name,
-                format!(
-                    "rules: {shown} is already there{}; kept as it is",
-                    if edited { " (edited)" } else { "" }
-                ),
-            );
+            rules_steps.push(RulesStep::Kept {
+                path: shown,
+                edited,
+            });
             continue;
         }
         let text = guard.default_rules;
@@ -172,15 +222,13 @@ pub async fn install(
         }
         store::write_atomic(&path, text.as_bytes()).map_err(io)?;
         report.changed = true;
-        report.say(
-            guard.name,
-            format!("rules: wrote the defaults to {shown} (edit it to tune the guard)"),
-        );
+        rules_steps.push(RulesStep::Wrote { path: shown });
     }
 
     // 2. Declarations: one entry per event not declared yet, appended in one write.
     let snapshot = engine.snapshot();
     let mut entries = String::new();
+    let mut declared_steps = Vec::new();
     for guard in &guards {
         let declared: BTreeSet<Event> = snapshot
             .config
@@ -200,27 +248,16 @@ pub async fn install(
             })
             .collect();
         if missing.is_empty() {
-            report.say(
-                guard.name,
-                "declared: already, for all its events, in config/shell_hooks.yaml",
-            );
+            declared_steps.push(DeclaredStep::Already);
             continue;
         }
         entries.push_str(&entry_text(guard, &missing, &rules_path(ws, guard)));
-        let names: Vec<String> = missing
-            .iter()
-            .map(|e| match e.matcher {
-                Some(_) => format!("{} (with a matcher)", e.event),
-                None => e.event.to_owned(),
-            })
-            .collect();
-        report.say(
-            guard.name,
-            format!(
-                "declared: type: builtin in config/shell_hooks.yaml for {}",
-                names.join(", ")
-            ),
-        );
+        declared_steps.push(DeclaredStep::Added(
+            missing
+                .iter()
+                .map(|e| (e.event, e.matcher.is_some()))
+                .collect(),
+        ));
     }
     if !entries.is_empty() {
         append_to_shell_hooks(engine, &entries)?;
@@ -230,6 +267,7 @@ pub async fn install(
     // 3. Approvals of `builtin:<name>`, unless every event already holds one without drift.
     let snapshot = engine.snapshot();
     let drift = DriftChecker::default();
+    let mut approved_steps = Vec::new();
     for guard in &guards {
         let key = approval_key(guard);
         let pairs: Vec<(Event, &crate::hook::Hook)> = snapshot
@@ -245,26 +283,17 @@ pub async fn install(
                 )
             })
         {
-            report.say(guard.name, format!("approved: already ({key})"));
+            approved_steps.push(ApprovedStep::Already { key });
             continue;
         }
-        let approved = engine.approve(None, &key)?;
+        let events = engine.approve(None, &key)?;
         report.changed = true;
-        report.say(
-            guard.name,
-            format!(
-                "approved: {key} for {}",
-                approved
-                    .iter()
-                    .map(|e| e.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        );
+        approved_steps.push(ApprovedStep::Approved { key, events });
     }
 
     // 4. Doctor, on the hooks just installed.
     let doctor = crate::inspect::doctor::run(engine).await;
+    let mut doctor_steps = Vec::new();
     for guard in &guards {
         let key = approval_key(guard);
         let checks: Vec<_> = doctor
@@ -277,14 +306,10 @@ pub async fn install(
         let slowest = runs.iter().map(|r| r.ms).fold(0.0_f64, f64::max);
         report.problems += problems;
         if problems == 0 {
-            report.say(
-                guard.name,
-                format!(
-                    "doctor: ran it on {} event{}; every answer usable (slowest {slowest:.1} ms)",
-                    runs.len(),
-                    if runs.len() == 1 { "" } else { "s" }
-                ),
-            );
+            doctor_steps.push(DoctorStep::Usable {
+                runs: runs.len(),
+                slowest_ms: slowest,
+            });
         } else {
             let why: Vec<String> = checks
                 .iter()
@@ -296,14 +321,10 @@ pub async fn install(
                         .chain(c.runs.iter().filter_map(|r| r.problem.clone()))
                 })
                 .collect();
-            report.say(
-                guard.name,
-                format!(
-                    "doctor: {problems} problem{}: {} (run `agent-hooks doctor` for details)",
-                    if problems == 1 { "" } else { "s" },
-                    why.join("; ")
-                ),
-            );
+            doctor_steps.push(DoctorStep::Problems {
+                count: problems,
+                why,
+            });
         }
     }
     for error in doctor
@@ -313,34 +334,32 @@ pub async fn install(
         .filter(|e| guards.iter().any(|g| e.message.contains(g.name)))
     {
         report.problems += 1;
-        report
-            .notes
-            .push(format!("config error: {}", error.message));
+        report.config_errors.push(error.message.clone());
     }
-    for guard in &guards {
-        for line in dry_run(ws, guard) {
-            report.say(guard.name, line);
-        }
+    let steps = guards
+        .iter()
+        .zip(rules_steps)
+        .zip(declared_steps)
+        .zip(approved_steps)
+        .zip(doctor_steps);
+    for ((((guard, rules), declared), approved), doctor) in steps {
+        report.guards.push(GuardSteps {
+            guard: guard.name,
+            rules,
+            declared,
+            approved,
+            doctor,
+            dry_run: dry_run(ws, guard),
+        });
     }
     if !snapshot.config.master_enabled {
         if enable {
             engine.set_master(true)?;
             report.changed = true;
-            report.notes.push(
-                "Master switch: turned on, so the hooks run now (`install --no-enable` leaves it off)."
-                    .into(),
-            );
+            report.master = Master::TurnedOn;
         } else {
-            report.notes.push(
-                "Note: the master switch is off, so nothing runs until `agent-hooks on` (/hooks on)."
-                    .into(),
-            );
+            report.master = Master::LeftOff;
         }
-    }
-    if !report.changed {
-        report
-            .notes
-            .push("Everything was already installed; nothing changed.".into());
     }
     Ok(report)
 }
@@ -348,19 +367,19 @@ pub async fn install(
 /// Runs the guard, with the rules file it was installed with, on its sample event in a
 /// scratch workspace with state in memory (nothing of the user's is read or written), and
 /// says what it answered.
-fn dry_run(ws: &crate::Workspace, guard: &GuardInfo) -> Vec<String> {
-    let steps: Vec<(&str, serde_json::Value)> = guard
+fn dry_run(ws: &crate::Workspace, guard: &GuardInfo) -> Option<DryRun> {
+    let steps: Vec<(&'static str, serde_json::Value)> = guard
         .sample
         .iter()
         .map(|s| (s.event, serde_json::from_str(s.payload).unwrap_or_default()))
         .collect();
-    let Some((event, payload)) = steps.last() else {
-        return Vec::new();
-    };
+    let (event, payload) = steps.last()?;
     let rules = rules_path(ws, guard);
     let guard_fn = match crate::transport::builtin::compile(guard.name, Some(&rules)) {
         Ok((g, _)) => g,
-        Err(e) => return vec![format!("dry run: not run ({e})")],
+        Err(e) => {
+            return Some(DryRun::NotRun { why: e.to_string() });
+        }
     };
     let scratch = std::env::temp_dir().join(format!(
         "agent-hooks-dry-run-{}-{}",
@@ -382,52 +401,11 @@ fn dry_run(ws: &crate::Workspace, guard: &GuardInfo) -> Vec<String> {
             .find_map(|k| payload.get(*k).map(|v| format!("{k}: {v}")))
             .unwrap_or_default(),
     };
-    vec![format!("dry run: {event} ({shown}) → {}", effect(&answer))]
-}
-
-/// One line on what an answer does.
-fn effect(answer: &serde_json::Value) -> String {
-    let text = |key: &str| answer.get(key).and_then(serde_json::Value::as_str);
-    let one_line = |s: &str| {
-        let s = s
-            .split('\n')
-            .filter(|l| !l.trim().is_empty())
-            .collect::<Vec<_>>()
-            .join(" ⏎ ");
-        match s.char_indices().nth(100) {
-            Some((at, _)) => format!("{}…", &s[..at]),
-            None => s,
-        }
-    };
-    let mut parts = Vec::new();
-    if let Some(decision) = text("decision").filter(|d| *d == "block" || *d == "ask") {
-        parts.push(format!(
-            "{decision}: {}",
-            one_line(text("reason").unwrap_or(""))
-        ));
-    }
-    for field in ["response", "notification", "message"] {
-        if let Some(value) = text(field) {
-            parts.push(format!("rewrites {field}: {}", one_line(value)));
-        }
-    }
-    if let Some(input) = answer.get("tool_input") {
-        parts.push(format!("rewrites tool_input: {input}"));
-    }
-    for (field, says) in [
-        ("context", "adds context"),
-        ("note", "notes"),
-        ("add_warning", "warns"),
-    ] {
-        if let Some(value) = text(field) {
-            parts.push(format!("{says}: {}", one_line(value)));
-        }
-    }
-    if parts.is_empty() {
-        "no effect".into()
-    } else {
-        parts.join("; ")
-    }
+    Some(DryRun::Answered {
+        event,
+        shown,
+        answer,
+    })
 }
 
 fn select_all(words: &[String]) -> Result<Vec<&'static GuardInfo>, InstallError> {

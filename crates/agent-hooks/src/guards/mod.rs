@@ -7,7 +7,10 @@ pub mod command;
 mod install;
 
 pub use agent_hooks_guards::{GUARDS, GuardInfo, default_rules, guard_info};
-pub use install::{InstallError, InstallReport, install, install_command};
+pub use install::{
+    ApprovedStep, DeclaredStep, DoctorStep, DryRun, GuardSteps, InstallError, InstallReport,
+    Master, RulesStep, install,
+};
 
 /// The guards' names, in `help` order.
 pub fn names() -> Vec<&'static str> {
