@@ -1802,6 +1802,140 @@ fn making_an_approved_hook_async_is_drift() {
     );
 }
 
+/// A plugin installed the way `claude plugin install` leaves it: its files in the cache under
+/// `home`, and its entry in `installed_plugins.json`. Returns its root.
+fn install_plugin(home: &Path, id: &str, hooks: Value, scripts: &[(&str, &str)]) -> PathBuf {
+    let (name, marketplace) = id.split_once('@').expect("name@marketplace");
+    let root = home.join(format!(".claude/plugins/cache/{marketplace}/{name}/1.0.0"));
+    let write = |rel: &str, text: &str| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write");
+        path
+    };
+    write(
+        ".claude-plugin/plugin.json",
+        &json!({"name": name, "version": "1.0.0"}).to_string(),
+    );
+    write(
+        "hooks/hooks.json",
+        &json!({"description": "test plugin", "hooks": hooks}).to_string(),
+    );
+    for (rel, body) in scripts {
+        let path = write(rel, &format!("#!/bin/sh\n{body}\n"));
+        support::set_mode(&path, 0o755);
+    }
+    std::fs::write(
+        home.join(".claude/plugins/installed_plugins.json"),
+        json!({"version": 2, "plugins": {id: [{"scope": "user", "installPath": root,
+               "version": "1.0.0"}]}})
+        .to_string(),
+    )
+    .expect("installed_plugins.json");
+    root.canonicalize().expect("canonical root")
+}
+
+fn with_home(ws: &Ws, home: &Path, args: &[&str]) -> Ran {
+    let mut cmd = ws.command(args);
+    cmd.env("HOME", home);
+    run(cmd, b"")
+}
+
+#[test]
+fn an_enabled_plugins_hooks_run_with_claude_plugin_root_behind_the_trust_gate() {
+    let home = tempfile::tempdir().expect("temporary HOME");
+    let home = home.path().canonicalize().expect("canonical HOME");
+    let root = install_plugin(
+        &home,
+        "safety@team-tools",
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "\"${CLAUDE_PLUGIN_ROOT}\"/scripts/guard.sh"}]}]}),
+        &[(
+            "scripts/guard.sh",
+            r#"cat >/dev/null; echo "blocked by the plugin at $CLAUDE_PLUGIN_ROOT" >&2; exit 2"#,
+        )],
+    );
+    let command = format!("\"{}\"/scripts/guard.sh", root.display());
+    let ws = Ws::new().master(true).file(
+        ".claude/settings.json",
+        &json!({"enabledPlugins": {"safety@team-tools": true}}).to_string(),
+    );
+
+    // Declared, but not approved: it does not run, and says so.
+    let fired = fire_with_home(&ws, &home, "pre_tool_call", bash("rm -rf /"));
+    assert_eq!(fired["decision"], "continue", "{fired:#}");
+    assert_eq!(fired["hooks"][0]["hook"], command);
+    assert_eq!(fired["hooks"][0]["detail"], "not approved");
+
+    let approval = with_home(&ws, &home, &["approve", &command]);
+    assert_eq!(approval.code, 0, "{}{}", approval.stdout, approval.stderr);
+    let fired = fire_with_home(&ws, &home, "pre_tool_call", bash("rm -rf /"));
+    assert_eq!(fired["decision"], "block");
+    assert_eq!(
+        fired["reason"],
+        format!("blocked by the plugin at {}", root.display())
+    );
+
+    // The approval pins the plugin's script like any other.
+    std::fs::write(root.join("scripts/guard.sh"), "#!/bin/sh\nexit 0\n").expect("edit");
+    let fired = fire_with_home(&ws, &home, "pre_tool_call", bash("rm -rf /"));
+    assert_eq!(fired["hooks"][0]["detail"], "drift");
+
+    // Disabled in the local settings, it is gone.
+    let ws = ws.file(
+        ".claude/settings.local.json",
+        &json!({"enabledPlugins": {"safety@team-tools": false}}).to_string(),
+    );
+    let fired = fire_with_home(&ws, &home, "pre_tool_call", bash("rm -rf /"));
+    assert_eq!(fired["hooks"], json!([]));
+}
+
+#[test]
+fn a_plugin_in_the_projects_skills_directory_loads_in_place_and_a_missing_one_is_a_warning() {
+    let home = tempfile::tempdir().expect("temporary HOME");
+    let ws = Ws::new()
+        .master(true)
+        .file(
+            ".claude/settings.json",
+            &json!({"enabledPlugins": {"ghost@nowhere": true}}).to_string(),
+        )
+        .file(
+            ".claude/skills/notes/.claude-plugin/plugin.json",
+            r#"{"name": "notes"}"#,
+        )
+        .file(
+            ".claude/skills/notes/hooks/hooks.json",
+            &json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
+                "command": "printf 'plugin data: %s' \"$CLAUDE_PLUGIN_DATA\""}]}]}})
+            .to_string(),
+        );
+    let command = "printf 'plugin data: %s' \"$CLAUDE_PLUGIN_DATA\"";
+    let approval = with_home(&ws, home.path(), &["approve", command]);
+    assert_eq!(approval.code, 0, "{}{}", approval.stdout, approval.stderr);
+    let fired = fire_with_home(
+        &ws,
+        home.path(),
+        "on_user_message",
+        json!({"message": "hi"}),
+    );
+    assert_eq!(
+        fired["context"],
+        json!([format!(
+            "plugin data: {}",
+            home.path()
+                .join(".claude/plugins/data/notes-skills-dir")
+                .display()
+        )])
+    );
+    let list = with_home(&ws, home.path(), &["list", "--json"]);
+    assert!(
+        list.stdout
+            .contains("plugin ghost@nowhere is enabled but not installed"),
+        "{}",
+        list.stdout
+    );
+}
+
 #[test]
 fn session_start_hooks_get_an_env_file_to_append_to() {
     let command = ".claude/hooks/env.sh";

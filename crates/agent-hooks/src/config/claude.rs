@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::agent::AgentSettings;
+use super::claude_plugins::Plugin;
 use super::{ConfigError, FileLoad, FileState};
 use crate::background::Background;
 use crate::diag::DiagKind;
@@ -59,8 +60,43 @@ pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
         if loads.iter().any(|l| l.path == path) {
             continue;
         }
-        let load = load_file(ws, path, &aliases, &agent.judge, &mut loads);
+        let load = load_file(ws, path, &aliases, &agent.judge, None, &mut loads);
         loads.push(load);
+    }
+    // Enabled plugins' hooks, each file with its plugin's root. A plugin's copy of a handler
+    // stays separate from the settings' (as in Claude Code), so nothing is deduplicated
+    // across them.
+    let (plugins, problems) = super::claude_plugins::enabled(ws, &settings_files(ws, agent));
+    for plugin in &plugins {
+        for file in &plugin.hook_files {
+            if loads.iter().any(|l| &l.path == file) {
+                continue;
+            }
+            let load = load_file(
+                ws,
+                file.clone(),
+                &aliases,
+                &agent.judge,
+                Some(plugin),
+                &mut [],
+            );
+            loads.push(load);
+        }
+    }
+    if !problems.is_empty()
+        && let Some(project) = loads
+            .iter_mut()
+            .find(|l| l.path == ws.root().join(".claude/settings.json"))
+    {
+        for message in problems {
+            project.warnings.push(ConfigError {
+                kind: DiagKind::HookConfigError,
+                file: project.display.clone(),
+                line: 0,
+                column: 0,
+                message,
+            });
+        }
     }
     loads
 }
@@ -72,6 +108,7 @@ fn load_file(
     path: PathBuf,
     aliases: &Arc<ToolAliases>,
     judge: &JudgeEndpoint,
+    plugin: Option<&Plugin>,
     earlier: &mut [FileLoad],
 ) -> FileLoad {
     let display = ws.display(&path).into_owned();
@@ -221,6 +258,11 @@ fn load_file(
                         continue;
                     }
                 };
+                // A plugin's commands name its files through ${CLAUDE_PLUGIN_ROOT}.
+                let command = match plugin {
+                    Some(plugin) => plugin.expand(&command),
+                    None => command,
+                };
                 let command = command.as_str();
                 // The bridge (claude-install) is for Claude Code itself: not a hook here, and
                 // not a problem either.
@@ -312,9 +354,12 @@ fn load_file(
                     transport: match judge {
                         Some(spec) => TransportSpec::Judge(spec),
                         None => TransportSpec::Command({
-                            let spec = CommandSpec::shell(command, ws.root().to_path_buf())
+                            let mut spec = CommandSpec::shell(command, ws.root().to_path_buf())
                                 .with_known_var("CLAUDE_PROJECT_DIR", &root)
                                 .with_known_var(crate::workspace::WORKSPACE_ENV, &root);
+                            for (name, value) in plugin.map(Plugin::env).unwrap_or_default() {
+                                spec = spec.with_known_var(&name, &value);
+                            }
                             if bash { spec.in_bash() } else { spec }
                         }),
                     },
@@ -329,7 +374,9 @@ fn load_file(
                     env: if is_judge {
                         Vec::new()
                     } else {
-                        claude_env(ws, claude, &root)
+                        let mut env = claude_env(ws, claude, &root);
+                        env.extend(plugin.map(Plugin::env).unwrap_or_default());
+                        env
                     },
                     approval_key: Some(command.to_owned()),
                     state_dir: ws.state_dir().join(filesystem_safe(command)),

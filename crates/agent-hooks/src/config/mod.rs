@@ -7,6 +7,7 @@
 pub(crate) mod agent;
 mod builtin;
 pub(crate) mod claude;
+pub(crate) mod claude_plugins;
 pub(crate) mod shell;
 pub(crate) mod skill;
 mod yaml;
