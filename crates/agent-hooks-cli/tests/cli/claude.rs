@@ -1937,6 +1937,37 @@ fn a_plugin_in_the_projects_skills_directory_loads_in_place_and_a_missing_one_is
 }
 
 #[test]
+fn exec_form_args_run_without_a_shell_each_word_verbatim() {
+    let script = ".claude/hooks/args.sh";
+    let ws = Ws::new().master(true).sh(
+        script,
+        r#"for a in "$@"; do printf '%s\n' "$a"; done > "$CLAUDE_PROJECT_DIR/args.txt""#,
+    );
+    let ws = settings(
+        ws,
+        ".claude/settings.json",
+        json!({"Stop": [{"hooks": [{"type": "command",
+            "command": "${CLAUDE_PROJECT_DIR}/.claude/hooks/args.sh",
+            "args": ["it's $HOME", "`date`", "${CLAUDE_PROJECT_DIR}/x"]}]}]}),
+    );
+    let list: Value =
+        serde_json::from_slice(&ws.run(&["list", "--json"]).stdout).expect("list --json");
+    let key = list["hooks"][0]["approval_key"]
+        .as_str()
+        .expect("an approval key")
+        .to_owned();
+    assert!(key.starts_with(&ws.root().display().to_string()), "{key}");
+    ws.approve(&key);
+    let fired = ws.fire("on_stop", json!({"response": "done"}));
+    assert_eq!(fired.status(&key), "noop", "{:?}", fired.hook(&key));
+    let root = ws.root().display().to_string();
+    assert_eq!(
+        ws.read("args.txt"),
+        format!("it's $HOME\n`date`\n{root}/x\n")
+    );
+}
+
+#[test]
 fn session_start_hooks_get_an_env_file_to_append_to() {
     let command = ".claude/hooks/env.sh";
     let ws = Ws::new().master(true).sh(

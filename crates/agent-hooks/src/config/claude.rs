@@ -263,6 +263,45 @@ fn load_file(
                     Some(plugin) => plugin.expand(&command),
                     None => command,
                 };
+                // Exec form: `command` and `args` as the argument vector, no shell; the path
+                // placeholders are written out in each word, and the words as they run are
+                // what `list` shows and what is approved.
+                let exec = match entry.get("args") {
+                    None | Some(Value::Null) => None,
+                    Some(_) if judge.is_some() => None,
+                    Some(Value::Array(items)) => {
+                        let Some(args) = items
+                            .iter()
+                            .map(|v| v.as_str().map(str::to_owned))
+                            .collect::<Option<Vec<String>>>()
+                        else {
+                            load.errors.push(note(format!(
+                                "{at}.args must be a list of strings; the hook is skipped"
+                            )));
+                            continue;
+                        };
+                        let root = ws.root().to_string_lossy();
+                        let words: Vec<String> = std::iter::once(command.clone())
+                            .chain(args)
+                            .map(|w| {
+                                let w = w.replace("${CLAUDE_PROJECT_DIR}", &root);
+                                plugin.map_or(w.clone(), |p| p.expand(&w))
+                            })
+                            .collect();
+                        Some(words)
+                    }
+                    Some(other) => {
+                        load.errors.push(note(format!(
+                            "{at}.args must be a list of strings, found {}; the hook is skipped",
+                            json_kind(other)
+                        )));
+                        continue;
+                    }
+                };
+                let command = match &exec {
+                    Some(words) => shell_words::join(words),
+                    None => command,
+                };
                 let command = command.as_str();
                 // The bridge (claude-install) is for Claude Code itself: not a hook here, and
                 // not a problem either.
@@ -353,6 +392,11 @@ fn load_file(
                     matcher: matcher.clone(),
                     transport: match judge {
                         Some(spec) => TransportSpec::Judge(spec),
+                        None if exec.is_some() => TransportSpec::Command(CommandSpec::words(
+                            command,
+                            exec.unwrap_or_default(),
+                            ws.root().to_path_buf(),
+                        )),
                         None => TransportSpec::Command({
                             let mut spec = CommandSpec::shell(command, ws.root().to_path_buf())
                                 .with_known_var("CLAUDE_PROJECT_DIR", &root)

@@ -115,6 +115,17 @@ impl CommandSpec {
         })
     }
 
+    /// A command run without a shell from `words` exactly (Claude Code's exec form, `args`),
+    /// shown and approved as `line`.
+    pub fn words(line: &str, words: Vec<String>, cwd: PathBuf) -> CommandSpec {
+        CommandSpec {
+            line: line.to_owned(),
+            invocation: Invocation::Argv(words),
+            cwd,
+            known_vars: Vec::new(),
+        }
+    }
+
     /// A command run through `sh -c` in `cwd`.
     pub(crate) fn shell(line: &str, cwd: PathBuf) -> CommandSpec {
         CommandSpec {
