@@ -117,7 +117,7 @@ impl CommandSpec {
 
     /// A command run without a shell from `words` exactly (Claude Code's exec form, `args`),
     /// shown and approved as `line`.
-    pub fn words(line: &str, words: Vec<String>, cwd: PathBuf) -> CommandSpec {
+    pub(crate) fn words(line: &str, words: Vec<String>, cwd: PathBuf) -> CommandSpec {
         CommandSpec {
             line: line.to_owned(),
             invocation: Invocation::Argv(words),
