@@ -737,8 +737,10 @@ fn sleeper(secs: u32) -> Ws {
 /// sleeping hook in flight; returns the parent, the sidecar's pid and the hook's pid.
 fn serve_under_a_parent(ws: &Ws, flags: &str, stdin: Stdio) -> (std::process::Child, u32, u32) {
     let serve = ws.command(&[]);
+    // A background command's stdin is /dev/null in sh, even when written `<&0`: the parent's
+    // stdin goes through descriptor 3.
     let script = format!(
-        "\"$0\" \"$@\" serve --listen 127.0.0.1:0 {flags} <&0 & echo $! > \"$PIDFILE\"; wait"
+        "exec 3<&0; \"$0\" \"$@\" serve --listen 127.0.0.1:0 {flags} <&3 3<&- & echo $! > \"$PIDFILE\"; wait"
     );
     let mut parent = Command::new("sh")
         .arg("-c")
