@@ -202,7 +202,9 @@ fn claude_answer(
         hooks: vec![Arc::new(hook)],
     };
     let snapshot = Snapshot::new(config, Approvals::default());
-    let log = EventLog::configured(ws, &crate::config::agent::AgentSettings::load(ws));
+    // Read once: it decides both where decisions are logged and how a rewrite is answered.
+    let settings = crate::config::agent::AgentSettings::load(ws);
+    let log = EventLog::configured(ws, &settings);
     let drift = DriftChecker::default();
     let sent = Sent::of(claude, &payload);
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -226,7 +228,7 @@ fn claude_answer(
         rt.dispatch(&snapshot, event, payload, &DispatchOptions::default())
             .await
     });
-    let rewrite = crate::config::agent::AgentSettings::load(ws).rewrite_permission;
+    let rewrite = settings.rewrite_permission;
     let answer = to_claude(claude, &outcome, &sent, rewrite);
     let mut stdout = answer.stdout;
     if !stdout.is_empty() {
