@@ -261,11 +261,23 @@ impl Reader<'_> {
         if self.depth > 4 {
             return Err(self.unreadable("shells nested more than four deep"));
         }
+        // Inside bash's `[[ … ]]` test, `&&`, `||` and `|` are operators of the expression, but
+        // the tokenizer splits commands on them: every piece up to the `]]` runs no file.
+        let mut in_test = false;
         for command in agent_hooks_guards::shell_commands(text) {
             if command.substitutes {
                 return Err(self.unreadable(
                     "it uses a command substitution ($(...) or backticks), whose result decides what runs",
                 ));
+            }
+            let opens_test = command
+                .words
+                .iter()
+                .find(|w| !KEYWORDS.contains(&w.as_str()))
+                .is_some_and(|w| w == "[[");
+            if in_test || opens_test {
+                in_test = !command.words.iter().any(|w| w == "]]");
+                continue;
             }
             self.words(&command.words, true)?;
         }
@@ -673,6 +685,24 @@ mod tests {
         let env = [("PATH".to_owned(), bin.to_string_lossy().into_owned())];
         let r = read(&spec, &env).expect("readable");
         assert_eq!(r.program, Some(fake));
+    }
+
+    #[test]
+    fn a_bash_test_expression_runs_no_file_and_the_script_after_it_is_pinned() {
+        let (_d, ws) = ws_with(&["hooks/fmt.sh"]);
+        for line in [
+            "[[ -f package.json ]] && ./hooks/fmt.sh",
+            "[[ -f package.json && ! -d node_modules ]] || ./hooks/fmt.sh",
+            "if [[ \"$CLAUDE_PROJECT_DIR\" == /tmp/* ]]; then exit 0; fi; sh hooks/fmt.sh",
+            "[[ $HOOK_EVENT =~ ^Pre ]] && bash \"$CLAUDE_PROJECT_DIR\"/hooks/fmt.sh",
+        ] {
+            let r = shell(&ws, line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert!(
+                r.paths().any(|p| p == ws.root().join("hooks/fmt.sh")),
+                "{line}: {r:?}"
+            );
+            assert_eq!(r.missing(), None, "{line}: {r:?}");
+        }
     }
 
     #[test]

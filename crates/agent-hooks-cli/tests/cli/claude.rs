@@ -1986,3 +1986,28 @@ fn session_start_hooks_get_an_env_file_to_append_to() {
         "export NODE_ENV=production\n"
     );
 }
+
+#[test]
+fn a_command_guarded_by_a_bash_test_expression_is_approved_and_runs() {
+    // Real Claude Code hook commands guard their script with `[[ … ]]`; its `&&` is the test's
+    // own operator, not a second command.
+    let command = format!(
+        "[[ -d \"$CLAUDE_PROJECT_DIR\"/.claude && ! -f \"$CLAUDE_PROJECT_DIR\"/.skip ]] && {}",
+        project("block_rm_rf.sh")
+    );
+    // `[[` is bash's: such hooks say `"shell": "bash"` (dash, Linux's sh, has no `[[`).
+    let ws = settings(
+        claude_ws(&["block_rm_rf.sh"]),
+        ".claude/settings.json",
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": command, "shell": "bash"}]}]}),
+    );
+    let ws = approved(ws, &[&command]);
+    let fired = ws.fire("pre_tool_call", bash("rm -rf build/"));
+    assert_eq!(fired.decision(), "block", "{:#}", fired.outcome);
+    assert_eq!(fired.status(&command), "blocked");
+    // The script it guards is pinned: an edit is drift.
+    let ws = ws.file(".claude/hooks/block_rm_rf.sh", "#!/bin/sh\nexit 0\n");
+    let fired = ws.fire("pre_tool_call", bash("rm -rf build/"));
+    assert_eq!(fired.detail(&command), "drift");
+}
