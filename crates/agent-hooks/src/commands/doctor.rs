@@ -5,7 +5,7 @@
 use super::CommandOutput;
 use super::style::{Style, Tone, field, wrap_into};
 use crate::engine::Engine;
-use crate::inspect::doctor::{self, DoctorReport, HookCheck, RunCheck};
+use crate::inspect::doctor::{self, DoctorReport, HookCheck, JUDGE_NOT_CALLED, RunCheck};
 use crate::inspect::health::{FileReport, Report};
 use crate::inspect::render::{
     INDENT, LABEL, entry_errors, facts, files_section, header, other_findings, plural, reasons,
@@ -71,7 +71,9 @@ fn word(check: &HookCheck) -> (Tone, String) {
         let suffix = if check.ran { "" } else { ", not run" };
         return (tone_of(health), format!("{}{suffix}", health.as_str()));
     }
-    if check.runs.iter().any(RunCheck::is_broken) {
+    if check.not_run.as_deref() == Some(JUDGE_NOT_CALLED) {
+        (Tone::Good, "ok, not called".into())
+    } else if check.runs.iter().any(RunCheck::is_broken) {
         (Tone::Bad, "failed".into())
     } else if check.runs.iter().any(|r| r.slow) {
         (Tone::Warn, "ok, but slow".into())
@@ -105,10 +107,12 @@ fn hook_block(out: &mut String, check: &HookCheck, style: Style) {
             &format!("{}: {}", first.0.event, first.1),
         );
     }
-    if let Some(not_run) = &check.not_run
-        && check.ran
-    {
-        field(out, INDENT, "also:", LABEL, not_run);
+    if let Some(not_run) = &check.not_run {
+        if check.ran {
+            field(out, INDENT, "also:", LABEL, not_run);
+        } else if not_run == JUDGE_NOT_CALLED {
+            field(out, INDENT, "note:", LABEL, not_run);
+        }
     }
     facts(out, &check.health);
     other_findings(out, &check.health);

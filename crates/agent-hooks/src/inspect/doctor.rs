@@ -13,7 +13,7 @@ use crate::dispatch::Runtime;
 use crate::engine::Engine;
 use crate::event::{Event, complete_payload};
 use crate::inspect::health::{self, HookHealth, Report};
-use crate::transport::{Exit, Failure, Reply};
+use crate::transport::{Exit, Failure, Reply, TransportSpec};
 use crate::trust::{Approvals, DriftChecker, Verdict};
 
 /// A hook slower than this is flagged: every event it is on waits for it.
@@ -289,9 +289,16 @@ pub(crate) async fn run_with_progress(
     }
 }
 
+/// Why doctor does not call a judge hook: every call is a paid request to a model server.
+pub(crate) const JUDGE_NOT_CALLED: &str = "not called: an LLM judge (type prompt or agent) \
+costs a model request at every call, so doctor does not call it; `agent-hooks test` does";
+
 async fn check_hook(rt: &Runtime<'_>, approvals: &Approvals, health: HookHealth) -> HookCheck {
     let events = health.events_to_run();
-    let not_run = if !health.runnable() {
+    let judge = matches!(health.hook.transport, TransportSpec::Judge(_));
+    let not_run = if judge && health.runnable() {
+        Some(JUDGE_NOT_CALLED.to_owned())
+    } else if !health.runnable() {
         Some(format!(
             "not run: {}",
             health
@@ -320,7 +327,7 @@ async fn check_hook(rt: &Runtime<'_>, approvals: &Approvals, health: HookHealth)
         None
     };
     let mut runs = Vec::new();
-    if health.runnable() {
+    if health.runnable() && !judge {
         for event in events {
             runs.push(run_once(rt, approvals, &health, event).await);
         }
