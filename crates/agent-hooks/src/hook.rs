@@ -93,8 +93,11 @@ impl Hook {
         reply: &Reply,
     ) -> Result<Answer, Unusable> {
         match &self.transport {
-            TransportSpec::Judge(spec) => Verdict::read(reply)
-                .map(|verdict| self.dialect.judged(view, &verdict, spec.continue_on_block)),
+            TransportSpec::Judge(spec) => Verdict::read(reply).map(|mut verdict| {
+                // Agent hooks do not read `impossible` (Claude Code's reference).
+                verdict.impossible &= !spec.is_agent();
+                self.dialect.judged(view, &verdict, spec.continue_on_block)
+            }),
             _ => self.dialect.interpret(view, reply),
         }
     }

@@ -359,6 +359,10 @@ pub(crate) fn definition(hook: &Hook) -> Definition {
             fields.push(("secret", spec.secret.is_some().to_string()));
         }
         TransportSpec::Judge(spec) => {
+            // A prompt hook turned agent hook reads the workspace: bound, when it is one.
+            if spec.is_agent() {
+                fields.push(("type", "agent".to_owned()));
+            }
             fields.push(("prompt", spec.prompt.clone()));
             fields.push(("model", spec.model().to_owned()));
             fields.push(("endpoint", spec.endpoint.describe()));

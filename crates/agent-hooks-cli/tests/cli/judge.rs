@@ -1,4 +1,4 @@
-//! LLM-judge hooks (`type: prompt`) through the real binary, against a stub model server on
+//! LLM-judge hooks (`type: prompt`, and `type: agent` with its read-only tools) through the real binary, against a stub model server on
 //! loopback that speaks Anthropic's Messages API or the OpenAI-compatible chat-completions API
 //! and records what it was sent: Claude Code settings with prompt hooks run unmodified, and
 //! `config/shell_hooks.yaml` may use the same type.
@@ -431,7 +431,7 @@ fn prompt_hooks_on_events_claude_code_does_not_judge_are_refused() {
     let ws = claude_settings(
         judge_ws("  provider: anthropic\n"),
         json!({"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "Greet"}]}],
-               "Stop": [{"hooks": [{"type": "agent", "prompt": "Run the tests"}]}]}),
+               "Notification": [{"hooks": [{"type": "agent", "prompt": "Check the logs"}]}]}),
     );
     let list: Value =
         serde_json::from_slice(&ws.run(&["list", "--json"]).stdout).expect("list --json");
@@ -444,5 +444,281 @@ fn prompt_hooks_on_events_claude_code_does_not_judge_are_refused() {
         text.contains("prompt hooks do not run on SessionStart"),
         "{text}"
     );
-    assert!(text.contains("type \\\"agent\\\""), "{text}");
+    assert!(
+        text.contains("agent hooks do not run on Notification"),
+        "{text}"
+    );
+}
+
+// Agent hooks: the stub plays the subagent, asking for a tool and then answering from what the
+// tool gave back.
+
+const AGENT_PROMPT: &str = "Verify that the test log says the suite passed. $ARGUMENTS";
+
+/// The text of the `tool_result` blocks of an Anthropic request's last message, if it carries
+/// any.
+fn anthropic_tool_result(sent: &Value) -> Option<String> {
+    let last = sent["messages"].as_array()?.last()?;
+    let blocks = last["content"].as_array()?;
+    let result = blocks.iter().find(|b| b["type"] == "tool_result")?;
+    Some(result["content"].as_str()?.to_owned())
+}
+
+#[test]
+fn a_claude_code_agent_hook_reads_a_workspace_file_then_answers_from_it() {
+    let server = Server::start(|request: &Request| {
+        let sent: Value = serde_json::from_slice(&request.body).unwrap_or_default();
+        match anthropic_tool_result(&sent) {
+            None => Response::json(
+                &json!({"content": [
+                    {"type": "text", "text": "Reading the log."},
+                    {"type": "tool_use", "id": "toolu_1", "name": "Read",
+                     "input": {"file_path": "build/test.log"}}],
+                    "stop_reason": "tool_use"})
+                .to_string(),
+            ),
+            Some(log) if log.contains("3 failed") => anthropic(&format!(
+                "{{\"ok\": false, \"reason\": \"the log says: {}\", \"impossible\": true}}",
+                log.lines()
+                    .last()
+                    .unwrap_or_default()
+                    .replace('\t', " ")
+                    .trim()
+            )),
+            Some(_) => anthropic("{\"ok\": true}"),
+        }
+    });
+    let ws = claude_settings(
+        anthropic_ws(&server),
+        json!({"Stop": [{"hooks": [{"type": "agent", "prompt": AGENT_PROMPT}]}]}),
+    )
+    .file(
+        "build/test.log",
+        "running 12 tests\ntest result: 9 passed; 3 failed\n",
+    );
+    ws.approve(AGENT_PROMPT);
+    let fired = fire(
+        &ws,
+        "on_stop",
+        json!({"response": "Done.", "session_id": "s-a"}),
+    );
+    // `impossible` is a prompt-hook field: an agent's no keeps the turn going.
+    assert_eq!(fired.decision(), "block", "{:#}", fired.outcome);
+    assert_eq!(
+        fired.reason(),
+        "the log says: 2 test result: 9 passed; 3 failed"
+    );
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "one tool round trip, then the verdict");
+    let first = body(&requests[0]);
+    let tools: Vec<&str> = first["tools"]
+        .as_array()
+        .expect("the tools are offered")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(tools, ["Read", "Grep", "Glob"]);
+    assert!(first["tools"][0]["input_schema"]["properties"]["file_path"].is_object());
+    let user = first["messages"][0]["content"]
+        .as_str()
+        .expect("the prompt");
+    assert!(
+        user.starts_with("Verify that the test log says the suite passed. {"),
+        "{user}"
+    );
+    let second = body(&requests[1]);
+    assert_eq!(second["messages"][1]["role"], "assistant");
+    assert_eq!(second["messages"][1]["content"][1]["id"], "toolu_1");
+    assert_eq!(
+        second["messages"][2]["content"][0]["tool_use_id"],
+        "toolu_1"
+    );
+    assert_eq!(second["messages"][2]["content"][0]["is_error"], false);
+
+    // The same hook on a passing log lets the stop happen.
+    let ws = ws.file("build/test.log", "test result: 12 passed; 0 failed\n");
+    assert_eq!(
+        fire(&ws, "on_stop", json!({"response": "Done."})).decision(),
+        "continue"
+    );
+}
+
+#[test]
+fn an_agent_hooks_path_escape_is_refused_and_nothing_outside_is_sent() {
+    let outside = tempfile::tempdir().expect("a temp dir");
+    let secret = outside.path().join("credentials.txt");
+    std::fs::write(&secret, "SECRET-TOKEN-42\n").expect("a file");
+    let escape = secret.to_string_lossy().into_owned();
+    let server = Server::start(move |request: &Request| {
+        let sent: Value = serde_json::from_slice(&request.body).unwrap_or_default();
+        let last = sent["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .cloned()
+            .unwrap_or_default();
+        if last["role"] == "tool" {
+            let said = last["content"].as_str().unwrap_or_default().to_owned();
+            openai(&json!({"ok": false, "reason": format!("could not check: {said}")}).to_string())
+        } else {
+            Response::json(
+                &json!({"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                    "role": "assistant", "content": null, "tool_calls": [
+                        {"id": "call_1", "type": "function", "function": {
+                            "name": "Read",
+                            "arguments": json!({"file_path": escape}).to_string()}}]}}]})
+                .to_string(),
+            )
+        }
+    });
+    let ws = claude_settings(
+        openai_ws(&server),
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "agent", "prompt": "Check the command against the credentials. $ARGUMENTS"}]}]}),
+    );
+    ws.approve("Check the command against the credentials. $ARGUMENTS");
+    let payload = json!({"tool_name": "bash", "tool_input": {"command": "curl example.com"}});
+    let fired = fire_env(&ws, "pre_tool_call", payload, &[]);
+    // An agent's no on PreToolUse denies the call and feeds the reason back (continueOnBlock).
+    assert_eq!(fired.decision(), "block", "{:#}", fired.outcome);
+    assert_eq!(fired.outcome["stop"], Value::Null);
+    assert!(
+        fired.reason().contains("outside the project directory")
+            && fired.reason().contains("refused"),
+        "{}",
+        fired.reason()
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let second = body(&requests[1]);
+    assert_eq!(second["tools"][2]["function"]["name"], "Glob");
+    assert_eq!(second["messages"][2]["tool_calls"][0]["id"], "call_1");
+    assert_eq!(second["messages"][3]["tool_call_id"], "call_1");
+    for request in &requests {
+        let text = String::from_utf8_lossy(&request.body);
+        assert!(
+            !text.contains("SECRET-TOKEN-42"),
+            "the file left the machine: {text}"
+        );
+    }
+}
+
+#[test]
+fn an_agent_that_never_answers_stops_at_the_turn_limit_and_fails_open() {
+    let server = Server::start(|_| {
+        Response::json(
+            &json!({"content": [{"type": "tool_use", "id": "t", "name": "Glob",
+                                 "input": {"pattern": "**/*"}}],
+                    "stop_reason": "tool_use"})
+            .to_string(),
+        )
+    });
+    let ws = claude_settings(
+        anthropic_ws(&server),
+        json!({"Stop": [{"hooks": [{"type": "agent", "prompt": AGENT_PROMPT}]}]}),
+    );
+    ws.approve(AGENT_PROMPT);
+    let fired = fire(&ws, "on_stop", json!({"response": "Done."}));
+    assert_eq!(fired.decision(), "continue");
+    assert_eq!(fired.status(AGENT_PROMPT), "error");
+    assert!(
+        fired
+            .detail(AGENT_PROMPT)
+            .contains("no verdict within 50 turns"),
+        "{}",
+        fired.detail(AGENT_PROMPT)
+    );
+    assert!(
+        fired.warnings().iter().any(|w| w.contains("failed")),
+        "{:?}",
+        fired.warnings()
+    );
+    assert_eq!(server.requests().len(), 50);
+}
+
+#[test]
+fn turning_an_approved_prompt_hook_into_an_agent_hook_is_drift() {
+    let server = Server::start(|_| anthropic(r#"{"ok": false, "reason": "no"}"#));
+    let ws = claude_settings(
+        anthropic_ws(&server),
+        json!({"Stop": [{"hooks": [{"type": "prompt", "prompt": AGENT_PROMPT}]}]}),
+    );
+    ws.approve(AGENT_PROMPT);
+    let ws = claude_settings(
+        ws,
+        json!({"Stop": [{"hooks": [{"type": "agent", "prompt": AGENT_PROMPT}]}]}),
+    );
+    let fired = fire(&ws, "on_stop", json!({"response": "x"}));
+    assert_eq!(fired.decision(), "continue");
+    assert_eq!(fired.detail(AGENT_PROMPT), "drift");
+    assert!(server.requests().is_empty(), "a drifted agent is not asked");
+}
+
+#[test]
+fn shell_hooks_may_be_agent_hooks_and_grep_the_workspace() {
+    let server = Server::start(|request: &Request| {
+        let sent: Value = serde_json::from_slice(&request.body).unwrap_or_default();
+        match anthropic_tool_result(&sent) {
+            None => Response::json(
+                &json!({"content": [{"type": "tool_use", "id": "g1", "name": "Grep",
+                                     "input": {"pattern": "^## Unreleased", "glob": "*.md"}}],
+                        "stop_reason": "tool_use"})
+                .to_string(),
+            ),
+            Some(found) if found.starts_with("CHANGELOG.md:") => anthropic(r#"{"ok": true}"#),
+            Some(found) => anthropic(
+                &json!({"ok": false, "reason": format!("no Unreleased section ({found})")})
+                    .to_string(),
+            ),
+        }
+    });
+    let prompt = "Check CHANGELOG.md has an Unreleased section. $ARGUMENTS";
+    let ws = anthropic_ws(&server)
+        .file(
+            "config/shell_hooks.yaml",
+            &format!(
+                "hooks:\n  - event: on_stop\n    name: changelog\n    type: agent\n    prompt: \"{prompt}\"\n"
+            ),
+        )
+        .file("CHANGELOG.md", "# Changes\n\n## 1.0\n");
+    ws.approve(prompt);
+    let fired = fire(&ws, "on_stop", json!({"response": "Released."}));
+    assert_eq!(fired.decision(), "block", "{:#}", fired.outcome);
+    assert_eq!(fired.reason(), "no Unreleased section ((no matches))");
+    let ws = ws.file("CHANGELOG.md", "# Changes\n\n## Unreleased\n");
+    let fired = fire(&ws, "on_stop", json!({"response": "Released."}));
+    assert_eq!(fired.decision(), "continue", "{:#}", fired.outcome);
+    assert_eq!(server.requests().len(), 4);
+}
+
+#[test]
+fn doctor_does_not_call_judge_or_agent_hooks_and_says_so() {
+    let server = Server::start(|_| anthropic(r#"{"ok": true}"#));
+    let ws = claude_settings(
+        anthropic_ws(&server),
+        json!({"Stop": [{"hooks": [{"type": "prompt", "prompt": STOP_PROMPT},
+                                   {"type": "agent", "prompt": AGENT_PROMPT}]}]}),
+    );
+    ws.approve(STOP_PROMPT);
+    ws.approve(AGENT_PROMPT);
+    let mut cmd = ws.command(&["doctor"]);
+    cmd.env("ANTHROPIC_API_KEY", KEY);
+    let out = run_piped(cmd, b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(text.matches("ok, not called").count(), 2, "{text}");
+    assert!(text.contains("so doctor does not call it"), "{text}");
+    assert!(server.requests().is_empty(), "doctor spent a model request");
+
+    let mut cmd = ws.command(&["doctor", "--json"]);
+    cmd.env("ANTHROPIC_API_KEY", KEY);
+    let report: Value = serde_json::from_slice(&run_piped(cmd, b"").stdout).expect("doctor --json");
+    assert_eq!(report["hooks"][0]["ran"], false);
+    assert!(
+        report["hooks"][1]["not_run"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("not called: an LLM judge")
+                && w.ends_with("`agent-hooks test` does")),
+        "{report:#}"
+    );
 }

@@ -4,7 +4,7 @@
 //! that runs through `sh -c` in the workspace with `CLAUDE_PROJECT_DIR` set, goes through the
 //! trust gate like a shell hook, and speaks the Claude Code dialect.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,7 +21,7 @@ use crate::dialect::claude::{
     CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, Condition, ToolAliases, compile_matcher,
 };
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
-use crate::transport::judge::PROMPT_TIMEOUT_SECS;
+use crate::transport::judge::{AGENT_TIMEOUT_SECS, JudgeKind, PROMPT_TIMEOUT_SECS};
 use crate::transport::{CommandSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
 use crate::wording::kind_of as json_kind;
 use crate::workspace::Workspace;
@@ -237,23 +237,19 @@ fn load_file(
                             continue;
                         }
                     },
-                    "prompt" => match prompt_handler(entry, claude, judge) {
-                        Ok(spec) => (spec.prompt.clone(), Some(spec)),
-                        Err(why) => {
-                            load.errors
-                                .push(note(format!("{at}: {why}; the hook is skipped")));
-                            continue;
+                    "prompt" | "agent" => {
+                        match judge_handler(entry, kind, claude, judge, ws.root()) {
+                            Ok(spec) => (spec.prompt.clone(), Some(spec)),
+                            Err(why) => {
+                                load.errors
+                                    .push(note(format!("{at}: {why}; the hook is skipped")));
+                                continue;
+                            }
                         }
-                    },
-                    "agent" => {
-                        load.warnings.push(note(format!(
-                            "{at}: type \"agent\" runs a subagent with tools, which this host does not have; skipped (a \"prompt\" hook judges without tools)"
-                        )));
-                        continue;
                     }
                     _ => {
                         load.warnings.push(note(format!(
-                            "{at}: type \"{kind}\" is not supported here (only \"command\" and \"prompt\"); skipped"
+                            "{at}: type \"{kind}\" is not supported here (only \"command\", \"prompt\" and \"agent\"); skipped"
                         )));
                         continue;
                     }
@@ -365,7 +361,7 @@ fn load_file(
                     _ if judge.is_some() => {
                         if flag("async") || flag("asyncRewake") {
                             load.warnings.push(note(format!(
-                                "{at}: async is only for command hooks (as in Claude Code); this prompt hook runs in the foreground"
+                                "{at}: async is only for command hooks (as in Claude Code); this {kind} hook runs in the foreground"
                             )));
                         }
                         None
@@ -378,8 +374,11 @@ fn load_file(
                 let is_judge = judge.is_some();
                 let timeout = match entry.get("timeout").and_then(Value::as_f64) {
                     Some(t) if t > 0.0 => t,
-                    _ if judge.is_some() => PROMPT_TIMEOUT_SECS,
-                    _ => CLAUDE_DEFAULT_TIMEOUT_SECS,
+                    _ => match &judge {
+                        Some(spec) if spec.is_agent() => AGENT_TIMEOUT_SECS,
+                        Some(_) => PROMPT_TIMEOUT_SECS,
+                        None => CLAUDE_DEFAULT_TIMEOUT_SECS,
+                    },
                 }
                 .min(MAX_TIMEOUT_SECS);
                 load.hooks.push(Hook {
@@ -446,22 +445,27 @@ fn claude_env(ws: &Workspace, claude: ClaudeEvent, root: &str) -> Vec<(String, S
     env
 }
 
-/// A `type: "prompt"` handler: its `prompt`, `model` and `continueOnBlock`, on an event Claude
-/// Code runs prompt hooks on.
-fn prompt_handler(
+/// A `type: "prompt"` or `type: "agent"` handler (`kind`): its `prompt`, `model` and, for a
+/// prompt hook, `continueOnBlock`, on an event Claude Code runs such hooks on. An agent hook
+/// reads the workspace (`root`) and, having no `continueOnBlock`, is handled on `ok: false` as
+/// a prompt hook with `continueOnBlock: true` (Claude Code's reference).
+fn judge_handler(
     entry: &Value,
+    kind: &str,
     claude: ClaudeEvent,
     judge: &JudgeEndpoint,
+    root: &Path,
 ) -> Result<JudgeSpec, String> {
     if matches!(
         claude,
         ClaudeEvent::SessionStart | ClaudeEvent::SessionEnd | ClaudeEvent::Notification
     ) {
         return Err(format!(
-            "prompt hooks do not run on {} in Claude Code",
+            "{kind} hooks do not run on {} in Claude Code",
             claude.name()
         ));
     }
+    let agent = kind == "agent";
     let prompt = match entry.get("prompt") {
         Some(Value::String(prompt)) if !prompt.trim().is_empty() => prompt.clone(),
         Some(other) if !other.is_null() => {
@@ -483,6 +487,7 @@ fn prompt_handler(
         }
     };
     let continue_on_block = match entry.get("continueOnBlock") {
+        _ if agent => true,
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
         Some(other) => {
@@ -493,6 +498,13 @@ fn prompt_handler(
         }
     };
     Ok(JudgeSpec {
+        kind: if agent {
+            JudgeKind::Agent {
+                root: root.to_path_buf(),
+            }
+        } else {
+            JudgeKind::Prompt
+        },
         prompt,
         model,
         continue_on_block,

@@ -16,7 +16,7 @@ use crate::dialect::matcher;
 use crate::event::Event;
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
 use crate::transport::http::{HttpSpecError, Template};
-use crate::transport::judge::PROMPT_TIMEOUT_SECS;
+use crate::transport::judge::{AGENT_TIMEOUT_SECS, JudgeKind, PROMPT_TIMEOUT_SECS};
 use crate::transport::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
 use crate::wording::{did_you_mean, kind_of, nearest};
 use crate::workspace::Workspace;
@@ -291,7 +291,7 @@ fn parse_entry(
             let key = spec.approval_key();
             (TransportSpec::Builtin(spec), key)
         }
-        "prompt" => {
+        "prompt" | "agent" => {
             let prompt_at = map.get("prompt").ok_or_else(|| {
                 whole(format!(
                     "hook #{} ({event}): missing \"prompt\" (what the model judges; $ARGUMENTS stands for the payload)",
@@ -304,6 +304,13 @@ fn parse_entry(
                 Some(at) => Some(string(file, "model", at)?),
             };
             let spec = JudgeSpec {
+                kind: if kind == "agent" {
+                    JudgeKind::Agent {
+                        root: ws.root().to_path_buf(),
+                    }
+                } else {
+                    JudgeKind::Prompt
+                },
                 prompt: prompt.clone(),
                 model,
                 continue_on_block: false,
@@ -317,20 +324,21 @@ fn parse_entry(
                 file,
                 at,
                 format!(
-                    "unknown type \"{other}\" (expected \"command\", \"http\", \"builtin\" or \"prompt\")"
+                    "unknown type \"{other}\" (expected \"command\", \"http\", \"builtin\", \"prompt\" or \"agent\")"
                 ),
             ));
         }
     };
     for prompt_only in ["prompt", "model"] {
         if kind != "prompt"
+            && kind != "agent"
             && let Some(at) = map.get(prompt_only)
         {
             warnings.push(error_at(
                 file,
                 at,
                 format!(
-                    "hook #{}: \"{prompt_only}\" is only for type: prompt; ignored",
+                    "hook #{}: \"{prompt_only}\" is only for type: prompt and type: agent; ignored",
                     index + 1
                 ),
             ));
@@ -369,6 +377,7 @@ fn parse_entry(
 
     let timeout = match map.get("timeout") {
         None if kind == "prompt" => PROMPT_TIMEOUT_SECS,
+        None if kind == "agent" => AGENT_TIMEOUT_SECS,
         None => DEFAULT_TIMEOUT_SECS,
         Some(at) => {
             let secs = at.value.as_f64().filter(|s| *s > 0.0).ok_or_else(|| {

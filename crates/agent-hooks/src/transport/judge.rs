@@ -4,6 +4,12 @@
 //! hook's stdout; reading that text as a verdict (`{"ok": …, "reason": …}`) is the dialect's
 //! job, as reading a command's stdout is.
 //!
+//! An agent hook (`type: "agent"`) is the same exchange carried on over several turns: the
+//! model may call the read-only tools of [`tools`] (Claude Code's `Read`, `Grep`, `Glob`,
+//! confined to the workspace) and gets their results back, until it answers with text or
+//! [`AGENT_TURNS`] turns are spent. Both wire formats speak tool use (Anthropic's `tool_use`
+//! blocks, OpenAI's `tool_calls`), so the subagent runs on either.
+//!
 //! Two wire formats sit behind one trait, [`ChatApi`]: Anthropic's Messages API and the
 //! OpenAI-compatible chat-completions API that llama.cpp, Ollama, vLLM and others serve.
 //! `llm_judge` in `config/agent.yaml` chooses one ([`JudgeEndpoint`]).
@@ -14,7 +20,10 @@
 //! model and prompt of every judge hook, and any change is drift. No redirect is followed and
 //! no proxy is used.
 
-use std::sync::OnceLock;
+mod tools;
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use reqwest::header::{CONTENT_TYPE, HeaderValue};
@@ -34,6 +43,10 @@ pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 pub(crate) const DEFAULT_OPENAI_URL: &str = "http://127.0.0.1:8080/v1";
 /// Claude Code's default timeout for a prompt hook, in seconds.
 pub(crate) const PROMPT_TIMEOUT_SECS: f64 = 30.0;
+/// Claude Code's default timeout for an agent hook, in seconds.
+pub(crate) const AGENT_TIMEOUT_SECS: f64 = 60.0;
+/// The most turns an agent hook's subagent takes (Claude Code's limit): each is one request.
+pub(crate) const AGENT_TURNS: usize = 50;
 /// The longest verdict a judge may write.
 const MAX_TOKENS: u64 = 1024;
 
@@ -44,6 +57,15 @@ Answer with one JSON object and nothing else: {\"ok\": true} when the action may
 the condition holds, or {\"ok\": false, \"reason\": \"...\"} when it must not or does not, the \
 reason addressed to the agent. Add \"impossible\": true to an ok-false answer only when the \
 condition can never be met.";
+
+/// What an agent hook's subagent is told: the same job, with tools to look before it answers.
+const AGENT_SYSTEM_PROMPT: &str = "You are a hook of an AI coding agent: you verify one event \
+of the agent against the instructions in the user message, which include the event as JSON. \
+You may inspect the project with the tools Read, Grep and Glob (paths are relative to the \
+project directory; nothing outside it can be read) for up to 50 turns. When you know, answer \
+with one JSON object and nothing else: {\"ok\": true} when the action may proceed or the \
+condition holds, or {\"ok\": false, \"reason\": \"...\"} when it must not or does not, the \
+reason addressed to the agent.";
 
 /// Which wire format the judge speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,9 +145,24 @@ impl Default for JudgeEndpoint {
     }
 }
 
+/// What kind of judge a hook is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum JudgeKind {
+    /// One question, one answer (`type: prompt`).
+    Prompt,
+    /// A subagent that may call the read-only tools `Read`, `Grep` and `Glob` over `root`
+    /// (the workspace) for up to [`AGENT_TURNS`] turns before it answers (`type: agent`).
+    Agent {
+        /// The only directory its tools may see.
+        root: PathBuf,
+    },
+}
+
 /// A judge hook: the prompt, the model, and where to send them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct JudgeSpec {
+    /// A prompt or an agent hook.
+    pub kind: JudgeKind,
     /// The prompt as written; `$ARGUMENTS` stands for the hook's input (what approvals key on).
     pub prompt: String,
     /// The handler's own `model`, over the endpoint's default.
@@ -138,6 +175,11 @@ pub(crate) struct JudgeSpec {
 }
 
 impl JudgeSpec {
+    /// Whether this is an agent hook (`type: agent`).
+    pub(crate) fn is_agent(&self) -> bool {
+        matches!(self.kind, JudgeKind::Agent { .. })
+    }
+
     /// The model the request names.
     pub(crate) fn model(&self) -> &str {
         self.model.as_deref().unwrap_or(&self.endpoint.model)
@@ -173,9 +215,11 @@ impl JudgeSpec {
         out
     }
 
-    /// Asks the model, within `timeout`, and returns its text as the reply's stdout. An HTTP
-    /// error, an answer that is not the API's shape, or a refusal is a failure naming the
-    /// endpoint; the verdict itself is read by the dialect.
+    /// Asks the model, within `timeout`, and returns its final text as the reply's stdout. An
+    /// agent hook's subagent may first call the read-only tools for up to [`AGENT_TURNS`]
+    /// turns; the timeout covers them all. An HTTP error, an answer that is not the API's
+    /// shape, or a refusal is a failure naming the endpoint; the verdict itself is read by the
+    /// dialect.
     pub(crate) async fn run(&self, input: &[u8], timeout: Duration) -> Result<Reply, Failure> {
         let model = self.model();
         if model.is_empty() {
@@ -195,66 +239,179 @@ impl JudgeSpec {
                 self.endpoint.api_key_env
             )));
         }
-        let user = self.user_message(&String::from_utf8_lossy(input));
-        let base = self.endpoint.base_url.trim_end_matches('/');
-        let request = api
-            .request(client()?, base, key.as_deref(), model, &user)
-            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
-            .timeout(timeout);
         let shown = self.endpoint.describe();
         let fail = |what: String| Failure::Exec(format!("LLM judge ({shown}): {what}"));
-        let exchange = async {
-            let response = request.send().await.map_err(|e| {
-                if e.is_timeout() {
-                    Failure::Timeout(timeout)
-                } else {
-                    fail(format!("request failed: {}", without_url(&e)))
-                }
-            })?;
-            let status = response.status();
-            let body = response.bytes().await.map_err(|e| {
-                if e.is_timeout() {
-                    Failure::Timeout(timeout)
-                } else {
-                    fail(format!("reading the answer failed: {}", without_url(&e)))
-                }
-            })?;
-            Ok((status, body))
+        let tools = match &self.kind {
+            JudgeKind::Prompt => None,
+            JudgeKind::Agent { root } => Some(Arc::new(
+                tools::Confined::new(root).map_err(|e| fail(format!("agent hook: {e}")))?,
+            )),
         };
-        let (status, body) = tokio::time::timeout(timeout, exchange)
+        let chat = Chat {
+            http: client()?,
+            api,
+            base: self.endpoint.base_url.trim_end_matches('/'),
+            key: key.as_deref(),
+            model,
+            system: if tools.is_some() {
+                AGENT_SYSTEM_PROMPT
+            } else {
+                SYSTEM_PROMPT
+            },
+            tools: tools.is_some(),
+            timeout,
+        };
+        let user = self.user_message(&String::from_utf8_lossy(input));
+        let mut messages = vec![json!({"role": "user", "content": user})];
+        let conversation = async {
+            for _ in 0..AGENT_TURNS {
+                let turn = chat.ask(&messages).await.map_err(|e| e.named(&fail))?;
+                let Some(tools) = tools.as_ref().filter(|_| !turn.calls.is_empty()) else {
+                    if turn.text.is_empty() {
+                        return Err(fail("the answer has no text".to_owned()));
+                    }
+                    return Ok(turn.text);
+                };
+                messages.push(turn.message);
+                let calls = turn.calls;
+                let tools = Arc::clone(tools);
+                let results = tokio::task::spawn_blocking(move || {
+                    calls
+                        .into_iter()
+                        .map(|call| {
+                            let result = call
+                                .input
+                                .clone()
+                                .and_then(|input| tools.call(&call.name, &input));
+                            (call, result)
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .await
+                .map_err(|e| fail(format!("agent hook: a tool call failed: {e}")))?;
+                messages.extend(api.tool_results(results));
+            }
+            Err(fail(format!(
+                "the agent hook gave no verdict within {AGENT_TURNS} turns"
+            )))
+        };
+        let said = tokio::time::timeout(timeout, conversation)
             .await
             .map_err(|_| Failure::Timeout(timeout))??;
+        Ok(Reply::answered(said.into_bytes()))
+    }
+}
+
+/// One conversation's fixed parts: where it goes and under which instructions.
+struct Chat<'a> {
+    http: &'a reqwest::Client,
+    api: &'static dyn ChatApi,
+    base: &'a str,
+    key: Option<&'a str>,
+    model: &'a str,
+    system: &'static str,
+    tools: bool,
+    timeout: Duration,
+}
+
+/// Why one exchange failed: a timeout, or what went wrong (named with the endpoint later).
+enum ExchangeError {
+    Timeout(Duration),
+    Other(String),
+}
+
+impl ExchangeError {
+    fn named(self, fail: &impl Fn(String) -> Failure) -> Failure {
+        match self {
+            ExchangeError::Timeout(t) => Failure::Timeout(t),
+            ExchangeError::Other(what) => fail(what),
+        }
+    }
+}
+
+impl Chat<'_> {
+    /// One request with the conversation so far; the model's turn.
+    async fn ask(&self, messages: &[Value]) -> Result<Turn, ExchangeError> {
+        let timeout = self.timeout;
+        let failed = |what: &str, e: reqwest::Error| {
+            if e.is_timeout() {
+                ExchangeError::Timeout(timeout)
+            } else {
+                ExchangeError::Other(format!("{what} failed: {}", without_url(&e)))
+            }
+        };
+        let body = self.api.body(self.model, self.system, messages, self.tools);
+        let response = self
+            .api
+            .request(self.http, self.base, self.key)
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+            .timeout(timeout)
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| failed("request", e))?;
+        let status = response.status();
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| failed("reading the answer", e))?;
         let text = String::from_utf8_lossy(&body[..body.len().min(STDOUT_CAP)]);
         if !status.is_success() {
-            return Err(fail(format!(
+            return Err(ExchangeError::Other(format!(
                 "HTTP {}: {}",
                 status.as_u16(),
                 preview(&api_error(&text).unwrap_or_else(|| text.trim().to_owned()))
             )));
         }
-        let answer: Value = serde_json::from_str(&text)
-            .map_err(|e| fail(format!("the answer is not JSON ({e}): {}", preview(&text))))?;
-        let said = api.answer_text(&answer).map_err(fail)?;
-        Ok(Reply::answered(said.into_bytes()))
+        let answer: Value = serde_json::from_str(&text).map_err(|e| {
+            ExchangeError::Other(format!("the answer is not JSON ({e}): {}", preview(&text)))
+        })?;
+        self.api.turn(&answer).map_err(ExchangeError::Other)
     }
+}
+
+/// The model's side of one exchange.
+#[derive(Debug)]
+struct Turn {
+    /// Its text (the verdict, when it calls no tool).
+    text: String,
+    /// The tools it asks to run, in order.
+    calls: Vec<ToolCall>,
+    /// The assistant message as the API wants it sent back in the next request.
+    message: Value,
+}
+
+/// One tool call the model asked for.
+#[derive(Debug)]
+struct ToolCall {
+    /// The API's id for it, which the result must quote.
+    id: String,
+    /// The tool's name.
+    name: String,
+    /// Its input; `Err` when the model's arguments do not parse (told to the model as the
+    /// result).
+    input: Result<Value, String>,
 }
 
 /// One wire format of a chat model server.
 trait ChatApi: Sync {
     /// Whether the server refuses requests without an API key.
     fn needs_key(&self) -> bool;
-    /// The request asking `model` to answer `user` under the judge's system prompt.
+    /// The request to the server, without its body.
     fn request(
         &self,
         http: &reqwest::Client,
         base: &str,
         key: Option<&str>,
-        model: &str,
-        user: &str,
     ) -> reqwest::RequestBuilder;
-    /// The model's text from a successful answer; a refusal or a shape that has no text is an
-    /// error saying so.
-    fn answer_text(&self, answer: &Value) -> Result<String, String>;
+    /// The body asking `model` for its next turn of `messages` under `system`, offering the
+    /// read-only tools when `tools`.
+    fn body(&self, model: &str, system: &str, messages: &[Value], tools: bool) -> Value;
+    /// The model's turn from a successful answer; a refusal or a shape with neither text nor
+    /// tool calls is an error saying so.
+    fn turn(&self, answer: &Value) -> Result<Turn, String>;
+    /// The messages carrying the tools' results back to the model.
+    fn tool_results(&self, results: Vec<(ToolCall, Result<String, String>)>) -> Vec<Value>;
 }
 
 /// Anthropic's Messages API.
@@ -270,22 +427,31 @@ impl ChatApi for Anthropic {
         http: &reqwest::Client,
         base: &str,
         key: Option<&str>,
-        model: &str,
-        user: &str,
     ) -> reqwest::RequestBuilder {
-        let body = json!({
-            "model": model,
-            "max_tokens": MAX_TOKENS,
-            "system": SYSTEM_PROMPT,
-            "messages": [{"role": "user", "content": user}],
-        });
         http.post(format!("{base}/v1/messages"))
             .header("x-api-key", key.unwrap_or_default())
             .header("anthropic-version", ANTHROPIC_VERSION)
-            .body(body.to_string())
     }
 
-    fn answer_text(&self, answer: &Value) -> Result<String, String> {
+    fn body(&self, model: &str, system: &str, messages: &[Value], tools: bool) -> Value {
+        let mut body = json!({
+            "model": model,
+            "max_tokens": MAX_TOKENS,
+            "system": system,
+            "messages": messages,
+        });
+        if tools {
+            body["tools"] = tools::definitions()
+                .into_iter()
+                .map(|(name, description, schema)| {
+                    json!({"name": name, "description": description, "input_schema": schema})
+                })
+                .collect();
+        }
+        body
+    }
+
+    fn turn(&self, answer: &Value) -> Result<Turn, String> {
         if answer.get("stop_reason").and_then(Value::as_str) == Some("refusal") {
             return Err("the model refused to answer".to_owned());
         }
@@ -298,15 +464,49 @@ impl ChatApi for Anthropic {
                     preview(&answer.to_string())
                 )
             })?;
-        let text: Vec<&str> = blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        let of_type = |kind: &'static str| {
+            blocks
+                .iter()
+                .filter(move |b| b.get("type").and_then(Value::as_str) == Some(kind))
+        };
+        let text: String = of_type("text")
             .filter_map(|b| b.get("text").and_then(Value::as_str))
             .collect();
-        if text.is_empty() {
+        let calls: Vec<ToolCall> = of_type("tool_use")
+            .map(|b| ToolCall {
+                id: b
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                name: b
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                input: Ok(b.get("input").cloned().unwrap_or_else(|| json!({}))),
+            })
+            .collect();
+        if text.is_empty() && calls.is_empty() {
             return Err("the answer has no text".to_owned());
         }
-        Ok(text.concat())
+        Ok(Turn {
+            text,
+            calls,
+            message: json!({"role": "assistant", "content": blocks}),
+        })
+    }
+
+    fn tool_results(&self, results: Vec<(ToolCall, Result<String, String>)>) -> Vec<Value> {
+        let blocks: Vec<Value> = results
+            .into_iter()
+            .map(|(call, result)| {
+                let is_error = result.is_err();
+                json!({"type": "tool_result", "tool_use_id": call.id,
+                       "content": result.unwrap_or_else(|e| e), "is_error": is_error})
+            })
+            .collect();
+        vec![json!({"role": "user", "content": blocks})]
     }
 }
 
@@ -323,28 +523,36 @@ impl ChatApi for OpenAiCompatible {
         http: &reqwest::Client,
         base: &str,
         key: Option<&str>,
-        model: &str,
-        user: &str,
     ) -> reqwest::RequestBuilder {
-        let body = json!({
-            "model": model,
-            "max_tokens": MAX_TOKENS,
-            "temperature": 0,
-            "messages": [
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": user},
-            ],
-        });
-        let request = http
-            .post(format!("{base}/chat/completions"))
-            .body(body.to_string());
+        let request = http.post(format!("{base}/chat/completions"));
         match key {
             Some(key) => request.bearer_auth(key),
             None => request,
         }
     }
 
-    fn answer_text(&self, answer: &Value) -> Result<String, String> {
+    fn body(&self, model: &str, system: &str, messages: &[Value], tools: bool) -> Value {
+        let mut all = vec![json!({"role": "system", "content": system})];
+        all.extend_from_slice(messages);
+        let mut body = json!({
+            "model": model,
+            "max_tokens": MAX_TOKENS,
+            "temperature": 0,
+            "messages": all,
+        });
+        if tools {
+            body["tools"] = tools::definitions()
+                .into_iter()
+                .map(|(name, description, schema)| {
+                    json!({"type": "function", "function":
+                           {"name": name, "description": description, "parameters": schema}})
+                })
+                .collect();
+        }
+        body
+    }
+
+    fn turn(&self, answer: &Value) -> Result<Turn, String> {
         let choice = answer
             .get("choices")
             .and_then(|c| c.get(0))
@@ -354,21 +562,77 @@ impl ChatApi for OpenAiCompatible {
                     preview(&answer.to_string())
                 )
             })?;
-        let message = choice.get("message");
-        if let Some(refusal) = message
-            .and_then(|m| m.get("refusal"))
-            .and_then(Value::as_str)
-        {
+        let message = choice
+            .get("message")
+            .ok_or_else(|| "the answer has no message".to_owned())?;
+        if let Some(refusal) = message.get("refusal").and_then(Value::as_str) {
             return Err(format!("the model refused to answer: {}", preview(refusal)));
         }
         if choice.get("finish_reason").and_then(Value::as_str) == Some("content_filter") {
             return Err("the model's answer was withheld by its content filter".to_owned());
         }
-        message
-            .and_then(|m| m.get("content"))
+        let text = message
+            .get("content")
             .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| "the answer has no message text".to_owned())
+            .unwrap_or_default()
+            .to_owned();
+        // Arguments are a JSON text; a model that writes a broken one is told so.
+        let calls: Vec<ToolCall> = message
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .map(|call| {
+                let function = call.get("function");
+                let field = |key: &str| {
+                    function
+                        .and_then(|f| f.get(key))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                };
+                let arguments = field("arguments");
+                ToolCall {
+                    id: call
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    name: field("name").to_owned(),
+                    input: if arguments.trim().is_empty() {
+                        Ok(json!({}))
+                    } else {
+                        serde_json::from_str(arguments).map_err(|e| {
+                            format!(
+                                "the arguments are not a JSON object ({e}): {}",
+                                preview(arguments)
+                            )
+                        })
+                    },
+                }
+            })
+            .collect();
+        if text.is_empty() && calls.is_empty() {
+            return Err("the answer has no message text".to_owned());
+        }
+        Ok(Turn {
+            text,
+            calls,
+            message: message.clone(),
+        })
+    }
+
+    fn tool_results(&self, results: Vec<(ToolCall, Result<String, String>)>) -> Vec<Value> {
+        results
+            .into_iter()
+            .map(|(call, result)| {
+                let content = match result {
+                    Ok(text) => text,
+                    Err(e) => format!("error: {e}"),
+                };
+                json!({"role": "tool", "tool_call_id": call.id, "content": content})
+            })
+            .collect()
     }
 }
 
@@ -427,6 +691,7 @@ mod tests {
 
     fn spec(prompt: &str) -> JudgeSpec {
         JudgeSpec {
+            kind: JudgeKind::Prompt,
             prompt: prompt.to_owned(),
             model: None,
             continue_on_block: false,
@@ -455,27 +720,79 @@ mod tests {
         );
     }
 
+    fn text(api: &dyn ChatApi, answer: Value) -> Result<String, String> {
+        api.turn(&answer).map(|turn| turn.text)
+    }
+
     #[test]
     fn anthropic_refusals_and_missing_text_are_errors() {
         assert_eq!(
-            Anthropic.answer_text(&json!({"content": [], "stop_reason": "refusal"})),
+            text(&Anthropic, json!({"content": [], "stop_reason": "refusal"})),
             Err("the model refused to answer".to_owned())
         );
         assert_eq!(
-            Anthropic.answer_text(&json!({"content": [{"type": "text", "text": "{\"ok\":true}"}]})),
+            text(
+                &Anthropic,
+                json!({"content": [{"type": "text", "text": "{\"ok\":true}"}]})
+            ),
             Ok("{\"ok\":true}".to_owned())
         );
-        assert!(Anthropic.answer_text(&json!({"id": 1})).is_err());
+        assert!(text(&Anthropic, json!({"id": 1})).is_err());
+        assert!(text(&Anthropic, json!({"content": []})).is_err());
     }
 
     #[test]
     fn openai_refusals_are_errors() {
         let refused = json!({"choices": [{"message": {"content": null, "refusal": "no"}}]});
-        assert!(OpenAiCompatible.answer_text(&refused).is_err());
+        assert!(text(&OpenAiCompatible, refused).is_err());
         let answered = json!({"choices": [{"message": {"content": "{\"ok\": false}"}}]});
         assert_eq!(
-            OpenAiCompatible.answer_text(&answered),
+            text(&OpenAiCompatible, answered),
             Ok("{\"ok\": false}".to_owned())
+        );
+    }
+
+    #[test]
+    fn tool_calls_are_read_and_answered_in_each_api_shape() {
+        let anthropic = Anthropic
+            .turn(&json!({"content": [
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "tu_1", "name": "Read", "input": {"file_path": "a"}}],
+                "stop_reason": "tool_use"}))
+            .expect("a turn");
+        assert_eq!(anthropic.calls.len(), 1);
+        assert_eq!(anthropic.calls[0].input, Ok(json!({"file_path": "a"})));
+        assert_eq!(anthropic.message["role"], "assistant");
+        let sent = Anthropic.tool_results(vec![(
+            anthropic.calls.into_iter().next().expect("a call"),
+            Err("refused".to_owned()),
+        )]);
+        assert_eq!(
+            sent,
+            vec![
+                json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1",
+                                                      "content": "refused", "is_error": true}]})
+            ]
+        );
+
+        let openai = OpenAiCompatible
+            .turn(&json!({"choices": [{"finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": null, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "Grep", "arguments": "{\"pattern\": \"x\"}"}},
+                    {"id": "c2", "type": "function", "function": {"name": "Read", "arguments": "{oops"}}]}}]}))
+            .expect("a turn");
+        assert_eq!(openai.calls[0].input, Ok(json!({"pattern": "x"})));
+        assert!(openai.calls[1].input.is_err());
+        let sent = OpenAiCompatible.tool_results(
+            openai
+                .calls
+                .into_iter()
+                .map(|c| (c, Ok("found".to_owned())))
+                .collect(),
+        );
+        assert_eq!(
+            sent[1],
+            json!({"role": "tool", "tool_call_id": "c2", "content": "found"})
         );
     }
 }

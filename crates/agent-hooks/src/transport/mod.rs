@@ -26,7 +26,8 @@ pub(crate) enum TransportSpec {
     Http(HttpSpec),
     /// A ready-made guard evaluated in this process (`type: builtin`).
     Builtin(BuiltinSpec),
-    /// A prompt judged by a chat model (`type: prompt`).
+    /// A prompt judged by a chat model (`type: prompt`), or by a subagent with read-only
+    /// tools (`type: agent`).
     Judge(JudgeSpec),
 }
 
@@ -41,7 +42,12 @@ impl TransportSpec {
                 None => format!("builtin {}", spec.guard),
             },
             TransportSpec::Judge(spec) => format!(
-                "LLM judge {} ({}): {}",
+                "{} {} ({}): {}",
+                if spec.is_agent() {
+                    "LLM agent"
+                } else {
+                    "LLM judge"
+                },
                 spec.model(),
                 spec.endpoint.describe(),
                 crate::dialect::read::preview(&spec.prompt, 80)
@@ -49,12 +55,14 @@ impl TransportSpec {
         }
     }
 
-    /// The transport's name in `list --json` (`command`, `http`, `builtin`, `prompt`).
+    /// The transport's name in `list --json` (`command`, `http`, `builtin`, `prompt`,
+    /// `agent`).
     pub(crate) fn kind(&self) -> &'static str {
         match self {
             TransportSpec::Command(_) => "command",
             TransportSpec::Http(_) => "http",
             TransportSpec::Builtin(_) => "builtin",
+            TransportSpec::Judge(spec) if spec.is_agent() => "agent",
             TransportSpec::Judge(_) => "prompt",
         }
     }

@@ -178,8 +178,9 @@ fn is_assignment(word: &str) -> bool {
     })
 }
 
-/// A path glob as an anchored regex: `**` any depth, `*` and `?` within one segment.
-fn glob_regex(glob: &str) -> String {
+/// A path glob as an anchored regex: `**` any depth, `*` and `?` within one segment (also
+/// the glob of an agent hook's `Grep` and `Glob` tools).
+pub(crate) fn glob_regex(glob: &str) -> String {
     let mut out = String::from("^");
     let mut chars = glob.chars().peekable();
     while let Some(c) = chars.next() {

@@ -20,7 +20,7 @@ mod reverse;
 mod transcript;
 
 pub(crate) use answer::{ClaudeOutput, Permission, interpret, judged};
-pub(crate) use condition::Condition;
+pub(crate) use condition::{Condition, glob_regex};
 pub(crate) use event::{
     CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases, compile_matcher, match_target,
     reachable_from_claude,
