@@ -32,7 +32,8 @@ pub(crate) async fn hook(ws: Workspace) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let engine = Engine::open(ws);
+    // One process per event: `prefork` hooks are run by the workspace's forkers.
+    let engine = Engine::open(ws).with_workspace_forkers();
     match bridge::handle(&engine, &input).await {
         Ok(answer) => {
             if !answer.stdout.is_empty() {

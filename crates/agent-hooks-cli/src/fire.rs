@@ -52,8 +52,10 @@ pub(crate) async fn run(ws: Workspace, event: &str, pretty: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut engine = Engine::open(ws);
-    // This process ends with the dispatch: background hooks get a supervisor of their own.
+    // This process ends with the dispatch: `prefork` hooks are run by the workspace's forkers,
+    // which outlive it.
+    let mut engine = Engine::open(ws).with_workspace_forkers();
+    // Background hooks get a supervisor of their own.
     if let Ok(exe) = std::env::current_exe() {
         engine = engine.with_background_process(exe);
     }

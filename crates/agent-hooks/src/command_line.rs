@@ -91,22 +91,7 @@ pub struct Unreadable {
 
 /// Reads `spec` as it will run with `env` (the entry's `env:`, on top of the runtime's own).
 pub(crate) fn read(spec: &CommandSpec, env: &[(String, String)]) -> Result<Reading, Unreadable> {
-    let mut vars: HashMap<String, String> = HashMap::new();
-    for key in ["PATH", "HOME"] {
-        if let Some(value) = std::env::var_os(key) {
-            vars.insert(key.to_owned(), value.to_string_lossy().into_owned());
-        }
-    }
-    for (k, v) in spec.known_vars.iter().chain(env) {
-        vars.insert(k.clone(), v.clone());
-    }
-    let mut reader = Reader {
-        line: &spec.line,
-        cwd: spec.cwd.clone(),
-        vars,
-        files: Vec::new(),
-        depth: 0,
-    };
+    let mut reader = Reader::of(spec, env);
     let (program_word, program) = match &spec.invocation {
         Invocation::Argv(argv) => {
             // The words as written (a relative program is shown as the user wrote it; it
@@ -169,6 +154,29 @@ fn is_interpreter(name: &str) -> bool {
         || name
             .strip_prefix("python")
             .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+impl<'a> Reader<'a> {
+    /// A reader of `spec`'s line as it runs with `env`: the runtime's `PATH` and `HOME`, the
+    /// variables the runtime sets for the process, then the entry's own.
+    fn of(spec: &'a CommandSpec, env: &[(String, String)]) -> Reader<'a> {
+        let mut vars: HashMap<String, String> = HashMap::new();
+        for key in ["PATH", "HOME"] {
+            if let Some(value) = std::env::var_os(key) {
+                vars.insert(key.to_owned(), value.to_string_lossy().into_owned());
+            }
+        }
+        for (k, v) in spec.known_vars.iter().chain(env) {
+            vars.insert(k.clone(), v.clone());
+        }
+        Reader {
+            line: &spec.line,
+            cwd: spec.cwd.clone(),
+            vars,
+            files: Vec::new(),
+            depth: 0,
+        }
+    }
 }
 
 impl Reader<'_> {
@@ -440,6 +448,128 @@ impl Reader<'_> {
         }
         Ok(())
     }
+}
+
+/// A command that is a Python interpreter running a script: what `prefork` needs to run the
+/// script in a forked child of an interpreter that has it loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PythonCall {
+    /// The interpreter's word as written (`python3`): the child's `sys.orig_argv[0]`.
+    pub interpreter_word: String,
+    /// The interpreter, resolved with the hook's environment as `execve` will find it; `None`
+    /// when it is found nowhere.
+    pub interpreter: Option<PathBuf>,
+    /// The interpreter's options before the script (`-u`, `-X utf8`, ...).
+    pub options: Vec<String>,
+    /// The script's word as written: the child's `sys.argv[0]`.
+    pub script_word: String,
+    /// The script, absolute.
+    pub script: PathBuf,
+    /// The script's arguments.
+    pub args: Vec<String>,
+}
+
+/// Interpreter options that take no value and change nothing a forker cannot reproduce.
+const PYTHON_FLAGS: &str = "bBEIOPqsSuR";
+
+/// Reads `spec` as a Python interpreter running a script (`python3 [options] script.py
+/// [args]`), the one form `prefork` accepts; anything else says why not. A shell line must be
+/// that one simple command (no pipes, redirections, `&&` or assignments); its `$VAR`s are
+/// expanded as [`read`] expands them.
+pub(crate) fn python_call(
+    spec: &CommandSpec,
+    env: &[(String, String)],
+) -> Result<PythonCall, String> {
+    let reading = read(spec, env).map_err(|e| e.to_string())?;
+    let reader = Reader::of(spec, env);
+    let words: Vec<String> = match &spec.invocation {
+        Invocation::Argv(argv) => argv.clone(),
+        Invocation::Shell(line) | Invocation::Bash(line) => {
+            let commands = agent_hooks_guards::shell_commands(line);
+            let [command] = commands.as_slice() else {
+                return Err("it is a shell line of several commands; prefork runs one `python3 script.py` command".into());
+            };
+            let written = shell_words::split(line).map_err(|e| e.to_string())?;
+            let operators = written.iter().any(|w| {
+                w.trim_start_matches(|c: char| c.is_ascii_digit())
+                    .starts_with(['<', '>', '|', '&', ';', '(', ')'])
+            });
+            if command.substitutes || operators || written != command.words {
+                return Err("its shell line redirects, pipes or substitutes; prefork runs a plain `python3 script.py` command".into());
+            }
+            if command
+                .words
+                .first()
+                .is_some_and(|w| assignment(w).is_some())
+            {
+                return Err("its shell line sets variables before the command; set them in the hook's env instead".into());
+            }
+            command
+                .words
+                .iter()
+                .map(|w| {
+                    reader
+                        .expand(w)
+                        .map_err(|var| format!("{w} uses ${var}, which nothing sets"))
+                })
+                .collect::<Result<_, _>>()?
+        }
+    };
+    let Some((program, rest)) = words.split_first() else {
+        return Err("the command is empty".into());
+    };
+    let name = basename(program);
+    let is_python = name
+        .strip_prefix("python")
+        .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    if !is_python {
+        return Err(format!(
+            "its program is {program}, not a Python interpreter; prefork runs `python3 script.py` commands"
+        ));
+    }
+    let interpreter = reading
+        .program
+        .clone()
+        .filter(|_| matches!(spec.invocation, Invocation::Argv(_)))
+        .or_else(|| {
+            reading
+                .files
+                .iter()
+                .find(|n| n.role == Role::Program && basename(&n.word) == name)
+                .and_then(|n| n.path.clone())
+        });
+    let mut options = Vec::new();
+    let mut i = 0;
+    while let Some(word) = rest.get(i).filter(|w| w.starts_with('-')) {
+        i += 1;
+        let letters = &word[1..];
+        let takes_value = matches!(letters, "W" | "X");
+        if takes_value {
+            let value = rest.get(i).ok_or_else(|| format!("{word} needs a value"))?;
+            options.push(word.clone());
+            options.push(value.clone());
+            i += 1;
+        } else if letters.starts_with(['W', 'X']) && letters.len() > 1
+            || !letters.is_empty() && letters.chars().all(|c| PYTHON_FLAGS.contains(c))
+        {
+            options.push(word.clone());
+        } else {
+            return Err(format!(
+                "the interpreter option {word} is not one prefork reproduces (it runs `python3 [-u -O -B -E -s -S -I -X opt -W opt ...] script.py`)"
+            ));
+        }
+    }
+    let Some(script_word) = rest.get(i) else {
+        return Err("it names no script for the interpreter to run".into());
+    };
+    Ok(PythonCall {
+        interpreter_word: program.clone(),
+        interpreter,
+        options,
+        script_word: script_word.clone(),
+        script: reader.resolve(script_word),
+        args: rest[i + 1..].to_vec(),
+    })
 }
 
 /// `NAME=value` as a shell assignment.

@@ -42,6 +42,8 @@ pub(crate) enum DiagKind {
     HookConfigError,
     /// An approved hook's files changed since approval; it was not run.
     HookDrift,
+    /// A `prefork` hook ran as a plain process because no forker could take the call.
+    HookPreforkFallback,
     /// A hook's decision that changed what happened: a block, an ask, a rewrite, a stop, or a
     /// hook the trust gate kept from running. Its `decision` field says which
     /// ([`LoggedDecision`]).
@@ -65,7 +67,8 @@ impl DiagKind {
             | DiagKind::HookInvalidMutation
             | DiagKind::HookInvalidOutput
             | DiagKind::HookConfigError
-            | DiagKind::HookDrift => true,
+            | DiagKind::HookDrift
+            | DiagKind::HookPreforkFallback => true,
         }
     }
 
@@ -85,6 +88,7 @@ impl DiagKind {
             DiagKind::HookInvalidOutput => "hook_invalid_output",
             DiagKind::HookConfigError => "hook_config_error",
             DiagKind::HookDrift => "hook_drift",
+            DiagKind::HookPreforkFallback => "hook_prefork_fallback",
             DiagKind::HookDecision => "hook_decision",
         }
     }

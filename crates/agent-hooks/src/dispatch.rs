@@ -19,7 +19,7 @@ use crate::engine::Snapshot;
 use crate::event::{Event, RewriteRule, complete_payload, redo_count};
 use crate::hook::{Hook, OnError, SourceKind};
 use crate::outcome::{Diagnostic, HookReport, HookStatus, Outcome, ReasonDisplay};
-use crate::transport::{Failure, Reply, TransportSpec};
+use crate::transport::{Failure, Ran, TransportSpec};
 use crate::trust::{DriftChecker, Verdict};
 use crate::workspace::Workspace;
 
@@ -58,6 +58,8 @@ pub(crate) struct Runtime<'a> {
     pub drift: &'a DriftChecker,
     /// Where background (async) hooks run.
     pub detach: &'a crate::background::Detach,
+    /// The forkers of `prefork` hooks.
+    pub prefork: &'a crate::transport::prefork::Pool,
     /// A trial run (doctor, `agent-hooks test`): built-in guards write no state or records,
     /// and command hooks get [`DRY_RUN_ENV`] so theirs can do the same.
     pub dry_run: bool,
@@ -78,6 +80,8 @@ struct HookRun {
     /// A hook the trust gate kept from running says so to the user (SPEC §4, no silent lapse):
     /// why (`master switch off`, `not approved`, `drift`) and the warning.
     lapse: Option<(&'static str, String)>,
+    /// A `prefork` hook ran as a plain spawn instead: why, for the user.
+    fallback: Option<String>,
 }
 
 impl Runtime<'_> {
@@ -269,6 +273,7 @@ impl Runtime<'_> {
                     report: skipped(hook, detail),
                     answer: None,
                     lapse: Some((detail, warning)),
+                    fallback: None,
                 };
             }
         }
@@ -277,7 +282,7 @@ impl Runtime<'_> {
             return self.start_background(hook, event, &view, program);
         }
         let started = Instant::now();
-        let result = self.execute(hook, &view, program.as_ref()).await;
+        let ran = self.execute(hook, &view, program.as_ref()).await;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let report = |status, detail: Option<String>| HookReport {
             hook: hook.name.clone(),
@@ -289,8 +294,12 @@ impl Runtime<'_> {
         let record = |kind: DiagKind, detail: &str| hook_record(hook, event, payload, kind, detail);
         let log = |kind: DiagKind, detail: &str| self.record(record(kind, detail));
         let timeout_seconds = hook.timeout.as_secs_f64();
+        let fallback = ran.fallback.map(|why: String| {
+            log(DiagKind::HookPreforkFallback, &why);
+            format!("hook \"{}\" ({}): {why}", hook.name, hook.file_display)
+        });
 
-        let reply = match result {
+        let reply = match ran.result {
             Ok(reply) => reply,
             Err(failure) => {
                 let detail = failure.to_string();
@@ -311,6 +320,7 @@ impl Runtime<'_> {
                     report: report(status, Some(detail)),
                     answer: None,
                     lapse: None,
+                    fallback,
                 };
             }
         };
@@ -337,6 +347,7 @@ impl Runtime<'_> {
                     report: report(status, None),
                     answer: Some(answer),
                     lapse: None,
+                    fallback,
                 }
             }
             Err(Unusable { kind, detail }) => {
@@ -366,6 +377,7 @@ impl Runtime<'_> {
                     report: report(status, Some(detail)),
                     answer: None,
                     lapse: None,
+                    fallback,
                 }
             }
         }
@@ -431,6 +443,7 @@ impl Runtime<'_> {
             },
             answer: None,
             lapse: None,
+            fallback: None,
         }
     }
 
@@ -442,7 +455,7 @@ impl Runtime<'_> {
         hook: &Hook,
         view: &PayloadView<'_>,
         program: Option<&crate::trust::Pinned>,
-    ) -> Result<Reply, Failure> {
+    ) -> Ran {
         let input = || hook.dialect.input(view);
         match &hook.transport {
             TransportSpec::Command(spec) => {
@@ -459,13 +472,32 @@ impl Runtime<'_> {
                 }
                 let input = input();
                 let policy = hook.dialect.run_policy(input.len());
+                if let Some(prefork) = &spec.prefork {
+                    let job = crate::transport::prefork::Job {
+                        ws: self.ws,
+                        hook: &hook.name,
+                        entry_env: &hook.env,
+                        spec,
+                        prefork,
+                        env: &env,
+                        program,
+                    };
+                    return self
+                        .prefork
+                        .run(&job, input.into(), hook.timeout, policy)
+                        .await;
+                }
                 spec.run(input.into(), &env, hook.timeout, program, policy)
                     .await
+                    .into()
             }
-            TransportSpec::Http(spec) => spec.run(input(), hook.timeout).await,
+            TransportSpec::Http(spec) => spec.run(input(), hook.timeout).await.into(),
             // In-process: the guard reads the canonical payload itself, nothing is serialised.
-            TransportSpec::Builtin(spec) => spec.run(view.event, view.payload, self.dry_run).await,
-            TransportSpec::Judge(spec) => spec.run(&input(), hook.timeout).await,
+            TransportSpec::Builtin(spec) => spec
+                .run(view.event, view.payload, self.dry_run)
+                .await
+                .into(),
+            TransportSpec::Judge(spec) => spec.run(&input(), hook.timeout).await.into(),
         }
     }
 }
@@ -660,6 +692,12 @@ impl Merge {
     /// Folds one hook's run into the outcome, enforcing the event's capabilities.
     fn absorb(&mut self, rt: &Runtime<'_>, hook: &Hook, mut run: HookRun) {
         let spec = self.event.spec();
+        if let Some(warning) = run.fallback.take() {
+            self.warnings.push(warning);
+        }
+        if let Some(warning) = run.fallback.take() {
+            self.warnings.push(warning);
+        }
         if let Some((why, warning)) = run.lapse.take() {
             self.decided(hook, LoggedDecision::SkipTrust, warning.clone());
             if let Some(record) = self.decisions.last_mut() {

@@ -201,6 +201,7 @@ pub struct Engine {
     drift: DriftChecker,
     log: EventLog,
     detach: crate::background::Detach,
+    prefork: crate::transport::prefork::Pool,
 }
 
 impl Engine {
@@ -223,6 +224,7 @@ impl Engine {
             drift,
             log,
             detach: crate::background::Detach::default(),
+            prefork: crate::transport::prefork::Pool::default(),
         }
     }
 
@@ -232,6 +234,21 @@ impl Engine {
     pub fn with_background_process(mut self, program: PathBuf) -> Engine {
         self.detach = crate::background::Detach::Process(program);
         self
+    }
+
+    /// For a process that exits after its dispatch (`fire`, the bridges): `prefork` hooks are
+    /// run by forkers that serve the workspace over Unix sockets under `state/` and outlive
+    /// this process, so the next process finds them warm, rather than by forkers that would
+    /// die with it. Each exits when its script or the approvals change, or when idle.
+    pub fn with_workspace_forkers(mut self) -> Engine {
+        self.prefork =
+            crate::transport::prefork::Pool::new(crate::transport::prefork::Home::Workspace);
+        self
+    }
+
+    /// The forkers of this engine's `prefork` hooks (doctor tries hooks with them).
+    pub(crate) fn forkers(&self) -> &crate::transport::prefork::Pool {
+        &self.prefork
     }
 
     /// Runs the background hook of the ticket at `path` to its end, as the supervisor process
@@ -277,6 +294,8 @@ impl Engine {
         let previous = self.snapshot();
         let next = load_snapshot(&self.ws, &self.log, Some(&previous));
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
+        // A forker holds one approved script as it was: what changed is loaded afresh.
+        self.prefork.clear();
     }
 
     /// Dispatches `event` with `payload` through every source and returns the merged outcome.
@@ -306,6 +325,7 @@ impl Engine {
             drift: &self.drift,
             seen: Default::default(),
             detach: &self.detach,
+            prefork: &self.prefork,
             dry_run: false,
             log_decisions: true,
         };

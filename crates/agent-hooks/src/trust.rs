@@ -351,6 +351,10 @@ pub(crate) fn definition(hook: &Hook) -> Definition {
                 fields.push(("shell", shell.to_owned()));
             }
             fields.push(("working directory", spec.cwd.to_string_lossy().into_owned()));
+            // Bound only when set, like `async`: approvals made before it existed still hold.
+            if let Some(prefork) = &spec.prefork {
+                fields.push(("prefork", prefork.describe()));
+            }
         }
         TransportSpec::Http(spec) => {
             fields.push(("url", spec.url.clone()));
@@ -426,6 +430,9 @@ pub(crate) struct Pinned {
     /// started from it, so a file swapped in after the check is never what runs. `None` for a
     /// `#!` script, which its interpreter opens again by path.
     pub file: Option<Arc<fs::File>>,
+    /// For a `prefork` hook, each file of the approval with the SHA-256 this check verified:
+    /// its forker compiles the script only from bytes of that hash.
+    pub approved: Vec<(PathBuf, String)>,
 }
 
 /// What the gate says about one (event, command) pair.
@@ -525,10 +532,11 @@ impl DriftChecker {
                 return Verdict::Drifted(why);
             }
         }
-        let mut pinned = approval
-            .program
-            .clone()
-            .map(|path| Pinned { path, file: None });
+        let mut pinned = approval.program.clone().map(|path| Pinned {
+            path,
+            file: None,
+            approved: Vec::new(),
+        });
         for file in &approval.files {
             let program = pinned.as_mut().filter(|p| p.path == file.path);
             let result = match program {
@@ -538,6 +546,15 @@ impl DriftChecker {
             if let Err(why) = result {
                 return Verdict::Drifted(why);
             }
+        }
+        if let (Some(pinned), TransportSpec::Command(spec)) = (pinned.as_mut(), &hook.transport)
+            && spec.prefork.is_some()
+        {
+            pinned.approved = approval
+                .files
+                .iter()
+                .map(|f| (f.path.clone(), f.sha256.clone()))
+                .collect();
         }
         Verdict::Approved(pinned)
     }

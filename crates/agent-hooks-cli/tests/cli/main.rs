@@ -17,6 +17,7 @@ mod http_hooks;
 mod judge;
 mod log;
 mod operator;
+mod prefork;
 mod serve;
 mod skills;
 mod trial;

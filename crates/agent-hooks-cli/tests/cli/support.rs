@@ -123,6 +123,11 @@ impl Entry {
         entry
     }
 
+    /// `prefork: <value>` (`true`, or `{"warmup": ...}`).
+    pub(crate) fn prefork(self, value: Value) -> Entry {
+        self.field("prefork", value)
+    }
+
     fn field(mut self, key: &str, value: Value) -> Entry {
         self.fields.push((key.to_owned(), value));
         self

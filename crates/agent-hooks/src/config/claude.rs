@@ -381,7 +381,7 @@ fn load_file(
                     },
                 }
                 .min(MAX_TIMEOUT_SECS);
-                load.hooks.push(Hook {
+                let mut hook = Hook {
                     name: command.to_owned(),
                     source: SourceKind::ClaudeCode,
                     file: path.clone(),
@@ -423,7 +423,15 @@ fn load_file(
                     },
                     approval_key: Some(command.to_owned()),
                     state_dir: ws.state_dir().join(filesystem_safe(command)),
-                });
+                };
+                if let Some(value) = entry.get("prefork")
+                    && let Err(why) = crate::transport::prefork::configure(&mut hook, value)
+                {
+                    load.errors
+                        .push(note(format!("{at}.{why}; the hook is skipped")));
+                    continue;
+                }
+                load.hooks.push(hook);
             }
         }
     }

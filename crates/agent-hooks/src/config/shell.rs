@@ -33,6 +33,7 @@ const KNOWN_KEYS: &[&str] = &[
     "name",
     "on_error",
     "env",
+    "prefork",
     "url",
     "headers",
     "secret",
@@ -428,7 +429,7 @@ fn parse_entry(
         Some(at) => string(file, "name", at)?,
     };
 
-    Ok(Hook {
+    let mut hook = Hook {
         state_dir: ws.state_dir().join(filesystem_safe(&name)),
         name,
         source: SourceKind::ShellHooks,
@@ -443,7 +444,12 @@ fn parse_entry(
         on_error,
         env,
         approval_key: Some(key),
-    })
+    };
+    if let Some(at) = map.get("prefork") {
+        crate::transport::prefork::configure(&mut hook, &at.value)
+            .map_err(|why| error_at(file, at, why))?;
+    }
+    Ok(hook)
 }
 
 /// `type: http`: the URL (through the SSRF guard), `headers` whose `${NAME}`s must be in

@@ -32,6 +32,7 @@ const KNOWN_KEYS: &[&str] = &[
     "env",
     "timeout_seconds",
     "include_conversation",
+    "prefork",
 ];
 
 pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
@@ -345,7 +346,7 @@ fn parse_entry(
             truthy
         }
     };
-    Ok(Hook {
+    let mut hook = Hook {
         name,
         source: SourceKind::Skill,
         file: file.to_path_buf(),
@@ -363,7 +364,16 @@ fn parse_entry(
         approval_key: None,
         // The source runtime hands a skill hook its own directory as STATE_DIR.
         state_dir: skill_dir.to_path_buf(),
-    })
+    };
+    if let Some(value) = map.get("prefork") {
+        crate::transport::prefork::configure(&mut hook, value).map_err(|why| {
+            (
+                DiagKind::HookConfigError,
+                format!("hook #{}: {why}", index + 1),
+            )
+        })?;
+    }
+    Ok(hook)
 }
 
 /// The variables the runtime sets for a skill hook, which `env` cannot override.

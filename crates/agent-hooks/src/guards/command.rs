@@ -216,7 +216,9 @@ fn claude_answer(
     };
     let outcome = runtime.block_on(async {
         let detach = crate::background::Detach::Task;
+        let forkers = crate::transport::prefork::Pool::default();
         let rt = Runtime {
+            prefork: &forkers,
             ws,
             log: &log,
             drift: &drift,

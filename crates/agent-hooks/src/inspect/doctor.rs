@@ -249,6 +249,7 @@ pub(crate) async fn run_with_progress(
         drift: &drift,
         seen: Default::default(),
         detach: &detach,
+        prefork: engine.forkers(),
         // Doctor looks at answers; it must not add to what guards record (audit log, state).
         dry_run: true,
         log_decisions: false,
@@ -377,7 +378,8 @@ pub(crate) async fn run_on(
     let matched = hook.dialect.matches(hook.matcher.as_ref(), &view);
     let show = |text: &str| crate::dialect::read::preview(text, preview);
     let started = Instant::now();
-    let result = rt.execute(hook, &view, program).await;
+    let ran = rt.execute(hook, &view, program).await;
+    let result = ran.result;
     let elapsed = started.elapsed();
     let mut check = RunCheck {
         event,
@@ -395,6 +397,7 @@ pub(crate) async fn run_on(
         warnings: Vec::new(),
         notes: Vec::new(),
     };
+    check.warnings.extend(ran.fallback);
     if !matched && let Some(m) = &hook.matcher {
         check.notes.push(format!(
             "its matcher \"{}\" does not match this sample payload; run anyway to test it",

@@ -105,6 +105,8 @@ pub(crate) enum FindingCode {
     Unreadable,
     /// A hook that runs without approval (skill hooks).
     NoApprovalNeeded,
+    /// A Python hook that runs pre-forked, or could (`prefork: true`).
+    Prefork,
 }
 
 impl FindingCode {
@@ -123,6 +125,7 @@ impl FindingCode {
             FindingCode::ConfigError => Some(Health::ConfigError),
             FindingCode::RelativePath
             | FindingCode::NoApprovalNeeded
+            | FindingCode::Prefork
             | FindingCode::ClaudeNeverSends => None,
         }
     }
@@ -706,7 +709,11 @@ fn unreachable_from_claude(ws: &crate::Workspace, hook: &Hook) -> Vec<Finding> {
 fn runnability(hook: &Hook) -> Vec<Finding> {
     match &hook.transport {
         TransportSpec::Command(spec) => match command_line::read(spec, &hook.env) {
-            Ok(reading) => command_line::inspect(&reading, &spec.cwd),
+            Ok(reading) => {
+                let mut findings = command_line::inspect(&reading, &spec.cwd);
+                findings.extend(prefork_note(hook, spec));
+                findings
+            }
             Err(unreadable) => {
                 // A hook that needs approval cannot get one; a skill hook still runs.
                 let severity = if hook.approval_key.is_some() {
@@ -725,6 +732,29 @@ fn runnability(hook: &Hook) -> Vec<Finding> {
         // Compiled in; a bad rules file is a config error, and the guard runs its defaults.
         TransportSpec::Builtin(_) => Vec::new(),
     }
+}
+
+/// Whether a Python hook runs pre-forked, or could: most of its time per call is a fresh
+/// interpreter starting and importing, which `prefork: true` pays once.
+fn prefork_note(hook: &Hook, spec: &crate::transport::CommandSpec) -> Option<Finding> {
+    if spec.prefork.is_some() {
+        return Some(Finding::new(
+            FindingCode::Prefork,
+            Severity::Info,
+            "runs pre-forked (prefork): each call is a forked child of an interpreter that has the script compiled and its imports loaded",
+        ));
+    }
+    if hook.dialect.background().is_some() || command_line::python_call(spec, &hook.env).is_err() {
+        return None;
+    }
+    Some(
+        Finding::new(
+            FindingCode::Prefork,
+            Severity::Info,
+            "could run pre-forked: a Python script started by a fresh interpreter per call; add `prefork: true` to fork it from a warm one (docs/writing-hooks.md)",
+        )
+        .fix("add prefork: true to the hook, then approve it again"),
+    )
 }
 
 fn names(events: &[Event]) -> String {

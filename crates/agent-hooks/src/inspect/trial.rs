@@ -324,6 +324,7 @@ pub(crate) async fn run(
     let detach = crate::background::Detach::Task;
     let rt = Runtime {
         detach: &detach,
+        prefork: engine.forkers(),
         ws: engine.workspace(),
         log: engine.event_log(),
         drift: &drift,

@@ -18,7 +18,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
 
 use super::unix::{SIGKILL, SIGTERM, signal_group};
@@ -84,6 +84,8 @@ pub(crate) struct CommandSpec {
     /// expanded when looking for the files a shell line runs, so that a script named through
     /// one is still recorded on approval and checked for drift.
     pub known_vars: Vec<(String, String)>,
+    /// `prefork`: the command is a Python script run in a forked child of a warm interpreter.
+    pub prefork: Option<super::prefork::Prefork>,
 }
 
 impl CommandSpec {
@@ -112,6 +114,7 @@ impl CommandSpec {
                 crate::workspace::WORKSPACE_ENV.to_owned(),
                 ws.root().to_string_lossy().into_owned(),
             )],
+            prefork: None,
         })
     }
 
@@ -123,6 +126,7 @@ impl CommandSpec {
             invocation: Invocation::Argv(words),
             cwd,
             known_vars: Vec::new(),
+            prefork: None,
         }
     }
 
@@ -133,6 +137,7 @@ impl CommandSpec {
             invocation: Invocation::Shell(line.to_owned()),
             cwd,
             known_vars: Vec::new(),
+            prefork: None,
         }
     }
 
@@ -190,97 +195,15 @@ impl CommandSpec {
                 "the hook exited before it could be tracked".into(),
             ));
         };
-        // From here on, whatever happens to this future, the group is killed.
-        let mut guard = GroupGuard(Some(pgid));
-
         let stdin = child.stdin.take();
-        let writer = tokio::spawn(async move {
-            if let Some(mut stdin) = stdin {
-                // A hook may exit without reading: a broken pipe is its business, not an error.
-                let _ = stdin.write_all(&input).await;
-                let _ = stdin.shutdown().await;
-            }
-        });
-        // Told to stop when the runtime gives up waiting for the pipes to close: the readers
-        // then hand back what they have.
-        let (stop, stopped) = tokio::sync::watch::channel(false);
-        let out = child
-            .stdout
-            .take()
-            .map(|s| tokio::spawn(read_capped(s, policy.stdout_cap, stopped.clone())));
-        let err = child
-            .stderr
-            .take()
-            .map(|s| tokio::spawn(read_capped(s, STDERR_CAP, stopped)));
-
-        let status = match tokio::time::timeout_at(deadline, child.wait()).await {
-            Ok(Ok(status)) => status,
-            Ok(Err(e)) => return Err(Failure::Exec(format!("cannot wait for the hook: {e}"))),
-            Err(_) => {
-                writer.abort();
-                signal_group(pgid, SIGTERM);
-                let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
-                signal_group(pgid, SIGKILL);
-                let _ = child.wait().await;
-                drop(guard);
-                return Err(Failure::Timeout(timeout));
-            }
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let streams = Streams {
+            stdin,
+            stdout,
+            stderr,
         };
-        writer.abort();
-
-        // The hook has exited; its output is complete once every holder of the pipes is gone.
-        let mut left_behind = None;
-        let pipes = async {
-            let out = match out {
-                Some(task) => task.await.unwrap_or_default(),
-                None => Captured::default(),
-            };
-            let err = match err {
-                Some(task) => task.await.unwrap_or_default(),
-                None => Captured::default(),
-            };
-            (out, err)
-        };
-        tokio::pin!(pipes);
-        let (out, err) = match tokio::time::timeout_at(deadline, &mut pipes).await {
-            Ok(result) => result,
-            Err(_) => {
-                left_behind = Some(format!(
-                    "the hook exited but a process it started kept its output open until the {} s timeout; that process group was killed",
-                    timeout.as_secs_f64()
-                ));
-                signal_group(pgid, SIGTERM);
-                tokio::time::sleep(KILL_GRACE).await;
-                signal_group(pgid, SIGKILL);
-                // A process outside the group (started with `setsid`) may still hold the pipes:
-                // the answer printed so far is kept all the same.
-                match tokio::time::timeout(PIPE_GRACE, &mut pipes).await {
-                    Ok(result) => result,
-                    Err(_) => {
-                        let _ = stop.send(true);
-                        pipes.await
-                    }
-                }
-            }
-        };
-        if policy.leave_background && left_behind.is_none() {
-            guard.disarm();
-        }
-        drop(guard);
-
-        use std::os::unix::process::ExitStatusExt;
-        let exit = match (status.code(), status.signal()) {
-            (Some(code), _) => Exit::Code(code),
-            (None, Some(sig)) => Exit::Signal(sig),
-            (None, None) => Exit::Code(-1),
-        };
-        Ok(Reply {
-            stdout: out.bytes,
-            stdout_overflow: out.overflow,
-            stderr: err.bytes,
-            exit,
-            left_behind,
-        })
+        supervise(child, pgid, streams, input, deadline, timeout, policy).await
     }
 
     fn spawn_failure(&self, err: &io::Error) -> Failure {
@@ -317,6 +240,135 @@ impl CommandSpec {
     }
 }
 
+/// A hook process that has started, however it was started: spawned here, or forked by a
+/// forker (`prefork`), which reaps it and reports how it ended.
+pub(crate) trait Started {
+    /// Waits until the process has ended. Cancel-safe: a wait abandoned at a timeout can be
+    /// started again.
+    async fn ended(&mut self) -> io::Result<Exit>;
+}
+
+impl Started for tokio::process::Child {
+    async fn ended(&mut self) -> io::Result<Exit> {
+        use std::os::unix::process::ExitStatusExt;
+        let status = self.wait().await?;
+        Ok(match (status.code(), status.signal()) {
+            (Some(code), _) => Exit::Code(code),
+            (None, Some(sig)) => Exit::Signal(sig),
+            (None, None) => Exit::Code(-1),
+        })
+    }
+}
+
+/// The runtime's ends of a started hook's standard streams.
+pub(crate) struct Streams<I, O, E> {
+    pub stdin: Option<I>,
+    pub stdout: Option<O>,
+    pub stderr: Option<E>,
+}
+
+/// Feeds a started hook `input`, reads its answer within the caps, and makes sure nothing of
+/// its process group `pgid` outlives `timeout` (the module's doc says how).
+pub(crate) async fn supervise<P, I, O, E>(
+    mut child: P,
+    pgid: u32,
+    streams: Streams<I, O, E>,
+    input: Arc<[u8]>,
+    deadline: tokio::time::Instant,
+    timeout: Duration,
+    policy: RunPolicy,
+) -> Result<Reply, Failure>
+where
+    P: Started,
+    I: AsyncWrite + Unpin + Send + 'static,
+    O: AsyncRead + Unpin + Send + 'static,
+    E: AsyncRead + Unpin + Send + 'static,
+{
+    // From here on, whatever happens to this future, the group is killed.
+    let mut guard = GroupGuard(Some(pgid));
+
+    let stdin = streams.stdin;
+    let writer = tokio::spawn(async move {
+        if let Some(mut stdin) = stdin {
+            // A hook may exit without reading: a broken pipe is its business, not an error.
+            let _ = stdin.write_all(&input).await;
+            let _ = stdin.shutdown().await;
+        }
+    });
+    // Told to stop when the runtime gives up waiting for the pipes to close: the readers
+    // then hand back what they have.
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let out = streams
+        .stdout
+        .map(|s| tokio::spawn(read_capped(s, policy.stdout_cap, stopped.clone())));
+    let err = streams
+        .stderr
+        .map(|s| tokio::spawn(read_capped(s, STDERR_CAP, stopped)));
+
+    let exit = match tokio::time::timeout_at(deadline, child.ended()).await {
+        Ok(Ok(exit)) => exit,
+        Ok(Err(e)) => return Err(Failure::Exec(format!("cannot wait for the hook: {e}"))),
+        Err(_) => {
+            writer.abort();
+            signal_group(pgid, SIGTERM);
+            let _ = tokio::time::timeout(KILL_GRACE, child.ended()).await;
+            signal_group(pgid, SIGKILL);
+            let _ = child.ended().await;
+            drop(guard);
+            return Err(Failure::Timeout(timeout));
+        }
+    };
+    writer.abort();
+
+    // The hook has exited; its output is complete once every holder of the pipes is gone.
+    let mut left_behind = None;
+    let pipes = async {
+        let out = match out {
+            Some(task) => task.await.unwrap_or_default(),
+            None => Captured::default(),
+        };
+        let err = match err {
+            Some(task) => task.await.unwrap_or_default(),
+            None => Captured::default(),
+        };
+        (out, err)
+    };
+    tokio::pin!(pipes);
+    let (out, err) = match tokio::time::timeout_at(deadline, &mut pipes).await {
+        Ok(result) => result,
+        Err(_) => {
+            left_behind = Some(format!(
+                "the hook exited but a process it started kept its output open until the {} s timeout; that process group was killed",
+                timeout.as_secs_f64()
+            ));
+            signal_group(pgid, SIGTERM);
+            tokio::time::sleep(KILL_GRACE).await;
+            signal_group(pgid, SIGKILL);
+            // A process outside the group (started with `setsid`) may still hold the pipes:
+            // the answer printed so far is kept all the same.
+            match tokio::time::timeout(PIPE_GRACE, &mut pipes).await {
+                Ok(result) => result,
+                Err(_) => {
+                    let _ = stop.send(true);
+                    pipes.await
+                }
+            }
+        }
+    };
+    if policy.leave_background && left_behind.is_none() {
+        guard.disarm();
+    }
+    drop(guard);
+
+    Ok(Reply {
+        stdout: out.bytes,
+        stdout_overflow: out.overflow,
+        stderr: err.bytes,
+        exit,
+        left_behind,
+    })
+}
+
 /// The process to start: the pinned program when the gate pinned one — from its verified
 /// descriptor when it is a compiled program, so check and exec are one act (what `fexecve`
 /// does: the kernel opens `/proc/self/fd/N`, the very file that was verified) — else `word` as
@@ -328,7 +380,7 @@ fn shell_command(program: Option<&crate::trust::Pinned>, shell: &str, line: &str
     cmd
 }
 
-fn command_for(program: Option<&crate::trust::Pinned>, word: &str) -> Command {
+pub(crate) fn command_for(program: Option<&crate::trust::Pinned>, word: &str) -> Command {
     use std::os::fd::AsRawFd;
     let Some(pinned) = program else {
         return Command::new(word);

@@ -6,6 +6,7 @@ pub(crate) mod builtin;
 pub(crate) mod command;
 pub(crate) mod http;
 pub(crate) mod judge;
+pub(crate) mod prefork;
 pub(crate) mod ssrf;
 mod unix;
 
@@ -111,6 +112,25 @@ impl Reply {
             stderr: Vec::new(),
             exit: Exit::Code(0),
             left_behind: None,
+        }
+    }
+}
+
+/// What running a hook came to: its reply or failure, and — for a `prefork` hook that ran as a
+/// plain spawn because no forker could take it — why, for the outcome's warnings and the log.
+#[derive(Debug)]
+pub(crate) struct Ran {
+    /// The hook's reply, or why there is none.
+    pub result: Result<Reply, Failure>,
+    /// Set when a `prefork` hook fell back to a plain spawn.
+    pub fallback: Option<String>,
+}
+
+impl From<Result<Reply, Failure>> for Ran {
+    fn from(result: Result<Reply, Failure>) -> Ran {
+        Ran {
+            result,
+            fallback: None,
         }
     }
 }

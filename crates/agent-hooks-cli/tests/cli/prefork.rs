@@ -1,0 +1,642 @@
+//! `prefork: true`: Python hooks run in forked children of a warm interpreter answer exactly
+//! as the same scripts run as plain processes, keep every guarantee of a spawned hook, and never
+//! run anything but the approved content.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::support::{Entry, Fired, Server, Ws, eventually, process_running, python, run_piped};
+
+/// The fixture hooks (`tests/prefork_hooks/README.md` says what each exercises).
+const HOOKS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/prefork_hooks");
+
+/// A workspace with the fixture hooks under `hooks/` and the master switch on.
+fn workspace() -> Ws {
+    let mut ws = Ws::new().master(true);
+    for entry in std::fs::read_dir(HOOKS).expect("the fixture hooks") {
+        let path = entry.expect("a fixture").path();
+        let name = path.file_name().and_then(|n| n.to_str()).expect("a name");
+        let text = std::fs::read_to_string(&path).expect("read a fixture");
+        ws = ws.file(&format!("hooks/{name}"), &text);
+    }
+    ws
+}
+
+fn command(script: &str) -> String {
+    format!("{} hooks/{script}", python())
+}
+
+/// The forker sockets serving the workspace.
+fn sockets(ws: &Ws) -> Vec<PathBuf> {
+    match std::fs::read_dir(ws.path("state/.agent-hooks/prefork")) {
+        Ok(entries) => entries
+            .filter_map(|e| Some(e.ok()?.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "sock"))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// An outcome with what legitimately differs between two workspaces taken out: the timings and
+/// the workspace's own path.
+fn normalized(ws: &Ws, outcome: &Value) -> Value {
+    let mut outcome = outcome.clone();
+    if let Some(hooks) = outcome["hooks"].as_array_mut() {
+        for hook in hooks {
+            hook["ms"] = json!(0);
+        }
+    }
+    let root = ws.root().display().to_string();
+    serde_json::from_str(&outcome.to_string().replace(&root, "<ws>")).expect("still JSON")
+}
+
+/// The log records without their timestamps, the workspace's path taken out.
+fn records(ws: &Ws) -> Vec<Value> {
+    let root = ws.root().display().to_string();
+    ws.events()
+        .into_iter()
+        .filter(|r| r["type"] != "hook_decision" || r["decision"] != "skip_trust")
+        .map(|mut r| {
+            r["ts"] = Value::Null;
+            serde_json::from_str(&r.to_string().replace(&root, "<ws>")).expect("still JSON")
+        })
+        .collect()
+}
+
+/// Fires `payload` at `event` in both workspaces and asserts the same outcome, with the
+/// pre-forked one served by a forker and never falling back. Returns the pre-forked answer.
+fn same_outcome(plain: &Ws, forked: &Ws, event: &str, payload: Value) -> Fired {
+    let cold = plain.fire(event, payload.clone());
+    let warm = forked.fire(event, payload.clone());
+    assert_eq!(
+        normalized(forked, &warm.outcome),
+        normalized(plain, &cold.outcome),
+        "{event} {payload}: pre-forked (left) and plain (right) answered differently"
+    );
+    assert!(
+        forked.events_of("hook_prefork_fallback").is_empty(),
+        "a pre-forked hook fell back to a plain process: {:?}",
+        forked.events_of("hook_prefork_fallback")
+    );
+    assert!(
+        !sockets(forked).is_empty(),
+        "no forker served the workspace"
+    );
+    warm
+}
+
+/// A workspace with the fixture hooks and `script` holding `source`, declared on `event` as
+/// `name` with `prefork`, and approved.
+fn forked_hook(event: &str, name: &str, script: &str, source: &str, prefork: Value) -> Ws {
+    workspace()
+        .file(&format!("hooks/{script}"), source)
+        .hook(
+            Entry::new(event, &command(script))
+                .name(name)
+                .prefork(prefork),
+        )
+        .approve_all()
+}
+
+/// Declares `entries` in two workspaces — as written, and with `prefork: true` — approves
+/// them, fires each of `fires` in both, and asserts the outcomes and the logs are the same, and
+/// that the pre-forked ones really ran pre-forked. Returns the pre-forked workspace's answers.
+fn same_answers(entries: &[Entry], fires: &[(&str, Value)]) -> Vec<Fired> {
+    let mut plain = workspace();
+    let mut forked = workspace();
+    for entry in entries {
+        plain = plain.hook(entry.clone());
+        forked = forked.hook(entry.clone().prefork(json!(true)));
+    }
+    let plain = plain.approve_all();
+    let forked = forked.approve_all();
+    let answers = fires
+        .iter()
+        .map(|(event, payload)| same_outcome(&plain, &forked, event, payload.clone()))
+        .collect();
+    assert_eq!(
+        records(&forked),
+        records(&plain),
+        "pre-forked (left) and plain (right) logged differently"
+    );
+    answers
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_security_guard_answers_every_event_as_a_plain_process_does() {
+    let guard = command("guard.py");
+    let entries: Vec<Entry> = [
+        "pre_tool_call",
+        "on_user_message",
+        "transform_tool_result",
+        "on_response_end",
+    ]
+    .iter()
+    .map(|event| Entry::new(event, &guard).name(&format!("guard-{event}")))
+    .collect();
+    let key = format!("sk-{}", "a1".repeat(20));
+    let answers = same_answers(
+        &entries,
+        &[
+            (
+                "pre_tool_call",
+                json!({"tool_name": "bash", "tool_input": {"command": "sudo rm -rf /"}}),
+            ),
+            (
+                "pre_tool_call",
+                json!({"tool_name": "bash", "tool_input": {"command": "ls -la"}}),
+            ),
+            (
+                "on_user_message",
+                json!({"message": format!("my key is {key}")}),
+            ),
+            (
+                "transform_tool_result",
+                json!({"tool_name": "bash", "tool_result": format!("KEY={key}")}),
+            ),
+            (
+                "on_response_end",
+                json!({"response": format!("use {key} now")}),
+            ),
+        ],
+    );
+    assert_eq!(answers[0].decision(), "block");
+    assert!(answers[0].reason().contains("recursive delete"));
+    assert_eq!(answers[1].status("guard-pre_tool_call"), "noop");
+    assert_eq!(answers[2].decision(), "block");
+    assert_eq!(answers[3].strings("notes").len(), 1);
+    assert_eq!(
+        answers[4].outcome["payload"]["response"],
+        "use [REDACTED] now"
+    );
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn exit_codes_tracebacks_and_exit_messages_are_the_interpreters_own() {
+    let entries = [
+        Entry::new("pre_tool_call", &command("exit2.py")).name("exit2"),
+        Entry::new("on_user_message", &command("raises.py")).name("raises"),
+        Entry::new("on_session_start", &command("exit_message.py")).name("exit-message"),
+    ];
+    let answers = same_answers(
+        &entries,
+        &[
+            (
+                "pre_tool_call",
+                json!({"tool_name": "bash", "tool_input": {"command": "git push --force origin main"}}),
+            ),
+            (
+                "pre_tool_call",
+                json!({"tool_name": "bash", "tool_input": {"command": "git push origin main"}}),
+            ),
+            ("on_user_message", json!({"message": "hi"})),
+            ("on_session_start", json!({"status": "new"})),
+        ],
+    );
+    assert_eq!(answers[0].decision(), "block");
+    assert_eq!(
+        answers[0].reason(),
+        "force-push is not allowed here; push without --force"
+    );
+    assert_eq!(answers[1].decision(), "continue");
+    assert_eq!(answers[2].status("raises"), "error");
+    assert_eq!(answers[3].status("exit-message"), "error");
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn the_child_sees_argv_environment_cwd_files_and_only_its_own_descriptors() {
+    let entry = Entry::new(
+        "pre_tool_call",
+        &format!("{} --mode strict", command("context.py")),
+    )
+    .name("context")
+    .env("GUARD_LEVEL", "3");
+    let answers = same_answers(
+        &[entry],
+        &[(
+            "pre_tool_call",
+            json!({"tool_name": "bash", "tool_input": {"command": "ls"}}),
+        )],
+    );
+    let seen: Value = serde_json::from_str(&answers[0].context()[0]).expect("the hook's JSON");
+    assert_eq!(seen["name"], "__main__");
+    assert_eq!(
+        seen["argv"],
+        json!(["hooks/context.py", "--mode", "strict"])
+    );
+    assert_eq!(seen["level"], "3");
+    assert_eq!(seen["words"], json!(["alpha", "beta", "gamma"]));
+    assert_eq!(seen["path0"], true);
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_child_holds_no_descriptor_but_its_three_streams() {
+    if !Path::new("/proc/self/fd").is_dir() {
+        return;
+    }
+    let ws = forked_hook(
+        "on_user_message",
+        "fds",
+        "fds.py",
+        "import json, os
+print(json.dumps({'context': ' '.join(sorted(os.listdir('/proc/self/fd')))}))
+",
+        json!(true),
+    );
+    // Descriptors 0, 1 and 2, and the one listing /proc/self/fd: nothing of the forker's,
+    // nothing of an earlier call's, nothing the runtime itself inherited.
+    for _ in 0..3 {
+        let fired = ws.fire("on_user_message", json!({"message": "hi"}));
+        assert_eq!(fired.context(), vec!["0 1 2 3"]);
+    }
+    assert!(ws.events_of("hook_prefork_fallback").is_empty());
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn module_state_is_fresh_per_call_and_threads_atexit_and_open_files_finish() {
+    let entries = [
+        Entry::new("pre_tool_call", &command("state.py")).name("state"),
+        Entry::new("on_user_message", &command("late.py")).name("late"),
+        Entry::new("on_session_start", &command("unicode.py")).name("unicode"),
+    ];
+    let call = json!({"tool_name": "bash", "tool_input": {"command": "ls"}});
+    let answers = same_answers(
+        &entries,
+        &[
+            ("pre_tool_call", call.clone()),
+            ("pre_tool_call", call),
+            (
+                "on_user_message",
+                json!({"message": "hi", "tool_name": "late-tool"}),
+            ),
+            (
+                "on_session_start",
+                json!({"status": "new", "message": "héllo wörld"}),
+            ),
+        ],
+    );
+    assert_eq!(answers[0].context(), vec!["module calls 1, call 1"]);
+    assert_eq!(answers[1].context(), vec!["module calls 1, call 2"]);
+    assert_eq!(answers[2].context(), vec!["thread+atexit"]);
+    assert_eq!(answers[3].context(), vec!["vu: héllo wörld ✓"]);
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_file_the_script_leaves_open_is_written_out() {
+    let ws = workspace()
+        .hook(
+            Entry::new("pre_tool_call", &command("state.py"))
+                .name("state")
+                .prefork(json!(true)),
+        )
+        .approve_all();
+    for _ in 0..2 {
+        ws.fire("pre_tool_call", json!({"tool_name": "x"}));
+    }
+    assert_eq!(ws.read("state/state/log.txt"), "call 1\ncall 2\n");
+    assert!(ws.events_of("hook_prefork_fallback").is_empty());
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_claude_code_hook_runs_pre_forked_through_its_shell_line() {
+    let line = format!("{} \"$CLAUDE_PROJECT_DIR\"/hooks/exit2.py", python());
+    let settings = |prefork: bool| {
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": line, "prefork": prefork}
+        ]}]}})
+        .to_string()
+    };
+    let plain = workspace().file(".claude/settings.json", &settings(false));
+    let forked = workspace().file(".claude/settings.json", &settings(true));
+    plain.approve(&line);
+    forked.approve(&line);
+    let push = json!({"tool_name": "Bash", "tool_input": {"command": "git push --force"}});
+    let warm = same_outcome(&plain, &forked, "pre_tool_call", push);
+    assert_eq!(warm.decision(), "block");
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_skill_hook_runs_pre_forked() {
+    let script = "import json, sys\ne = json.loads(sys.stdin.readline())\ne['args']['command'] = e['args']['command'].strip()\nprint(json.dumps(e))\n";
+    let hooks = |prefork: bool| {
+        json!({"hooks": [{"name": "strip", "command": format!("{} strip.py", python()), "events": ["pre_tool_call"], "prefork": prefork}]})
+            .to_string()
+    };
+    let plain = Ws::new()
+        .file("skills/tidy/strip.py", script)
+        .file("skills/tidy/hooks.json", &hooks(false));
+    let forked = Ws::new()
+        .file("skills/tidy/strip.py", script)
+        .file("skills/tidy/hooks.json", &hooks(true));
+    let call = json!({"tool_name": "bash", "tool_input": {"command": "  ls  "}});
+    let warm = same_outcome(&plain, &forked, "pre_tool_call", call);
+    assert_eq!(warm.outcome["payload"]["tool_input"]["command"], "ls");
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn the_forker_socket_is_private_to_the_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = workspace()
+        .hook(Entry::new("pre_tool_call", &command("exit2.py")).prefork(json!(true)))
+        .approve_all();
+    ws.fire("pre_tool_call", json!({"tool_name": "x"}));
+    let dir = ws.path("state/.agent-hooks/prefork");
+    let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700);
+    let socket = sockets(&ws).pop().expect("a forker socket");
+    assert_eq!(mode(&socket), 0o600);
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_timeout_kills_the_childs_whole_process_group() {
+    let ws = workspace()
+        .file(
+            "hooks/stuck.py",
+            "import os, subprocess, sys, time\nchild = subprocess.Popen(['sleep', '60'])\nwith open(os.path.join(os.environ['STATE_DIR'], 'pids'), 'w') as f:\n    f.write('%d %d' % (os.getpid(), child.pid))\ntime.sleep(60)\n",
+        )
+        .hook(
+            Entry::new("pre_tool_call", &command("stuck.py"))
+                .name("stuck")
+                .timeout(2)
+                .prefork(json!(true)),
+        )
+        .approve_all();
+    let fired = ws.fire("pre_tool_call", json!({"tool_name": "x"}));
+    assert_eq!(fired.status("stuck"), "timeout");
+    assert!(ws.events_of("hook_prefork_fallback").is_empty());
+    let pids: Vec<u32> = ws
+        .read("state/stuck/pids")
+        .split(' ')
+        .map(|p| p.parse().expect("a pid"))
+        .collect();
+    for pid in pids {
+        assert!(
+            eventually(Duration::from_secs(5), || !process_running(pid)),
+            "process {pid} of the timed-out hook is still running"
+        );
+    }
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_script_the_forker_cannot_load_runs_as_a_plain_process_and_says_so() {
+    let ws = forked_hook(
+        "pre_tool_call",
+        "broken",
+        "broken.py",
+        "import sys\ndef oops(:\n    pass\n",
+        json!(true),
+    );
+    let fired = ws.fire("pre_tool_call", json!({"tool_name": "x"}));
+    // The plain process reports the syntax error as Python does.
+    assert_eq!(fired.status("broken"), "error");
+    let warning = fired
+        .warnings()
+        .into_iter()
+        .find(|w| w.contains("prefork"))
+        .expect("a warning about the fallback");
+    assert!(warning.contains("broken"), "{warning}");
+    assert!(warning.contains("plain process"), "{warning}");
+    let logged = ws.events_of("hook_prefork_fallback");
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert!(
+        ws.events_of("hook_stderr").iter().any(|r| r["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("SyntaxError"))),
+        "{:?}",
+        ws.events()
+    );
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn an_edited_script_is_never_run_by_the_forker_of_its_old_content() {
+    let ws = forked_hook(
+        "on_user_message",
+        "say",
+        "say.py",
+        "print('{\"context\": \"old\"}')\n",
+        json!(true),
+    );
+    let payload = json!({"message": "hi"});
+    assert_eq!(
+        ws.fire("on_user_message", payload.clone()).context(),
+        vec!["old"]
+    );
+    let ws = ws.file("hooks/say.py", "print('{\"context\": \"new\"}')\n");
+    // Changed since approval: the gate skips it, whatever a forker holds.
+    let fired = ws.fire("on_user_message", payload.clone());
+    assert_eq!(fired.status("say"), "skipped");
+    assert!(fired.context().is_empty());
+    ws.approve(&command("say.py"));
+    assert_eq!(ws.fire("on_user_message", payload).context(), vec!["new"]);
+    // The old content's forker saw the script change and left.
+    assert!(eventually(Duration::from_secs(10), || sockets(&ws).len() == 1));
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn revoking_the_hook_stops_its_forker() {
+    let line = command("exit2.py");
+    let ws = workspace()
+        .hook(Entry::new("pre_tool_call", &line).prefork(json!(true)))
+        .approve_all();
+    ws.fire("pre_tool_call", json!({"tool_name": "x"}));
+    assert_eq!(sockets(&ws).len(), 1);
+    let out = ws.run(&["revoke", &line]);
+    assert!(out.status.success());
+    assert!(
+        eventually(Duration::from_secs(10), || sockets(&ws).is_empty()),
+        "the forker still serves after the revoke"
+    );
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_forker_serving_the_workspace_exits_when_idle() {
+    let ws = workspace()
+        .hook(Entry::new("pre_tool_call", &command("exit2.py")).prefork(json!(true)))
+        .approve_all();
+    let mut fire = ws.command(&["fire", "pre_tool_call"]);
+    fire.env("AGENT_HOOKS_PREFORK_IDLE", "1");
+    let out = run_piped(fire, br#"{"tool_name": "x"}"#);
+    assert!(out.status.success());
+    assert_eq!(sockets(&ws).len(), 1);
+    assert!(
+        eventually(Duration::from_secs(15), || sockets(&ws).is_empty()),
+        "the forker did not exit after its idle time"
+    );
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn the_sidecar_keeps_its_forkers_as_children_and_runs_calls_at_once() {
+    let ws = forked_hook(
+        "pre_tool_call",
+        "slow",
+        "slow.py",
+        "import json, os, sys, time\nd = json.load(sys.stdin)\nlog = os.path.join(os.environ['STATE_DIR'], d['tool_input']['n'])\nopen(log, 'w').write('%f ' % time.time())\ntime.sleep(1)\nopen(log, 'a').write('%f' % time.time())\n",
+        json!(true),
+    );
+    let server = Server::start(&ws);
+    let port = server.port;
+    let calls: Vec<_> = (0..4)
+        .map(|n| {
+            std::thread::spawn(move || {
+                super::support::http(
+                    port,
+                    "POST",
+                    "/v1/events/pre_tool_call",
+                    json!({"tool_name": "x", "tool_input": {"n": n.to_string()}})
+                        .to_string()
+                        .as_bytes(),
+                    &format!("127.0.0.1:{port}"),
+                )
+            })
+        })
+        .collect();
+    for call in calls {
+        let (status, outcome) = call.join().expect("a request");
+        assert_eq!(status, 200);
+        assert_eq!(outcome["hooks"][0]["status"], "noop", "{outcome}");
+        assert!(
+            outcome["warnings"].as_array().is_some_and(Vec::is_empty),
+            "{outcome}"
+        );
+    }
+    // Every call started before any ended: they ran at once.
+    let spans: Vec<(f64, f64)> = (0..4)
+        .map(|n| {
+            let text = ws.read(&format!("state/slow/{n}"));
+            let (start, end) = text.split_once(' ').expect("start and end");
+            (start.parse().expect("a time"), end.parse().expect("a time"))
+        })
+        .collect();
+    let last_start = spans.iter().map(|s| s.0).fold(f64::MIN, f64::max);
+    let first_end = spans.iter().map(|s| s.1).fold(f64::MAX, f64::min);
+    assert!(
+        last_start < first_end,
+        "the calls ran one after another: {spans:?}"
+    );
+    // The sidecar's forkers are its children: nothing serves the workspace on a socket.
+    assert!(sockets(&ws).is_empty());
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_warm_up_runs_the_script_once_on_the_chosen_payload() {
+    let ws = forked_hook(
+        "on_user_message",
+        "warm",
+        "warm.py",
+        "import json, os, sys\nd = json.load(sys.stdin)\nopen(os.path.join(os.environ['STATE_DIR'], 'seen'), 'a').write(d.get('message', '?') + '\\n')\n",
+        json!({"warmup": {"message": "warm-up"}}),
+    );
+    ws.fire("on_user_message", json!({"message": "first"}));
+    ws.fire("on_user_message", json!({"message": "second"}));
+    assert_eq!(ws.read("state/warm/seen"), "warm-up\nfirst\nsecond\n");
+}
+
+#[test]
+fn prefork_on_a_command_that_is_not_python_is_a_located_config_error() {
+    let ws = Ws::new().master(true).hook(
+        Entry::new("pre_tool_call", "sh hooks/guard.sh")
+            .name("guard")
+            .prefork(json!(true)),
+    );
+    let out = ws.run(&["list"]);
+    let text = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(text.contains("config/shell_hooks.yaml:"), "{text}");
+    assert!(
+        text.contains("prefork: the command must be a Python interpreter and a script"),
+        "{text}"
+    );
+    assert!(text.contains("not a Python interpreter"), "{text}");
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn the_approval_binds_prefork_and_list_says_which_hooks_could_use_it() {
+    let line = command("exit2.py");
+    let ws = workspace()
+        .hook(Entry::new("pre_tool_call", &line).name("push-guard"))
+        .approve_all();
+    let list = String::from_utf8_lossy(&ws.run(&["list"]).stdout).into_owned();
+    assert!(list.contains("could run pre-forked"), "{list}");
+    // Turning prefork on is a change of what was approved.
+    let ws = ws.file(
+        "config/shell_hooks.yaml",
+        &format!(
+            "hooks:\n  - event: pre_tool_call\n    name: push-guard\n    command: {}\n    prefork: true\n",
+            json!(line)
+        ),
+    );
+    let list = String::from_utf8_lossy(&ws.run(&["list"]).stdout).into_owned();
+    assert!(list.contains("prefork changed since approval"), "{list}");
+}

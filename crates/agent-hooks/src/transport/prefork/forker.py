@@ -1,0 +1,526 @@
+# The forker of agent-hooks (`prefork: true`): started as `<python> [flags] -c <this> <config>`
+# by the runtime, it compiles one approved hook script, imports what the script imports, and
+# then forks one child per call that runs the compiled script as `python3 script.py` would.
+# See crates/agent-hooks/src/transport/prefork/mod.rs for the protocol and the guarantees.
+import os
+import sys
+
+# Every module loaded before the forker's own imports: the interpreter's start-up set.
+_BASE = set(sys.modules)
+import json as _json  # noqa: E402  (the protocol's)
+
+# The forker keeps its own modules out of sys.modules, so that what the script imports is
+# told apart from what the forker needs, and a child sees only the script's.
+for _name in set(sys.modules) - _BASE:
+    del sys.modules[_name]
+
+
+def _script_imports(source, sha256):
+    """Checks the script's bytes against the approved hash and lists the modules it imports,
+    in a throw-away child, so that neither `hashlib` nor `ast` is left in this process."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            import ast
+            import hashlib
+
+            if hashlib.sha256(source).hexdigest() != sha256:
+                out = "!the script's content is not the approved content"
+            else:
+                names = []
+                for node in ast.walk(ast.parse(source)):
+                    if isinstance(node, ast.Import):
+                        names.extend(alias.name for alias in node.names)
+                    elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                        names.append(node.module)
+                out = "\n".join(dict.fromkeys(names))
+        except BaseException as e:  # a SyntaxError is reported by compile() below
+            out = "?" + repr(e)
+        data = out.encode()
+        while data:
+            data = data[os.write(w, data):]
+        os._exit(0)
+    os.close(w)
+    chunks = []
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(r)
+    os.waitpid(pid, 0)
+    text = b"".join(chunks).decode()
+    if text.startswith("!"):
+        raise RuntimeError(text[1:])
+    if text.startswith("?"):
+        return []
+    return [name for name in text.split("\n") if name]
+
+
+def _stdio(fd, name, like, write):
+    """A fresh `sys.std*` on `fd`, made the way the interpreter makes its own at start-up (the
+    forker's own stream `like` carries the encoding, errors and buffering it chose)."""
+    import io
+
+    unbuffered = write and like.write_through
+    buffered = io.open(fd, "wb" if write else "rb", buffering=0 if unbuffered else -1, closefd=False)
+    raw = buffered if unbuffered else buffered.raw
+    raw.name = name
+    stream = io.TextIOWrapper(
+        buffered,
+        encoding=like.encoding,
+        errors=like.errors,
+        newline="\n",
+        line_buffering=like.line_buffering,
+        write_through=like.write_through,
+    )
+    stream.mode = "w" if write else "r"
+    return stream
+
+
+class _Script:
+    """The approved script, compiled, with what a run needs."""
+
+    def __init__(self, cfg):
+        self.path = cfg["script"]
+        with open(self.path, "rb") as f:
+            source = f.read()
+        self.imports = _script_imports(source, cfg["sha256"])
+        self.code = compile(source, self.path, "exec", dont_inherit=True)
+        self.argv0 = cfg["orig_argv"]
+        # `python3 script.py` puts the script's directory first on sys.path (`-c` put "").
+        if sys.path and sys.path[0] == "":
+            sys.path[0] = os.path.dirname(os.path.realpath(self.path))
+
+    def preload(self):
+        for name in self.imports:
+            try:
+                __import__(name)
+            except BaseException:
+                pass  # the run itself meets the same error where the script imports it
+
+    def enter(self, env, cwd, argv, hidden):
+        """Makes this process look like a fresh `python3 script.py` about to run its body."""
+        import atexit
+
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(env)
+        sys.argv = list(argv)
+        sys.orig_argv = list(self.argv0) + list(argv[1:])
+        for name in hidden:
+            sys.modules.pop(name, None)
+        atexit._clear()
+        for fd, attr, write in ((0, "stdin", False), (1, "stdout", True), (2, "stderr", True)):
+            stream = _stdio(fd, "<%s>" % attr, getattr(sys, "__%s__" % attr), write)
+            setattr(sys, attr, stream)
+            setattr(sys, "__%s__" % attr, stream)
+        main = type(sys)("__main__")
+        main.__file__ = self.path
+        main.__cached__ = None
+        main.__builtins__ = sys.modules["builtins"]
+        main.__loader__ = sys.modules["_frozen_importlib_external"].SourceFileLoader(
+            "__main__", self.path
+        )
+        sys.modules["__main__"] = main
+        return main
+
+
+def _run(script, main):
+    """Runs the script's body and ends the process as the interpreter ends `python3 script.py`:
+    the exit status of SystemExit or of an uncaught exception (its traceback on stderr), then
+    non-daemon threads joined, atexit handlers, the script's globals released (so a file it
+    left open is flushed), the standard streams flushed. The rest of the interpreter's
+    teardown is skipped: it would touch every page the forker shares with this child."""
+    interrupted = False
+    try:
+        exec(script.code, main.__dict__)
+        status = 0
+    except SystemExit as e:
+        status = _exit_status(e.code)
+    except BaseException:
+        kind, value, tb = sys.exc_info()
+        # The traceback starts at the script, as `python3 script.py` prints it.
+        tb = tb.tb_next
+        value.__traceback__ = tb
+        sys.last_type, sys.last_value, sys.last_traceback = kind, value, tb
+        try:
+            sys.excepthook(kind, value, tb)
+        except BaseException:
+            pass
+        interrupted = issubclass(kind, KeyboardInterrupt)
+        del kind, value, tb
+        status = 1
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        try:
+            threading._shutdown()
+        except BaseException:
+            pass
+    import atexit
+
+    atexit._run_exitfuncs()
+    main.__dict__.clear()
+    for name in ("last_type", "last_value", "last_traceback"):
+        if hasattr(sys, name):
+            delattr(sys, name)
+    try:
+        sys.stdout.flush()
+    except BaseException:
+        status = 120
+    try:
+        sys.stderr.flush()
+    except BaseException:
+        pass
+    if interrupted:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    os._exit(status & 0xFF)
+
+
+def _exit_status(code):
+    """The exit status `SystemExit(code)` gives, as the interpreter maps it."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except BaseException:
+        pass
+    return 1
+
+
+def _serve(cfg):
+    """The forker's loop. Returns (in a forked child only) the call that child runs."""
+    script = _Script(cfg)
+    script.preload()
+    warmup = cfg.get("warmup")
+    if warmup is not None:
+        _warm_up(script, cfg, warmup)
+    import gc
+
+    # Objects made so far are never collected in a child: its collections leave the pages it
+    # shares with the forker alone.
+    gc.freeze()
+    # What the script loaded stays for its children; whatever the forker loads from here on is
+    # taken out of a child's sys.modules, so the script's own `import socket` is a fresh one.
+    loaded = set(sys.modules)
+    import select
+    import signal
+    import socket
+
+    listener = None
+    control = None
+    if cfg.get("listen"):
+        listener = _listen(cfg, socket)
+        if listener is None:
+            return None
+    else:
+        control = socket.socket(fileno=os.dup(0))
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.close(null)
+
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    running = {}  # pid -> the call socket its status goes to
+    source = listener if listener is not None else control
+    poller = select.poll()
+    poller.register(source.fileno(), select.POLLIN)
+    poller.register(wake_r, select.POLLIN)
+    if control is not None:
+        control.send(_json.dumps({"ready": True}).encode())
+    else:
+        os.write(1, b'{"ready": true}\n')
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+    idle = cfg.get("idle_seconds") or 0
+    draining = False
+    watched = _watched(cfg)
+    while True:
+        events = poller.poll(1000)
+        for fd, _ in events:
+            if fd == wake_r:
+                try:
+                    os.read(wake_r, 512)
+                except BlockingIOError:
+                    pass
+        _reap(running)
+        if draining:
+            if not running:
+                return None
+            continue
+        if listener is not None:
+            stale = _watched(cfg) != watched  # the script or the approvals changed
+            if stale or (not running and idle and not events and _idle_for(cfg) > idle):
+                # No new calls; the ones under way are reported before the forker exits.
+                _unlisten(cfg)
+                poller.unregister(listener.fileno())
+                listener.close()
+                draining = True
+                continue
+        if not any(fd == source.fileno() for fd, _ in events):
+            continue
+        try:
+            if listener is not None:
+                call, _ = listener.accept()
+                _touch(cfg)
+                if not _same_user(call, socket):
+                    call.close()
+                    continue
+                message, fds = _receive(call, socket, 3)
+                fds = [call.detach()] + fds
+                call = socket.socket(fileno=fds[0])
+            else:
+                message, fds, _, _ = socket.recv_fds(control, 1 << 20, 4)
+                if not message:
+                    return None  # the runtime is gone
+                call = socket.socket(fileno=fds[0])
+        except OSError:
+            continue
+        try:
+            request = _json.loads(message)
+            pid = os.fork()
+        except Exception as e:
+            _send(call, {"error": "cannot fork: %s" % e})
+            for fd in fds[1:]:
+                os.close(fd)
+            call.close()
+            continue
+        if pid == 0:
+            for sock in (listener, control):
+                if sock is not None:
+                    sock.detach()
+            call.detach()
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            return (script, request, fds, set(sys.modules) - loaded)
+        try:
+            os.setpgid(pid, pid)
+        except OSError:
+            pass  # the child set it itself (or is already gone; its status says so)
+        for fd in fds[1:]:
+            os.close(fd)
+        running[pid] = call
+        _send(call, {"pid": pid})
+
+
+def _send(call, message):
+    try:
+        call.sendall((_json.dumps(message) + "\n").encode())
+    except OSError:
+        pass  # the runtime stopped waiting; nothing more to tell
+
+
+def _reap(running):
+    while running:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        call = running.pop(pid, None)
+        if call is None:
+            continue
+        if os.WIFSIGNALED(status):
+            _send(call, {"signal": os.WTERMSIG(status)})
+        else:
+            _send(call, {"exit": os.waitstatus_to_exitcode(status)})
+        call.close()
+
+
+def _receive(call, socket, maxfds):
+    """One length-prefixed request and the descriptors that came with it."""
+    data, fds, _, _ = socket.recv_fds(call, 1 << 20, maxfds)
+    if len(data) < 4:
+        raise OSError("short request")
+    size = int.from_bytes(data[:4], "big")
+    data = data[4:]
+    while len(data) < size:
+        more = call.recv(size - len(data))
+        if not more:
+            raise OSError("short request")
+        data += more
+    if len(fds) != maxfds:
+        for fd in fds:
+            os.close(fd)
+        raise OSError("expected %d descriptors" % maxfds)
+    return data, fds
+
+
+def _same_user(call, socket):
+    import struct
+
+    try:
+        creds = call.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except (AttributeError, OSError):
+        return True  # no SO_PEERCRED here: the socket's mode (0600, in a 0700 directory) decides
+    return struct.unpack("3i", creds)[1] == os.getuid()
+
+
+def _listen(cfg, socket):
+    """Binds the workspace's socket for this script, unless another forker already serves it."""
+    import fcntl
+
+    lock = os.open(cfg["lock"], os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.write(1, b'{"ready": true, "already": true}\n')
+        return None
+    path = cfg["listen"]
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        listener.bind(path)
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o600)
+    cfg["_ino"] = os.stat(path).st_ino
+    listener.listen(64)
+    _touch(cfg)
+    cfg["_lock_fd"] = lock
+    return listener
+
+
+def _unlisten(cfg):
+    """Takes this forker's socket away, unless a newer forker has bound the name already."""
+    try:
+        if os.stat(cfg["listen"]).st_ino == cfg.get("_ino"):
+            os.unlink(cfg["listen"])
+    except OSError:
+        pass
+
+
+def _touch(cfg):
+    import time
+
+    cfg["_last"] = time.monotonic()
+
+
+def _idle_for(cfg):
+    import time
+
+    return time.monotonic() - cfg.get("_last", 0)
+
+
+def _watched(cfg):
+    """What makes a listening forker stale: its script and the approvals file (any approve or
+    revoke stops every forker of the workspace; the next call starts a fresh one)."""
+    marks = []
+    for path in (cfg["script"], cfg.get("approvals")):
+        if not path:
+            continue
+        try:
+            st = os.stat(path)
+            marks.append((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+        except OSError:
+            marks.append(None)
+    return marks
+
+
+def _warm_up(script, cfg, payload):
+    """Runs the script once in this process on the chosen payload, output discarded, so that
+    what it loads and caches on a run is loaded before the first fork."""
+    import atexit
+
+    saved = [os.dup(fd) for fd in (0, 1, 2)]
+    saved_streams = (sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__)
+    saved_state = (list(sys.argv), sys.modules.get("__main__"), dict(os.environ), os.getcwd())
+    r, w = os.pipe()
+    data = payload.encode()
+    pid = os.fork()
+    if pid == 0:  # feeds the payload, whatever its size
+        os.close(r)
+        while data:
+            data = data[os.write(w, data):]
+        os._exit(0)
+    os.close(w)
+    os.dup2(r, 0)
+    os.close(r)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+    try:
+        main = script.enter(cfg["env"], cfg["cwd"], cfg["argv"], [])
+        try:
+            exec(script.code, main.__dict__)
+        except BaseException:
+            pass
+        del main
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+    finally:
+        atexit._clear()
+        for fd, copy in zip((0, 1, 2), saved):
+            os.dup2(copy, fd)
+            os.close(copy)
+        (sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__) = saved_streams
+        argv, main, env, cwd = saved_state
+        sys.argv = argv
+        sys.modules["__main__"] = main
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(cwd)
+        os.waitpid(pid, 0)
+
+
+def _child(call):
+    script, request, fds, hidden = call
+    os.setpgid(0, 0)
+    for fd, target in zip(fds[1:], (0, 1, 2)):
+        os.dup2(fd, target)
+    # Nothing but the call's own three streams crosses into the hook.
+    try:
+        open_fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        open_fds = range(3, 4096)
+    for fd in open_fds:
+        if fd > 2:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    main = script.enter(request["env"], request["cwd"], request["argv"], hidden)
+    _run(script, main)
+
+
+if sys.version_info < (3, 9):
+    os.write(1, b'{"error": "prefork needs Python 3.9 or later (socket.send_fds)"}\n')
+    raise SystemExit(3)
+_CONFIG = _json.loads(sys.argv[1])
+try:
+    _CALL = _serve(_CONFIG)
+except Exception as e:
+    message = _json.dumps({"error": "%s: %s" % (type(e).__name__, e)})
+    if _CONFIG.get("listen"):
+        os.write(1, (message + "\n").encode())
+    else:
+        import socket as _s
+
+        try:
+            _s.socket(fileno=0).send(message.encode())
+        except OSError:
+            pass
+    raise SystemExit(3)
+if _CALL is None:
+    raise SystemExit(0)
+del _CONFIG
+_child(_CALL)
