@@ -3,7 +3,7 @@
 
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
-mod claude;
+mod agents;
 mod fire;
 mod guard;
 mod log;
@@ -14,6 +14,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use agent_hooks::bridge::Agent;
 use agent_hooks::server::ServeOptions;
 use agent_hooks::{Engine, Workspace};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -202,6 +203,16 @@ enum Command {
     },
     /// Remove the `claude-hook` entries from .claude/settings.json (everything else stays).
     ClaudeUninstall,
+    /// The Codex bridge: run this workspace's hooks for one Codex hook input.
+    ///
+    /// Reads the input on stdin and answers in Codex's format (Claude Code's, without the
+    /// answers Codex refuses).
+    CodexHook,
+    /// Wire every mapped Codex event in .codex/hooks.json to `codex-hook` (the user's own
+    /// hooks stay).
+    CodexInstall,
+    /// Remove the `codex-hook` entries from .codex/hooks.json (everything else stays).
+    CodexUninstall,
     /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
     ///
     /// e.g. `agent-hooks completions bash > ~/.local/share/bash-completion/completions/agent-hooks`
@@ -273,7 +284,8 @@ fn main() -> ExitCode {
         _ => {}
     }
     let ws = match &command {
-        Command::ClaudeHook => claude::workspace(cli.workspace.as_deref()),
+        Command::ClaudeHook => agents::workspace(Agent::ClaudeCode, cli.workspace.as_deref()),
+        Command::CodexHook => agents::workspace(Agent::Codex, cli.workspace.as_deref()),
         _ => Workspace::resolve(cli.workspace.as_deref()),
     };
     // Every command works on an existing workspace: a mistyped --workspace must not create
@@ -288,12 +300,14 @@ fn main() -> ExitCode {
                 (_, None) => "$AGENT_HOOKS_WORKSPACE",
             }
         );
-        // The bridge exits 1: a non-blocking error for Claude Code.
-        return ExitCode::from(if matches!(command, Command::ClaudeHook) {
-            1
-        } else {
-            2
-        });
+        // A bridge exits 1: a non-blocking error for its agent.
+        return ExitCode::from(
+            if matches!(command, Command::ClaudeHook | Command::CodexHook) {
+                1
+            } else {
+                2
+            },
+        );
     }
     match command {
         Command::Serve {
@@ -316,15 +330,18 @@ fn main() -> ExitCode {
             pretty || std::io::stdout().is_terminal(),
         )),
         Command::BackgroundHook { ticket } => block_on(fire::background(ws, &ticket)),
-        Command::ClaudeHook => block_on(claude::hook(ws)),
+        Command::ClaudeHook => block_on(agents::hook(ws, Agent::ClaudeCode)),
+        Command::CodexHook => block_on(agents::hook(ws, Agent::Codex)),
         Command::Test {
             hook,
             event,
             run_unapproved,
             json,
         } => block_on(test::run(ws, &hook, event.as_deref(), run_unapproved, json)),
-        Command::ClaudeInstall { http } => claude::install(ws, http.as_deref()),
-        Command::ClaudeUninstall => claude::uninstall(ws),
+        Command::ClaudeInstall { http } => agents::install(ws, Agent::ClaudeCode, http.as_deref()),
+        Command::ClaudeUninstall => agents::uninstall(ws, Agent::ClaudeCode),
+        Command::CodexInstall => agents::install(ws, Agent::Codex, None),
+        Command::CodexUninstall => agents::uninstall(ws, Agent::Codex),
         // A guard is synchronous and runs on every tool call: no async runtime to start.
         Command::Guard {
             name,

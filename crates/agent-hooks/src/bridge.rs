@@ -1,18 +1,19 @@
-//! The Claude Code bridge: agent-hooks *inside* Claude Code. `agent-hooks claude-hook` gets a
-//! Claude Code hook input, dispatches it as the canonical event through this workspace's hooks,
-//! and answers in Claude Code's format; [`install_wired`] wires every mapped event of
-//! `.claude/settings.json` to it. The workspace's own Claude Code hooks are skipped while
-//! bridged — Claude Code already runs them — so nothing runs twice.
+//! The bridges: agent-hooks *inside* an agent. `agent-hooks claude-hook` (and `codex-hook`)
+//! gets the agent's hook input, dispatches it as the canonical event through this workspace's
+//! hooks, and answers in the agent's format; [`install_agent`] wires every mapped event of the
+//! agent's configuration to it. The workspace's own hooks for that agent are skipped while
+//! bridged — the agent already runs them — so nothing runs twice. One function per step is
+//! shared by every agent; only the translation in and out is the agent's (`dialect/`).
 
 use serde_json::{Map, Value, json};
 
-use crate::config::claude::is_bridge_command;
+pub use crate::agent::{Agent, AgentAnswer, UnknownAgent};
+use crate::config::claude::bridge_agent;
+pub use crate::dialect::claude::InputError;
 use crate::dialect::claude::{BRIDGED, CLAUDE_EVENTS, ClaudeEvent, Sent, from_claude, to_claude};
-pub use crate::dialect::claude::{ClaudeAnswer, InputError};
 use crate::dispatch::DispatchOptions;
 use crate::engine::Engine;
 use crate::event::Event;
-use crate::hook::SourceKind;
 use crate::store::{self, FileLock};
 use crate::workspace::Workspace;
 
@@ -30,6 +31,9 @@ pub enum BridgeError {
         /// The underlying failure.
         source: std::io::Error,
     },
+    /// The agent cannot call HTTP hooks, so it cannot be wired to the sidecar by URL.
+    #[error("{0} has no HTTP hooks; wire it with a command (without --http)")]
+    NoHttp(Agent),
     /// `.claude/settings.json` exists but is not a JSON object; it is left untouched rather
     /// than overwritten.
     #[error("{path} is not valid JSON ({error}); fix it first (nothing was written)")]
@@ -66,11 +70,26 @@ pub enum BridgeError {
 /// assert_eq!(answer.exit, 0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, BridgeError> {
+pub async fn handle(engine: &Engine, input: &Value) -> Result<AgentAnswer, BridgeError> {
+    handle_agent(Agent::ClaudeCode, engine, input).await
+}
+
+/// Runs one bridge call for `agent` (its hook input in `input`), answering in its format: the
+/// whole of `agent-hooks <agent>-hook` and of the sidecar's `/v1/hooks/<agent>` route.
+///
+/// # Errors
+///
+/// [`BridgeError::Input`] when `input` is not a hook input of `agent` that maps to a
+/// canonical event.
+pub async fn handle_agent(
+    agent: Agent,
+    engine: &Engine,
+    input: &Value,
+) -> Result<AgentAnswer, BridgeError> {
     let aliases = engine.snapshot().config.agent.tool_aliases.clone();
     let rewrite = engine.snapshot().config.agent.rewrite_permission;
-    let mut t = from_claude(input, &aliases)?;
-    let mut counter = RedoCounter::new(engine.workspace(), &t.payload);
+    let mut t = from_claude(agent, input, &aliases)?;
+    let mut counter = RedoCounter::new(agent, engine.workspace(), &t.payload);
     let mut redo_count = 0;
     if t.claude == ClaudeEvent::Stop {
         redo_count = counter.current(&t.payload);
@@ -91,7 +110,7 @@ pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, Brid
                 .dispatch_with(
                     Event::TransformToolResult,
                     p,
-                    &DispatchOptions::default().skip_source(SourceKind::ClaudeCode, BRIDGED),
+                    &DispatchOptions::default().skip_source(agent.source(), BRIDGED),
                 )
                 .await,
         )
@@ -102,7 +121,7 @@ pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, Brid
         .dispatch_with(
             t.event,
             t.payload,
-            &DispatchOptions::default().skip_source(SourceKind::ClaudeCode, BRIDGED),
+            &DispatchOptions::default().skip_source(agent.source(), BRIDGED),
         )
         .await;
     if let Some(transformed) = transformed {
@@ -110,7 +129,7 @@ pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, Brid
     }
     if t.claude == ClaudeEvent::SessionStart {
         // Every guard the trust gate keeps from running, said once as the session starts.
-        for lapse in engine.lapses(Some(SourceKind::ClaudeCode)) {
+        for lapse in engine.lapses(Some(agent.source())) {
             if !outcome.warnings.contains(&lapse) {
                 outcome.warnings.push(lapse);
             }
@@ -119,7 +138,10 @@ pub async fn handle(engine: &Engine, input: &Value) -> Result<ClaudeAnswer, Brid
     if t.claude == ClaudeEvent::Stop {
         counter.record(redo_count, outcome.is_blocked());
     }
-    Ok(to_claude(t.claude, &outcome, &sent, rewrite))
+    Ok(match agent {
+        Agent::Codex => crate::dialect::codex::to_codex(t.claude, &outcome, &sent),
+        _ => to_claude(t.claude, &outcome, &sent, rewrite),
+    })
 }
 
 /// Claude Code says only `stop_hook_active`; the redo cap needs a count, kept per session.
@@ -132,14 +154,14 @@ struct RedoCounter {
 }
 
 impl RedoCounter {
-    fn new(ws: &Workspace, payload: &Map<String, Value>) -> RedoCounter {
+    fn new(agent: Agent, ws: &Workspace, payload: &Map<String, Value>) -> RedoCounter {
         let session = payload
             .get("session_id")
             .and_then(Value::as_str)
             .unwrap_or("");
         let path = (!session.is_empty()).then(|| {
             ws.state_dir()
-                .join("claude-bridge")
+                .join(format!("{}-bridge", agent.name()))
                 .join(format!("{}.redo", crate::hook::filesystem_safe(session)))
         });
         RedoCounter {
@@ -183,10 +205,12 @@ impl RedoCounter {
     }
 }
 
-/// Whether a Claude Code hook handler runs the bridge, as a command or over HTTP.
-fn is_bridge_handler(handler: &Value) -> bool {
+/// Whether a hook handler in `agent`'s configuration runs `agent`'s bridge, as a command or
+/// over HTTP.
+fn is_bridge_handler(agent: Agent, handler: &Value) -> bool {
     let field = |k: &str| handler.get(k).and_then(Value::as_str);
-    field("command").is_some_and(is_bridge_command) || field("url").is_some_and(is_bridge_url)
+    field("command").is_some_and(|c| bridge_agent(c) == Some(agent))
+        || field("url").is_some_and(|url| bridge_url_agent(url) == Some(agent))
 }
 
 /// Whether `.claude/settings.json` wires some event to the bridge (so Claude Code runs this
@@ -207,23 +231,23 @@ pub(crate) fn is_installed(ws: &Workspace) -> bool {
         .flatten()
         .filter_map(|g| g.get("hooks").and_then(Value::as_array))
         .flatten()
-        .any(is_bridge_handler)
+        .any(|h| is_bridge_handler(Agent::ClaudeCode, h))
 }
 
-/// The workspace's hooks (other than its Claude Code ones) on events the bridge never
-/// dispatches, as `name (event, ...)`: they do nothing inside Claude Code.
-pub fn unreachable_hooks(engine: &Engine) -> Vec<String> {
+/// The workspace's hooks (other than `agent`'s own) on events `agent`'s bridge never
+/// dispatches, as `name (event, ...)`: they do nothing inside that agent.
+pub fn unreachable_hooks(engine: &Engine, agent: Agent) -> Vec<String> {
     engine
         .snapshot()
         .config
         .hooks
         .iter()
-        .filter(|h| h.source != SourceKind::ClaudeCode)
+        .filter(|h| h.source != agent.source())
         .filter_map(|h| {
             let events: Vec<&str> = h
                 .events
                 .iter()
-                .filter(|e| !crate::dialect::claude::reachable_from_claude(**e))
+                .filter(|e| !crate::dialect::claude::reachable_from(agent, **e))
                 .map(|e| e.name())
                 .collect();
             (!events.is_empty()).then(|| format!("{} ({})", h.name, events.join(", ")))
@@ -231,191 +255,242 @@ pub fn unreachable_hooks(engine: &Engine) -> Vec<String> {
         .collect()
 }
 
-/// What [`install_wired`] did.
+/// What [`install_agent`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstallReport {
     /// The settings file written, as shown to the user.
     pub path: String,
-    /// Claude Code events newly wired to the bridge.
+    /// The agent's events newly wired to the bridge.
     pub added: Vec<&'static str>,
-    /// Claude Code events that already had a bridge entry.
+    /// The agent's events that already had a bridge entry.
     pub already: Vec<&'static str>,
-    /// Claude Code events whose bridge entry ran another program (a binary since moved or
+    /// The agent's events whose bridge entry ran another program (a binary since moved or
     /// removed, say), now rewritten to run this one.
     pub updated: Vec<&'static str>,
 }
 
-/// Writes bridge entries for every mapped event into `.claude/settings.json`, merging with what
-/// is there (other settings and hooks are kept; running it twice changes nothing). `exe` is
-/// the `agent-hooks` binary the entries run.
-///
-/// # Errors
-///
-/// [`BridgeError::Corrupt`] when the settings file is not a JSON object, and
-/// [`BridgeError::Io`] when it cannot be read or written.
-/// What a bridge entry in `.claude/settings.json` runs.
+/// What a bridge entry in the agent's configuration runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Wiring {
-    /// A command hook: `<agent-hooks> claude-hook`, one process per event.
+    /// A command hook: `<agent-hooks> <agent>-hook`, one process per event.
     Command(std::path::PathBuf),
-    /// An HTTP hook POSTing to `agent-hooks serve`'s `/v1/hooks/claude-code` route at this base URL
+    /// An HTTP hook POSTing to `agent-hooks serve`'s route for the agent at this base URL
     /// (`http://127.0.0.1:PORT`): no process start per event, built-in state in one process.
+    /// Only for agents that have HTTP hooks ([`Agent::has_http_hooks`]).
     Http(String),
 }
 
-/// The sidecar route that answers Claude Code `type: "http"` hooks in Claude Code's format.
-pub(crate) const HTTP_ROUTE: &str = "/v1/hooks/claude-code";
+/// The agent whose sidecar route a hook URL points at, if it is one.
+fn bridge_url_agent(url: &str) -> Option<Agent> {
+    let url = url.trim_end_matches('/');
+    Agent::ALL
+        .into_iter()
+        .find(|agent| url.ends_with(agent.http_route()))
+}
 
-/// Whether a Claude Code HTTP hook's URL is the sidecar's bridge route.
+/// Whether a hook's URL is one of the sidecar's bridge routes.
 pub(crate) fn is_bridge_url(url: &str) -> bool {
-    url.trim_end_matches('/').ends_with(HTTP_ROUTE)
+    bridge_url_agent(url).is_some()
+}
+
+/// The events of `agent` its installer wires, with whether they take a tool matcher.
+fn wired_events(agent: Agent) -> Vec<(&'static str, bool)> {
+    let tool = |c: ClaudeEvent| c.is_tool_event();
+    match agent {
+        Agent::ClaudeCode => CLAUDE_EVENTS
+            .iter()
+            .map(|(name, c, _)| (*name, tool(*c)))
+            .collect(),
+        // Codex reads a group without a matcher as "every tool".
+        Agent::Codex => crate::dialect::codex::CODEX_EVENTS
+            .iter()
+            .map(|c| (c.name(), false))
+            .collect(),
+    }
 }
 
 /// Writes bridge entries for every mapped event into `.claude/settings.json`, wired as
-/// `wiring` says, merging with what is there (other settings and hooks are kept; running it
-/// twice changes nothing).
+/// `wiring` says. See [`install_agent`].
 ///
 /// # Errors
 ///
-/// [`BridgeError::Corrupt`] when the settings file is not a JSON object, and
-/// [`BridgeError::Io`] when it cannot be read or written.
+/// As [`install_agent`].
 pub fn install_wired(ws: &Workspace, wiring: &Wiring) -> Result<InstallReport, BridgeError> {
-    let path = ws.root().join(".claude/settings.json");
+    install_agent(ws, Agent::ClaudeCode, wiring)
+}
+
+/// Reads `path` as a JSON object for editing: missing or empty is an empty object; anything
+/// else that is not an object is refused, so a file the user must fix is never overwritten.
+fn read_settings(path: &std::path::Path, display: &str) -> Result<Map<String, Value>, BridgeError> {
+    let io = |source| BridgeError::Io {
+        path: display.to_owned(),
+        source,
+    };
+    let corrupt = |error: String| BridgeError::Corrupt {
+        path: display.to_owned(),
+        error,
+    };
+    match store::read_optional(path).map_err(io)? {
+        None => Ok(Map::new()),
+        Some(text) if text.trim().is_empty() => Ok(Map::new()),
+        Some(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => Err(corrupt("the top level is not an object".into())),
+            Err(e) => Err(corrupt(e.to_string())),
+        },
+    }
+}
+
+fn write_settings(
+    path: &std::path::Path,
+    display: &str,
+    doc: Map<String, Value>,
+) -> Result<(), BridgeError> {
+    let io = |source| BridgeError::Io {
+        path: display.to_owned(),
+        source,
+    };
+    let mut text = serde_json::to_string_pretty(&Value::Object(doc))
+        .map_err(|e| io(std::io::Error::other(e)))?;
+    text.push('\n');
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    store::write_atomic(path, text.as_bytes()).map_err(io)
+}
+
+/// Writes bridge entries for every mapped event of `agent` into its project configuration
+/// (`.claude/settings.json`, `.codex/hooks.json`), wired as `wiring` says, merging with what is
+/// there (other settings and the user's own hooks are kept; running it twice changes nothing).
+///
+/// # Errors
+///
+/// [`BridgeError::Corrupt`] when the file is not a JSON object, [`BridgeError::NoHttp`] for an
+/// HTTP wiring of an agent without HTTP hooks, and [`BridgeError::Io`] when the file cannot be
+/// read or written.
+pub fn install_agent(
+    ws: &Workspace,
+    agent: Agent,
+    wiring: &Wiring,
+) -> Result<InstallReport, BridgeError> {
+    let path = ws.root().join(agent.install_file());
     let display = ws.display(&path).into_owned();
     let io = |source| BridgeError::Io {
         path: display.clone(),
         source,
     };
-    let _lock = FileLock::acquire(ws, &path).map_err(io)?;
-    let mut doc = match store::read_optional(&path).map_err(io)? {
-        None => Map::new(),
-        Some(text) if text.trim().is_empty() => Map::new(),
-        Some(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) => {
-                return Err(BridgeError::Corrupt {
-                    path: display,
-                    error: "the top level is not an object".into(),
-                });
-            }
-            Err(e) => {
-                return Err(BridgeError::Corrupt {
-                    path: display,
-                    error: e.to_string(),
-                });
-            }
-        },
-    };
     let handler = match wiring {
         Wiring::Command(exe) => json!({
             "type": "command",
-            "command": format!("{} claude-hook", shell_words::quote(&exe.to_string_lossy())),
+            "command": format!(
+                "{} {}",
+                shell_words::quote(&exe.to_string_lossy()),
+                agent.hook_command()
+            ),
             "timeout": 120,
         }),
+        Wiring::Http(_) if !agent.has_http_hooks() => return Err(BridgeError::NoHttp(agent)),
         Wiring::Http(base) => json!({
             "type": "http",
-            "url": format!("{}{HTTP_ROUTE}", base.trim_end_matches('/')),
+            "url": format!("{}{}", base.trim_end_matches('/'), agent.http_route()),
             "timeout": 120,
         }),
     };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let _lock = FileLock::acquire(ws, &path).map_err(io)?;
+    let mut doc = read_settings(&path, &display)?;
     let hooks = doc
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()));
-    if !hooks.is_object() {
+    let Value::Object(hooks) = hooks else {
         return Err(BridgeError::Corrupt {
             path: display,
             error: "\"hooks\" is not an object".into(),
         });
-    }
+    };
     let mut report = InstallReport {
         path: display.clone(),
         added: Vec::new(),
         already: Vec::new(),
         updated: Vec::new(),
     };
-    if let Value::Object(hooks) = hooks {
-        for (name, claude, _) in CLAUDE_EVENTS {
-            let groups = hooks
-                .entry(name)
-                .or_insert_with(|| Value::Array(Vec::new()));
-            let Value::Array(groups) = groups else {
-                continue;
-            };
-            let mut present = false;
-            let mut rewritten = false;
-            for entry in groups
-                .iter_mut()
-                .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
-                .flatten()
-            {
-                if is_bridge_handler(entry) {
-                    present = true;
-                    if *entry != handler {
-                        *entry = handler.clone();
-                        rewritten = true;
-                    }
+    for (name, tool_event) in wired_events(agent) {
+        let groups = hooks
+            .entry(name)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let Value::Array(groups) = groups else {
+            continue;
+        };
+        let mut present = false;
+        let mut rewritten = false;
+        for entry in groups
+            .iter_mut()
+            .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
+            .flatten()
+        {
+            if is_bridge_handler(agent, entry) {
+                present = true;
+                if *entry != handler {
+                    *entry = handler.clone();
+                    rewritten = true;
                 }
             }
-            if rewritten {
-                report.updated.push(name);
-                continue;
-            }
-            if present {
-                report.already.push(name);
-                continue;
-            }
-            let mut group = Map::new();
-            if matches!(
-                claude,
-                ClaudeEvent::PreToolUse
-                    | ClaudeEvent::PostToolUse
-                    | ClaudeEvent::PostToolUseFailure
-            ) {
-                group.insert("matcher".into(), json!("*"));
-            }
-            group.insert("hooks".into(), json!([handler.clone()]));
-            groups.push(Value::Object(group));
-            report.added.push(name);
         }
+        if rewritten {
+            report.updated.push(name);
+            continue;
+        }
+        if present {
+            report.already.push(name);
+            continue;
+        }
+        let mut group = Map::new();
+        if tool_event {
+            group.insert("matcher".into(), json!("*"));
+        }
+        group.insert("hooks".into(), json!([handler.clone()]));
+        groups.push(Value::Object(group));
+        report.added.push(name);
     }
     if !report.added.is_empty() || !report.updated.is_empty() {
-        let mut text = serde_json::to_string_pretty(&Value::Object(doc))
-            .map_err(|e| io(std::io::Error::other(e)))?;
-        text.push('\n');
-        store::write_atomic(&path, text.as_bytes()).map_err(io)?;
+        write_settings(&path, &display, doc)?;
     }
     Ok(report)
 }
 
-/// Removes every bridge entry (a command that runs `agent-hooks claude-hook`) from
-/// `.claude/settings.json`, with the groups and event lists it leaves empty; everything else is
-/// kept. Returns the settings file as shown to the user and the Claude Code events that had an
-/// entry (none: the file is not touched).
+/// Removes every bridge entry of Claude Code from `.claude/settings.json`. See
+/// [`uninstall_agent`].
+///
+/// # Errors
+///
+/// As [`uninstall_agent`].
+pub fn uninstall(ws: &Workspace) -> Result<(String, Vec<String>), BridgeError> {
+    uninstall_agent(ws, Agent::ClaudeCode)
+}
+
+/// Removes every bridge entry of `agent` (a command that runs `agent-hooks <agent>-hook`, or
+/// an HTTP hook to its sidecar route) from its project configuration, with the groups and
+/// event lists it leaves empty; everything else is kept. Returns the file as shown to the user
+/// and the events that had an entry (none: the file is not touched).
 ///
 /// # Errors
 ///
 /// [`BridgeError::Io`] when the file cannot be read, locked or written;
 /// [`BridgeError::Corrupt`] when it is not a JSON object.
-pub fn uninstall(ws: &Workspace) -> Result<(String, Vec<String>), BridgeError> {
-    let path = ws.root().join(".claude/settings.json");
+pub fn uninstall_agent(ws: &Workspace, agent: Agent) -> Result<(String, Vec<String>), BridgeError> {
+    let path = ws.root().join(agent.install_file());
     let display = ws.display(&path).into_owned();
+    if !path.exists() {
+        return Ok((display, Vec::new()));
+    }
     let io = |source| BridgeError::Io {
         path: display.clone(),
         source,
     };
     let _lock = FileLock::acquire(ws, &path).map_err(io)?;
-    let Some(text) = store::read_optional(&path).map_err(io)? else {
-        return Ok((display, Vec::new()));
-    };
-    let corrupt = |error: String| BridgeError::Corrupt {
-        path: display.clone(),
-        error,
-    };
-    let mut doc = match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(map)) => map,
-        Ok(_) => return Err(corrupt("the top level is not an object".into())),
-        Err(e) => return Err(corrupt(e.to_string())),
-    };
+    let mut doc = read_settings(&path, &display)?;
     let mut removed = Vec::new();
     if let Some(Value::Object(hooks)) = doc.get_mut("hooks") {
         for (event, groups) in hooks.iter_mut() {
@@ -427,11 +502,7 @@ pub fn uninstall(ws: &Workspace) -> Result<(String, Vec<String>), BridgeError> {
             for group in groups.iter_mut() {
                 if let Some(Value::Array(entries)) = group.get_mut("hooks") {
                     let n = entries.len();
-                    entries.retain(|h| {
-                        !h.get("command")
-                            .and_then(Value::as_str)
-                            .is_some_and(is_bridge_command)
-                    });
+                    entries.retain(|h| !is_bridge_handler(agent, h));
                     had |= entries.len() != n;
                 }
             }
@@ -447,10 +518,7 @@ pub fn uninstall(ws: &Workspace) -> Result<(String, Vec<String>), BridgeError> {
         hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
     }
     if !removed.is_empty() {
-        let mut text = serde_json::to_string_pretty(&Value::Object(doc))
-            .map_err(|e| io(std::io::Error::other(e)))?;
-        text.push('\n');
-        store::write_atomic(&path, text.as_bytes()).map_err(io)?;
+        write_settings(&path, &display, doc)?;
     }
     Ok((display, removed))
 }

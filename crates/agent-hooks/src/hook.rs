@@ -13,7 +13,7 @@ use crate::event::Event;
 use crate::transport::{Reply, TransportSpec};
 
 /// Which kind of file declared a hook. Its order is the run order of SPEC §5: shell hooks,
-/// then skill hooks, then Claude Code hooks.
+/// then skill hooks, then Claude Code hooks, then Codex hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SourceKind {
     /// `config/shell_hooks.yaml`.
@@ -22,6 +22,8 @@ pub enum SourceKind {
     Skill,
     /// Claude Code's `settings.json` files.
     ClaudeCode,
+    /// Codex's `.codex/hooks.json` and the `[hooks]` of `.codex/config.toml`.
+    Codex,
 }
 
 impl SourceKind {
@@ -31,6 +33,7 @@ impl SourceKind {
             SourceKind::ShellHooks => "shell hook",
             SourceKind::Skill => "skill hook",
             SourceKind::ClaudeCode => "Claude Code hook",
+            SourceKind::Codex => "Codex hook",
         }
     }
 }

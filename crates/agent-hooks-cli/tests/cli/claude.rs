@@ -1351,18 +1351,8 @@ fn claude_install_keeps_other_settings_and_is_idempotent() {
         "SessionEnd",
         "Notification",
     ] {
-        let bridged = after["hooks"][event]
-            .as_array()
-            .expect("a list of groups")
-            .iter()
-            .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
-            .filter(|h| {
-                h["command"]
-                    .as_str()
-                    .is_some_and(|c| c.ends_with("agent-hooks claude-hook"))
-            })
-            .count();
-        assert_eq!(bridged, 1, "{event}: {after}");
+        let bridged = support::handlers_ending_with(&after, event, "agent-hooks claude-hook");
+        assert_eq!(bridged.len(), 1, "{event}: {after}");
     }
 
     let written = std::fs::read(ws.path(".claude/settings.json")).expect("read");

@@ -10,6 +10,7 @@ mod loopback;
 mod bridge_install;
 mod claude;
 mod clients;
+mod codex;
 mod docs;
 mod fire;
 mod guards;

@@ -619,3 +619,61 @@ fn dechunk(body: &str) -> String {
     }
     out
 }
+
+/// What a process printed and how it exited, for commands that answer an agent (a bridge).
+#[derive(Debug)]
+pub(crate) struct Ran {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) code: i32,
+}
+
+impl Ran {
+    /// Runs `cmd` with `stdin`.
+    pub(crate) fn of(cmd: Command, stdin: &[u8]) -> Ran {
+        let out = run_piped(cmd, stdin);
+        Ran {
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: out.status.code().unwrap_or(-1),
+        }
+    }
+
+    /// Stdout as the one JSON object an agent reads; `Null` when empty.
+    pub(crate) fn json(&self) -> Value {
+        if self.stdout.trim().is_empty() {
+            return Value::Null;
+        }
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON object ({e}): {}", self.stdout))
+    }
+}
+
+/// `agent-hooks list` with its line wrapping undone, for substring checks.
+pub(crate) fn list_text(ws: &Ws) -> String {
+    let out = ws.run(&["list"]);
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The handlers of `event` in a settings file of Claude Code's layout (event → groups →
+/// handlers) whose command ends with `command_suffix` (`agent-hooks codex-hook`).
+pub(crate) fn handlers_ending_with(
+    settings: &Value,
+    event: &str,
+    command_suffix: &str,
+) -> Vec<Value> {
+    settings["hooks"][event]
+        .as_array()
+        .expect("a list of groups")
+        .iter()
+        .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
+        .filter(|h| {
+            h["command"]
+                .as_str()
+                .is_some_and(|c| c.ends_with(command_suffix))
+        })
+        .collect()
+}

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::agent::AgentSettings;
 use super::claude_plugins::Plugin;
 use super::{ConfigError, FileLoad, FileState};
+use crate::agent::Agent;
 use crate::background::Background;
 use crate::diag::DiagKind;
 use crate::dialect::Dialect;
@@ -29,14 +30,24 @@ use crate::workspace::Workspace;
 /// Claude Code's default hook timeout; agent-hooks caps every hook at 120 s.
 pub(crate) const CLAUDE_DEFAULT_TIMEOUT_SECS: f64 = 600.0;
 
-/// Whether a command is the `agent-hooks claude-hook` bridge (which Claude Code runs; running it
-/// from here would dispatch the workspace into itself).
+/// Whether a command is an agent-hooks bridge (`agent-hooks claude-hook`, `codex-hook`, ...),
+/// which the agent runs; running it from here would dispatch the workspace into itself.
 pub(crate) fn is_bridge_command(command: &str) -> bool {
+    bridge_agent(command).is_some()
+}
+
+/// The agent whose bridge `command` runs (`agent-hooks codex-hook` → Codex), if it is one.
+pub(crate) fn bridge_agent(command: &str) -> Option<Agent> {
     let words = shell_words::split(command).unwrap_or_default();
-    words.iter().any(|w| w == "claude-hook")
-        && words
-            .iter()
-            .any(|w| w.rsplit('/').next().is_some_and(|b| b == "agent-hooks"))
+    if !words
+        .iter()
+        .any(|w| w.rsplit('/').next().is_some_and(|b| b == "agent-hooks"))
+    {
+        return None;
+    }
+    Agent::ALL
+        .into_iter()
+        .find(|agent| words.iter().any(|w| w == agent.hook_command()))
 }
 
 /// The settings files this source reads, in order.
@@ -111,15 +122,9 @@ fn load_file(
     plugin: Option<&Plugin>,
     earlier: &mut [FileLoad],
 ) -> FileLoad {
-    let display = ws.display(&path).into_owned();
     let mut load = FileLoad::new(ws, SourceKind::ClaudeCode, path.clone());
-    let note = |message: String| ConfigError {
-        kind: DiagKind::HookConfigError,
-        file: display.clone(),
-        line: 0,
-        column: 0,
-        message,
-    };
+    let display = load.display.clone();
+    let note = |message: String| unlocated(&display, message);
     let text = match crate::store::read_optional(&path) {
         Ok(None) => return load,
         Ok(Some(text)) => text,
@@ -150,25 +155,85 @@ fn load_file(
         return load;
     }
     load.state = FileState::Loaded;
-    let hooks = match doc.get("hooks") {
-        None | Some(Value::Null) => return load,
+    let declared = Declared {
+        agent: Agent::ClaudeCode,
+        aliases,
+        judge,
+        plugin,
+    };
+    load_hooks(ws, &mut load, doc.get("hooks"), &declared, earlier);
+    load
+}
+
+/// A problem of the file `display` not tied to a line (the JSON reader gives no positions
+/// inside a parsed document).
+pub(crate) fn unlocated(display: &str, message: String) -> ConfigError {
+    ConfigError {
+        kind: DiagKind::HookConfigError,
+        file: display.to_owned(),
+        line: 0,
+        column: 0,
+        message,
+    }
+}
+
+/// What the hooks of one file are declared for: the agent whose event names and conventions
+/// they use, and what they share.
+pub(crate) struct Declared<'a> {
+    pub(crate) agent: Agent,
+    pub(crate) aliases: &'a Arc<ToolAliases>,
+    pub(crate) judge: &'a JudgeEndpoint,
+    pub(crate) plugin: Option<&'a Plugin>,
+}
+
+/// Reads the `hooks` object of a file in Claude Code's layout (event name → matcher groups →
+/// handlers) into `load`, with the event names of `declared.agent`. Codex's files use the same
+/// layout.
+pub(crate) fn load_hooks(
+    ws: &Workspace,
+    load: &mut FileLoad,
+    hooks: Option<&Value>,
+    declared: &Declared<'_>,
+    earlier: &mut [FileLoad],
+) {
+    let Declared {
+        agent,
+        aliases,
+        judge,
+        plugin,
+    } = *declared;
+    let path = load.path.clone();
+    let display = load.display.clone();
+    let note = |message: String| unlocated(&display, message);
+    let hooks = match hooks {
+        None | Some(Value::Null) => return,
         Some(Value::Object(hooks)) => hooks,
         Some(other) => {
             load.errors.push(note(format!(
                 "\"hooks\" must be an object of event name → matcher groups, found {}",
                 json_kind(other)
             )));
-            return load;
+            return;
         }
     };
     for (event_name, groups) in hooks {
-        let Some(claude) = ClaudeEvent::parse(event_name) else {
-            let why = if CLAUDE_UNMAPPED_EVENTS.contains(&event_name.as_str()) {
+        let (parsed, unmapped) = match agent {
+            Agent::ClaudeCode => (ClaudeEvent::parse(event_name), CLAUDE_UNMAPPED_EVENTS),
+            Agent::Codex => (
+                crate::dialect::codex::parse(event_name),
+                crate::dialect::codex::CODEX_UNMAPPED_EVENTS,
+            ),
+        };
+        let Some(claude) = parsed else {
+            let why = if unmapped.contains(&event_name.as_str()) {
                 format!(
                     "{event_name} hooks never fire in this host (it has no such event); skipped"
                 )
             } else {
-                format!("unknown Claude Code event \"{event_name}\"; its hooks are skipped")
+                format!(
+                    "unknown {} event \"{event_name}\"; its hooks are skipped",
+                    agent.label()
+                )
             };
             load.warnings.push(note(why));
             continue;
@@ -313,7 +378,7 @@ fn load_file(
                     .hooks
                     .iter_mut()
                     .chain(earlier.iter_mut().flat_map(|l| l.hooks.iter_mut()))
-                    .find(|h| declares(h, claude, command));
+                    .find(|h| declares(h, agent, claude, command));
                 if let Some(first) = first {
                     widen_matcher(first, matcher.as_ref());
                     load.warnings.push(note(format!(
@@ -383,7 +448,7 @@ fn load_file(
                 .min(MAX_TIMEOUT_SECS);
                 let mut hook = Hook {
                     name: command.to_owned(),
-                    source: SourceKind::ClaudeCode,
+                    source: agent.source(),
                     file: path.clone(),
                     file_display: display.clone(),
                     line: 0,
@@ -398,8 +463,10 @@ fn load_file(
                         )),
                         None => TransportSpec::Command({
                             let mut spec = CommandSpec::shell(command, ws.root().to_path_buf())
-                                .with_known_var("CLAUDE_PROJECT_DIR", &root)
                                 .with_known_var(crate::workspace::WORKSPACE_ENV, &root);
+                            for (name, value) in agent_env(agent, ws, claude, &root) {
+                                spec = spec.with_known_var(&name, &value);
+                            }
                             for (name, value) in plugin.map(Plugin::env).unwrap_or_default() {
                                 spec = spec.with_known_var(&name, &value);
                             }
@@ -407,6 +474,7 @@ fn load_file(
                         }),
                     },
                     dialect: Dialect::Claude {
+                        agent,
                         event: claude,
                         aliases: aliases.clone(),
                         condition: condition.clone(),
@@ -417,7 +485,7 @@ fn load_file(
                     env: if is_judge {
                         Vec::new()
                     } else {
-                        let mut env = claude_env(ws, claude, &root);
+                        let mut env = agent_env(agent, ws, claude, &root);
                         env.extend(plugin.map(Plugin::env).unwrap_or_default());
                         env
                     },
@@ -435,7 +503,19 @@ fn load_file(
             }
         }
     }
-    load
+}
+
+/// The variables `agent` sets for a hook: Claude Code's (below); Codex sets none of its own.
+fn agent_env(
+    agent: Agent,
+    ws: &Workspace,
+    claude: ClaudeEvent,
+    root: &str,
+) -> Vec<(String, String)> {
+    match agent {
+        Agent::ClaudeCode => claude_env(ws, claude, root),
+        Agent::Codex => Vec::new(),
+    }
 }
 
 /// The variables Claude Code sets for a hook: `CLAUDE_PROJECT_DIR`, and on `SessionStart`
@@ -521,9 +601,9 @@ fn judge_handler(
 }
 
 /// Whether `hook` is this source's hook for (`claude`, `command`).
-fn declares(hook: &Hook, claude: ClaudeEvent, command: &str) -> bool {
+fn declares(hook: &Hook, agent: Agent, claude: ClaudeEvent, command: &str) -> bool {
     hook.approval_key.as_deref() == Some(command)
-        && matches!(&hook.dialect, Dialect::Claude { event, .. } if *event == claude)
+        && matches!(&hook.dialect, Dialect::Claude { agent: a, event, .. } if *event == claude && *a == agent)
 }
 
 /// Lets `hook` also match what `extra` matches (no matcher on either side: everything).

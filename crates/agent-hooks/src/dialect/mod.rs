@@ -3,6 +3,7 @@
 //! methods here; each dialect's field names live in its own module.
 
 pub(crate) mod claude;
+pub(crate) mod codex;
 pub(crate) mod matcher;
 pub(crate) mod read;
 pub(crate) mod shell;
@@ -30,8 +31,12 @@ pub(crate) enum Dialect {
         /// Whether the hook's input carries the conversation so far (read from the transcript).
         include_conversation: bool,
     },
-    /// `.claude/settings*.json`: Claude Code's hook input and answer rules (SPEC §7).
+    /// `.claude/settings*.json`: Claude Code's hook input and answer rules (SPEC §7); also
+    /// Codex's hooks, which speak the same protocol.
     Claude {
+        /// The agent whose configuration declared the hook (Claude Code or Codex): which events
+        /// it has and what its input adds.
+        agent: crate::agent::Agent,
         /// The Claude Code event the hook was declared under, which decides the input's shape.
         event: claude::ClaudeEvent,
         /// Tool-name aliases, so matchers such as `Bash` match the host's tools.
@@ -135,6 +140,7 @@ impl Dialect {
     /// Whether the hook's matcher lets it run on this payload (no matcher: always).
     pub(crate) fn matches(&self, matcher: Option<&Matcher>, view: &PayloadView<'_>) -> bool {
         if let Dialect::Claude {
+            agent,
             event,
             aliases,
             condition,
@@ -142,7 +148,7 @@ impl Dialect {
         } = self
         {
             // PostToolUse and PostToolUseFailure share post_tool_call; the status tells them apart.
-            if claude::ClaudeEvent::of(view.event, view.payload) != Some(*event) {
+            if claude::event_for(*agent, view.event, view.payload) != Some(*event) {
                 return false;
             }
             if let Some(condition) = condition
@@ -165,6 +171,11 @@ impl Dialect {
     /// rewrite there), rather than concurrently.
     pub(crate) fn chains(&self, event: Event) -> bool {
         match self {
+            // Codex starts every matching hook of an event at once.
+            Dialect::Claude {
+                agent: crate::agent::Agent::Codex,
+                ..
+            } => false,
             Dialect::Shell | Dialect::Claude { .. } => !event.spec().observe_only,
             Dialect::Skill { .. } => skill::chains(event),
         }
@@ -177,7 +188,12 @@ impl Dialect {
             Dialect::Skill {
                 include_conversation,
             } => skill::input(view, *include_conversation),
-            Dialect::Claude { event, aliases, .. } => claude::input(view, *event, aliases),
+            Dialect::Claude {
+                agent,
+                event,
+                aliases,
+                ..
+            } => claude::input(view, *agent, *event, aliases),
         }
     }
 
@@ -257,7 +273,7 @@ impl Dialect {
     pub(crate) fn label(&self) -> &'static str {
         match self {
             Dialect::Shell => "decision protocol",
-            Dialect::Claude { .. } => "Claude Code",
+            Dialect::Claude { agent, .. } => agent.label(),
             Dialect::Skill { .. } => "skill event replacement",
         }
     }

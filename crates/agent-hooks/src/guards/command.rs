@@ -252,7 +252,12 @@ fn read_input(bytes: &[u8], format: Format) -> Result<Input, String> {
         return Err("the payload on stdin must be one JSON object".into());
     };
     if map.contains_key("hook_event_name") {
-        let t = from_claude(&value, &ToolAliases::default()).map_err(|e| e.to_string())?;
+        let t = from_claude(
+            crate::agent::Agent::ClaudeCode,
+            &value,
+            &ToolAliases::default(),
+        )
+        .map_err(|e| e.to_string())?;
         return Ok(Input {
             event: t.event,
             payload: t.payload,

@@ -482,6 +482,7 @@ pub(crate) fn source_name(kind: SourceKind) -> &'static str {
         SourceKind::ShellHooks => "shell_hooks",
         SourceKind::Skill => "skill",
         SourceKind::ClaudeCode => "claude_code",
+        SourceKind::Codex => "codex",
     }
 }
 

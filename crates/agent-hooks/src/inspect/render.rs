@@ -109,7 +109,13 @@ pub(crate) fn files_section(out: &mut String, files: &[FileReport], style: Style
         };
         let bridge = match file.bridge.len() {
             0 => String::new(),
-            n => format!(", the Claude Code bridge on {n} event{}", plural(n)),
+            n => {
+                let agent = crate::agent::Agent::ALL
+                    .into_iter()
+                    .find(|a| super::health::source_name(a.source()) == file.source)
+                    .map_or("agent", |a| a.label());
+                format!(", the {agent} bridge on {n} event{}", plural(n))
+            }
         };
         out.push_str(&format!(
             "  {}{:<width$}{}{count}{bridge}{entry_errors}\n",

@@ -85,13 +85,20 @@ pub fn router(engine: Arc<Engine>) -> Router {
         stats: Stats::default(),
         started: std::time::Instant::now(),
     });
-    Router::new()
+    let mut router = Router::new();
+    // One route per agent, each answering in that agent's own format.
+    for agent in crate::agent::Agent::ALL {
+        router = router.route(
+            agent.http_route(),
+            post(move |state, body| agent_hook(agent, state, body)),
+        );
+    }
+    router
         .route("/v1/events/{event}", post(dispatch))
         .route("/internal/runtime/hooks/approve", post(approve))
         .route("/internal/runtime/hooks/revoke", post(revoke))
         .route("/v1/hooks", get(hooks))
         .route("/v1/hooks/command", post(command))
-        .route(crate::bridge::HTTP_ROUTE, post(claude_code))
         .route("/v1/reload", post(reload))
         .route("/v1/health", get(health))
         .route("/v1/stats", get(stats))
@@ -548,16 +555,18 @@ async fn command(
     )
 }
 
-/// Claude Code's `type: "http"` hooks (`claude-install --http`): the body is a Claude Code
-/// hook input, the answer the bridge's, in Claude Code's format — 200 with the JSON answer, or
-/// an empty body for "no opinion". An input the bridge cannot map is a 400, which Claude Code
-/// treats as a non-blocking error.
-async fn claude_code(
+/// An agent's hook input POSTed to its route (Claude Code's `type: "http"` hooks from
+/// `claude-install --http`; any agent through a command that forwards its stdin): the answer
+/// is the bridge's, in that agent's format — 200 with the JSON answer, or an empty body for "no
+/// opinion". An input the bridge cannot map is a 400, which Claude Code treats as a
+/// non-blocking error.
+async fn agent_hook(
+    agent: crate::agent::Agent,
     State(state): State<Arc<AppState>>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let input = Value::Object(parse_object(body)?);
-    let answer = crate::bridge::handle(&state.engine, &input)
+    let answer = crate::bridge::handle_agent(agent, &state.engine, &input)
         .await
         .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
     let mut response = answer.stdout.into_response();

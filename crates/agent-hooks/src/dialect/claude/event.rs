@@ -84,11 +84,35 @@ pub(crate) const CLAUDE_UNMAPPED_EVENTS: &[&str] = &[
     "ElicitationResult",
 ];
 
+/// The event a hook of `agent` declared under a Claude Code event name runs at for a canonical
+/// dispatch: Claude Code's own rules, or Codex's, which has fewer events.
+pub(crate) fn event_for(
+    agent: crate::agent::Agent,
+    event: Event,
+    payload: &Map<String, Value>,
+) -> Option<ClaudeEvent> {
+    match agent {
+        crate::agent::Agent::ClaudeCode => ClaudeEvent::of(event, payload),
+        crate::agent::Agent::Codex => crate::dialect::codex::event_of(event, payload),
+    }
+}
+
 /// Whether the `claude-hook` bridge ever dispatches `event`: the twins of the mapped Claude
 /// Code events, and `transform_tool_result`, which runs with `PostToolUse`. Hooks on any
 /// other event never run inside Claude Code.
 pub(crate) fn reachable_from_claude(event: Event) -> bool {
-    event == Event::TransformToolResult || CLAUDE_EVENTS.iter().any(|(_, _, e)| *e == event)
+    reachable_from(crate::agent::Agent::ClaudeCode, event)
+}
+
+/// Whether `agent`'s bridge ever dispatches `event` (see [`reachable_from_claude`]).
+pub(crate) fn reachable_from(agent: crate::agent::Agent, event: Event) -> bool {
+    event == Event::TransformToolResult
+        || match agent {
+            crate::agent::Agent::ClaudeCode => CLAUDE_EVENTS.iter().any(|(_, _, e)| *e == event),
+            crate::agent::Agent::Codex => crate::dialect::codex::CODEX_EVENTS
+                .iter()
+                .any(|c| c.canonical() == event),
+        }
 }
 
 impl ClaudeEvent {

@@ -155,7 +155,12 @@ pub(crate) fn claude_input(
     input
 }
 
-pub(crate) fn input(view: &PayloadView<'_>, claude: ClaudeEvent, aliases: &ToolAliases) -> Vec<u8> {
+pub(crate) fn input(
+    view: &PayloadView<'_>,
+    agent: crate::agent::Agent,
+    claude: ClaudeEvent,
+    aliases: &ToolAliases,
+) -> Vec<u8> {
     let session = || {
         view.cache
             .session_id
@@ -172,7 +177,7 @@ pub(crate) fn input(view: &PayloadView<'_>, claude: ClaudeEvent, aliases: &ToolA
         .cache
         .transcript
         .get_or_init(|| transcript::build(view.ws, &session_id));
-    let input = claude_input(
+    let mut input = claude_input(
         claude,
         view.payload,
         aliases,
@@ -185,6 +190,9 @@ pub(crate) fn input(view: &PayloadView<'_>, claude: ClaudeEvent, aliases: &ToolA
                 .clone()
         },
     );
+    if agent == crate::agent::Agent::Codex {
+        crate::dialect::codex::complete_input(&mut input, view.payload);
+    }
     let mut bytes = serde_json::to_vec(&input).unwrap_or_else(|_| b"{}".to_vec());
     bytes.push(b'\n');
     bytes

@@ -22,9 +22,9 @@ mod transcript;
 pub(crate) use answer::{ClaudeOutput, Permission, interpret, judged};
 pub(crate) use condition::{Condition, glob_regex};
 pub(crate) use event::{
-    CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases, compile_matcher, match_target,
-    reachable_from_claude,
+    CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases, compile_matcher, event_for,
+    match_target, reachable_from, reachable_from_claude,
 };
 pub(crate) use input::{generate_tool_use_id, input};
+pub use reverse::InputError;
 pub(crate) use reverse::{BRIDGED, RewritePermission, Sent, from_claude, to_claude};
-pub use reverse::{ClaudeAnswer, InputError};

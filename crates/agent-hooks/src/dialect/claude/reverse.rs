@@ -6,19 +6,26 @@
 use serde_json::{Map, Value, json};
 
 use super::event::{ClaudeEvent, ToolAliases};
+use crate::agent::{Agent, AgentAnswer};
 use crate::answer::Decision;
 use crate::event::Event;
 use crate::outcome::{HookStatus, Outcome};
 
-/// Why a Claude Code hook input cannot be dispatched.
+/// Why an agent's hook input cannot be dispatched.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
-    /// Stdin was not a Claude Code hook input.
+    /// Stdin was not a hook input of the agent.
     #[error("the hook input is not a JSON object with a \"hook_event_name\"")]
     NotAnInput,
-    /// A Claude Code event agent-hooks has no event for; the bridge should not be wired to it.
-    #[error("Claude Code event \"{0}\" has no counterpart in agent-hooks")]
-    Unmapped(String),
+    /// An event of the agent that agent-hooks has no event for; the bridge should not be
+    /// wired to it.
+    #[error("{agent} event \"{name}\" has no counterpart in agent-hooks")]
+    Unmapped {
+        /// The agent that sent it.
+        agent: Agent,
+        /// The agent's name for the event.
+        name: String,
+    },
 }
 
 /// A Claude Code hook input translated to a canonical dispatch.
@@ -39,7 +46,11 @@ pub(crate) struct Translated {
 ///
 /// [`InputError::NotAnInput`] when `input` has no `hook_event_name`, and
 /// [`InputError::Unmapped`] when agent-hooks has no event for it.
-pub(crate) fn from_claude(input: &Value, aliases: &ToolAliases) -> Result<Translated, InputError> {
+pub(crate) fn from_claude(
+    agent: Agent,
+    input: &Value,
+    aliases: &ToolAliases,
+) -> Result<Translated, InputError> {
     let Value::Object(input) = input else {
         return Err(InputError::NotAnInput);
     };
@@ -47,7 +58,14 @@ pub(crate) fn from_claude(input: &Value, aliases: &ToolAliases) -> Result<Transl
         .get("hook_event_name")
         .and_then(Value::as_str)
         .ok_or(InputError::NotAnInput)?;
-    let claude = ClaudeEvent::parse(name).ok_or_else(|| InputError::Unmapped(name.to_owned()))?;
+    let parsed = match agent {
+        Agent::Codex => crate::dialect::codex::parse(name),
+        _ => ClaudeEvent::parse(name),
+    };
+    let claude = parsed.ok_or_else(|| InputError::Unmapped {
+        agent,
+        name: name.to_owned(),
+    })?;
     let get = |k: &str| input.get(k).cloned();
     let mut p = Map::new();
     for key in [
@@ -56,6 +74,8 @@ pub(crate) fn from_claude(input: &Value, aliases: &ToolAliases) -> Result<Transl
         "transcript_path",
         "permission_mode",
         "tool_use_id",
+        "turn_id",
+        "model",
     ] {
         if let Some(v) = get(key) {
             p.insert(key.into(), v);
@@ -122,17 +142,6 @@ pub(crate) fn from_claude(input: &Value, aliases: &ToolAliases) -> Result<Transl
     })
 }
 
-/// What the bridge prints and how it exits.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClaudeAnswer {
-    /// One JSON object, or empty for "no opinion".
-    pub stdout: String,
-    /// Shown by Claude Code in verbose mode only.
-    pub stderr: String,
-    /// The process exit status; always 0, as decisions travel in `stdout`.
-    pub exit: i32,
-}
-
 /// What a dispatch started from — the tool input, or the user's prompt — so the answer can
 /// tell whether hooks rewrote it.
 #[derive(Debug, Clone, PartialEq)]
@@ -193,7 +202,7 @@ pub(crate) fn to_claude(
     outcome: &Outcome,
     sent: &Sent,
     rewrite: RewritePermission,
-) -> ClaudeAnswer {
+) -> AgentAnswer {
     let sent_input = sent.0.as_ref();
     let mut out = Map::new();
     let mut specific = Map::new();
@@ -303,7 +312,7 @@ pub(crate) fn to_claude(
             )
         })
         .collect();
-    ClaudeAnswer {
+    AgentAnswer {
         stdout: if out.is_empty() {
             String::new()
         } else {

@@ -1,40 +1,52 @@
-//! `agent-hooks claude-hook`, `claude-install` and `claude-uninstall`: the Claude Code bridge
-//! from the shell. Claude Code runs `claude-hook` as a command hook; it answers in Claude Code's format.
+//! `agent-hooks <agent>-hook`, `<agent>-install` and `<agent>-uninstall` (claude, codex): the
+//! bridges from the shell. The agent runs `<agent>-hook` as a command hook; it answers in the
+//! agent's format.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use agent_hooks::bridge::Agent;
 use agent_hooks::{Engine, Workspace, bridge};
 use serde_json::Value;
 
-/// The workspace of a bridge call: `--workspace`, else Claude Code's project directory, else the
+/// The environment variable an agent sets to its project directory for its hooks.
+pub(crate) fn project_dir_var(agent: Agent) -> Option<&'static str> {
+    match agent {
+        Agent::ClaudeCode => Some("CLAUDE_PROJECT_DIR"),
+        _ => None,
+    }
+}
+
+/// The workspace of a bridge call: `--workspace`, else the agent's project directory, else the
 /// usual resolution.
-pub(crate) fn workspace(flag: Option<&Path>) -> Workspace {
-    match (flag, std::env::var_os("CLAUDE_PROJECT_DIR")) {
+pub(crate) fn workspace(agent: Agent, flag: Option<&Path>) -> Workspace {
+    let project = project_dir_var(agent).and_then(std::env::var_os);
+    match (flag, project) {
         (Some(dir), _) => Workspace::new(dir),
         (None, Some(dir)) if !dir.is_empty() => Workspace::new(std::path::PathBuf::from(dir)),
         _ => Workspace::resolve(None),
     }
 }
 
-pub(crate) async fn hook(ws: Workspace) -> ExitCode {
+pub(crate) async fn hook(ws: Workspace, agent: Agent) -> ExitCode {
+    let me = agent.hook_command();
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut input) {
-        eprintln!("agent-hooks claude-hook: cannot read the hook input: {e}");
+        eprintln!("agent-hooks {me}: cannot read the hook input: {e}");
         return ExitCode::from(1);
     }
     let input: Value = match serde_json::from_slice(&input) {
         Ok(v) => v,
         Err(e) => {
-            // Exit 1 is a non-blocking error for Claude Code: the action proceeds, the user sees it.
-            eprintln!("agent-hooks claude-hook: the hook input is not JSON: {e}");
+            // Exit 1 is a non-blocking error for every agent: the action proceeds, the user sees it.
+            eprintln!("agent-hooks {me}: the hook input is not JSON: {e}");
             return ExitCode::from(1);
         }
     };
     // One process per event: `prefork` hooks are run by the workspace's forkers.
     let engine = Engine::open(ws).with_workspace_forkers();
-    match bridge::handle(&engine, &input).await {
+    match bridge::handle_agent(agent, &engine, &input).await {
         Ok(answer) => {
             if !answer.stdout.is_empty() {
                 println!("{}", answer.stdout);
@@ -45,7 +57,7 @@ pub(crate) async fn hook(ws: Workspace) -> ExitCode {
             ExitCode::from(u8::try_from(answer.exit).unwrap_or(1))
         }
         Err(e) => {
-            eprintln!("agent-hooks claude-hook: {e}");
+            eprintln!("agent-hooks {me}: {e}");
             ExitCode::from(1)
         }
     }
@@ -53,35 +65,38 @@ pub(crate) async fn hook(ws: Workspace) -> ExitCode {
 
 /// What the user would type, when it runs this very program; else the absolute path, which
 /// a `cargo clean` or a rebuild elsewhere can take away.
-fn command_program(exe: PathBuf) -> PathBuf {
+fn command_program(agent: Agent, exe: PathBuf) -> PathBuf {
     if same_program(&on_path("agent-hooks"), &exe) {
         PathBuf::from("agent-hooks")
     } else {
         eprintln!(
-            "agent-hooks claude-install: warning: `agent-hooks` on PATH is not this program, so \
-             Claude Code will run {} by its path; if that file goes (cargo clean), the bridge \
+            "agent-hooks {name}-install: warning: `agent-hooks` on PATH is not this program, so \
+             {label} will run {} by its path; if that file goes (cargo clean), the bridge \
              stops. Install it with `cargo install --path crates/agent-hooks-cli` and run \
-             claude-install again.",
-            exe.display()
+             {name}-install again.",
+            exe.display(),
+            name = agent.name(),
+            label = agent.label(),
         );
         exe
     }
 }
 
-pub(crate) fn install(ws: Workspace, http: Option<&str>) -> ExitCode {
+pub(crate) fn install(ws: Workspace, agent: Agent, http: Option<&str>) -> ExitCode {
+    let me = format!("{}-install", agent.name());
     let wiring = match http {
         Some(base) => bridge::Wiring::Http(base.to_owned()),
         None => match std::env::current_exe() {
-            Ok(exe) => bridge::Wiring::Command(command_program(exe)),
+            Ok(exe) => bridge::Wiring::Command(command_program(agent, exe)),
             Err(e) => {
-                eprintln!("agent-hooks claude-install: cannot find this program's path: {e}");
+                eprintln!("agent-hooks {me}: cannot find this program's path: {e}");
                 return ExitCode::FAILURE;
             }
         },
     };
-    match bridge::install_wired(&ws, &wiring) {
+    match bridge::install_agent(&ws, agent, &wiring) {
         Ok(report) => {
-            let unreachable = bridge::unreachable_hooks(&Engine::open(ws.clone()));
+            let unreachable = bridge::unreachable_hooks(&Engine::open(ws.clone()), agent);
             if report.added.is_empty() && report.updated.is_empty() {
                 println!(
                     "{}: already bridged for every mapped event; nothing changed.",
@@ -90,8 +105,9 @@ pub(crate) fn install(ws: Workspace, http: Option<&str>) -> ExitCode {
             } else {
                 if !report.added.is_empty() {
                     println!(
-                        "{}: Claude Code now runs this workspace's hooks through agent-hooks on {}.",
+                        "{}: {} now runs this workspace's hooks through agent-hooks on {}.",
                         report.path,
+                        agent.label(),
                         report.added.join(", ")
                     );
                 }
@@ -112,34 +128,36 @@ pub(crate) fn install(ws: Workspace, http: Option<&str>) -> ExitCode {
             }
             for hook in unreachable {
                 println!(
-                    "warning: {hook}: Claude Code never reaches this event through the bridge; the hook does nothing there."
+                    "warning: {hook}: {} never reaches this event through the bridge; the hook does nothing there.",
+                    agent.label()
                 );
             }
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("agent-hooks claude-install: {e}");
+            eprintln!("agent-hooks {me}: {e}");
             ExitCode::FAILURE
         }
     }
 }
 
-/// `agent-hooks claude-uninstall`: removes the bridge entries, keeping every other setting.
-pub(crate) fn uninstall(ws: Workspace) -> ExitCode {
-    match bridge::uninstall(&ws) {
+/// `agent-hooks <agent>-uninstall`: removes the bridge entries, keeping every other setting.
+pub(crate) fn uninstall(ws: Workspace, agent: Agent) -> ExitCode {
+    match bridge::uninstall_agent(&ws, agent) {
         Ok((path, removed)) if removed.is_empty() => {
             println!("{path}: no bridge entries; nothing changed.");
             ExitCode::SUCCESS
         }
         Ok((path, removed)) => {
             println!(
-                "{path}: removed the bridge from {}; Claude Code no longer runs this workspace's hooks.",
-                removed.join(", ")
+                "{path}: removed the bridge from {}; {} no longer runs this workspace's hooks.",
+                removed.join(", "),
+                agent.label()
             );
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("agent-hooks claude-uninstall: {e}");
+            eprintln!("agent-hooks {}-uninstall: {e}", agent.name());
             ExitCode::FAILURE
         }
     }

@@ -1,0 +1,233 @@
+//! The Codex source: hooks declared in the project's `.codex/hooks.json` and in the inline
+//! `[hooks]` tables of `.codex/config.toml`. Both use Claude Code's layout (event → matcher
+//! groups → handlers) with Codex's event names, so they are read by the Claude Code source's
+//! reader (`claude::load_hooks`) and run in the Codex flavour of that dialect, behind the same
+//! trust gate.
+
+use serde_json::Value;
+
+use super::agent::AgentSettings;
+use super::claude::{Declared, load_hooks, unlocated};
+use super::{ConfigError, FileLoad, FileState};
+use crate::agent::Agent;
+use crate::wording::kind_of as json_kind;
+use crate::workspace::Workspace;
+
+/// `.codex/hooks.json`, relative to the workspace.
+pub(crate) const HOOKS_JSON: &str = ".codex/hooks.json";
+/// `.codex/config.toml`, relative to the workspace.
+pub(crate) const CONFIG_TOML: &str = ".codex/config.toml";
+
+pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
+    let aliases = agent.tool_aliases.clone();
+    let declared = Declared {
+        agent: Agent::Codex,
+        aliases: &aliases,
+        judge: &agent.judge,
+        plugin: None,
+    };
+    let mut json = FileLoad::new(ws, Agent::Codex.source(), ws.root().join(HOOKS_JSON));
+    if let Some(doc) = read(&mut json, parse_json) {
+        warn_unknown_root_keys(&mut json, &doc);
+        load_hooks(ws, &mut json, doc.get("hooks"), &declared, &mut []);
+    }
+    let mut toml = FileLoad::new(ws, Agent::Codex.source(), ws.root().join(CONFIG_TOML));
+    if let Some(doc) = read(&mut toml, parse_toml) {
+        // `[hooks.state]` is where Codex keeps per-hook enablement and trust; it is not an event.
+        let hooks = doc.get("hooks").map(|hooks| {
+            let mut hooks = hooks.clone();
+            if let Value::Object(map) = &mut hooks {
+                map.remove("state");
+            }
+            hooks
+        });
+        // Codex runs the hooks of both files; a command in both runs once here, as in a
+        // Claude Code settings pair.
+        load_hooks(
+            ws,
+            &mut toml,
+            hooks.as_ref(),
+            &declared,
+            std::slice::from_mut(&mut json),
+        );
+    }
+    vec![json, toml]
+}
+
+/// Reads and parses `load`'s file; `None` when it is missing or broken (recorded in `load`).
+fn read(load: &mut FileLoad, parse: fn(&str) -> Result<Value, Located>) -> Option<Value> {
+    let text = match crate::store::read_optional(&load.path) {
+        Ok(None) => return None,
+        Ok(Some(text)) => text,
+        Err(e) => {
+            load.state = FileState::Broken;
+            let error = error(load, 0, 0, format!("cannot read: {e}"));
+            load.errors.push(error);
+            return None;
+        }
+    };
+    match parse(&text) {
+        Ok(doc @ Value::Object(_)) => {
+            load.state = FileState::Loaded;
+            Some(doc)
+        }
+        Ok(other) => {
+            load.state = FileState::Broken;
+            let error = error(
+                load,
+                0,
+                0,
+                format!("must be one JSON object, found {}", json_kind(&other)),
+            );
+            load.errors.push(error);
+            None
+        }
+        Err(Located {
+            line,
+            column,
+            message,
+        }) => {
+            load.state = FileState::Broken;
+            let error = error(load, line, column, message);
+            load.errors.push(error);
+            None
+        }
+    }
+}
+
+fn error(load: &FileLoad, line: u64, column: u64, message: String) -> ConfigError {
+    ConfigError {
+        line,
+        column,
+        ..unlocated(&load.display, message)
+    }
+}
+
+/// Where a file failed to parse, and why.
+struct Located {
+    line: u64,
+    column: u64,
+    message: String,
+}
+
+fn parse_json(text: &str) -> Result<Value, Located> {
+    serde_json::from_str(text).map_err(|e| Located {
+        line: e.line() as u64,
+        column: e.column() as u64,
+        message: format!("not valid JSON: {e}"),
+    })
+}
+
+fn parse_toml(text: &str) -> Result<Value, Located> {
+    toml::from_str::<Value>(text).map_err(|e| {
+        let (line, column) = e
+            .span()
+            .map_or((0, 0), |span| line_column(text, span.start));
+        Located {
+            line,
+            column,
+            message: format!("not valid TOML: {}", e.message()),
+        }
+    })
+}
+
+/// The 1-based line and column of byte `offset` in `text`.
+fn line_column(text: &str, offset: usize) -> (u64, u64) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line as u64, column as u64)
+}
+
+/// Codex refuses a `hooks.json` whose root has keys other than `description` and `hooks`.
+fn warn_unknown_root_keys(load: &mut FileLoad, doc: &Value) {
+    let Value::Object(root) = doc else { return };
+    for key in root.keys() {
+        if key != "description" && key != "hooks" {
+            let warning = error(
+                load,
+                0,
+                0,
+                format!(
+                    "unknown key \"{key}\" (Codex accepts only \"description\" and \"hooks\" here, and refuses the file otherwise)"
+                ),
+            );
+            load.warnings.push(warning);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loaded(files: &[(&str, &str)]) -> Vec<FileLoad> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".codex")).unwrap();
+        for (rel, text) in files {
+            std::fs::write(dir.path().join(rel), text).unwrap();
+        }
+        load(&Workspace::new(dir.path()), &AgentSettings::default())
+    }
+
+    #[test]
+    fn inline_toml_hooks_load_like_the_json_file() {
+        let files = loaded(&[(
+            CONFIG_TOML,
+            r#"model = "gpt-5"
+
+[[hooks.PreToolUse]]
+matcher = "Bash"
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "sh .codex/hooks/guard.sh"
+timeout = 30
+
+[hooks.state]
+"x" = { enabled = true }
+"#,
+        )]);
+        let toml = &files[1];
+        assert_eq!(toml.state, FileState::Loaded, "{:?}", toml.errors);
+        assert!(
+            toml.errors.is_empty() && toml.warnings.is_empty(),
+            "{:?}",
+            toml.warnings
+        );
+        assert_eq!(toml.hooks.len(), 1);
+        assert_eq!(toml.hooks[0].source, crate::hook::SourceKind::Codex);
+        assert_eq!(toml.hooks[0].timeout.as_secs(), 30);
+    }
+
+    #[test]
+    fn broken_toml_is_located_and_unmapped_events_are_warned_about() {
+        let files = loaded(&[
+            (CONFIG_TOML, "[hooks\nPreToolUse = 1\n"),
+            (
+                HOOKS_JSON,
+                r#"{"hooks": {"PermissionRequest": [{"hooks": [{"type": "command", "command": "a"}]}],
+                              "Notification": [{"hooks": [{"type": "command", "command": "b"}]}]},
+                    "$schema": "x"}"#,
+            ),
+        ]);
+        assert_eq!(files[1].state, FileState::Broken);
+        assert_eq!(files[1].errors[0].line, 1, "{:?}", files[1].errors);
+        let warnings: Vec<&str> = files[0]
+            .warnings
+            .iter()
+            .map(|w| w.message.as_str())
+            .collect();
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(warnings.iter().any(|w| w.contains("$schema")));
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("PermissionRequest hooks never fire"))
+        );
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("unknown Codex event \"Notification\""))
+        );
+    }
+}
