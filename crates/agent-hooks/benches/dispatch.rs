@@ -11,7 +11,10 @@
 //!   the whole check (reading the command, resolving its program, hashing). Target: the hash
 //!   under 20 µs.
 //!
-//! Run: `cargo bench -p agent-hooks --bench dispatch`.
+//! Run: `cargo bench -p agent-hooks --bench dispatch`. The spawn cases end with 400 alternating
+//! rounds of the two (printed as `spawn/interleaved`); `INTERLEAVED_ROUNDS=N` changes their
+//! number and `0` leaves them out. `benches/dispatch_instructions.sh` counts the instructions of
+//! the first case with callgrind, which the machine's load does not change.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -179,7 +182,16 @@ fn command_hook_vs_direct_spawn(c: &mut Criterion) {
 
     // Criterion measures the two one after the other, so a machine whose load changes between
     // them skews the ratio. Alternating single calls and comparing medians cancels that out.
-    let rounds = 400;
+    // `INTERLEAVED_ROUNDS=0` leaves it out (a filtered or profiled run of another case).
+    let rounds = match std::env::var("INTERLEAVED_ROUNDS") {
+        Ok(n) => n
+            .parse::<usize>()
+            .expect("INTERLEAVED_ROUNDS is a number of rounds"),
+        Err(_) => 400,
+    };
+    if rounds == 0 {
+        return;
+    }
     let (mut through_engine, mut directly) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         let started = Instant::now();

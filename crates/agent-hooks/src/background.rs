@@ -110,7 +110,7 @@ pub(crate) fn start(ws: &Workspace, detach: &Detach, job: Job) -> Result<(), Str
             };
             let ticket = Ticket {
                 event: event.name().to_owned(),
-                file: hook.file_display.clone(),
+                file: hook.file_display.to_string(),
                 key,
                 session,
                 input: String::from_utf8_lossy(&input).into_owned(),
@@ -164,11 +164,9 @@ pub(crate) async fn run_ticket(
     let ticket: Ticket = serde_json::from_slice(&text)
         .map_err(|e| format!("{} is not a background-hook ticket: {e}", path.display()))?;
     let event: Event = ticket.event.parse().map_err(|e| format!("{e}"))?;
-    let Some(hook) = snapshot
-        .hooks_for(event)
-        .iter()
-        .find(|h| h.file_display == ticket.file && h.approval_key.as_deref() == Some(&ticket.key))
-    else {
+    let Some(hook) = snapshot.hooks_for(event).iter().find(|h| {
+        *h.file_display == *ticket.file && h.approval_key.as_deref() == Some(&ticket.key)
+    }) else {
         return Err(format!(
             "the background hook \"{}\" of {} is no longer declared for {event}",
             ticket.key, ticket.file
@@ -316,7 +314,7 @@ fn settle(
 fn record(hook: &Hook, event: Event, kind: DiagKind, detail: &str) -> DiagRecord {
     DiagRecord::new(kind, detail)
         .event(event.name())
-        .hook(&hook.name, &hook.file_display)
+        .hook(&*hook.name, &*hook.file_display)
 }
 
 /// The mailbox of `session` (the host's `session_id`; empty when it sends none).

@@ -262,7 +262,7 @@ impl Runtime<'_> {
                                 format!("changed since approval, not run: {why}"),
                             )
                             .event(event.name())
-                            .hook(&hook.name, &hook.file_display),
+                            .hook(&*hook.name, &*hook.file_display),
                         );
                         Lapse::Drifted(why)
                     }
@@ -512,14 +512,14 @@ fn hook_record(
 ) -> DiagRecord {
     let record = DiagRecord::new(kind, detail)
         .event(event.name())
-        .hook(&hook.name, &hook.file_display);
+        .hook(&*hook.name, &*hook.file_display);
     hook.dialect.shape_record(record, event, payload)
 }
 
 /// The environment a command hook gets on top of the runtime's (SPEC §5).
 pub(crate) fn hook_env(ws: &Workspace, hook: &Hook, event: Event) -> Vec<(String, String)> {
     let mut env = vec![
-        ("HOOK_NAME".to_owned(), hook.name.clone()),
+        ("HOOK_NAME".to_owned(), hook.name.to_string()),
         (
             "HOOK_EVENT".to_owned(),
             hook.dialect.event_name(event).to_owned(),
@@ -677,7 +677,7 @@ impl Merge {
     fn decided(&mut self, hook: &Hook, decision: LoggedDecision, detail: String) {
         let mut record = DiagRecord::decision(decision, detail)
             .event(self.event.name())
-            .hook(&hook.name, &hook.file_display);
+            .hook(&*hook.name, &*hook.file_display);
         if let Some(session) = self
             .payload
             .get("session_id")

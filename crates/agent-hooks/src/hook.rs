@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::answer::{Answer, Unusable};
@@ -51,14 +52,15 @@ pub(crate) enum OnError {
 /// One declared hook.
 #[derive(Debug, Clone)]
 pub(crate) struct Hook {
-    /// Shown in list, outcomes and logs.
-    pub name: String,
+    /// Shown in list, outcomes and logs. Shared, so that each dispatch's reports copy a
+    /// pointer rather than the text.
+    pub name: Arc<str>,
     /// Which kind of file declared it; decides run order.
     pub source: SourceKind,
     /// The declaring file, absolute.
     pub file: PathBuf,
-    /// The declaring file as shown to users (workspace-relative).
-    pub file_display: String,
+    /// The declaring file as shown to users (workspace-relative); shared like `name`.
+    pub file_display: Arc<str>,
     /// Line of the entry in its file (1-based; 0 when unknown).
     pub line: u64,
     /// The events it runs at.

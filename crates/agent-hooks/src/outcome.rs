@@ -2,6 +2,7 @@
 //! show, and one report per hook of the event saying what it did.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -56,9 +57,9 @@ impl HookStatus {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HookReport {
     /// The hook's name, as in `list` and the logs.
-    pub hook: String,
+    pub hook: Arc<str>,
     /// The declaring file, workspace-relative.
-    pub source: String,
+    pub source: Arc<str>,
     /// What happened to the hook.
     pub status: HookStatus,
     /// Why the hook was skipped or failed; the common skip reasons are static text.
@@ -220,7 +221,7 @@ impl Outcome {
         self.hooks
             .iter()
             .find(|h| h.status == HookStatus::Blocked)
-            .map(|h| h.hook.as_str())
+            .map(|h| &*h.hook)
     }
 
     /// Adds what `earlier` — an outcome of the same action at an earlier event — gave the

@@ -447,10 +447,10 @@ pub(crate) fn load_hooks(
                 }
                 .min(MAX_TIMEOUT_SECS);
                 let mut hook = Hook {
-                    name: command.to_owned(),
+                    name: command.into(),
                     source: agent.source(),
                     file: path.clone(),
-                    file_display: display.clone(),
+                    file_display: display.as_str().into(),
                     line: 0,
                     events: vec![claude.canonical()],
                     matcher: matcher.clone(),
@@ -654,7 +654,7 @@ mod tests {
                 {"matcher": "Bash", "hooks": [{"type": "command", "command": "b"}]}
             ]}}"#,
         );
-        let names: Vec<&str> = files[0].hooks.iter().map(|h| h.name.as_str()).collect();
+        let names: Vec<&str> = files[0].hooks.iter().map(|h| &*h.name).collect();
         assert_eq!(names, vec!["b"]);
         assert_eq!(files[0].errors.len(), 1);
         assert!(files[0].errors[0].message.contains("must be a string"));

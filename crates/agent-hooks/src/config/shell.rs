@@ -431,10 +431,10 @@ fn parse_entry(
 
     let mut hook = Hook {
         state_dir: ws.state_dir().join(filesystem_safe(&name)),
-        name,
+        name: name.into(),
         source: SourceKind::ShellHooks,
         file: ws.shell_hooks_yaml(),
-        file_display: file.to_owned(),
+        file_display: file.into(),
         line,
         events: vec![event],
         matcher,
@@ -609,7 +609,7 @@ mod tests {
         );
         assert!(load.errors.is_empty(), "{:?}", load.errors);
         let hook = &load.hooks[0];
-        assert_eq!(hook.name, "guard");
+        assert_eq!(&*hook.name, "guard");
         assert_eq!(hook.events, vec![Event::PreToolCall]);
         assert_eq!(hook.timeout, Duration::from_secs(5));
         assert_eq!(hook.on_error, OnError::Block);
@@ -688,7 +688,7 @@ mod tests {
             hook.approval_key.as_deref(),
             Some("https://guard.example.com/hook")
         );
-        assert_eq!(hook.name, "https://guard.example.com/hook");
+        assert_eq!(&*hook.name, "https://guard.example.com/hook");
         assert_eq!(hook.timeout, Duration::from_secs(3));
         assert_eq!(hook.on_error, OnError::Block);
     }

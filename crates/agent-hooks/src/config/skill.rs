@@ -347,10 +347,10 @@ fn parse_entry(
         }
     };
     let mut hook = Hook {
-        name,
+        name: name.into(),
         source: SourceKind::Skill,
         file: file.to_path_buf(),
-        file_display: display.to_owned(),
+        file_display: display.into(),
         line,
         events,
         matcher: None,

@@ -180,10 +180,10 @@ fn claude_answer(
     let name = request.name.as_str();
     let spec = BuiltinSpec::with_context(guard, request.rules.clone(), ctx);
     let hook = Hook {
-        name: name.to_owned(),
+        name: name.into(),
         source: SourceKind::ShellHooks,
         file: PathBuf::new(),
-        file_display: format!("agent-hooks guard {name}"),
+        file_display: format!("agent-hooks guard {name}").into(),
         line: 0,
         events: vec![event],
         matcher: None,

@@ -535,9 +535,9 @@ pub(crate) fn assess_hook(ctx: &Context<'_>, hook: &Arc<Hook>) -> HookHealth {
         None => (Health::Approved, None, None),
     };
     HookHealth {
-        name: hook.name.clone(),
+        name: hook.name.to_string(),
         source: source_name(hook.source),
-        file: hook.file_display.clone(),
+        file: hook.file_display.to_string(),
         line: hook.line,
         events: hook.events.clone(),
         matcher: hook.matcher.as_ref().map(|m| m.pattern.clone()),

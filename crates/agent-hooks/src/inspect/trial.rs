@@ -193,15 +193,10 @@ pub(crate) async fn run(
         .config
         .hooks
         .iter()
-        .filter(|h| h.name == selector || h.approval_key.as_deref() == Some(selector))
+        .filter(|h| &*h.name == selector || h.approval_key.as_deref() == Some(selector))
         .collect();
     let Some(first) = named.first() else {
-        let mut known: Vec<&str> = snapshot
-            .config
-            .hooks
-            .iter()
-            .map(|h| h.name.as_str())
-            .collect();
+        let mut known: Vec<&str> = snapshot.config.hooks.iter().map(|h| &*h.name).collect();
         known.dedup();
         return Err(TrialError::UnknownHook {
             hook: selector.to_owned(),
@@ -234,7 +229,7 @@ pub(crate) async fn run(
             None if declared.len() == 1 => declared[0],
             None => {
                 return Err(TrialError::WhichEvent {
-                    hook: first.name.clone(),
+                    hook: first.name.to_string(),
                     events: names(),
                 });
             }
@@ -242,7 +237,7 @@ pub(crate) async fn run(
     };
     let Some(hook) = named.iter().find(|h| h.handles(event)) else {
         return Err(TrialError::NotDeclaredFor {
-            hook: first.name.clone(),
+            hook: first.name.to_string(),
             event,
             events: names(),
         });
@@ -297,8 +292,8 @@ pub(crate) async fn run(
     };
     let trusted = matches!(trust.state, "approved" | "no_approval_needed");
     let mut report = TrialReport {
-        hook: hook.name.clone(),
-        source: hook.file_display.clone(),
+        hook: hook.name.to_string(),
+        source: hook.file_display.to_string(),
         runs: hook.transport.describe(),
         dialect: hook.dialect.label(),
         event,

@@ -142,8 +142,8 @@ impl Stats {
             self.metrics
                 .hook_runs
                 .get_or_create(&HookLabels {
-                    hook: report.hook.clone(),
-                    source: report.source.clone(),
+                    hook: report.hook.to_string(),
+                    source: report.source.to_string(),
                     event: event.clone(),
                     status: report.status.as_str().to_owned(),
                 })
@@ -152,8 +152,8 @@ impl Stats {
                 self.metrics
                     .latency
                     .get_or_create(&LatencyLabels {
-                        hook: report.hook.clone(),
-                        source: report.source.clone(),
+                        hook: report.hook.to_string(),
+                        source: report.source.to_string(),
                         event: event.clone(),
                     })
                     .observe(report.ms / 1000.0);
@@ -162,7 +162,7 @@ impl Stats {
         let mut hooks = self.hooks.lock().unwrap_or_else(|p| p.into_inner());
         for report in &outcome.hooks {
             let entry = hooks
-                .entry((report.hook.clone(), report.source.clone()))
+                .entry((report.hook.to_string(), report.source.to_string()))
                 .or_default();
             if report.status == HookStatus::Skipped {
                 entry.skipped += 1;
