@@ -470,6 +470,21 @@ fn sigterm_finishes_in_flight_dispatches_runs_shutdown_hooks_and_leaves_no_proce
     );
 }
 
+#[test]
+fn a_sidecar_stopped_as_soon_as_it_announces_its_address_still_shuts_down_gracefully() {
+    // A host may send SIGTERM the moment it has read the address line: the signal must be
+    // caught by then, not kill the process with its default action.
+    let ws = Ws::new().master(true);
+    for round in 0..20 {
+        let mut server = Server::start(&ws);
+        let status = server.terminate();
+        assert!(
+            status.success(),
+            "round {round}: the sidecar exited with {status}"
+        );
+    }
+}
+
 /// A workspace whose four lifecycle hooks each append their event's name to `lifecycle.log`.
 fn lifecycle_logged(agent_yaml: &str) -> Ws {
     let mut ws = Ws::new().file("config/agent.yaml", agent_yaml).sh(

@@ -165,6 +165,9 @@ pub async fn serve(
         .map_err(|source| ServeError::Bind { addr, source })?;
     let _watcher = watch(engine.clone()).map_err(ServeError::Watch)?;
     lifecycle(Event::PostStartup, "started").await;
+    // Caught from before the address is announced: a host that stops the sidecar as soon as
+    // it has seen the address must get the graceful shutdown, not the signal's default death.
+    let stop_signals = StopSignals::install();
     ready(local);
 
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
@@ -175,7 +178,7 @@ pub async fn serve(
         stop_rx.clone(),
     ));
     tokio::select! {
-        () = shutdown_signal() => {}
+        () = stop_signals.received() => {}
         () = parent_gone(parent), if options.exit_with_parent => {
             tracing::info!("the parent process is gone; stopping");
         }
@@ -234,19 +237,34 @@ async fn stdin_closed() {
     }
 }
 
-async fn shutdown_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let term = signal(SignalKind::terminate());
-    let int = signal(SignalKind::interrupt());
-    match (term, int) {
-        (Ok(mut term), Ok(mut int)) => {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
+/// SIGTERM and SIGINT, caught from the moment of [`StopSignals::install`].
+struct StopSignals {
+    term: Option<tokio::signal::unix::Signal>,
+    int: Option<tokio::signal::unix::Signal>,
+}
+
+impl StopSignals {
+    fn install() -> StopSignals {
+        use tokio::signal::unix::{SignalKind, signal};
+        StopSignals {
+            term: signal(SignalKind::terminate()).ok(),
+            int: signal(SignalKind::interrupt()).ok(),
+        }
+    }
+
+    /// Returns at the first of the two signals (never, for one that could not be caught).
+    async fn received(mut self) {
+        async fn next(signal: &mut Option<tokio::signal::unix::Signal>) {
+            match signal {
+                Some(signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
         }
-        _ => {
-            let _ = tokio::signal::ctrl_c().await;
+        tokio::select! {
+            () = next(&mut self.term) => {}
+            () = next(&mut self.int) => {}
         }
     }
 }
