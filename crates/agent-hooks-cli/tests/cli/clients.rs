@@ -130,16 +130,17 @@ fn tsc() -> PathBuf {
 
 /// `examples/clients/client.ts` compiled once per test binary; the directory holding `client.js`.
 fn compiled_ts(tsc: &Path) -> &'static Path {
-    static OUT: OnceLock<tempfile::TempDir> = OnceLock::new();
+    // Under the target directory, not a temporary one: a static is never dropped, so a
+    // temporary directory here would be left behind by every run.
+    static OUT: OnceLock<PathBuf> = OnceLock::new();
     OUT.get_or_init(|| {
-        let out = tempfile::Builder::new()
-            .prefix("agent-hooks-ts")
-            .tempdir()
-            .expect("create the tsc output directory");
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("examples-clients-ts");
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(&out).expect("create the tsc output directory");
         let mut cmd = Command::new(tsc);
         cmd.args(["--strict", "--target", "es2022", "--module", "commonjs"])
             .args(["--lib", "es2022", "--types", "node", "--outDir"])
-            .arg(out.path())
+            .arg(&out)
             .arg(clients().join("client.ts"));
         // An installed tsc finds `@types/node` beside itself, not beside the compiled file.
         if let Ok(real) = std::fs::canonicalize(tsc)
@@ -152,7 +153,7 @@ fn compiled_ts(tsc: &Path) -> &'static Path {
         stdout_of("tsc examples/clients/client.ts", &compiled);
         out
     })
-    .path()
+    .as_path()
 }
 
 fn node(script: &Path, args: &[&str]) -> Output {
