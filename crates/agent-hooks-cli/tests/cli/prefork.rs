@@ -640,3 +640,66 @@ fn the_approval_binds_prefork_and_list_says_which_hooks_could_use_it() {
     let list = String::from_utf8_lossy(&ws.run(&["list"]).stdout).into_owned();
     assert!(list.contains("prefork changed since approval"), "{list}");
 }
+
+/// The forkers serving `ws`, found by their command line.
+fn forker_pids(ws: &Ws) -> Vec<u32> {
+    let root = ws.root().display().to_string();
+    std::fs::read_dir("/proc")
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+                .filter(|pid| {
+                    std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmd| {
+                        let cmd = String::from_utf8_lossy(&cmd);
+                        cmd.contains("The forker of agent-hooks") && cmd.contains(&root)
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_forker_outliving_fire_holds_none_of_its_callers_descriptors() {
+    if !Path::new("/proc/self/fd").is_dir() {
+        return;
+    }
+    let ws = forked_hook(
+        "on_user_message",
+        "quiet",
+        "quiet.py",
+        "import sys\nsys.stdin.read()\n",
+        json!(true),
+    );
+    // The caller leaves descriptor 9 open across exec, as shells and runners do.
+    let marker = ws.path("state/held-by-the-caller");
+    std::fs::write(&marker, "").expect("write the marker");
+    let fire = ws.command(&["fire", "on_user_message"]);
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg("exec 9<\"$0\"; exec \"$@\"")
+        .arg(&marker)
+        .arg(fire.get_program())
+        .args(fire.get_args())
+        .current_dir(std::env::temp_dir());
+    let out = run_piped(cmd, br#"{"message": "hi"}"#);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pids = forker_pids(&ws);
+    assert_eq!(pids.len(), 1, "one forker serves the workspace");
+    let held: Vec<PathBuf> = std::fs::read_dir(format!("/proc/{}/fd", pids[0]))
+        .expect("the forker's descriptors")
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .collect();
+    assert!(
+        !held.contains(&marker),
+        "the forker holds the caller's descriptor: {held:?}"
+    );
+}

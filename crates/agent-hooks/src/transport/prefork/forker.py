@@ -106,8 +106,12 @@ class _Script:
         import atexit
 
         os.chdir(cwd)
-        os.environ.clear()
-        os.environ.update(env)
+        # Only what differs from the forker's own environment is set (each set is a putenv).
+        for name in [n for n in os.environ if n not in env]:
+            del os.environ[name]
+        for name, value in env.items():
+            if os.environ.get(name) != value:
+                os.environ[name] = value
         sys.argv = list(argv)
         sys.orig_argv = list(self.argv0) + list(argv[1:])
         for name in hidden:
@@ -482,12 +486,8 @@ def _warm_up(script, cfg, payload):
         os.waitpid(pid, 0)
 
 
-def _child(call):
-    script, request, fds, hidden = call
-    os.setpgid(0, 0)
-    for fd, target in zip(fds[1:], (0, 1, 2)):
-        os.dup2(fd, target)
-    # Nothing but the call's own three streams crosses into the hook.
+def _close_above_stdio():
+    """Closes every descriptor but 0, 1 and 2."""
     try:
         open_fds = [int(name) for name in os.listdir("/proc/self/fd")]
     except OSError:
@@ -498,6 +498,15 @@ def _child(call):
                 os.close(fd)
             except OSError:
                 pass
+
+
+def _child(call):
+    script, request, fds, hidden = call
+    os.setpgid(0, 0)
+    for fd, target in zip(fds[1:], (0, 1, 2)):
+        os.dup2(fd, target)
+    # Nothing but the call's own three streams crosses into the hook.
+    _close_above_stdio()
     main = script.enter(request["env"], request["cwd"], request["argv"], hidden)
     _run(script, main)
 
@@ -506,6 +515,9 @@ if sys.version_info < (3, 9):
     os.write(1, b'{"error": "prefork needs Python 3.9 or later (socket.send_fds)"}\n')
     raise SystemExit(3)
 _CONFIG = _json.loads(sys.argv[1])
+# A forker may outlive the process that started it: it must not hold that process's
+# descriptors (a pipe its caller waits on to close, say). Its own channel is on stdin.
+_close_above_stdio()
 try:
     _CALL = _serve(_CONFIG)
 except Exception as e:

@@ -132,9 +132,13 @@ pub(crate) enum Home {
     Workspace,
 }
 
-/// One forker child, or why it could not be started (kept until the next reload, so a script
-/// that does not compile is not started again at every call).
-type Slot = Arc<tokio::sync::OnceCell<Result<Arc<Forker>, String>>>;
+/// One forker child, or why it could not be started and when (kept for [`RETRY_AFTER`], so a
+/// script that does not compile is not started again at every call).
+type Slot = Arc<tokio::sync::OnceCell<Result<Arc<Forker>, (String, std::time::Instant)>>>;
+
+/// How long a forker that failed to start is not tried again (its calls run as plain
+/// processes, each saying so).
+const RETRY_AFTER: Duration = Duration::from_secs(30);
 
 /// The forkers of one engine.
 #[derive(Debug, Default)]
@@ -235,15 +239,28 @@ impl Pool {
                     .entry(key.clone())
                     .or_default()
                     .clone();
-                let forker = slot
+                let started = slot
                     .get_or_init(|| async {
                         tokio::task::spawn_blocking(move || Forker::start(&start))
                             .await
                             .map_err(|e| format!("cannot start the forker: {e}"))
                             .and_then(|started| started.map(Arc::new))
+                            .map_err(|why| (why, std::time::Instant::now()))
                     })
                     .await
-                    .clone()?;
+                    .clone();
+                let forker = match started {
+                    Ok(forker) => forker,
+                    Err((why, when)) => {
+                        if when.elapsed() > RETRY_AFTER {
+                            self.children
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .remove(&key);
+                        }
+                        return Err(why);
+                    }
+                };
                 let launched = forker.call(&request, deadline).await;
                 if launched.is_err() {
                     // Dead or wedged: the next call starts a fresh one.
