@@ -221,24 +221,35 @@ impl Scanner {
             }
         }
         if let (Some(base58), Some(keywords)) = (&self.base58, &self.keywords) {
-            let mut keyword_spots: Option<Vec<(usize, usize)>> = None;
-            for m in base58.find_iter(text) {
-                if !standalone(text, m.start(), m.end()) {
-                    continue;
-                }
-                let spots = keyword_spots.get_or_insert_with(|| {
-                    keywords
-                        .find_iter(text)
-                        .map(|k| (k.start(), k.end()))
-                        .collect()
+            let mut runs: Vec<(usize, usize)> = base58
+                .find_iter(text)
+                .filter(|m| standalone(text, m.start(), m.end()))
+                .map(|m| (m.start(), m.end()))
+                .collect();
+            // A run counts next to a keyword, or next to a wallet secret that counts: a key
+            // beside a key is a key too (and the marker withholding one names its kind, so a
+            // second scan of the redacted text would find it anyway).
+            let mut anchors: Vec<(usize, usize)> = if runs.is_empty() {
+                Vec::new()
+            } else {
+                keywords
+                    .find_iter(text)
+                    .map(|k| (k.start(), k.end()))
+                    .chain(found.iter().map(|f| (f.start, f.end)))
+                    .collect()
+            };
+            let window = self.keyword_window;
+            while !anchors.is_empty() {
+                let (near, far): (Vec<_>, Vec<_>) = runs.into_iter().partition(|&(start, end)| {
+                    anchors
+                        .iter()
+                        .any(|&(a, b)| b + window >= start && a <= end + window)
                 });
-                let window = self.keyword_window;
-                let near = spots
-                    .iter()
-                    .any(|&(ks, ke)| ke + window >= m.start() && ks <= m.end() + window);
-                if near {
-                    found.push(finding("base58 private key", m.start(), m.end()));
+                for &(start, end) in &near {
+                    found.push(finding("base58 private key", start, end));
                 }
+                // A run far from every anchor so far can only be reached from a new one.
+                (anchors, runs) = (near, far);
             }
         }
         found.sort_by_key(|f| f.start);
@@ -254,7 +265,24 @@ impl Scanner {
     }
 
     /// `text` with credentials masked and wallet secrets withheld; `None` if unchanged.
+    ///
+    /// Redacting is idempotent: the result, redacted again, does not change. A mask's marker
+    /// can end a run of letters that went on past the secret, leaving the rest of the run a
+    /// standalone key-shaped word, so the result is scanned again until nothing more is
+    /// found. With the default rules a second scan finds what there is; a user's rules whose
+    /// marker matches their own patterns stop after [`RESCANS`].
     pub(crate) fn redact(&self, text: &str, withhold_wallet: bool) -> Option<String> {
+        let mut redacted = self.redact_once(text, withhold_wallet)?;
+        for _ in 0..RESCANS {
+            match self.redact_once(&redacted, withhold_wallet) {
+                Some(again) => redacted = again,
+                None => break,
+            }
+        }
+        Some(redacted)
+    }
+
+    fn redact_once(&self, text: &str, withhold_wallet: bool) -> Option<String> {
         let mut spans: Vec<(Finding, bool)> = self
             .credentials(text)
             .into_iter()
@@ -267,12 +295,25 @@ impl Scanner {
             return None;
         }
         spans.sort_by_key(|(f, _)| f.start);
+        // Findings that overlap (a key that begins inside a credential) are one span, withheld
+        // if either is a wallet secret: masking one and skipping the other would leave the
+        // rest of the other in the clear.
+        let mut merged: Vec<(Finding, bool)> = Vec::with_capacity(spans.len());
+        for (f, withheld) in spans {
+            match merged.last_mut() {
+                Some((last, last_withheld)) if f.start < last.end => {
+                    last.end = last.end.max(f.end);
+                    if withheld && !*last_withheld {
+                        last.name = f.name;
+                        *last_withheld = true;
+                    }
+                }
+                _ => merged.push((f, withheld)),
+            }
+        }
         let mut out = String::with_capacity(text.len());
         let mut at = 0;
-        for (f, withheld) in spans {
-            if f.start < at {
-                continue;
-            }
+        for (f, withheld) in merged {
             out.push_str(&text[at..f.start]);
             let secret = &text[f.start..f.end];
             if withheld {
@@ -309,10 +350,10 @@ impl Scanner {
         // Runs of consecutive list words; numbering such as "1." or "(2)" is skipped.
         let mut run: Vec<(u16, usize, usize)> = Vec::new();
         let flush = |run: &mut Vec<(u16, usize, usize)>, found: &mut Vec<Finding>| {
-            if run.len() >= shortest
-                && let Some((start, end)) = self.valid_window(run)
-            {
-                found.push(finding("BIP-39 mnemonic", start, end));
+            if run.len() >= shortest {
+                for (start, end) in self.valid_spans(run) {
+                    found.push(finding("BIP-39 mnemonic", start, end));
+                }
             }
             run.clear();
         };
@@ -334,26 +375,39 @@ impl Scanner {
         found
     }
 
-    /// The first window of an allowed length whose checksum holds.
-    fn valid_window(&self, run: &[(u16, usize, usize)]) -> Option<(usize, usize)> {
-        let mut lengths = self.mnemonic_lengths.clone();
-        lengths.sort_unstable_by(|a, b| b.cmp(a));
-        for length in lengths {
+    /// The byte spans of a run of list words that lie in some window of an allowed length
+    /// whose checksum holds; overlapping or touching windows make one span. Every valid
+    /// window counts, not only the first: two phrases written one after the other are one
+    /// run, and a window across both may be valid too.
+    fn valid_spans(&self, run: &[(u16, usize, usize)]) -> Vec<(usize, usize)> {
+        let indexes: Vec<u16> = run.iter().map(|w| w.0).collect();
+        let mut covered = vec![false; run.len()];
+        for &length in &self.mnemonic_lengths {
             if length == 0 || length > run.len() {
                 continue;
             }
-            for window in run.windows(length) {
-                let indexes: Vec<u16> = window.iter().map(|w| w.0).collect();
-                if checksum_holds(&indexes)
-                    && let (Some(first), Some(last)) = (window.first(), window.last())
-                {
-                    return Some((first.1, last.2));
+            for first in 0..=run.len() - length {
+                if checksum_holds(&indexes[first..first + length]) {
+                    covered[first..first + length].fill(true);
                 }
             }
         }
-        None
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        let mut previous = false;
+        for (word, &inside) in run.iter().zip(&covered) {
+            match spans.last_mut() {
+                Some(span) if inside && previous => span.1 = word.2,
+                _ if inside => spans.push((word.1, word.2)),
+                _ => {}
+            }
+            previous = inside;
+        }
+        spans
     }
 }
+
+/// How many more times [`Scanner::redact`] scans its own result at most.
+const RESCANS: usize = 4;
 
 fn finding(name: &str, start: usize, end: usize) -> Finding {
     Finding {
@@ -441,6 +495,104 @@ mod tests {
             assert_eq!(ix.len(), phrase.split_whitespace().count(), "{phrase}");
             assert!(checksum_holds(&ix), "{phrase}");
         }
+    }
+
+    /// A scanner with security_guard's default wallet and mask settings and one credential
+    /// whose secret is a capture group of fixed length.
+    fn default_scanner() -> Scanner {
+        let credentials = vec![CredentialRule {
+            name: "AWS secret access key".into(),
+            regex: r#"(?i)aws_?secret_?access_?key\s*[=:]\s*["']?(?P<secret>[A-Za-z0-9/+]{40})"#
+                .into(),
+        }];
+        let wallet = WalletRules {
+            mnemonic_lengths: vec![12, 15, 18, 21, 24],
+            solana_array_length: 64,
+            base58_min_length: 51,
+            base58_max_length: 90,
+            keywords: vec!["private key".into(), "secret key".into(), "mnemonic".into()],
+            keyword_window: 80,
+        };
+        let mask = MaskRules {
+            keep_head: 6,
+            keep_tail: 4,
+            marker: "…[REDACTED]…".into(),
+            withheld: "[REDACTED {kind}]".into(),
+        };
+        Scanner::new((credentials, Origin::User), (wallet, Origin::User), mask)
+            .expect("the rules compile")
+    }
+
+    /// A run of base58 letters of `len` characters (no 0, O, I or l), varied by `seed`.
+    fn base58_run(len: usize, seed: u8) -> String {
+        const ALPHABET: &[u8] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+        (0..len)
+            .map(|i| char::from(ALPHABET[(i * 7 + usize::from(seed)) % ALPHABET.len()]))
+            .collect()
+    }
+
+    /// Redacts `text` as a reply is redacted and checks that redacting the result changes
+    /// nothing: whatever the scanner calls a secret was withheld the first time.
+    fn redacted_once_for_all(scanner: &Scanner, text: &str) -> String {
+        let redacted = scanner.redact(text, true).expect("the text holds a secret");
+        assert_eq!(
+            scanner.redact(&redacted, true),
+            None,
+            "redacting again changes {redacted:?}"
+        );
+        redacted
+    }
+
+    #[test]
+    fn a_key_brought_near_a_withheld_keys_marker_is_withheld_at_once() {
+        // The second key is more than the keyword window (80 bytes) from "private key", but
+        // within it of the marker that replaces the first key, which names its kind.
+        let first = base58_run(64, 0);
+        let second = base58_run(64, 3);
+        let text = format!(
+            "private key: {first} and here, after some more words of the reply, {second} too."
+        );
+        assert!(
+            text.find(&second).expect("the second key") - "private key".len() > 80,
+            "the second key starts outside the keyword's window"
+        );
+        let redacted = redacted_once_for_all(&default_scanner(), &text);
+        assert!(!redacted.contains(&first), "{redacted}");
+        assert!(!redacted.contains(&second), "{redacted}");
+    }
+
+    #[test]
+    fn two_mnemonics_in_one_run_of_list_words_are_both_withheld() {
+        let first = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+        let second = "legal winner thank year wave sausage worth useful legal winner thank yellow";
+        let text = format!("my two wallets: {first} {second}");
+        let redacted = redacted_once_for_all(&default_scanner(), &text);
+        for word in ["about", "legal", "winner", "yellow"] {
+            assert!(!redacted.contains(word), "{word} left in {redacted}");
+        }
+    }
+
+    #[test]
+    fn a_key_overlapping_a_credential_is_withheld_whole() {
+        // The AWS secret's 40 characters end inside a base58 key that begins after the '/'.
+        let key = base58_run(70, 5);
+        let text = format!("private key below\naws_secret_access_key=abcd/{key}\n");
+        let redacted = redacted_once_for_all(&default_scanner(), &text);
+        let tail = &key[35..];
+        assert!(
+            !redacted.contains(tail),
+            "the key's tail is left in {redacted}"
+        );
+    }
+
+    #[test]
+    fn what_a_mask_leaves_of_a_longer_run_is_judged_in_the_same_redaction() {
+        // 100 letters: too long for a key until the credential's 40 are masked, which leaves
+        // its last 4 and the 60 after them standing alone.
+        let run = base58_run(100, 1);
+        let text = format!("private key\naws_secret_access_key={run}\n");
+        let redacted = redacted_once_for_all(&default_scanner(), &text);
+        assert!(!redacted.contains(&run[40..]), "{redacted}");
     }
 
     #[test]
