@@ -631,6 +631,20 @@ mod tests {
         }
     }
 
+    /// `hex` with every other letter upper case (`0xaBcD`).
+    fn mixed_case(hex: &str) -> String {
+        hex.chars()
+            .enumerate()
+            .map(|(i, c)| {
+                if i % 2 == 1 {
+                    c.to_ascii_uppercase()
+                } else {
+                    c
+                }
+            })
+            .collect()
+    }
+
     fn any_range() -> impl Strategy<Value = BlockedRange> {
         prop::sample::select(BLOCKED_RANGES)
     }
@@ -685,11 +699,12 @@ mod tests {
             let g = strict();
             let o = Ipv4Addr::from(bits).octets();
             let expect = g.check_url(&format!("http://{}/", Ipv4Addr::from(bits))).is_ok();
-            // Each part in decimal, hex (either case) or octal, as inet_aton reads them.
-            let part = |n: u32, form: u8| match form % 4 {
+            // Each part in decimal, hex (any case) or octal, as inet_aton reads them.
+            let part = |n: u32, form: u8| match form % 5 {
                 0 => n.to_string(),
                 1 => format!("0x{n:x}"),
                 2 => format!("0X{n:X}"),
+                3 => format!("0x{}", mixed_case(&format!("{n:x}"))),
                 _ => format!("0{n:o}"),
             };
             let [a, b, c, d] = o.map(u32::from);
@@ -705,6 +720,11 @@ mod tests {
                 prop_assert_eq!(g.check_url(&url).is_ok(), expect, "{}", url);
                 let upper = format!("HTTP://{host}:80/");
                 prop_assert_eq!(g.check_url(&upper).is_ok(), expect, "{}", upper);
+                // A trailing dot (the root of DNS) does not make an address a name.
+                if !host.starts_with('[') {
+                    let dotted = format!("https://{host}./");
+                    prop_assert_eq!(g.check_url(&dotted).is_ok(), expect, "{}", dotted);
+                }
             }
         }
     }
