@@ -94,6 +94,12 @@ impl AgentSettings {
         };
         match parse(&text) {
             Ok(doc) => {
+                if let Some(why) = shape_problem(&doc) {
+                    settings.error = Some(setting_error(
+                        &display,
+                        format!("{why}; the master switch stays off"),
+                    ));
+                }
                 let section = doc.get("shell_hooks");
                 match section.and_then(|s| s.get("enabled")) {
                     None | Some(Value::Null) => {}
@@ -290,6 +296,26 @@ fn parse(text: &str) -> Result<Value, serde_saphyr::Error> {
     Ok(serde_saphyr::from_str::<Option<Value>>(text)?.unwrap_or(Value::Null))
 }
 
+/// What keeps a parsed `config/agent.yaml` from holding the master switch: a document that is
+/// not a mapping of settings, or a `shell_hooks` that is not a mapping. Writing the switch
+/// into either would throw away what the user wrote, so it is refused instead.
+fn shape_problem(doc: &Value) -> Option<String> {
+    match doc {
+        Value::Null => None,
+        Value::Object(map) => match map.get("shell_hooks") {
+            None | Some(Value::Null | Value::Object(_)) => None,
+            Some(other) => Some(format!(
+                "shell_hooks: expected a mapping (such as \"enabled: true\"), found {}",
+                crate::wording::kind_of(other)
+            )),
+        },
+        other => Some(format!(
+            "expected a mapping of settings (key: value lines), found {}",
+            crate::wording::kind_of(other)
+        )),
+    }
+}
+
 /// Why the master switch could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum SwitchError {
@@ -317,6 +343,9 @@ pub(crate) fn set_master_switch(ws: &Workspace, enabled: bool) -> Result<(), Swi
     let _lock = FileLock::acquire(ws, &path).map_err(io)?;
     let old = store::read_optional(&path).map_err(io)?.unwrap_or_default();
     let before = parse(&old).map_err(|e| SwitchError::Unparseable(parse_error(&display, &e)))?;
+    if let Some(why) = shape_problem(&before) {
+        return Err(SwitchError::Unparseable(setting_error(&display, why)));
+    }
     let new = edit_enabled(&old, &before, enabled);
     store::write_atomic(&path, new.as_bytes()).map_err(io)
 }
@@ -477,6 +506,51 @@ mod tests {
             flip("shell_hooks:\n    self_approve: false\n", true),
             "shell_hooks:\n    enabled: true\n    self_approve: false\n"
         );
+    }
+
+    /// A workspace whose `config/agent.yaml` is `text`.
+    fn workspace_with(text: &str) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ws = Workspace::new(dir.path());
+        std::fs::create_dir_all(dir.path().join("config")).expect("config dir");
+        std::fs::write(ws.agent_yaml(), text).expect("write agent.yaml");
+        (dir, ws)
+    }
+
+    #[test]
+    fn a_document_that_is_not_a_mapping_is_left_as_it_is_and_said_to_be_wrong() {
+        for text in ["- model: x\n- shell_hooks: {enabled: false}\n", "just a sentence\n", "42\n"] {
+            let (_dir, ws) = workspace_with(text);
+            let refused = set_master_switch(&ws, true).expect_err(text);
+            assert!(refused.to_string().contains("mapping"), "{text}: {refused}");
+            let after = std::fs::read_to_string(ws.agent_yaml()).expect("read agent.yaml");
+            assert_eq!(after, text, "the file was rewritten");
+            let error = AgentSettings::load(&ws).error.expect("a configuration error");
+            assert!(error.message.contains("mapping"), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_shell_hooks_section_that_is_not_a_mapping_is_left_as_it_is() {
+        let text = "model: opus\nshell_hooks: yes please\n";
+        let (_dir, ws) = workspace_with(text);
+        let refused = set_master_switch(&ws, true).expect_err("a section that is no mapping");
+        assert!(refused.to_string().contains("shell_hooks"), "{refused}");
+        let after = std::fs::read_to_string(ws.agent_yaml()).expect("read agent.yaml");
+        assert_eq!(after, text);
+        let error = AgentSettings::load(&ws).error.expect("a configuration error");
+        assert!(error.message.contains("shell_hooks"), "{error}");
+    }
+
+    #[test]
+    fn an_empty_shell_hooks_section_takes_the_switch() {
+        let (_dir, ws) = workspace_with("model: opus\nshell_hooks:\n");
+        set_master_switch(&ws, true).expect("an empty section is no section");
+        let settings = AgentSettings::load(&ws);
+        assert!(settings.shell_hooks_enabled);
+        assert_eq!(settings.error, None);
+        let doc = parse(&std::fs::read_to_string(ws.agent_yaml()).expect("read")).expect("parses");
+        assert_eq!(doc["model"], "opus");
     }
 
     #[test]
