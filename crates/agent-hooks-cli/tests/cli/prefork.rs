@@ -703,3 +703,46 @@ fn a_forker_outliving_fire_holds_none_of_its_callers_descriptors() {
         "the forker holds the caller's descriptor: {held:?}"
     );
 }
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_call_whose_caller_is_gone_is_killed() {
+    let ws = forked_hook(
+        "on_user_message",
+        "sleeper",
+        "sleeper.py",
+        "import os, sys, time\nopen(os.path.join(os.environ['STATE_DIR'], 'pid'), 'w').write(str(os.getpid()))\ntime.sleep(60)\n",
+        json!(true),
+    );
+    let mut fire = ws
+        .command(&["fire", "on_user_message"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("start fire");
+    if let Some(mut stdin) = fire.stdin.take() {
+        use std::io::Write;
+        stdin
+            .write_all(br#"{"message": "hi"}"#)
+            .expect("write the payload");
+    }
+    let pid_file = ws.path("state/sleeper/pid");
+    assert!(
+        eventually(Duration::from_secs(20), || std::fs::read_to_string(
+            &pid_file
+        )
+        .is_ok_and(|p| !p.is_empty())),
+        "the hook never started"
+    );
+    let pid: u32 = ws.read("state/sleeper/pid").parse().expect("a pid");
+    // The caller dies without cleaning up (SIGKILL): its forker sees the call dropped.
+    fire.kill().expect("kill fire");
+    fire.wait().expect("reap fire");
+    assert!(
+        eventually(Duration::from_secs(10), || !process_running(pid)),
+        "the hook of a call nobody waits for is still running"
+    );
+}

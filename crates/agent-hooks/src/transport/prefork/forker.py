@@ -235,6 +235,7 @@ def _serve(cfg):
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     running = {}  # pid -> the call socket its status goes to
+    watching = {}  # call socket's descriptor -> pid: its closing means the runtime gave up
     source = listener if listener is not None else control
     poller = select.poll()
     poller.register(source.fileno(), select.POLLIN)
@@ -257,7 +258,18 @@ def _serve(cfg):
                     os.read(wake_r, 512)
                 except BlockingIOError:
                     pass
-        _reap(running)
+            elif fd in watching:
+                # The runtime sends nothing after the request: the call socket turning readable
+                # means it closed its end, having stopped waiting (a deadline, a dead caller).
+                # Nothing of a call outlives the runtime's wait for it.
+                pid = watching.pop(fd)
+                poller.unregister(fd)
+                if pid in running:
+                    try:
+                        os.killpg(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+        _reap(running, poller, watching)
         if draining:
             if not running:
                 return None
@@ -314,6 +326,8 @@ def _serve(cfg):
         for fd in fds[1:]:
             os.close(fd)
         running[pid] = call
+        watching[call.fileno()] = pid
+        poller.register(call.fileno(), select.POLLIN)
         _send(call, {"pid": pid})
 
 
@@ -324,7 +338,7 @@ def _send(call, message):
         pass  # the runtime stopped waiting; nothing more to tell
 
 
-def _reap(running):
+def _reap(running, poller, watching):
     while running:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
@@ -335,6 +349,8 @@ def _reap(running):
         call = running.pop(pid, None)
         if call is None:
             continue
+        if watching.pop(call.fileno(), None) is not None:
+            poller.unregister(call.fileno())
         if os.WIFSIGNALED(status):
             _send(call, {"signal": os.WTERMSIG(status)})
         else:
