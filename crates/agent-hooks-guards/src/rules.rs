@@ -166,7 +166,9 @@ impl LazyRegex {
         let facts = self.facts.get_or_init(|| Facts::find(&self.pattern));
         let bytes = haystack.as_bytes();
         if let Some(exact) = &facts.exact {
-            return exact.iter().any(|s| s.as_ref() == bytes);
+            return exact
+                .iter()
+                .any(|s| crate::shell::same_bytes(s.as_ref(), bytes));
         }
         if let Some(prefixes) = &facts.prefixes
             && !prefixes.iter().any(|p| bytes.starts_with(p))

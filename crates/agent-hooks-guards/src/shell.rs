@@ -4,42 +4,71 @@
 //! input (an unclosed quote) just ends the current word at the end of the text.
 //!
 //! Words, heredoc bodies and substitutions borrow from the command text; only a word that
-//! unquoting changes (`'a'b`, `d\ e`) is copied. A guard runs this on every shell call.
+//! unquoting changes (`'a'b`, `d\ e`) is copied. The body of each `$(...)` and backtick
+//! part is parsed once, after the text around it, into the same lists: a command's parts
+//! are ranges of those lists, so a guard that runs this on every shell call allocates a
+//! handful of lists per text, not a few per command.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
-/// A parsed command text: pipelines of simple commands in order, plus the text with every
-/// quoted part, comment and heredoc body blanked out (for patterns that need the raw code
-/// shape). The words of all commands share one list, so a command costs no allocation of
-/// its own.
+/// How deep substitutions inside substitutions are parsed (`$(a $(b $(c)))`: three).
+/// Deeper bodies keep their text but no commands ([`Body::parsed`]), so that a text made
+/// of nothing but `$(` costs time in proportion to its length.
+const MAX_BODY_DEPTH: usize = 8;
+
+/// A parsed command text: its body (pipelines of simple commands in order) and the bodies
+/// of its substitutions, plus the text with every quoted part, comment and heredoc body
+/// blanked out (for patterns that need the raw code shape).
 #[derive(Debug, Default)]
 pub(crate) struct Script<'a> {
     words: Vec<Cow<'a, str>>,
-    commands: Vec<Parsed<'a>>,
-    /// Each pipeline's range in `commands`.
-    pipelines: Vec<Range<usize>>,
-    pub(crate) code: String,
-}
-
-/// A simple command as stored: its range in `Script::words` and what else it carries.
-#[derive(Debug, Default)]
-struct Parsed<'a> {
-    words: Range<usize>,
     redirects: Vec<Redirect<'a>>,
     heredocs: Vec<Cow<'a, str>>,
-    substitutions: Vec<Cow<'a, str>>,
+    /// The whole text first, then every substitution body in the order it was found.
+    bodies: Vec<Body<'a>>,
+    commands: Vec<Parsed>,
+    /// Each pipeline's range in `commands`.
+    pipelines: Vec<Range<usize>>,
+    code: String,
+}
+
+/// A command text inside a script: the script's own, or the inside of a `$(...)` or
+/// backtick part.
+#[derive(Debug)]
+pub(crate) struct Body<'a> {
+    /// The text as written (for a substitution, without `$(` and `)`).
+    pub(crate) text: Cow<'a, str>,
+    /// Where the text is in the source, to parse it once its surroundings are done.
+    span: Range<usize>,
+    /// How many substitutions it is nested in.
+    depth: usize,
+    /// Whether its commands were parsed (all but those nested beyond [`MAX_BODY_DEPTH`]).
+    pub(crate) parsed: bool,
+    /// Its range in `Script::pipelines`.
+    pipelines: Range<usize>,
+    /// Its range in `Script::code`.
+    code: Range<usize>,
+}
+
+/// A simple command as stored: its parts as ranges of the script's lists.
+#[derive(Debug, Default, Clone)]
+struct Parsed {
+    words: Range<usize>,
+    redirects: Range<usize>,
+    heredocs: Range<usize>,
+    substitutions: Range<usize>,
 }
 
 /// One simple command: its words (quotes removed, nothing expanded), its redirections,
-/// the bodies of its heredocs, and the command texts of its `$(...)`/backtick parts.
+/// the bodies of its heredocs, and its `$(...)`/backtick parts.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SimpleCommand<'s, 'a> {
     pub(crate) words: &'s [Cow<'a, str>],
     pub(crate) redirects: &'s [Redirect<'a>],
     pub(crate) heredocs: &'s [Cow<'a, str>],
-    pub(crate) substitutions: &'s [Cow<'a, str>],
+    pub(crate) substitutions: &'s [Body<'a>],
 }
 
 /// A redirection such as `> file` (op `>`, target `file`).
@@ -82,22 +111,21 @@ pub(crate) struct Prefix {
 /// The prefix table as the rules file spells it.
 pub(crate) type Prefixes = HashMap<String, Prefix>;
 
-/// The prefix table as the tokenizer looks it up: a handful of names, where comparing
-/// strings beats hashing every command's program name, and a table of their first bytes
-/// that lets most program names skip the comparisons altogether.
+/// The prefix table as the tokenizer looks it up for every command: a couple of dozen
+/// names sorted, and for each first byte where its names are, so that a program name is
+/// compared with the two or three names that start like it, or with none.
 #[derive(Debug, Clone)]
 pub(crate) struct PrefixList {
     entries: Vec<(String, Prefix)>,
-    first_bytes: [bool; 256],
+    by_first_byte: Box<[Range<usize>; 256]>,
 }
 
 impl PrefixList {
     fn find(&self, name: &str) -> Option<&Prefix> {
         let first = *name.as_bytes().first()?;
-        if !self.first_bytes[usize::from(first)] {
-            return None;
-        }
+        let range = self.by_first_byte[usize::from(first)].clone();
         self.entries
+            .get(range)?
             .iter()
             .find(|(n, _)| same(n, name))
             .map(|(_, prefix)| prefix)
@@ -106,15 +134,22 @@ impl PrefixList {
 
 /// The rules' prefix table in lookup form.
 pub(crate) fn prefix_list(prefixes: Prefixes) -> PrefixList {
-    let mut first_bytes = [false; 256];
-    for name in prefixes.keys() {
-        if let Some(&b) = name.as_bytes().first() {
-            first_bytes[usize::from(b)] = true;
+    let mut entries: Vec<(String, Prefix)> = prefixes.into_iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut by_first_byte = Box::new([const { 0..0 }; 256]);
+    for (i, (name, _)) in entries.iter().enumerate() {
+        let Some(&b) = name.as_bytes().first() else {
+            continue;
+        };
+        let range = &mut by_first_byte[usize::from(b)];
+        if range.start == range.end {
+            *range = i..i;
         }
+        range.end = i + 1;
     }
     PrefixList {
-        entries: prefixes.into_iter().collect(),
-        first_bytes,
+        entries,
+        by_first_byte,
     }
 }
 
@@ -142,10 +177,15 @@ fn is_keyword(word: &str) -> bool {
     )
 }
 
-/// String equality that rejects on length and first byte before comparing the rest: names
-/// are short and mostly differ at once.
+/// String equality for short names, which mostly differ at once: compared byte by byte,
+/// without the call into `memcmp` that `==` makes.
 pub(crate) fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+    same_bytes(a.as_bytes(), b.as_bytes())
+}
+
+/// [`same`] for bytes.
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 impl<'s, 'a> SimpleCommand<'s, 'a> {
@@ -201,14 +241,18 @@ impl<'s, 'a> SimpleCommand<'s, 'a> {
 
 /// `NAME=value` at command position sets a variable; it is not a program.
 fn is_assignment(word: &str) -> bool {
-    match word.split_once('=') {
-        Some((name, _)) => {
-            !name.is_empty()
-                && !name.starts_with(|c: char| c.is_ascii_digit())
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }
-        None => false,
+    let bytes = word.as_bytes();
+    if !bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+    {
+        return false;
     }
+    // The name runs up to the first byte that cannot be in one, which must be `=`.
+    bytes
+        .iter()
+        .find(|b| !(b.is_ascii_alphanumeric() || **b == b'_'))
+        == Some(&b'=')
 }
 
 /// `/usr/bin/rm` runs `rm`, and so does `rm.exe`.
@@ -221,30 +265,60 @@ pub(crate) fn basename(word: &str) -> &str {
 }
 
 impl<'a> Script<'a> {
-    /// Every simple command, in order.
+    /// Every simple command of the text itself (not those inside substitutions), in order.
     pub(crate) fn commands(&self) -> impl Iterator<Item = SimpleCommand<'_, 'a>> {
         self.pipelines().flatten()
     }
 
-    /// The pipelines, each as its simple commands in order.
+    /// The text itself as a body.
+    pub(crate) fn root(&self) -> Option<&Body<'a>> {
+        self.bodies.first()
+    }
+
+    /// The pipelines of the text itself, each as its simple commands in order.
     pub(crate) fn pipelines(
         &self,
     ) -> impl Iterator<Item = impl Iterator<Item = SimpleCommand<'_, 'a>>> {
-        self.pipelines.iter().map(|range| {
-            self.commands
-                .get(range.clone())
-                .unwrap_or(&[])
-                .iter()
-                .map(|parsed| self.command(parsed))
-        })
+        let range = self.root().map_or(0..0, |root| root.pipelines.clone());
+        self.pipelines_in(range)
     }
 
-    fn command<'s>(&'s self, parsed: &'s Parsed<'a>) -> SimpleCommand<'s, 'a> {
+    /// The pipelines of `body`, which must be one of this script's bodies.
+    pub(crate) fn body_pipelines(
+        &self,
+        body: &Body<'a>,
+    ) -> impl Iterator<Item = impl Iterator<Item = SimpleCommand<'_, 'a>>> {
+        self.pipelines_in(body.pipelines.clone())
+    }
+
+    /// The blanked-out code of `body` (see [`Script`]).
+    pub(crate) fn body_code(&self, body: &Body<'a>) -> &str {
+        self.code.get(body.code.clone()).unwrap_or("")
+    }
+
+    fn pipelines_in(
+        &self,
+        range: Range<usize>,
+    ) -> impl Iterator<Item = impl Iterator<Item = SimpleCommand<'_, 'a>>> {
+        self.pipelines
+            .get(range)
+            .unwrap_or(&[])
+            .iter()
+            .map(|range| {
+                self.commands
+                    .get(range.clone())
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|parsed| self.command(parsed))
+            })
+    }
+
+    fn command<'s>(&'s self, parsed: &'s Parsed) -> SimpleCommand<'s, 'a> {
         SimpleCommand {
             words: self.words.get(parsed.words.clone()).unwrap_or(&[]),
-            redirects: &parsed.redirects,
-            heredocs: &parsed.heredocs,
-            substitutions: &parsed.substitutions,
+            redirects: self.redirects.get(parsed.redirects.clone()).unwrap_or(&[]),
+            heredocs: self.heredocs.get(parsed.heredocs.clone()).unwrap_or(&[]),
+            substitutions: self.bodies.get(parsed.substitutions.clone()).unwrap_or(&[]),
         }
     }
 }
@@ -267,6 +341,13 @@ const PLAIN: [bool; 256] = {
     table
 };
 
+/// What the code shows in place of a part of the source.
+#[derive(Debug, Clone, Copy)]
+enum Blank {
+    Text(&'static str),
+    Repeat(u8, usize),
+}
+
 /// Where a heredoc body goes once its line ends: (pipeline, command) indexes.
 struct PendingHeredoc<'a> {
     delimiter: Cow<'a, str>,
@@ -285,27 +366,39 @@ struct WordBuf {
 }
 
 struct Parser<'a> {
+    /// The whole command text.
+    full: &'a str,
+    /// The text up to the end of the body being parsed, so that parsing stops there.
     text: &'a str,
     src: &'a [u8],
     i: usize,
+    /// How deep the body being parsed is nested.
+    depth: usize,
     word: WordBuf,
     in_word: bool,
-    /// The command being read (its words go straight to `script.words`).
-    command: Parsed<'a>,
+    /// The command being read (its parts go straight to the script's lists).
+    command: Parsed,
     /// Where the pipeline being read starts in `script.commands`.
     pipeline_start: usize,
     script: Script<'a>,
+    /// The code of the bodies parsed so far: the source with quoted parts, comments and
+    /// heredoc bodies blanked. It is copied in stretches: up to `copied`, then blanked
+    /// text, then the source again.
     code: Vec<u8>,
+    copied: usize,
     redirect_op: Option<&'static str>,
     pending: Vec<PendingHeredoc<'a>>,
 }
 
-/// Parses a command text. Linear in its length.
+/// Parses a command text and the bodies of its substitutions. Linear in its length (times
+/// the nesting of substitutions, which is bounded).
 pub(crate) fn parse(text: &str) -> Script<'_> {
     let mut parser = Parser {
+        full: text,
         text,
         src: text.as_bytes(),
         i: 0,
+        depth: 0,
         word: WordBuf::default(),
         in_word: false,
         command: Parsed::default(),
@@ -314,15 +407,31 @@ pub(crate) fn parse(text: &str) -> Script<'_> {
         // lists are rarely regrown and copied while a long command is read.
         script: Script {
             words: Vec::with_capacity(text.len() / 8 + 1),
-            commands: Vec::with_capacity(text.len() / 32 + 1),
+            commands: Vec::with_capacity(text.len() / 24 + 1),
+            pipelines: Vec::with_capacity(text.len() / 24 + 1),
+            redirects: Vec::with_capacity(text.len() / 128 + 1),
+            bodies: Vec::with_capacity(text.len() / 128 + 1),
             ..Script::default()
         },
         code: Vec::with_capacity(text.len()),
+        copied: 0,
         redirect_op: None,
         pending: Vec::new(),
     };
-    parser.run();
-    parser.end_pipeline();
+    parser.script.bodies.push(Body {
+        text: Cow::Borrowed(text),
+        span: 0..text.len(),
+        depth: 0,
+        parsed: false,
+        pipelines: 0..0,
+        code: 0..0,
+    });
+    // Bodies found while parsing one are pushed behind it, so this reaches them all.
+    let mut next = 0;
+    while next < parser.script.bodies.len() {
+        parser.parse_body(next);
+        next += 1;
+    }
     let mut script = parser.script;
     script.code = String::from_utf8(parser.code)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
@@ -330,8 +439,83 @@ pub(crate) fn parse(text: &str) -> Script<'_> {
 }
 
 impl<'a> Parser<'a> {
+    /// Parses body `index` of the script (its span of the text) into the script's lists.
+    fn parse_body(&mut self, index: usize) {
+        let Some(body) = self.script.bodies.get(index) else {
+            return;
+        };
+        if body.depth > MAX_BODY_DEPTH {
+            return;
+        }
+        let (span, depth) = (body.span.clone(), body.depth);
+        let end = span.end.min(self.full.len());
+        self.text = self.full.get(..end).unwrap_or(self.full);
+        self.src = self.full.as_bytes().get(..end).unwrap_or(&[]);
+        self.i = span.start;
+        self.depth = depth;
+        self.clear_word();
+        self.redirect_op = None;
+        self.pending.clear();
+        self.start_command();
+        self.pipeline_start = self.script.commands.len();
+        let pipelines_start = self.script.pipelines.len();
+        let code_start = self.code.len();
+        self.copied = span.start;
+        self.run();
+        self.end_pipeline();
+        self.blank(self.src.len(), self.src.len(), Blank::Text(""));
+        let (pipelines_end, code_end) = (self.script.pipelines.len(), self.code.len());
+        if let Some(body) = self.script.bodies.get_mut(index) {
+            body.parsed = true;
+            body.pipelines = pipelines_start..pipelines_end;
+            body.code = code_start..code_end;
+        }
+    }
+
+    /// Starts the next command: its parts begin at the ends of the script's lists.
+    fn start_command(&mut self) {
+        let script = &self.script;
+        let (words, redirects) = (script.words.len(), script.redirects.len());
+        let (heredocs, bodies) = (script.heredocs.len(), script.bodies.len());
+        self.command = Parsed {
+            words: words..words,
+            redirects: redirects..redirects,
+            heredocs: heredocs..heredocs,
+            substitutions: bodies..bodies,
+        };
+    }
+
+    /// Notes a `$(...)` or backtick part whose inside is `span`; it is parsed after the
+    /// body being read.
+    fn substitution(&mut self, span: Range<usize>) {
+        let text = self.slice(span.start, span.end);
+        self.script.bodies.push(Body {
+            text,
+            span,
+            depth: self.depth + 1,
+            parsed: false,
+            pipelines: 0..0,
+            code: 0..0,
+        });
+    }
+
     fn peek(&self, offset: usize) -> Option<u8> {
         self.src.get(self.i + offset).copied()
+    }
+
+    /// Puts `with` in the code where the source has `start..end`, after copying the source
+    /// up to `start`.
+    fn blank(&mut self, start: usize, end: usize, with: Blank) {
+        let end = end.min(self.src.len());
+        let start = start.min(end);
+        if let Some(kept) = self.src.get(self.copied..start) {
+            self.code.extend_from_slice(kept);
+        }
+        match with {
+            Blank::Text(text) => self.code.extend_from_slice(text.as_bytes()),
+            Blank::Repeat(byte, count) => self.code.resize(self.code.len() + count, byte),
+        }
+        self.copied = self.copied.max(end);
     }
 
     /// `src[start..end]` as text: borrowed, as the cut points are ASCII bytes of a `str`.
@@ -349,35 +533,29 @@ impl<'a> Parser<'a> {
             match c {
                 b' ' | b'\t' | b'\r' => {
                     self.end_word();
-                    self.code.push(c);
                     self.i += 1;
                 }
                 b'\n' => {
                     self.end_pipeline();
-                    self.code.push(b'\n');
                     self.i += 1;
                     self.read_heredoc_bodies();
                 }
                 b'#' if !self.in_word => self.skip_comment(),
                 b';' | b'(' | b')' => {
                     self.end_pipeline();
-                    self.code.push(c);
                     self.i += 1;
                 }
                 b'&' => self.ampersand(),
                 b'|' => self.bar(),
                 b'<' | b'>' => self.redirection(),
                 b'\\' => {
-                    self.code.push(c);
                     if self.peek(1) == Some(b'\n') {
-                        self.i += 2;
-                    } else {
-                        if let Some(next) = self.peek(1) {
-                            self.take(self.i + 1, self.i + 2);
-                            self.code.push(next);
-                        }
-                        self.i += 2;
+                        // A line continuation: the code keeps the backslash only.
+                        self.blank(self.i + 1, self.i + 2, Blank::Text(""));
+                    } else if self.peek(1).is_some() {
+                        self.take(self.i + 1, self.i + 2);
                     }
+                    self.i += 2;
                 }
                 b'\'' => self.single_quoted(),
                 b'"' => self.double_quoted(),
@@ -392,7 +570,6 @@ impl<'a> Parser<'a> {
                         .position(|&c| !is_plain(c))
                         .unwrap_or(rest.len());
                     self.take(start, start + len);
-                    self.code.extend_from_slice(&self.src[start..start + len]);
                     self.i += len;
                 }
             }
@@ -400,6 +577,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Adds `src[start..end]` to the current word.
+    #[inline]
     fn take(&mut self, start: usize, end: usize) {
         let end = end.min(self.src.len());
         let start = start.min(end);
@@ -436,6 +614,7 @@ impl<'a> Parser<'a> {
         self.in_word = false;
     }
 
+    #[inline]
     fn end_word(&mut self) {
         if !self.in_word {
             return;
@@ -466,9 +645,9 @@ impl<'a> Parser<'a> {
                     pipeline: self.script.pipelines.len(),
                     command: self.script.commands.len() - self.pipeline_start,
                 });
-                self.command.redirects.push(Redirect { op, target: word });
+                self.script.redirects.push(Redirect { op, target: word });
             }
-            Some(op) => self.command.redirects.push(Redirect { op, target: word }),
+            Some(op) => self.script.redirects.push(Redirect { op, target: word }),
             None => self.script.words.push(word),
         }
     }
@@ -477,8 +656,9 @@ impl<'a> Parser<'a> {
         self.end_word();
         self.redirect_op = None;
         let mut command = std::mem::take(&mut self.command);
-        let words_end = self.script.words.len();
-        command.words.end = words_end;
+        command.words.end = self.script.words.len();
+        command.redirects.end = self.script.redirects.len();
+        command.substitutions.end = self.script.bodies.len();
         if !command.words.is_empty() || !command.redirects.is_empty() {
             self.script.commands.push(command);
         } else {
@@ -491,7 +671,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        self.command.words = words_end..words_end;
+        self.start_command();
     }
 
     fn end_pipeline(&mut self) {
@@ -506,7 +686,7 @@ impl<'a> Parser<'a> {
     fn skip_comment(&mut self) {
         let rest = &self.src[self.i..];
         let len = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
-        self.code.resize(self.code.len() + len, b' ');
+        self.blank(self.i, self.i + len, Blank::Repeat(b' ', len));
         self.i += len;
     }
 
@@ -514,7 +694,6 @@ impl<'a> Parser<'a> {
         match self.peek(1) {
             Some(b'&') => {
                 self.end_pipeline();
-                self.code.extend_from_slice(b"&&");
                 self.i += 2;
             }
             Some(b'>') => {
@@ -524,13 +703,11 @@ impl<'a> Parser<'a> {
                 } else {
                     "&>"
                 };
-                self.code.extend_from_slice(op.as_bytes());
                 self.i += op.len();
                 self.redirect_op = Some(op);
             }
             _ => {
                 self.end_pipeline();
-                self.code.push(b'&');
                 self.i += 1;
             }
         }
@@ -540,13 +717,17 @@ impl<'a> Parser<'a> {
         match self.peek(1) {
             Some(b'|') => {
                 self.end_pipeline();
-                self.code.extend_from_slice(b"||");
                 self.i += 2;
             }
             next => {
                 self.end_command();
-                self.code.push(b'|');
-                self.i += if next == Some(b'&') { 2 } else { 1 };
+                if next == Some(b'&') {
+                    // `|&` pipes stderr too; the code shows a plain `|`.
+                    self.blank(self.i + 1, self.i + 2, Blank::Text(""));
+                    self.i += 2;
+                } else {
+                    self.i += 1;
+                }
             }
         }
     }
@@ -564,14 +745,13 @@ impl<'a> Parser<'a> {
             .into_iter()
             .find(|op| rest.starts_with(op.as_bytes()))
             .unwrap_or(">");
-        self.code.extend_from_slice(op.as_bytes());
         self.i += op.len();
         self.redirect_op = Some(op);
     }
 
     fn single_quoted(&mut self) {
         self.in_word = true;
-        self.code.extend_from_slice(b"''");
+        let start = self.i;
         self.i += 1;
         let rest = &self.src[self.i..];
         match rest.iter().position(|&c| c == b'\'') {
@@ -584,17 +764,18 @@ impl<'a> Parser<'a> {
                 self.i = self.src.len();
             }
         }
+        self.blank(start, self.i, Blank::Text("''"));
     }
 
     fn double_quoted(&mut self) {
         self.in_word = true;
-        self.code.extend_from_slice(b"\"\"");
+        let start = self.i;
         self.i += 1;
         while let Some(c) = self.peek(0) {
             match c {
                 b'"' => {
                     self.i += 1;
-                    return;
+                    break;
                 }
                 b'\\' => {
                     match self.peek(1) {
@@ -607,11 +788,11 @@ impl<'a> Parser<'a> {
                 }
                 b'$' if self.peek(1) == Some(b'(') => {
                     let inner = self.balanced_paren();
-                    self.command.substitutions.push(inner);
+                    self.substitution(inner);
                 }
                 b'`' => {
                     let inner = self.backtick_body();
-                    self.command.substitutions.push(inner);
+                    self.substitution(inner);
                 }
                 _ => {
                     let start = self.i;
@@ -625,17 +806,20 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        self.blank(start, self.i, Blank::Text("\"\""));
     }
 
     fn backticks(&mut self) {
         self.in_word = true;
-        self.code.push(b'`');
+        let start = self.i;
         let inner = self.backtick_body();
-        self.command.substitutions.push(inner);
+        self.substitution(inner);
+        self.blank(start + 1, self.i, Blank::Text(""));
     }
 
-    /// At a backtick: reads to the closing one, keeps the text in the word, returns the body.
-    fn backtick_body(&mut self) -> Cow<'a, str> {
+    /// At a backtick: reads to the closing one, keeps the text in the word, returns where
+    /// the body is.
+    fn backtick_body(&mut self) -> Range<usize> {
         let start = self.i + 1;
         self.i += 1;
         while let Some(c) = self.peek(0) {
@@ -653,26 +837,27 @@ impl<'a> Parser<'a> {
             end
         };
         self.take(start - 1, end);
-        self.slice(start, body_end.max(start))
+        start..body_end.max(start)
     }
 
     fn dollar(&mut self) {
         match self.peek(1) {
             Some(b'(') => {
                 self.in_word = true;
-                self.code.extend_from_slice(b"$(");
+                let start = self.i;
                 let inner = self.balanced_paren();
-                self.command.substitutions.push(inner);
+                self.substitution(inner);
+                self.blank(start + 2, self.i, Blank::Text(""));
             }
             Some(b'\'') => {
                 // ANSI-C quoting: like single quotes, with backslash escapes.
                 self.in_word = true;
-                self.code.extend_from_slice(b"''");
+                let start = self.i;
                 self.i += 2;
                 while let Some(c) = self.peek(0) {
                     self.i += 1;
                     match c {
-                        b'\'' => return,
+                        b'\'' => break,
                         b'\\' => {
                             if self.peek(0).is_some() {
                                 self.take(self.i, self.i + 1);
@@ -682,6 +867,7 @@ impl<'a> Parser<'a> {
                         _ => self.take(self.i - 1, self.i),
                     }
                 }
+                self.blank(start, self.i, Blank::Text("''"));
             }
             Some(b'{') => {
                 let start = self.i;
@@ -693,19 +879,17 @@ impl<'a> Parser<'a> {
                 }
                 let end = self.i.min(self.src.len());
                 self.take(start, end);
-                self.code.extend_from_slice(&self.src[start..end]);
             }
             _ => {
                 self.take(self.i, self.i + 1);
-                self.code.push(b'$');
                 self.i += 1;
             }
         }
     }
 
     /// At `$(`: reads to the matching `)` (quotes inside respected), keeps the text in
-    /// the current word and returns the inner command text.
-    fn balanced_paren(&mut self) -> Cow<'a, str> {
+    /// the current word and returns where the inner command text is.
+    fn balanced_paren(&mut self) -> Range<usize> {
         let start = self.i;
         let body_start = self.i + 2;
         let mut depth = 0usize;
@@ -743,9 +927,9 @@ impl<'a> Parser<'a> {
         self.take(start, end);
         let body_end = body_end.min(self.src.len()).max(body_start.min(end));
         if body_start > body_end {
-            return Cow::Borrowed("");
+            return end..end;
         }
-        self.slice(body_start, body_end)
+        body_start..body_end
     }
 
     /// After a newline: the bodies of the heredocs opened on the line just ended.
@@ -756,6 +940,7 @@ impl<'a> Parser<'a> {
             // (`<<-`) or the text ends without a newline: then it is rebuilt line by line.
             let mut rebuilt: Option<String> = pending.strip_tabs.then(String::new);
             let mut body_end = body_start;
+            let mut lines = 0;
             while self.i < self.src.len() {
                 let line_end = self.src[self.i..]
                     .iter()
@@ -763,8 +948,7 @@ impl<'a> Parser<'a> {
                     .map_or(self.src.len(), |p| self.i + p);
                 let line = self.slice(self.i, line_end);
                 let next = (line_end + 1).min(self.src.len());
-                // Heredoc bodies are data: blank them in `code` like quoted text.
-                self.code.push(b'\n');
+                lines += 1;
                 self.i = next;
                 let compared = if pending.strip_tabs {
                     line.trim_start_matches('\t')
@@ -787,6 +971,8 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
+            // Heredoc bodies are data: the code keeps only their line breaks.
+            self.blank(body_start, self.i, Blank::Repeat(b'\n', lines));
             let body = match rebuilt {
                 Some(body) => Cow::Owned(body),
                 None => self.slice(body_start, body_end),
@@ -798,8 +984,15 @@ impl<'a> Parser<'a> {
                 .filter(|range| pending.command < range.len())
                 .map(|range| range.start + pending.command)
                 .and_then(|index| self.script.commands.get_mut(index));
+            // A command's heredocs all come from the line it ends on, in order, so they
+            // are next to each other in the list.
+            let at = self.script.heredocs.len();
             if let Some(command) = target {
-                command.heredocs.push(body);
+                if command.heredocs.is_empty() {
+                    command.heredocs = at..at;
+                }
+                command.heredocs.end = at + 1;
+                self.script.heredocs.push(body);
             }
         }
     }
@@ -863,10 +1056,107 @@ mod tests {
             command.map(|c| c
                 .substitutions
                 .iter()
-                .map(|s| s.to_string())
+                .map(|s| s.text.to_string())
                 .collect::<Vec<_>>()),
             Some(vec!["rm -rf /".to_owned(), "id".to_owned()])
         );
+    }
+
+    /// The substitutions of `text`'s first command, each with its own first command's
+    /// words and the blanked code of its body.
+    fn inner(text: &str) -> Vec<(String, Vec<String>, String)> {
+        let script = parse(text);
+        let Some(command) = script.commands().next() else {
+            return Vec::new();
+        };
+        command
+            .substitutions
+            .iter()
+            .map(|sub| {
+                let words = script
+                    .body_pipelines(sub)
+                    .flatten()
+                    .next()
+                    .map(|c| c.words.iter().map(|w| w.to_string()).collect())
+                    .unwrap_or_default();
+                (
+                    sub.text.to_string(),
+                    words,
+                    script.body_code(sub).to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn substitution_bodies_are_parsed_with_the_text() {
+        assert_eq!(
+            inner("echo \"$(rm -rf '/x' | cat)\" `id -u`"),
+            vec![
+                (
+                    "rm -rf '/x' | cat".to_owned(),
+                    vec!["rm".to_owned(), "-rf".to_owned(), "/x".to_owned()],
+                    "rm -rf '' | cat".to_owned()
+                ),
+                (
+                    "id -u".to_owned(),
+                    vec!["id".to_owned(), "-u".to_owned()],
+                    "id -u".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn nested_substitutions_and_their_heredocs_are_parsed() {
+        let text = "bash -c \"$(cat <<EOF\nrm -rf /\nEOF\n)\" $(a $(b `c`))";
+        let script = parse(text);
+        let subs: Vec<_> = script.commands().flat_map(|c| c.substitutions).collect();
+        assert_eq!(subs.len(), 2);
+        let heredoc: Vec<_> = script
+            .body_pipelines(subs[0])
+            .flatten()
+            .flat_map(|c| c.heredocs.iter().map(|h| h.to_string()))
+            .collect();
+        assert_eq!(heredoc, vec!["rm -rf /\n".to_owned()]);
+        // `a $(b `c`)` holds `b `c``, which holds `c`: each is parsed once, in its place.
+        let mut body = subs[1];
+        let mut texts = Vec::new();
+        while let Some(next) = script
+            .body_pipelines(body)
+            .flatten()
+            .next()
+            .and_then(|c| c.substitutions.first())
+        {
+            texts.push(next.text.to_string());
+            body = next;
+        }
+        assert_eq!(texts, vec!["b `c`".to_owned(), "c".to_owned()]);
+        assert!(body.parsed);
+    }
+
+    #[test]
+    fn deep_nesting_keeps_the_text_but_stops_parsing() {
+        let depth = MAX_BODY_DEPTH + 3;
+        let text = format!("{}rm -rf /{}", "echo $(".repeat(depth), ")".repeat(depth));
+        let script = parse(&text);
+        let mut body = script.root().expect("a text has a root body");
+        let mut level = 0;
+        while body.parsed {
+            let Some(next) = script
+                .body_pipelines(body)
+                .flatten()
+                .next()
+                .and_then(|c| c.substitutions.first())
+            else {
+                break;
+            };
+            body = next;
+            level += 1;
+        }
+        assert_eq!(level, MAX_BODY_DEPTH + 1);
+        assert!(!body.parsed);
+        assert!(body.text.starts_with("echo $("), "{}", body.text);
     }
 
     #[test]

@@ -125,7 +125,9 @@ pub(crate) struct SecurityGuard {
     /// Programs whose option values are shell code (`su -c`, `env -S`).
     code_options: HashMap<String, Vec<String>>,
     /// Per program, its options before the subcommand that take a value (`git -C dir`).
-    subcommand_options: HashMap<String, Vec<String>>,
+    /// A list: it holds a name or two, and each command's program is found in it once
+    /// per command text (`scan::Programs`).
+    subcommand_options: Vec<(String, Vec<String>)>,
     /// Each interpreter with the index of its program regex in `programs`.
     interpreters: Vec<(usize, LanguageRaw)>,
     code_names: CodeNames,
@@ -255,7 +257,9 @@ impl SecurityGuard {
             prefixes: shell::prefix_list(pick(user.command_prefixes, def.command_prefixes)),
             nested_shells: pick(user.nested_shells, def.nested_shells),
             code_options: pick(user.code_options, def.code_options),
-            subcommand_options: pick(user.subcommand_options, def.subcommand_options),
+            subcommand_options: pick(user.subcommand_options, def.subcommand_options)
+                .into_iter()
+                .collect(),
             interpreters,
             code_names: pick(user.interpreter_code, def.interpreter_code),
             programs: programs.regexes,
@@ -465,7 +469,7 @@ impl SecurityGuard {
         }
         substitutions
             && command.substitutions.iter().any(|sub| {
-                let inner = shell::parse(sub);
+                let inner = shell::parse(&sub.text);
                 inner.commands().any(|c| self.leaks(&c))
             })
     }

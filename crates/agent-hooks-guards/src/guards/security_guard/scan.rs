@@ -12,7 +12,7 @@ use super::paths::Cwd;
 use super::rule::{Answer, Rule, subcommand_start};
 use super::{SecurityGuard, quote};
 use crate::answer::fill;
-use crate::shell::{self, SimpleCommand};
+use crate::shell::{self, Body, Script, SimpleCommand};
 
 /// How deep `bash -c "..."`, `$(...)`, interpreter code and runners are followed.
 const MAX_NESTING: usize = 5;
@@ -100,35 +100,54 @@ impl<'g> Scan<'g> {
         if depth > MAX_NESTING || text.trim().is_empty() {
             return false;
         }
-        let guard = self.guard;
         let script = shell::parse(text);
+        script
+            .root()
+            .is_some_and(|root| self.walk(&script, root, depth))
+    }
+
+    /// Walks one body of a parsed script (the text itself, or a substitution's inside,
+    /// which the tokenizer has parsed already); `true` when it is blocked.
+    fn walk(&mut self, script: &Script<'_>, body: &Body<'_>, depth: usize) -> bool {
+        if depth > MAX_NESTING || body.text.trim().is_empty() {
+            return false;
+        }
+        if !body.parsed {
+            return self.check(&body.text, depth);
+        }
+        let guard = self.guard;
+        let text = body.text.as_ref();
+        let code = script.body_code(body);
         for &index in &guard.code_rules {
             if let Some(rule) = guard.rules.get(index)
-                && rule
-                    .code
-                    .as_ref()
-                    .is_some_and(|code| code.is_match(&script.code))
+                && rule.code.as_ref().is_some_and(|re| re.is_match(code))
                 && self.note_rule(rule, text)
             {
                 return true;
             }
         }
         let mut runs: Vec<Run<'_, '_>> = Vec::new();
-        for pipeline in script.pipelines() {
+        for pipeline in script.body_pipelines(body) {
             runs.clear();
             for command in pipeline {
                 let argv = command.argv(&guard.prefixes);
                 let matched = argv.map(|(program, _)| self.programs.lookup(guard, program));
                 runs.push((command, argv, matched));
             }
-            if self.pipeline(&runs, text, depth) {
+            if self.pipeline(script, &runs, text, depth) {
                 return true;
             }
         }
         false
     }
 
-    fn pipeline(&mut self, runs: &[Run<'_, '_>], text: &str, depth: usize) -> bool {
+    fn pipeline(
+        &mut self,
+        script: &Script<'_>,
+        runs: &[Run<'_, '_>],
+        text: &str,
+        depth: usize,
+    ) -> bool {
         let guard = self.guard;
         let is_network = |matched: Option<usize>, programs: &Programs| {
             guard
@@ -155,7 +174,7 @@ impl<'g> Scan<'g> {
             if last_network.is_some_and(|last| position < last) {
                 leaked_before = leaked_before || guard.leaks(command);
             }
-            if self.nested(command, *argv, *matched, runs, position, depth) {
+            if self.nested(script, command, *argv, *matched, runs, position, depth) {
                 return true;
             }
             if let (Some((program, args)), Some(entry)) = (argv, matched)
@@ -194,11 +213,8 @@ impl<'g> Scan<'g> {
         if program_rules.is_empty() && redirect_rules.is_empty() {
             return false;
         }
-        let (program, args) = argv.unwrap_or(("", &[]));
-        let global = guard
-            .subcommand_options
-            .get(program)
-            .map_or(&[][..], Vec::as_slice);
+        let args = argv.map_or(&[][..], |(_, args)| args);
+        let global = matched.map_or(&[][..], |m| self.programs.subcommand_options(guard, m));
         let sub_start = subcommand_start(args, global);
         let sub_word = args.get(sub_start).map(|w| w.as_ref());
         let named = program_rules.len();
@@ -239,8 +255,10 @@ impl<'g> Scan<'g> {
     }
 
     /// Code nested inside this command.
+    #[expect(clippy::too_many_arguments, reason = "one command and where it stands")]
     fn nested(
         &mut self,
+        script: &Script<'_>,
         command: &SimpleCommand<'_, '_>,
         argv: Option<(&str, &[Cow<'_, str>])>,
         matched: Option<usize>,
@@ -249,7 +267,7 @@ impl<'g> Scan<'g> {
         depth: usize,
     ) -> bool {
         for sub in command.substitutions {
-            if self.check(sub, depth + 1) {
+            if self.walk(script, sub, depth + 1) {
                 return true;
             }
         }
@@ -261,8 +279,10 @@ impl<'g> Scan<'g> {
             .and_then(|i| runs.get(i))
             .map(|(c, a, _)| (c, *a));
         match self.programs.kind(entry) {
-            Kind::Shell => self.shell(command, program, args, upstream, depth),
-            Kind::Interpreter(lang) => self.interpreter(lang, command, args, upstream, depth),
+            Kind::Shell => self.shell(script, command, program, args, upstream, depth),
+            Kind::Interpreter(lang) => {
+                self.interpreter(script, lang, command, args, upstream, depth)
+            }
             Kind::Xargs => {
                 let input = self.input(command, upstream);
                 self.xargs(args, input, depth)
@@ -283,7 +303,7 @@ impl<'g> Scan<'g> {
                     if options.iter().any(|o| o == word)
                         && let Some(code) = words.next()
                     {
-                        let code = self.expand(code, command.substitutions);
+                        let code = self.expand(script, code, command.substitutions);
                         return self.code(&code, depth);
                     }
                 }
@@ -303,6 +323,7 @@ impl<'g> Scan<'g> {
 
     fn shell(
         &mut self,
+        parsed: &Script<'_>,
         command: &SimpleCommand<'_, '_>,
         program: &str,
         args: &[Cow<'_, str>],
@@ -311,7 +332,7 @@ impl<'g> Scan<'g> {
     ) -> bool {
         if program == "eval" {
             let code = args.join(" ");
-            let code = self.expand(&code, command.substitutions);
+            let code = self.expand(parsed, &code, command.substitutions);
             return self.code(&code, depth);
         }
         let mut words = args.iter();
@@ -321,7 +342,7 @@ impl<'g> Scan<'g> {
             if is_c {
                 return match words.next() {
                     Some(script) => {
-                        let script = self.expand(script, command.substitutions);
+                        let script = self.expand(parsed, script, command.substitutions);
                         self.code(&script, depth)
                     }
                     None => false,
@@ -358,6 +379,7 @@ impl<'g> Scan<'g> {
 
     fn interpreter(
         &mut self,
+        script: &Script<'_>,
         lang: usize,
         command: &SimpleCommand<'_, '_>,
         args: &[Cow<'_, str>],
@@ -370,7 +392,9 @@ impl<'g> Scan<'g> {
         };
         let mut codes: Vec<Cow<'_, str>> = Vec::new();
         match interpreter_code(language, args) {
-            Some(CodeAt::Word(word)) => codes.push(self.expand(word, command.substitutions)),
+            Some(CodeAt::Word(word)) => {
+                codes.push(self.expand(script, word, command.substitutions))
+            }
             Some(CodeAt::Stdin) => {
                 codes.extend(command.heredocs.iter().map(|b| Cow::Borrowed(b.as_ref())));
                 codes.extend(
@@ -420,19 +444,24 @@ impl<'g> Scan<'g> {
 
     /// `$(cat <<EOF ... EOF)` and `$(echo ...)` inside a word replaced by what they print,
     /// so that `bash -c "$(cat <<EOF ...)"` is read as the code it runs.
-    fn expand<'w>(&mut self, word: &'w str, subs: &[Cow<'_, str>]) -> Cow<'w, str> {
+    fn expand<'w>(
+        &mut self,
+        script: &Script<'_>,
+        word: &'w str,
+        subs: &[Body<'_>],
+    ) -> Cow<'w, str> {
         if subs.is_empty() || !(word.contains("$(") || word.contains('`')) {
             return Cow::Borrowed(word);
         }
         let mut out = word.to_owned();
         for sub in subs {
-            let script = shell::parse(sub);
-            let mut commands = script.commands();
+            let mut commands = script.body_pipelines(sub).flatten();
             let (Some(only), None) = (commands.next(), commands.next()) else {
                 continue;
             };
             let argv = only.argv(&self.guard.prefixes);
             if let Some(text) = self.static_output(&only, argv) {
+                let sub = &sub.text;
                 out = out
                     .replace(&format!("$({sub})"), &text)
                     .replace(&format!("`{sub}`"), &text);
@@ -874,6 +903,8 @@ struct Program {
     /// The rules (indexes into `SecurityGuard::rules`) that name it, in rule order.
     rules: Vec<usize>,
     kind: Kind,
+    /// Its entry in `SecurityGuard::subcommand_options`, if it has one (`git`).
+    subcommand_options: Option<usize>,
 }
 
 impl Programs {
@@ -914,11 +945,16 @@ impl Programs {
             .copied()
             .collect();
         rules.sort_unstable();
+        let subcommand_options = guard
+            .subcommand_options
+            .iter()
+            .position(|(name, _)| name == program);
         self.seen.push(Program {
             name: program.to_owned(),
             matched,
             rules,
             kind,
+            subcommand_options,
         });
         self.seen.len() - 1
     }
@@ -933,6 +969,15 @@ impl Programs {
     /// The rules that name the program of entry `entry`.
     fn rules(&self, entry: usize) -> &[usize] {
         self.seen.get(entry).map_or(&[], |p| p.rules.as_slice())
+    }
+
+    /// The options before a subcommand that take a value, for the program of `entry`.
+    fn subcommand_options<'g>(&self, guard: &'g SecurityGuard, entry: usize) -> &'g [String] {
+        self.seen
+            .get(entry)
+            .and_then(|p| p.subcommand_options)
+            .and_then(|at| guard.subcommand_options.get(at))
+            .map_or(&[], |(_, options)| options.as_slice())
     }
 
     fn kind(&self, entry: usize) -> Kind {
