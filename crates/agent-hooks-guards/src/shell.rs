@@ -239,6 +239,16 @@ impl<'s, 'a> SimpleCommand<'s, 'a> {
     }
 }
 
+/// Whether `word`, first in a command, is the program that runs: not an assignment, a
+/// keyword or a prefix command, and not a path (whose base name could be one).
+pub(crate) fn runs_itself(word: &str, prefixes: &PrefixList) -> bool {
+    !word.contains('/')
+        && !word.ends_with(".exe")
+        && !is_assignment(word)
+        && !is_keyword(word)
+        && prefixes.find(word).is_none()
+}
+
 /// `NAME=value` at command position sets a variable; it is not a program.
 fn is_assignment(word: &str) -> bool {
     let bytes = word.as_bytes();
@@ -346,6 +356,14 @@ const PLAIN: [bool; 256] = {
 enum Blank {
     Text(&'static str),
     Repeat(u8, usize),
+}
+
+/// A byte after which a word is complete: a blank or an operator other than a redirection.
+fn ends_word(c: u8) -> bool {
+    matches!(
+        c,
+        b' ' | b'\t' | b'\r' | b'\n' | b';' | b'(' | b')' | b'&' | b'|'
+    )
 }
 
 /// Where a heredoc body goes once its line ends: (pipeline, command) indexes.
@@ -569,8 +587,19 @@ impl<'a> Parser<'a> {
                         .iter()
                         .position(|&c| !is_plain(c))
                         .unwrap_or(rest.len());
-                    self.take(start, start + len);
-                    self.i += len;
+                    let end = start + len;
+                    self.i = end;
+                    // A whole word with nothing to unquote goes straight into the list
+                    // (digits before `<` or `>` may be a descriptor: the long way).
+                    if !self.in_word
+                        && self.redirect_op.is_none()
+                        && self.src.get(end).is_none_or(|&c| ends_word(c))
+                        && let Some(word) = self.text.get(start..end)
+                    {
+                        self.script.words.push(Cow::Borrowed(word));
+                    } else {
+                        self.take(start, end);
+                    }
                 }
             }
         }

