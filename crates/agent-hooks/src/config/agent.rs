@@ -519,13 +519,19 @@ mod tests {
 
     #[test]
     fn a_document_that_is_not_a_mapping_is_left_as_it_is_and_said_to_be_wrong() {
-        for text in ["- model: x\n- shell_hooks: {enabled: false}\n", "just a sentence\n", "42\n"] {
+        for text in [
+            "- model: x\n- shell_hooks: {enabled: false}\n",
+            "just a sentence\n",
+            "42\n",
+        ] {
             let (_dir, ws) = workspace_with(text);
             let refused = set_master_switch(&ws, true).expect_err(text);
             assert!(refused.to_string().contains("mapping"), "{text}: {refused}");
             let after = std::fs::read_to_string(ws.agent_yaml()).expect("read agent.yaml");
             assert_eq!(after, text, "the file was rewritten");
-            let error = AgentSettings::load(&ws).error.expect("a configuration error");
+            let error = AgentSettings::load(&ws)
+                .error
+                .expect("a configuration error");
             assert!(error.message.contains("mapping"), "{text}: {error}");
         }
     }
@@ -538,7 +544,9 @@ mod tests {
         assert!(refused.to_string().contains("shell_hooks"), "{refused}");
         let after = std::fs::read_to_string(ws.agent_yaml()).expect("read agent.yaml");
         assert_eq!(after, text);
-        let error = AgentSettings::load(&ws).error.expect("a configuration error");
+        let error = AgentSettings::load(&ws)
+            .error
+            .expect("a configuration error");
         assert!(error.message.contains("shell_hooks"), "{error}");
     }
 
