@@ -103,6 +103,11 @@ impl Hook {
                 verdict.impossible &= !spec.is_agent();
                 self.dialect.judged(view, &verdict, spec.continue_on_block)
             }),
+            // Claude Code reads an HTTP hook's body more strictly than a command's stdout.
+            TransportSpec::Http(_) if matches!(self.dialect, Dialect::Claude { .. }) => {
+                crate::dialect::claude::require_json_body(reply)?;
+                self.dialect.interpret(view, reply)
+            }
             _ => self.dialect.interpret(view, reply),
         }
     }

@@ -16,6 +16,8 @@ use std::process::Command;
 use serde_json::{Value, json};
 use support::{Fired, Ws};
 
+use crate::loopback::{Request, Response, Server};
+
 // ---------------------------------------------------------------------------------------------
 // Workspace helpers
 
@@ -2000,4 +2002,146 @@ fn a_command_guarded_by_a_bash_test_expression_is_approved_and_runs() {
     let ws = ws.file(".claude/hooks/block_rm_rf.sh", "#!/bin/sh\nexit 0\n");
     let fired = ws.fire("pre_tool_call", bash("rm -rf build/"));
     assert_eq!(fired.detail(&command), "drift");
+}
+
+// `type: "http"` handlers: the hook input POSTed to a loopback server, which allow-local lets
+// the child processes of these tests reach.
+
+const ALLOW_LOCAL: &str = "AGENT_HOOKS_HTTP_ALLOW_LOCAL";
+
+/// A workspace whose settings declare `handler` (an http handler) on `event`, approved by its
+/// URL.
+fn http_hook(event: &str, matcher: &str, handler: Value) -> Ws {
+    let url = handler["url"].as_str().expect("a url").to_owned();
+    let ws = settings(
+        Ws::new().master(true),
+        ".claude/settings.json",
+        json!({ event: [{"matcher": matcher, "hooks": [handler]}] }),
+    );
+    let mut approve = ws.command(&["approve", &url]);
+    approve.env(ALLOW_LOCAL, "1");
+    let ran = run(approve, b"");
+    assert_eq!(ran.code, 0, "approve {url}: {}{}", ran.stdout, ran.stderr);
+    ws
+}
+
+/// `fire` with allow-local and `env`.
+fn fire_local(ws: &Ws, event: &str, payload: Value, env: &[(&str, &str)]) -> Fired {
+    let mut cmd = ws.command(&["fire", event]);
+    cmd.env(ALLOW_LOCAL, "1").envs(env.iter().copied());
+    let ran = run(cmd, payload.to_string().as_bytes());
+    assert_eq!(ran.code, 0, "fire failed: {}", ran.stderr);
+    Fired {
+        outcome: serde_json::from_str(&ran.stdout).expect("the outcome is JSON"),
+        code: 0,
+        stderr: ran.stderr,
+        elapsed: std::time::Duration::ZERO,
+    }
+}
+
+#[test]
+fn an_http_handler_gets_the_hook_input_and_its_json_answer_denies() {
+    let server = Server::start(|_| {
+        Response::json(
+            r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                "permissionDecision": "deny", "permissionDecisionReason": "no pushes on Friday"}}"#,
+        )
+    });
+    let url = server.url("/hooks/pre-tool-use");
+    let ws = http_hook(
+        "PreToolUse",
+        "Bash",
+        json!({"type": "http", "url": url, "timeout": 30,
+               "headers": {"Authorization": "Bearer $MY_TOKEN", "X-Home": "${HOME}"},
+               "allowedEnvVars": ["MY_TOKEN"]}),
+    );
+    let fired = fire_local(
+        &ws,
+        "pre_tool_call",
+        bash("git push"),
+        &[("MY_TOKEN", "tok-1")],
+    );
+    assert_eq!(fired.decision(), "block", "{:#}", fired.outcome);
+    assert_eq!(fired.reason(), "no pushes on Friday");
+    assert_eq!(fired.status(&url), "blocked");
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    let request = &requests[0];
+    assert_eq!(request.path, "/hooks/pre-tool-use");
+    assert_eq!(request.header("content-type"), Some("application/json"));
+    assert_eq!(request.header("authorization"), Some("Bearer tok-1"));
+    // $HOME is not in allowedEnvVars: sent empty, as Claude Code does, and `list` says so.
+    assert_eq!(request.header("x-home"), Some(""));
+    let input: Value = serde_json::from_slice(&request.body).expect("the body is JSON");
+    assert_eq!(input["hook_event_name"], "PreToolUse");
+    assert_eq!(input["tool_name"], "Bash");
+    assert_eq!(input["tool_input"]["command"], "git push");
+    let mut list = ws.command(&["list"]);
+    list.env(ALLOW_LOCAL, "1");
+    let listed = run(list, b"")
+        .stdout
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        listed.contains("$HOME is not in allowedEnvVars, so it is sent empty"),
+        "{listed}"
+    );
+    assert!(listed.contains(&format!("POST {url}")), "{listed}");
+}
+
+#[test]
+fn an_http_handlers_text_or_error_answer_is_a_non_blocking_error() {
+    let server = Server::start(|request: &Request| {
+        if request.path == "/text" {
+            Response::json("Remember the style guide.")
+        } else {
+            Response::status(503)
+        }
+    });
+    for (path, status, logged) in [
+        ("/text", "invalid_output", "hook_invalid_json"),
+        ("/down", "error", "hook_exec_error"),
+    ] {
+        let url = server.url(path);
+        let ws = http_hook("UserPromptSubmit", "", json!({"type": "http", "url": url}));
+        let fired = fire_local(&ws, "on_user_message", json!({"message": "hi"}), &[]);
+        assert_eq!(fired.decision(), "continue", "{:#}", fired.outcome);
+        assert_eq!(fired.status(&url), status, "{:#}", fired.outcome);
+        // Unlike a command's plain stdout, an HTTP body's text never becomes context.
+        assert_eq!(fired.outcome["context"], json!([]), "{:#}", fired.outcome);
+        assert_eq!(ws.events_of(logged).len(), 1, "{path}");
+    }
+}
+
+#[test]
+fn an_http_handler_times_out_and_is_refused_on_session_start_or_without_allow_local() {
+    let server = Server::start(|_| {
+        Response::json(r#"{"decision": "block", "reason": "late"}"#)
+            .delay(std::time::Duration::from_secs(3))
+    });
+    let url = server.url("/slow");
+    let ws = http_hook(
+        "Stop",
+        "",
+        json!({"type": "http", "url": url, "timeout": 1}),
+    );
+    let fired = fire_local(&ws, "on_stop", json!({"response": "done"}), &[]);
+    assert_eq!(fired.decision(), "continue");
+    assert_eq!(fired.status(&url), "timeout");
+
+    let ws = settings(
+        Ws::new().master(true),
+        ".claude/settings.json",
+        json!({"SessionStart": [{"hooks": [{"type": "http", "url": "https://hooks.example.com/s"}]}],
+               "Stop": [{"hooks": [{"type": "http", "url": url}]}]}),
+    );
+    let listed = list_text(&ws);
+    assert!(
+        listed.contains("http hooks do not run on SessionStart in Claude Code"),
+        "{listed}"
+    );
+    // The SSRF guard of HTTP hooks holds for Claude Code's too: loopback needs allow-local.
+    assert!(listed.contains("url refused"), "{listed}");
 }

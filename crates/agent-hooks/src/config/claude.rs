@@ -22,8 +22,9 @@ use crate::dialect::claude::{
     CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, Condition, ToolAliases, compile_matcher,
 };
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
+use crate::transport::http::Template;
 use crate::transport::judge::{AGENT_TIMEOUT_SECS, JudgeKind, PROMPT_TIMEOUT_SECS};
-use crate::transport::{CommandSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
+use crate::transport::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
 use crate::wording::kind_of as json_kind;
 use crate::workspace::Workspace;
 
@@ -294,7 +295,8 @@ pub(crate) fn load_hooks(
                     )));
                     continue;
                 }
-                let (command, judge) = match kind {
+                // A handler that is not a command brings its own transport.
+                let (command, handler) = match kind {
                     "command" => match entry.get("command").and_then(Value::as_str) {
                         Some(command) => (command.to_owned(), None),
                         None => {
@@ -304,7 +306,7 @@ pub(crate) fn load_hooks(
                     },
                     "prompt" | "agent" => {
                         match judge_handler(entry, kind, claude, judge, ws.root()) {
-                            Ok(spec) => (spec.prompt.clone(), Some(spec)),
+                            Ok(spec) => (spec.prompt.clone(), Some(TransportSpec::Judge(spec))),
                             Err(why) => {
                                 load.errors
                                     .push(note(format!("{at}: {why}; the hook is skipped")));
@@ -312,9 +314,24 @@ pub(crate) fn load_hooks(
                             }
                         }
                     }
+                    "http" => match http_handler(entry, claude) {
+                        Ok((spec, dropped)) => {
+                            for (header, name) in dropped {
+                                load.warnings.push(note(format!(
+                                    "{at}.headers.{header}: ${name} is not in allowedEnvVars, so it is sent empty (as Claude Code does)"
+                                )));
+                            }
+                            (spec.url.clone(), Some(TransportSpec::Http(spec)))
+                        }
+                        Err(why) => {
+                            load.errors
+                                .push(note(format!("{at}: {why}; the hook is skipped")));
+                            continue;
+                        }
+                    },
                     _ => {
                         load.warnings.push(note(format!(
-                            "{at}: type \"{kind}\" is not supported here (only \"command\", \"prompt\" and \"agent\"); skipped"
+                            "{at}: type \"{kind}\" is not supported here (only \"command\", \"http\", \"prompt\" and \"agent\"); skipped"
                         )));
                         continue;
                     }
@@ -329,7 +346,7 @@ pub(crate) fn load_hooks(
                 // what `list` shows and what is approved.
                 let exec = match entry.get("args") {
                     None | Some(Value::Null) => None,
-                    Some(_) if judge.is_some() => None,
+                    Some(_) if handler.is_some() => None,
                     Some(Value::Array(items)) => {
                         let Some(args) = items
                             .iter()
@@ -423,7 +440,7 @@ pub(crate) fn load_hooks(
                 };
                 let flag = |key: &str| entry.get(key).and_then(Value::as_bool) == Some(true);
                 let background = match (flag("asyncRewake"), flag("async")) {
-                    _ if judge.is_some() => {
+                    _ if handler.is_some() => {
                         if flag("async") || flag("asyncRewake") {
                             load.warnings.push(note(format!(
                                 "{at}: async is only for command hooks (as in Claude Code); this {kind} hook runs in the foreground"
@@ -436,13 +453,15 @@ pub(crate) fn load_hooks(
                     (false, false) => None,
                 };
                 let root = ws.root().to_string_lossy().into_owned();
-                let is_judge = judge.is_some();
+                let own_transport = handler.is_some();
                 let timeout = match entry.get("timeout").and_then(Value::as_f64) {
                     Some(t) if t > 0.0 => t,
-                    _ => match &judge {
-                        Some(spec) if spec.is_agent() => AGENT_TIMEOUT_SECS,
-                        Some(_) => PROMPT_TIMEOUT_SECS,
-                        None => CLAUDE_DEFAULT_TIMEOUT_SECS,
+                    _ => match &handler {
+                        Some(TransportSpec::Judge(spec)) if spec.is_agent() => AGENT_TIMEOUT_SECS,
+                        Some(TransportSpec::Judge(_)) => PROMPT_TIMEOUT_SECS,
+                        // Claude Code lowers its default to 30 s on UserPromptSubmit.
+                        _ if claude == ClaudeEvent::UserPromptSubmit => PROMPT_TIMEOUT_SECS,
+                        _ => CLAUDE_DEFAULT_TIMEOUT_SECS,
                     },
                 }
                 .min(MAX_TIMEOUT_SECS);
@@ -454,8 +473,8 @@ pub(crate) fn load_hooks(
                     line: 0,
                     events: vec![claude.canonical()],
                     matcher: matcher.clone(),
-                    transport: match judge {
-                        Some(spec) => TransportSpec::Judge(spec),
+                    transport: match handler {
+                        Some(transport) => transport,
                         None if exec.is_some() => TransportSpec::Command(CommandSpec::words(
                             command,
                             exec.unwrap_or_default(),
@@ -482,7 +501,7 @@ pub(crate) fn load_hooks(
                     },
                     timeout: Duration::from_secs_f64(timeout),
                     on_error: OnError::Continue,
-                    env: if is_judge {
+                    env: if own_transport {
                         Vec::new()
                     } else {
                         let mut env = agent_env(agent, ws, claude, &root);
@@ -600,6 +619,69 @@ fn judge_handler(
     })
 }
 
+/// A `type: "http"` handler: `url`, and `headers` whose `$VAR`/`${VAR}` name only variables
+/// of `allowedEnvVars` (others are sent empty, as in Claude Code; they come back as (header,
+/// variable) pairs for a warning). The URL passes the HTTP hooks' SSRF guard like any other.
+fn http_handler(
+    entry: &Value,
+    claude: ClaudeEvent,
+) -> Result<(HttpSpec, Vec<(String, String)>), String> {
+    if claude == ClaudeEvent::SessionStart {
+        return Err("http hooks do not run on SessionStart in Claude Code".to_owned());
+    }
+    let url = match entry.get("url") {
+        Some(Value::String(url)) if !url.trim().is_empty() => url.clone(),
+        Some(other) if !other.is_null() => {
+            return Err(format!(
+                "\"url\" must be a string, found {}",
+                json_kind(other)
+            ));
+        }
+        _ => return Err("missing \"url\" (where to POST the hook input)".to_owned()),
+    };
+    let allowed: Vec<String> = match entry.get("allowedEnvVars") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(names)) => names
+            .iter()
+            .map(|n| n.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or("\"allowedEnvVars\" must be a list of variable names")?,
+        Some(other) => {
+            return Err(format!(
+                "\"allowedEnvVars\" must be a list of variable names, found {}",
+                json_kind(other)
+            ));
+        }
+    };
+    let mut headers = Vec::new();
+    let mut dropped = Vec::new();
+    match entry.get("headers") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(map)) => {
+            for (name, value) in map {
+                let Value::String(value) = value else {
+                    return Err(format!(
+                        "headers.{name} must be a string, found {}",
+                        json_kind(value)
+                    ));
+                };
+                let (template, unlisted) = Template::parse_claude(value, &allowed);
+                dropped.extend(unlisted.into_iter().map(|var| (name.clone(), var)));
+                headers.push((name.clone(), template));
+            }
+        }
+        Some(other) => {
+            return Err(format!(
+                "\"headers\" must be an object of name: value, found {}",
+                json_kind(other)
+            ));
+        }
+    }
+    let mut spec = HttpSpec::new(&url, headers, None).map_err(|e| e.to_string())?;
+    spec.allowed_env = allowed;
+    Ok((spec, dropped))
+}
+
 /// Whether `hook` is this source's hook for (`claude`, `command`).
 fn declares(hook: &Hook, agent: Agent, claude: ClaudeEvent, command: &str) -> bool {
     hook.approval_key.as_deref() == Some(command)
@@ -685,12 +767,23 @@ mod tests {
     }
 
     #[test]
+    fn user_prompt_submit_hooks_default_to_30_s_as_in_claude_code() {
+        let files = loaded(
+            r#"{"hooks": {"UserPromptSubmit": [{"hooks": [
+                {"type": "command", "command": "a"},
+                {"type": "command", "command": "b", "timeout": 90}
+            ]}]}}"#,
+        );
+        let secs: Vec<u64> = files[0].hooks.iter().map(|h| h.timeout.as_secs()).collect();
+        assert_eq!(secs, vec![30, 90]);
+    }
+
+    #[test]
     fn unmapped_events_and_other_types_are_warnings_not_hooks() {
         let files = loaded(
             r#"{"hooks": {
                 "PreCompact": [{"hooks": [{"type": "command", "command": "a"}]}],
                 "PreToolUse": [{"matcher": "Bash", "hooks": [
-                    {"type": "http", "url": "https://example.com"},
                     {"type": "mcp_tool", "server": "s", "tool": "t"}
                 ]}]
             }}"#,
@@ -702,9 +795,8 @@ mod tests {
             .iter()
             .map(|w| w.message.clone())
             .collect();
-        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].contains("PreCompact hooks never fire in this host"));
-        assert!(warnings[1].contains("type \"http\""));
-        assert!(warnings[2].contains("type \"mcp_tool\""));
+        assert!(warnings[1].contains("type \"mcp_tool\""));
     }
 }

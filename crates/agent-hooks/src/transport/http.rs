@@ -97,6 +97,52 @@ impl Template {
         Ok(Template { parts })
     }
 
+    /// Parses a header value of a Claude Code HTTP hook: `$NAME` and `${NAME}` name variables,
+    /// and one not in `allowed` (its `allowedEnvVars`) becomes the empty string, as Claude Code
+    /// does. The names so dropped come back beside the template, for a warning.
+    pub(crate) fn parse_claude(raw: &str, allowed: &[String]) -> (Template, Vec<String>) {
+        let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let mut parts = Vec::new();
+        let mut dropped = Vec::new();
+        let mut text = String::new();
+        let mut rest = raw;
+        while let Some(at) = rest.find('$') {
+            text.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let (name, tail) = match after.strip_prefix('{') {
+                Some(braced) => match braced.find('}') {
+                    Some(end) if braced[..end].chars().all(is_name) => {
+                        (&braced[..end], &braced[end + 1..])
+                    }
+                    _ => ("", after),
+                },
+                None => {
+                    let end = after.find(|c: char| !is_name(c)).unwrap_or(after.len());
+                    (&after[..end], &after[end..])
+                }
+            };
+            if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+                text.push('$');
+                rest = after;
+                continue;
+            }
+            if allowed.iter().any(|a| a == name) {
+                if !text.is_empty() {
+                    parts.push(Part::Text(std::mem::take(&mut text)));
+                }
+                parts.push(Part::Var(name.to_owned()));
+            } else if !dropped.iter().any(|d| d == name) {
+                dropped.push(name.to_owned());
+            }
+            rest = tail;
+        }
+        text.push_str(rest);
+        if !text.is_empty() {
+            parts.push(Part::Text(text));
+        }
+        (Template { parts }, dropped)
+    }
+
     /// The value with the variables filled in from the runtime's environment, read now so a
     /// rotated token is picked up without a reload.
     pub(crate) fn expand(&self) -> Result<String, String> {
@@ -345,6 +391,26 @@ mod tests {
         assert!(Template::parse("${}", &allowed).is_err());
         let plain = Template::parse("just $text", &[]).expect("no variables");
         assert_eq!(plain.expand().as_deref(), Ok("just $text"));
+    }
+
+    #[test]
+    fn claude_templates_read_both_spellings_and_empty_unlisted_names() {
+        let allowed = vec!["MY_TOKEN".to_owned()];
+        let (t, dropped) = Template::parse_claude("Bearer $MY_TOKEN", &allowed);
+        assert_eq!(
+            t.parts,
+            vec![Part::Text("Bearer ".into()), Part::Var("MY_TOKEN".into())]
+        );
+        assert!(dropped.is_empty());
+        let (t, dropped) = Template::parse_claude("${MY_TOKEN}:$HOME/x costs $5 ${", &allowed);
+        assert_eq!(
+            t.parts,
+            vec![
+                Part::Var("MY_TOKEN".into()),
+                Part::Text(":/x costs $5 ${".into())
+            ]
+        );
+        assert_eq!(dropped, vec!["HOME".to_owned()]);
     }
 
     #[test]

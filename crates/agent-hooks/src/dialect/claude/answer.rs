@@ -136,6 +136,22 @@ pub(crate) fn interpret(claude: ClaudeEvent, reply: &Reply) -> Result<Answer, Un
     Ok(plain_text(claude, stdout))
 }
 
+/// An HTTP hook's 2xx body under Claude Code's rules: empty (no opinion) or one JSON object;
+/// anything else — plain text included, which a command's stdout could be — is a non-blocking
+/// error, and the text never becomes context.
+pub(crate) fn require_json_body(reply: &Reply) -> Result<(), Unusable> {
+    let body = String::from_utf8_lossy(&reply.stdout);
+    parse_object(body.trim())
+        .map(drop)
+        .map_err(|unusable| Unusable {
+            detail: format!(
+                "an HTTP hook's answer must be empty or one JSON object (Claude Code's rule): {}",
+                unusable.detail.replace("stdout", "the body")
+            ),
+            ..unusable
+        })
+}
+
 /// Exit 0 with stdout that is not a JSON object: context on the events where Claude Code adds
 /// plain stdout to the model's context; elsewhere it only reaches Claude Code's debug log.
 fn plain_text(claude: ClaudeEvent, stdout: &str) -> Answer {

@@ -19,7 +19,7 @@ mod input;
 mod reverse;
 mod transcript;
 
-pub(crate) use answer::{ClaudeOutput, Permission, interpret, judged};
+pub(crate) use answer::{ClaudeOutput, Permission, interpret, judged, require_json_body};
 pub(crate) use condition::{Condition, glob_regex};
 pub(crate) use event::{
     CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases, compile_matcher, event_for,
