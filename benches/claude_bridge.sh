@@ -3,10 +3,12 @@
 # workspace with security_guard installed (a built-in: the figure is the bridge, not a script):
 # `agent-hooks claude-hook` as a process (what `claude-install` wires), and a POST to a running
 # `agent-hooks serve` on /v1/hooks/claude-code (what `claude-install --http` wires; curl's own
-# start-up is in that figure, Claude Code's HTTP client has none).
+# start-up is in that figure, Claude Code's HTTP client has none). Each has its baseline in the
+# same run, so the ratios hold on a loaded machine: `/bin/true` for the process, and a bare
+# request to the same sidecar (`GET /v1/health`, no dispatch) for the route.
 #
-# Usage: benches/claude_bridge.sh        (builds the release binary first)
-# Needs: hyperfine and curl.
+# Usage: benches/claude_bridge.sh        (builds the release binary first; RUNS=200 by default)
+# Needs: hyperfine, curl and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,9 +25,26 @@ printf '%s' '{"session_id":"bench","cwd":"/tmp","hook_event_name":"PreToolUse","
 "$BIN" --workspace "$WS" serve --listen 127.0.0.1:0 > "$WS/ready" &
 SERVER=$!
 for _ in $(seq 100); do grep -q 127.0.0.1 "$WS/ready" 2>/dev/null && break; sleep 0.05; done
-URL="http://$(grep -o '127.0.0.1:[0-9]*' "$WS/ready" | head -n 1)/v1/hooks/claude-code"
+BASE="http://$(grep -o '127.0.0.1:[0-9]*' "$WS/ready" | head -n 1)"
+URL="$BASE/v1/hooks/claude-code"
+# The route must answer what claude-hook answers (here: nothing to say, an empty body).
+[ "$(curl -s -H 'Content-Type: application/json' --data-binary @"$WS/input.json" "$URL")" = \
+  "$("$BIN" --workspace "$WS" claude-hook < "$WS/input.json")" ]
 
-# Through sh for the redirection; hyperfine subtracts the shell's start-up from both.
-hyperfine --warmup 20 --runs "${RUNS:-200}" \
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# Through sh for the redirection; hyperfine subtracts the shell's start-up from each.
+hyperfine --warmup 20 --runs "${RUNS:-200}" --export-json "$WS/result.json" \
+  "/bin/true < $WS/input.json" \
   "$BIN --workspace $WS claude-hook < $WS/input.json" \
+  "curl -s -o /dev/null $BASE/v1/health" \
   "curl -s -H 'Content-Type: application/json' --data-binary @$WS/input.json $URL"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+python3 - "$WS/result.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+true, hook, bare, route = (x["median"] * 1000 for x in r)
+print(f"process: claude-hook {hook:.2f} ms median, /bin/true {true:.2f} ms: +{hook - true:.2f} ms, {hook / true:.1f}x")
+print(f"http: /v1/hooks/claude-code {route:.2f} ms median (curl included), bare GET /v1/health {bare:.2f} ms: +{route - bare:.2f} ms, {route / bare:.2f}x")
+print(f"per event, process over http route: {hook / route:.1f}x")
+PY

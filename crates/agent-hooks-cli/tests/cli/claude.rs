@@ -646,7 +646,6 @@ fn unmapped_events_and_other_hook_types_are_warned_about_and_never_run() {
         json!({
             "PreCompact": [group("*", command)],
             "PreToolUse": [{"matcher": "Bash", "hooks": [
-                {"type": "http", "url": "https://example.com/hook"},
                 {"type": "mcp_tool", "server": "scanner", "tool": "scan"},
             ]}],
             "BeforeEverything": [group("*", command)],
@@ -657,7 +656,6 @@ fn unmapped_events_and_other_hook_types_are_warned_about_and_never_run() {
         text.contains("PreCompact hooks never fire in this host"),
         "{text}"
     );
-    assert!(text.contains("type \"http\" is not supported"), "{text}");
     assert!(
         text.contains("type \"mcp_tool\" is not supported"),
         "{text}"

@@ -31,6 +31,9 @@ use crate::workspace::Workspace;
 /// Claude Code's default hook timeout; agent-hooks caps every hook at 120 s.
 pub(crate) const CLAUDE_DEFAULT_TIMEOUT_SECS: f64 = 600.0;
 
+/// Claude Code's default timeout of a `SessionEnd` hook that sets none.
+const SESSION_END_TIMEOUT_SECS: f64 = 1.5;
+
 /// Whether a command is an agent-hooks bridge (`agent-hooks claude-hook`, `codex-hook`, ...),
 /// which the agent runs; running it from here would dispatch the workspace into itself.
 pub(crate) fn is_bridge_command(command: &str) -> bool {
@@ -64,21 +67,142 @@ pub(crate) fn settings_files(ws: &Workspace, agent: &AgentSettings) -> Vec<PathB
     files
 }
 
+/// The settings files that exist and parse, with their JSON, in order (one that does not parse
+/// is reported by [`load_file`]).
+fn settings_docs(files: &[PathBuf]) -> Vec<(PathBuf, Value)> {
+    files
+        .iter()
+        .filter_map(|file| {
+            let text = crate::store::read_optional(file).ok()??;
+            let doc = serde_json::from_str::<Value>(&text).ok()?;
+            Some((file.clone(), doc))
+        })
+        .collect()
+}
+
+/// What the settings files say about all hooks at once, read across them as Claude Code
+/// reads them: the last file that sets a switch wins, lists merge.
+#[derive(Debug, Default)]
+pub(crate) struct HookSettings {
+    /// `disableAllHooks`, with the file whose value holds.
+    disable_all: Option<(bool, PathBuf)>,
+    /// `allowedHttpHookUrls`: when some file sets it, an HTTP hook runs only if its URL
+    /// matches one of these patterns (`*` is any text).
+    http_urls: Option<Vec<String>>,
+    /// `httpHookAllowedEnvVars`: when some file sets it, an outer limit on every HTTP hook's
+    /// `allowedEnvVars`.
+    http_env: Option<Vec<String>>,
+}
+
+impl HookSettings {
+    fn read(docs: &[(PathBuf, Value)]) -> HookSettings {
+        let mut out = HookSettings::default();
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        for (file, doc) in docs {
+            if let Some(off) = doc.get("disableAllHooks").and_then(Value::as_bool) {
+                out.disable_all = Some((off, file.clone()));
+            }
+            if let Some(urls) = doc.get("allowedHttpHookUrls") {
+                out.http_urls.get_or_insert_default().extend(strings(urls));
+            }
+            if let Some(names) = doc.get("httpHookAllowedEnvVars") {
+                out.http_env.get_or_insert_default().extend(strings(names));
+            }
+        }
+        out
+    }
+
+    /// Whether `allowedHttpHookUrls` lets an HTTP hook POST to `url`. Scheme and host compare
+    /// without case, and a host's trailing dot is ignored, as in Claude Code.
+    fn allows_url(&self, url: &str) -> bool {
+        let Some(patterns) = &self.http_urls else {
+            return true;
+        };
+        let url = normalized_origin(url);
+        patterns.iter().any(|pattern| {
+            let regex = format!(
+                "^{}$",
+                normalized_origin(pattern)
+                    .split('*')
+                    .map(regex::escape)
+                    .collect::<Vec<_>>()
+                    .join(".*")
+            );
+            regex::Regex::new(&regex).is_ok_and(|r| r.is_match(&url))
+        })
+    }
+}
+
+/// `url` with its scheme and host lowercased and a trailing dot of the host dropped.
+fn normalized_origin(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let authority = authority.to_ascii_lowercase();
+    let authority = match authority.rsplit_once(':') {
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit() || c == '*') => {
+            format!("{}:{port}", host.trim_end_matches('.'))
+        }
+        _ => authority.trim_end_matches('.').to_owned(),
+    };
+    format!("{}://{authority}{tail}", scheme.to_ascii_lowercase())
+}
+
 pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
     let aliases = agent.tool_aliases.clone();
+    let files = settings_files(ws, agent);
+    let docs = settings_docs(&files);
+    let settings = HookSettings::read(&docs);
     let mut loads: Vec<FileLoad> = Vec::new();
-    for path in settings_files(ws, agent) {
+    for path in files {
         // A HOME that is the workspace names the same file twice; read it once.
         if loads.iter().any(|l| l.path == path) {
             continue;
         }
-        let load = load_file(ws, path, &aliases, &agent.judge, None, &mut loads);
+        let load = load_file(
+            ws,
+            path,
+            &aliases,
+            &agent.judge,
+            &settings,
+            None,
+            &mut loads,
+        );
         loads.push(load);
+    }
+    // `disableAllHooks`: Claude Code runs none of them, and neither does this host.
+    if let Some((true, file)) = &settings.disable_all {
+        for load in &mut loads {
+            load.hooks.clear();
+            if &load.path == file {
+                let display = load.display.clone();
+                load.warnings.push(ConfigError {
+                    kind: DiagKind::HookConfigError,
+                    file: display,
+                    line: 0,
+                    column: 0,
+                    message: "disableAllHooks is true: no Claude Code hook of the settings or of plugins runs (as in Claude Code)".to_owned(),
+                });
+            }
+        }
+        return loads;
     }
     // Enabled plugins' hooks, each file with its plugin's root. A plugin's copy of a handler
     // stays separate from the settings' (as in Claude Code), so nothing is deduplicated
     // across them.
-    let (plugins, problems) = super::claude_plugins::enabled(ws, &settings_files(ws, agent));
+    let (plugins, problems) = super::claude_plugins::enabled(ws, &docs);
     for plugin in &plugins {
         for file in &plugin.hook_files {
             if loads.iter().any(|l| &l.path == file) {
@@ -89,6 +213,7 @@ pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
                 file.clone(),
                 &aliases,
                 &agent.judge,
+                &settings,
                 Some(plugin),
                 &mut [],
             );
@@ -120,6 +245,7 @@ fn load_file(
     path: PathBuf,
     aliases: &Arc<ToolAliases>,
     judge: &JudgeEndpoint,
+    settings: &HookSettings,
     plugin: Option<&Plugin>,
     earlier: &mut [FileLoad],
 ) -> FileLoad {
@@ -160,6 +286,7 @@ fn load_file(
         agent: Agent::ClaudeCode,
         aliases,
         judge,
+        settings,
         plugin,
     };
     load_hooks(ws, &mut load, doc.get("hooks"), &declared, earlier);
@@ -184,6 +311,7 @@ pub(crate) struct Declared<'a> {
     pub(crate) agent: Agent,
     pub(crate) aliases: &'a Arc<ToolAliases>,
     pub(crate) judge: &'a JudgeEndpoint,
+    pub(crate) settings: &'a HookSettings,
     pub(crate) plugin: Option<&'a Plugin>,
 }
 
@@ -201,6 +329,7 @@ pub(crate) fn load_hooks(
         agent,
         aliases,
         judge,
+        settings,
         plugin,
     } = *declared;
     let path = load.path.clone();
@@ -314,11 +443,18 @@ pub(crate) fn load_hooks(
                             }
                         }
                     }
-                    "http" => match http_handler(entry, claude) {
+                    "http" => match http_handler(entry, claude, settings.http_env.as_deref()) {
+                        Ok((spec, _)) if !settings.allows_url(&spec.url) => {
+                            load.warnings.push(note(format!(
+                                "{at}: {} matches no pattern of allowedHttpHookUrls; skipped (as in Claude Code)",
+                                spec.url
+                            )));
+                            continue;
+                        }
                         Ok((spec, dropped)) => {
                             for (header, name) in dropped {
                                 load.warnings.push(note(format!(
-                                    "{at}.headers.{header}: ${name} is not in allowedEnvVars, so it is sent empty (as Claude Code does)"
+                                    "{at}.headers.{header}: ${name} is not in allowedEnvVars (or is outside httpHookAllowedEnvVars), so it is sent empty (as Claude Code does)"
                                 )));
                             }
                             (spec.url.clone(), Some(TransportSpec::Http(spec)))
@@ -459,8 +595,10 @@ pub(crate) fn load_hooks(
                     _ => match &handler {
                         Some(TransportSpec::Judge(spec)) if spec.is_agent() => AGENT_TIMEOUT_SECS,
                         Some(TransportSpec::Judge(_)) => PROMPT_TIMEOUT_SECS,
-                        // Claude Code lowers its default to 30 s on UserPromptSubmit.
+                        // Claude Code lowers its default to 30 s on UserPromptSubmit, and
+                        // gives SessionEnd hooks 1.5 s unless they set their own.
                         _ if claude == ClaudeEvent::UserPromptSubmit => PROMPT_TIMEOUT_SECS,
+                        _ if claude == ClaudeEvent::SessionEnd => SESSION_END_TIMEOUT_SECS,
                         _ => CLAUDE_DEFAULT_TIMEOUT_SECS,
                     },
                 }
@@ -620,11 +758,13 @@ fn judge_handler(
 }
 
 /// A `type: "http"` handler: `url`, and `headers` whose `$VAR`/`${VAR}` name only variables
-/// of `allowedEnvVars` (others are sent empty, as in Claude Code; they come back as (header,
-/// variable) pairs for a warning). The URL passes the HTTP hooks' SSRF guard like any other.
+/// of `allowedEnvVars` — within `outer` (`httpHookAllowedEnvVars`) when the settings set it;
+/// others are sent empty, as in Claude Code, and come back as (header, variable) pairs for a
+/// warning. The URL passes the HTTP hooks' SSRF guard like any other.
 fn http_handler(
     entry: &Value,
     claude: ClaudeEvent,
+    outer: Option<&[String]>,
 ) -> Result<(HttpSpec, Vec<(String, String)>), String> {
     if claude == ClaudeEvent::SessionStart {
         return Err("http hooks do not run on SessionStart in Claude Code".to_owned());
@@ -652,6 +792,10 @@ fn http_handler(
                 json_kind(other)
             ));
         }
+    };
+    let allowed: Vec<String> = match outer {
+        Some(outer) => allowed.into_iter().filter(|n| outer.contains(n)).collect(),
+        None => allowed,
     };
     let mut headers = Vec::new();
     let mut dropped = Vec::new();
@@ -728,6 +872,76 @@ mod tests {
         load(&Workspace::new(dir.path()), &AgentSettings::default())
     }
 
+    fn loaded_with_local(settings: &str, local: &str) -> Vec<FileLoad> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+        std::fs::write(dir.path().join(".claude/settings.json"), settings).unwrap();
+        std::fs::write(dir.path().join(".claude/settings.local.json"), local).unwrap();
+        load(&Workspace::new(dir.path()), &AgentSettings::default())
+    }
+
+    const TWO_HOOKS: &str = r#"{"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": "a"},
+        {"type": "http", "url": "https://Hooks.Example.com./stop",
+         "headers": {"Authorization": "Bearer $TOKEN", "X-Key": "$KEY"},
+         "allowedEnvVars": ["TOKEN", "KEY"]}]}]}}"#;
+
+    #[test]
+    fn disable_all_hooks_turns_every_claude_code_hook_off_the_last_file_deciding() {
+        let off = loaded_with_local(TWO_HOOKS, r#"{"disableAllHooks": true}"#);
+        assert!(off.iter().all(|f| f.hooks.is_empty()));
+        assert!(
+            off[1].warnings[0]
+                .message
+                .contains("disableAllHooks is true")
+        );
+        let project = TWO_HOOKS.replacen('{', r#"{"disableAllHooks": true, "#, 1);
+        let back_on = loaded_with_local(&project, r#"{"disableAllHooks": false}"#);
+        assert_eq!(back_on[0].hooks.len(), 2, "{:?}", back_on[0].errors);
+    }
+
+    #[test]
+    fn allowed_http_hook_urls_and_env_vars_limit_http_hooks_across_files() {
+        let allowed = loaded_with_local(
+            TWO_HOOKS,
+            r#"{"allowedHttpHookUrls": ["https://hooks.example.com/*"],
+                "httpHookAllowedEnvVars": ["TOKEN"]}"#,
+        );
+        let http = allowed[0]
+            .hooks
+            .iter()
+            .find_map(|h| match &h.transport {
+                TransportSpec::Http(spec) => Some(spec),
+                _ => None,
+            })
+            .expect("the http hook is allowed");
+        assert_eq!(http.allowed_env, vec!["TOKEN".to_owned()]);
+        assert!(
+            allowed[0]
+                .warnings
+                .iter()
+                .any(|w| w.message.contains("$KEY is not in allowedEnvVars")),
+            "{:?}",
+            allowed[0].warnings
+        );
+        let refused = loaded_with_local(
+            TWO_HOOKS,
+            r#"{"allowedHttpHookUrls": ["https://other.example.com/*"]}"#,
+        );
+        assert_eq!(refused[0].hooks.len(), 1, "only the command hook");
+        assert!(
+            refused[0].warnings[0]
+                .message
+                .contains("matches no pattern of allowedHttpHookUrls")
+        );
+        let none = loaded_with_local(TWO_HOOKS, r#"{"allowedHttpHookUrls": []}"#);
+        assert_eq!(
+            none[0].hooks.len(),
+            1,
+            "an empty list blocks every HTTP hook"
+        );
+    }
+
     #[test]
     fn a_matcher_that_is_not_a_string_skips_its_group_with_an_error() {
         let files = loaded(
@@ -767,15 +981,22 @@ mod tests {
     }
 
     #[test]
-    fn user_prompt_submit_hooks_default_to_30_s_as_in_claude_code() {
+    fn user_prompt_submit_and_session_end_hooks_have_claude_codes_shorter_defaults() {
         let files = loaded(
             r#"{"hooks": {"UserPromptSubmit": [{"hooks": [
                 {"type": "command", "command": "a"},
                 {"type": "command", "command": "b", "timeout": 90}
+            ]}], "SessionEnd": [{"hooks": [
+                {"type": "command", "command": "c"},
+                {"type": "command", "command": "d", "timeout": 10}
             ]}]}}"#,
         );
-        let secs: Vec<u64> = files[0].hooks.iter().map(|h| h.timeout.as_secs()).collect();
-        assert_eq!(secs, vec![30, 90]);
+        let ms: Vec<u128> = files[0]
+            .hooks
+            .iter()
+            .map(|h| h.timeout.as_millis())
+            .collect();
+        assert_eq!(ms, vec![30_000, 90_000, 1_500, 10_000]);
     }
 
     #[test]

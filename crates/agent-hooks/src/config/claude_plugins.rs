@@ -32,16 +32,9 @@ pub(crate) struct Plugin {
 
 /// The enabled plugins, and what could not be resolved (enabled but not installed, a broken
 /// registry or manifest), as messages.
-pub(crate) fn enabled(ws: &Workspace, settings: &[PathBuf]) -> (Vec<Plugin>, Vec<String>) {
+pub(crate) fn enabled(ws: &Workspace, settings: &[(PathBuf, Value)]) -> (Vec<Plugin>, Vec<String>) {
     let mut switches: BTreeMap<String, bool> = BTreeMap::new();
-    for file in settings {
-        let Ok(Some(text)) = crate::store::read_optional(file) else {
-            continue;
-        };
-        // A file that does not parse is reported by the settings reader.
-        let Ok(doc) = serde_json::from_str::<Value>(&text) else {
-            continue;
-        };
+    for (_, doc) in settings {
         if let Some(map) = doc.get("enabledPlugins").and_then(Value::as_object) {
             for (id, on) in map {
                 if let Some(on) = on.as_bool() {

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::agent::AgentSettings;
-use super::claude::{Declared, load_hooks, unlocated};
+use super::claude::{Declared, HookSettings, load_hooks, unlocated};
 use super::{ConfigError, FileLoad, FileState};
 use crate::agent::Agent;
 use crate::wording::kind_of as json_kind;
@@ -20,10 +20,13 @@ pub(crate) const CONFIG_TOML: &str = ".codex/config.toml";
 
 pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
     let aliases = agent.tool_aliases.clone();
+    // Claude Code's settings about all hooks are not Codex's.
+    let settings = HookSettings::default();
     let declared = Declared {
         agent: Agent::Codex,
         aliases: &aliases,
         judge: &agent.judge,
+        settings: &settings,
         plugin: None,
     };
     let mut json = FileLoad::new(ws, Agent::Codex.source(), ws.root().join(HOOKS_JSON));
