@@ -2083,7 +2083,7 @@ fn an_http_handler_gets_the_hook_input_and_its_json_answer_denies() {
         .collect::<Vec<_>>()
         .join(" ");
     assert!(
-        listed.contains("$HOME is not in allowedEnvVars, so it is sent empty"),
+        listed.contains("$HOME is not in allowedEnvVars") && listed.contains("so it is sent empty"),
         "{listed}"
     );
     assert!(listed.contains(&format!("POST {url}")), "{listed}");
