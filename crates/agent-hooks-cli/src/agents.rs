@@ -1,4 +1,5 @@
-//! `agent-hooks <agent>-hook`, `<agent>-install` and `<agent>-uninstall` (claude, codex): the
+//! `agent-hooks <agent>-hook`, `<agent>-install` and `<agent>-uninstall` (claude, codex,
+//! gemini): the
 //! bridges from the shell. The agent runs `<agent>-hook` as a command hook; it answers in the
 //! agent's format.
 
@@ -14,7 +15,8 @@ use serde_json::Value;
 pub(crate) fn project_dir_var(agent: Agent) -> Option<&'static str> {
     match agent {
         Agent::ClaudeCode => Some("CLAUDE_PROJECT_DIR"),
-        _ => None,
+        Agent::Gemini => Some("GEMINI_PROJECT_DIR"),
+        Agent::Codex => None,
     }
 }
 

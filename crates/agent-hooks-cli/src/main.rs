@@ -213,6 +213,16 @@ enum Command {
     CodexInstall,
     /// Remove the `codex-hook` entries from .codex/hooks.json (everything else stays).
     CodexUninstall,
+    /// The Gemini CLI bridge: run this workspace's hooks for one Gemini CLI hook input.
+    ///
+    /// Reads the input on stdin and answers in Gemini CLI's format. The workspace is
+    /// --workspace, else $GEMINI_PROJECT_DIR.
+    GeminiHook,
+    /// Wire every mapped Gemini CLI event in .gemini/settings.json to `gemini-hook` (the
+    /// user's settings and hooks stay).
+    GeminiInstall,
+    /// Remove the `gemini-hook` entries from .gemini/settings.json (everything else stays).
+    GeminiUninstall,
     /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
     ///
     /// e.g. `agent-hooks completions bash > ~/.local/share/bash-completion/completions/agent-hooks`
@@ -286,6 +296,7 @@ fn main() -> ExitCode {
     let ws = match &command {
         Command::ClaudeHook => agents::workspace(Agent::ClaudeCode, cli.workspace.as_deref()),
         Command::CodexHook => agents::workspace(Agent::Codex, cli.workspace.as_deref()),
+        Command::GeminiHook => agents::workspace(Agent::Gemini, cli.workspace.as_deref()),
         _ => Workspace::resolve(cli.workspace.as_deref()),
     };
     // Every command works on an existing workspace: a mistyped --workspace must not create
@@ -297,12 +308,16 @@ fn main() -> ExitCode {
             match (&command, &cli.workspace) {
                 (_, Some(_)) => "--workspace",
                 (Command::ClaudeHook, None) => "$CLAUDE_PROJECT_DIR",
+                (Command::GeminiHook, None) => "$GEMINI_PROJECT_DIR",
                 (_, None) => "$AGENT_HOOKS_WORKSPACE",
             }
         );
         // A bridge exits 1: a non-blocking error for its agent.
         return ExitCode::from(
-            if matches!(command, Command::ClaudeHook | Command::CodexHook) {
+            if matches!(
+                command,
+                Command::ClaudeHook | Command::CodexHook | Command::GeminiHook
+            ) {
                 1
             } else {
                 2
@@ -332,6 +347,7 @@ fn main() -> ExitCode {
         Command::BackgroundHook { ticket } => block_on(fire::background(ws, &ticket)),
         Command::ClaudeHook => block_on(agents::hook(ws, Agent::ClaudeCode)),
         Command::CodexHook => block_on(agents::hook(ws, Agent::Codex)),
+        Command::GeminiHook => block_on(agents::hook(ws, Agent::Gemini)),
         Command::Test {
             hook,
             event,
@@ -342,6 +358,8 @@ fn main() -> ExitCode {
         Command::ClaudeUninstall => agents::uninstall(ws, Agent::ClaudeCode),
         Command::CodexInstall => agents::install(ws, Agent::Codex, None),
         Command::CodexUninstall => agents::uninstall(ws, Agent::Codex),
+        Command::GeminiInstall => agents::install(ws, Agent::Gemini, None),
+        Command::GeminiUninstall => agents::uninstall(ws, Agent::Gemini),
         // A guard is synchronous and runs on every tool call: no async runtime to start.
         Command::Guard {
             name,

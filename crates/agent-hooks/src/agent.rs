@@ -1,7 +1,8 @@
 //! The agents whose hooks this runtime speaks, and the facts about each that more than one
 //! module needs: the name used on the command line (`codex-hook`, `convert --from codex`), the
 //! sidecar route that answers in its format, and which source its hooks load as. Each agent's
-//! event table lives with its dialect (`dialect/claude/event.rs`, `dialect/codex.rs`).
+//! event table lives with its dialect (`dialect/claude/event.rs`, `dialect/codex.rs`,
+//! `dialect/gemini.rs`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -16,11 +17,13 @@ pub enum Agent {
     /// OpenAI's Codex CLI (`.codex/hooks.json`, `[hooks]` in `.codex/config.toml`), which
     /// speaks Claude Code's hook protocol with its own set of events.
     Codex,
+    /// Google's Gemini CLI (`.gemini/settings.json`).
+    Gemini,
 }
 
 impl Agent {
     /// Every agent, in source order.
-    pub const ALL: [Agent; 2] = [Agent::ClaudeCode, Agent::Codex];
+    pub const ALL: [Agent; 3] = [Agent::ClaudeCode, Agent::Codex, Agent::Gemini];
 
     /// The agent's short name: `claude`, `codex` — the prefix of its bridge commands
     /// (`codex-hook`) and the value of `convert --from`.
@@ -28,6 +31,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode => "claude",
             Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
         }
     }
 
@@ -36,6 +40,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode => "Claude Code",
             Agent::Codex => "Codex",
+            Agent::Gemini => "Gemini CLI",
         }
     }
 
@@ -44,6 +49,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode => "/v1/hooks/claude-code",
             Agent::Codex => "/v1/hooks/codex",
+            Agent::Gemini => "/v1/hooks/gemini",
         }
     }
 
@@ -52,6 +58,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode => "claude-hook",
             Agent::Codex => "codex-hook",
+            Agent::Gemini => "gemini-hook",
         }
     }
 
@@ -60,6 +67,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode => SourceKind::ClaudeCode,
             Agent::Codex => SourceKind::Codex,
+            Agent::Gemini => SourceKind::Gemini,
         }
     }
 
@@ -68,6 +76,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode => ".claude/settings.json",
             Agent::Codex => ".codex/hooks.json",
+            Agent::Gemini => ".gemini/settings.json",
         }
     }
 

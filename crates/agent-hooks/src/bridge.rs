@@ -88,20 +88,30 @@ pub async fn handle_agent(
 ) -> Result<AgentAnswer, BridgeError> {
     let aliases = engine.snapshot().config.agent.tool_aliases.clone();
     let rewrite = engine.snapshot().config.agent.rewrite_permission;
-    let mut t = from_claude(agent, input, &aliases)?;
-    let mut counter = RedoCounter::new(agent, engine.workspace(), &t.payload);
+    let (came_as, event, mut payload) = match agent {
+        Agent::Gemini => {
+            let t = crate::dialect::gemini::from_gemini(input)?;
+            (CameAs::Gemini(t.gemini), t.gemini.canonical(), t.payload)
+        }
+        Agent::ClaudeCode | Agent::Codex => {
+            let t = from_claude(agent, input, &aliases)?;
+            (CameAs::Claude(t.claude), t.event, t.payload)
+        }
+    };
+    let mut counter = RedoCounter::new(agent, engine.workspace(), &payload);
     let mut redo_count = 0;
-    if t.claude == ClaudeEvent::Stop {
-        redo_count = counter.current(&t.payload);
-        t.payload.insert("redo_count".into(), json!(redo_count));
+    if event == Event::OnStop {
+        redo_count = counter.current(&payload);
+        payload.insert("redo_count".into(), json!(redo_count));
     }
-    let sent = Sent::of(t.claude, &t.payload);
+    let sent = Sent::of_event(event, &payload);
     // After a tool ran, this host first lets `transform_tool_result` hooks append notes to the
-    // result (host::call_tool does the same); Claude Code has one event for both.
-    let transformed = if t.claude == ClaudeEvent::PostToolUse {
+    // result (host::call_tool does the same); the agents have one event for both.
+    let succeeded = payload.get("status").and_then(Value::as_str) == Some("success");
+    let transformed = if event == Event::PostToolCall && succeeded {
         let mut p = Map::new();
         for key in ["session_id", "cwd", "tool_name", "tool_result"] {
-            if let Some(v) = t.payload.get(key) {
+            if let Some(v) = payload.get(key) {
                 p.insert(key.into(), v.clone());
             }
         }
@@ -119,15 +129,15 @@ pub async fn handle_agent(
     };
     let mut outcome = engine
         .dispatch_with(
-            t.event,
-            t.payload,
+            event,
+            payload,
             &DispatchOptions::default().skip_source(agent.source(), BRIDGED),
         )
         .await;
     if let Some(transformed) = transformed {
         outcome.absorb_observations(transformed);
     }
-    if t.claude == ClaudeEvent::SessionStart {
+    if event == Event::OnSessionStart {
         // Every guard the trust gate keeps from running, said once as the session starts.
         for lapse in engine.lapses(Some(agent.source())) {
             if !outcome.warnings.contains(&lapse) {
@@ -135,13 +145,24 @@ pub async fn handle_agent(
             }
         }
     }
-    if t.claude == ClaudeEvent::Stop {
+    if event == Event::OnStop {
         counter.record(redo_count, outcome.is_blocked());
     }
-    Ok(match agent {
-        Agent::Codex => crate::dialect::codex::to_codex(t.claude, &outcome, &sent),
-        _ => to_claude(t.claude, &outcome, &sent, rewrite),
+    Ok(match came_as {
+        CameAs::Claude(claude) if agent == Agent::Codex => {
+            crate::dialect::codex::to_codex(claude, &outcome, &sent)
+        }
+        CameAs::Claude(claude) => to_claude(claude, &outcome, &sent, rewrite),
+        CameAs::Gemini(gemini) => crate::dialect::gemini::to_gemini(gemini, &outcome, &sent),
     })
+}
+
+/// The agent's own event a bridge call came as, which decides the answer's shape.
+enum CameAs {
+    /// Claude Code's protocol (Claude Code, Codex).
+    Claude(ClaudeEvent),
+    /// Gemini CLI's.
+    Gemini(crate::dialect::gemini::GeminiEvent),
 }
 
 /// Claude Code says only `stop_hook_active`; the redo cap needs a count, kept per session.
@@ -301,10 +322,14 @@ fn wired_events(agent: Agent) -> Vec<(&'static str, bool)> {
             .iter()
             .map(|(name, c, _)| (*name, tool(*c)))
             .collect(),
-        // Codex reads a group without a matcher as "every tool".
+        // Codex and Gemini CLI read a group without a matcher as "every tool".
         Agent::Codex => crate::dialect::codex::CODEX_EVENTS
             .iter()
             .map(|c| (c.name(), false))
+            .collect(),
+        Agent::Gemini => crate::dialect::gemini::GEMINI_EVENTS
+            .iter()
+            .map(|(name, _, _)| (*name, false))
             .collect(),
     }
 }
@@ -379,6 +404,11 @@ pub fn install_agent(
         path: display.clone(),
         source,
     };
+    // Gemini CLI counts a hook's timeout in milliseconds, the others in seconds.
+    let timeout = match agent {
+        Agent::Gemini => 120_000,
+        _ => 120,
+    };
     let handler = match wiring {
         Wiring::Command(exe) => json!({
             "type": "command",
@@ -387,7 +417,7 @@ pub fn install_agent(
                 shell_words::quote(&exe.to_string_lossy()),
                 agent.hook_command()
             ),
-            "timeout": 120,
+            "timeout": timeout,
         }),
         Wiring::Http(_) if !agent.has_http_hooks() => return Err(BridgeError::NoHttp(agent)),
         Wiring::Http(base) => json!({

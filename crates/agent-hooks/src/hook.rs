@@ -14,7 +14,7 @@ use crate::event::Event;
 use crate::transport::{Reply, TransportSpec};
 
 /// Which kind of file declared a hook. Its order is the run order of SPEC §5: shell hooks,
-/// then skill hooks, then Claude Code hooks, then Codex hooks.
+/// then skill hooks, then Claude Code, Codex and Gemini CLI hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SourceKind {
     /// `config/shell_hooks.yaml`.
@@ -25,6 +25,8 @@ pub enum SourceKind {
     ClaudeCode,
     /// Codex's `.codex/hooks.json` and the `[hooks]` of `.codex/config.toml`.
     Codex,
+    /// Gemini CLI's `.gemini/settings.json`.
+    Gemini,
 }
 
 impl SourceKind {
@@ -35,6 +37,7 @@ impl SourceKind {
             SourceKind::Skill => "skill hook",
             SourceKind::ClaudeCode => "Claude Code hook",
             SourceKind::Codex => "Codex hook",
+            SourceKind::Gemini => "Gemini CLI hook",
         }
     }
 }

@@ -27,13 +27,13 @@
 //!   place that says what each event lets hooks do; `Answer::admit` in `answer.rs` is the one
 //!   function that applies it to a hook's answer, for the dispatcher and for `doctor` alike.
 //! - `config/` reads each source of hooks (`config/shell_hooks.yaml`, skills' `hooks.json`,
-//!   `.claude/settings*.json`, `.codex/hooks.json` and `.codex/config.toml`,
+//!   `.claude/settings*.json`, `.codex/hooks.json` and `.codex/config.toml`, `.gemini/settings.json`,
 //!   `config/agent.yaml`) into hooks and typed settings, with located
 //!   errors ([`ConfigError`]). It imports the dialects' name tables; nothing imports it back on
 //!   the way from a payload to its outcome.
 //! - `dialect/` translates between the canonical payload and what one family of scripts
-//!   speaks: `shell`, `skill`, `claude/`, `codex` (Claude Code's protocol with Codex's events);
-//!   `agent.rs` names the agents (Claude Code, Codex) and what each bridge needs; `matcher` decides which payloads a hook runs on and
+//!   speaks: `shell`, `skill`, `claude/`, `codex` (Claude Code's protocol with Codex's events),
+//!   `gemini`; `agent.rs` names the agents (Claude Code, Codex, Gemini CLI) and what each bridge needs; `matcher` decides which payloads a hook runs on and
 //!   `read` how a hook's stdout is read (cap, UTF-8, one JSON object, typed fields).
 //! - `transport/` runs a hook (a process in its own group, with a hard timeout; an HTTP POST
 //!   behind the SSRF guard; a built-in guard in-process) and returns its raw reply.
@@ -46,7 +46,7 @@
 //! - `command_line.rs` is the one reading of a hook's command line (program and files) that
 //!   approval, dispatch, `list` and `doctor` share; `inspect/` judges and tries hooks for
 //!   `list` and `doctor`, and [`commands`] is the `/hooks` commands as text; [`bridge`] runs a
-//!   workspace inside an agent (Claude Code, Codex); `server` is the sidecar; [`guards`] wires the ready-made
+//!   workspace inside an agent (Claude Code, Codex, Gemini CLI); `server` is the sidecar; [`guards`] wires the ready-made
 //!   guards of `agent-hooks-guards` in (one registry row per guard).
 //!
 //! Every failure of a hook is visible: in the outcome's per-hook report and in

@@ -13,6 +13,7 @@ mod clients;
 mod codex;
 mod docs;
 mod fire;
+mod gemini;
 mod guards;
 mod http_hooks;
 mod judge;

@@ -348,11 +348,11 @@ pub(crate) fn load_hooks(
     };
     for (event_name, groups) in hooks {
         let (parsed, unmapped) = match agent {
-            Agent::ClaudeCode => (ClaudeEvent::parse(event_name), CLAUDE_UNMAPPED_EVENTS),
             Agent::Codex => (
                 crate::dialect::codex::parse(event_name),
                 crate::dialect::codex::CODEX_UNMAPPED_EVENTS,
             ),
+            _ => (ClaudeEvent::parse(event_name), CLAUDE_UNMAPPED_EVENTS),
         };
         let Some(claude) = parsed else {
             let why = if unmapped.contains(&event_name.as_str()) {
@@ -671,7 +671,7 @@ fn agent_env(
 ) -> Vec<(String, String)> {
     match agent {
         Agent::ClaudeCode => claude_env(ws, claude, root),
-        Agent::Codex => Vec::new(),
+        _ => Vec::new(),
     }
 }
 

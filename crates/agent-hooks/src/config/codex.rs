@@ -6,11 +6,11 @@
 
 use serde_json::Value;
 
+use super::FileLoad;
 use super::agent::AgentSettings;
-use super::claude::{Declared, HookSettings, load_hooks, unlocated};
-use super::{ConfigError, FileLoad, FileState};
+use super::claude::{Declared, HookSettings, load_hooks};
+use super::document::{Located, error, parse_json, read};
 use crate::agent::Agent;
-use crate::wording::kind_of as json_kind;
 use crate::workspace::Workspace;
 
 /// `.codex/hooks.json`, relative to the workspace.
@@ -57,70 +57,6 @@ pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
     vec![json, toml]
 }
 
-/// Reads and parses `load`'s file; `None` when it is missing or broken (recorded in `load`).
-fn read(load: &mut FileLoad, parse: fn(&str) -> Result<Value, Located>) -> Option<Value> {
-    let text = match crate::store::read_optional(&load.path) {
-        Ok(None) => return None,
-        Ok(Some(text)) => text,
-        Err(e) => {
-            load.state = FileState::Broken;
-            let error = error(load, 0, 0, format!("cannot read: {e}"));
-            load.errors.push(error);
-            return None;
-        }
-    };
-    match parse(&text) {
-        Ok(doc @ Value::Object(_)) => {
-            load.state = FileState::Loaded;
-            Some(doc)
-        }
-        Ok(other) => {
-            load.state = FileState::Broken;
-            let error = error(
-                load,
-                0,
-                0,
-                format!("must be one JSON object, found {}", json_kind(&other)),
-            );
-            load.errors.push(error);
-            None
-        }
-        Err(Located {
-            line,
-            column,
-            message,
-        }) => {
-            load.state = FileState::Broken;
-            let error = error(load, line, column, message);
-            load.errors.push(error);
-            None
-        }
-    }
-}
-
-fn error(load: &FileLoad, line: u64, column: u64, message: String) -> ConfigError {
-    ConfigError {
-        line,
-        column,
-        ..unlocated(&load.display, message)
-    }
-}
-
-/// Where a file failed to parse, and why.
-struct Located {
-    line: u64,
-    column: u64,
-    message: String,
-}
-
-fn parse_json(text: &str) -> Result<Value, Located> {
-    serde_json::from_str(text).map_err(|e| Located {
-        line: e.line() as u64,
-        column: e.column() as u64,
-        message: format!("not valid JSON: {e}"),
-    })
-}
-
 fn parse_toml(text: &str) -> Result<Value, Located> {
     toml::from_str::<Value>(text).map_err(|e| {
         let (line, column) = e
@@ -163,6 +99,7 @@ fn warn_unknown_root_keys(load: &mut FileLoad, doc: &Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::FileState;
 
     fn loaded(files: &[(&str, &str)]) -> Vec<FileLoad> {
         let dir = tempfile::tempdir().unwrap();

@@ -9,6 +9,8 @@ mod builtin;
 pub(crate) mod claude;
 pub(crate) mod claude_plugins;
 pub(crate) mod codex;
+mod document;
+mod gemini;
 pub(crate) mod shell;
 pub(crate) mod skill;
 mod yaml;
@@ -109,7 +111,13 @@ pub(crate) enum FileState {
 pub(crate) type SourceLoader = fn(&Workspace, &agent::AgentSettings) -> Vec<FileLoad>;
 
 /// Every source, in run order (SPEC §5).
-pub(crate) const SOURCES: &[SourceLoader] = &[shell::load, skill::load, claude::load, codex::load];
+pub(crate) const SOURCES: &[SourceLoader] = &[
+    shell::load,
+    skill::load,
+    claude::load,
+    codex::load,
+    gemini::load,
+];
 
 /// Everything loaded from a workspace at one moment. Immutable; a reload builds a new one.
 #[derive(Debug, Clone)]

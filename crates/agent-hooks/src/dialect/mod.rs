@@ -4,6 +4,7 @@
 
 pub(crate) mod claude;
 pub(crate) mod codex;
+pub(crate) mod gemini;
 pub(crate) mod matcher;
 pub(crate) mod read;
 pub(crate) mod shell;
@@ -46,6 +47,15 @@ pub(crate) enum Dialect {
         /// `async` / `asyncRewake`: the hook runs in the background and can never block.
         background: Option<crate::background::Background>,
     },
+    /// `.gemini/settings.json`: Gemini CLI's hook input and answer rules.
+    Gemini {
+        /// The Gemini CLI event the hook was declared under, which decides the input's shape.
+        event: gemini::GeminiEvent,
+        /// The group's `sequential`: its hooks run one after another; otherwise in parallel.
+        sequential: bool,
+        /// Tool-name aliases (`bash` ↔ `run_shell_command`).
+        aliases: Arc<claude::ToolAliases>,
+    },
 }
 
 /// The canonical event `name` stands for: a canonical name (`pre_llm_call`), a skill hook's
@@ -64,6 +74,7 @@ pub(crate) fn event_named(name: &str) -> Result<Event, crate::event::UnknownEven
                     .find(|(claude, _, _)| *claude == name)
                     .map(|(_, _, event)| *event)
             })
+            .or_else(|| gemini::GeminiEvent::parse(name).map(gemini::GeminiEvent::canonical))
             .ok_or(unknown)
     })
 }
@@ -161,6 +172,15 @@ impl Dialect {
                 _ => true,
             };
         }
+        if let Dialect::Gemini { event, aliases, .. } = self {
+            if gemini::GeminiEvent::of(view.event, view.payload) != Some(*event) {
+                return false;
+            }
+            return match (matcher, gemini::match_target(*event, view.payload, aliases)) {
+                (Some(m), Some(target)) => m.is_match(target),
+                _ => true,
+            };
+        }
         match matcher {
             None => true,
             Some(m) => m.is_match(view.match_text()),
@@ -177,6 +197,8 @@ impl Dialect {
                 ..
             } => false,
             Dialect::Shell | Dialect::Claude { .. } => !event.spec().observe_only,
+            // Gemini CLI runs a group in parallel unless it says `sequential`.
+            Dialect::Gemini { sequential, .. } => *sequential && !event.spec().observe_only,
             Dialect::Skill { .. } => skill::chains(event),
         }
     }
@@ -194,6 +216,7 @@ impl Dialect {
                 aliases,
                 ..
             } => claude::input(view, *agent, *event, aliases),
+            Dialect::Gemini { event, aliases, .. } => gemini::input(view, *event, aliases),
         }
     }
 
@@ -207,6 +230,7 @@ impl Dialect {
             Dialect::Shell => shell::interpret(view.event, reply),
             Dialect::Skill { .. } => skill::interpret(view, reply),
             Dialect::Claude { event, .. } => claude::interpret(*event, reply),
+            Dialect::Gemini { event, .. } => gemini::interpret(*event, view, reply),
         }
     }
 
@@ -220,7 +244,9 @@ impl Dialect {
     ) -> Answer {
         match self {
             Dialect::Claude { event, .. } => claude::judged(*event, verdict, continue_on_block),
-            Dialect::Shell | Dialect::Skill { .. } => verdict::shell_answer(view.event, verdict),
+            Dialect::Shell | Dialect::Skill { .. } | Dialect::Gemini { .. } => {
+                verdict::shell_answer(view.event, verdict)
+            }
         }
     }
 
@@ -229,6 +255,7 @@ impl Dialect {
         match self {
             Dialect::Shell => event.name(),
             Dialect::Claude { event, .. } => event.name(),
+            Dialect::Gemini { event, .. } => event.name(),
             Dialect::Skill { .. } => skill::skill_name(event).unwrap_or(event.name()),
         }
     }
@@ -243,7 +270,9 @@ impl Dialect {
                 stdout_cap: input_len.saturating_add(crate::transport::STDOUT_CAP),
                 leave_background: true,
             },
-            Dialect::Shell | Dialect::Claude { .. } => crate::transport::RunPolicy::default(),
+            Dialect::Shell | Dialect::Claude { .. } | Dialect::Gemini { .. } => {
+                crate::transport::RunPolicy::default()
+            }
         }
     }
 
@@ -257,7 +286,7 @@ impl Dialect {
     ) -> crate::diag::DiagRecord {
         match self {
             Dialect::Skill { .. } => skill::shape_record(record, event, payload),
-            Dialect::Shell | Dialect::Claude { .. } => record,
+            Dialect::Shell | Dialect::Claude { .. } | Dialect::Gemini { .. } => record,
         }
     }
 
@@ -265,7 +294,7 @@ impl Dialect {
     pub(crate) fn background(&self) -> Option<crate::background::Background> {
         match self {
             Dialect::Claude { background, .. } => *background,
-            Dialect::Shell | Dialect::Skill { .. } => None,
+            Dialect::Shell | Dialect::Skill { .. } | Dialect::Gemini { .. } => None,
         }
     }
 
@@ -274,6 +303,7 @@ impl Dialect {
         match self {
             Dialect::Shell => "decision protocol",
             Dialect::Claude { agent, .. } => agent.label(),
+            Dialect::Gemini { .. } => crate::agent::Agent::Gemini.label(),
             Dialect::Skill { .. } => "skill event replacement",
         }
     }

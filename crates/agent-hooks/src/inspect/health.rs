@@ -483,6 +483,7 @@ pub(crate) fn source_name(kind: SourceKind) -> &'static str {
         SourceKind::Skill => "skill",
         SourceKind::ClaudeCode => "claude_code",
         SourceKind::Codex => "codex",
+        SourceKind::Gemini => "gemini",
     }
 }
 

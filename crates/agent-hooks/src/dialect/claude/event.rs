@@ -92,8 +92,8 @@ pub(crate) fn event_for(
     payload: &Map<String, Value>,
 ) -> Option<ClaudeEvent> {
     match agent {
-        crate::agent::Agent::ClaudeCode => ClaudeEvent::of(event, payload),
         crate::agent::Agent::Codex => crate::dialect::codex::event_of(event, payload),
+        _ => ClaudeEvent::of(event, payload),
     }
 }
 
@@ -112,6 +112,9 @@ pub(crate) fn reachable_from(agent: crate::agent::Agent, event: Event) -> bool {
             crate::agent::Agent::Codex => crate::dialect::codex::CODEX_EVENTS
                 .iter()
                 .any(|c| c.canonical() == event),
+            crate::agent::Agent::Gemini => crate::dialect::gemini::GEMINI_EVENTS
+                .iter()
+                .any(|(_, _, e)| *e == event),
         }
 }
 
@@ -195,6 +198,16 @@ impl Default for ToolAliases {
 }
 
 impl ToolAliases {
+    /// Exactly these (host name, agent name) pairs, for an agent with other tool names.
+    pub(crate) fn from_pairs(pairs: &[(&str, &str)]) -> ToolAliases {
+        ToolAliases {
+            host_to_claude: pairs
+                .iter()
+                .map(|(h, c)| ((*h).to_owned(), (*c).to_owned()))
+                .collect(),
+        }
+    }
+
     /// The defaults, overridden and extended by `overrides` (`claude_hooks.tool_aliases` in
     /// `config/agent.yaml`: host name → Claude Code name).
     pub(crate) fn with_overrides(overrides: Option<&Value>) -> ToolAliases {

@@ -151,12 +151,22 @@ impl Sent {
     /// What `payload` carries for `claude` before any hook runs: the prompt, the tool's
     /// result after it ran, else the tool input.
     pub(crate) fn of(claude: ClaudeEvent, payload: &Map<String, Value>) -> Sent {
-        let field = match claude {
-            ClaudeEvent::UserPromptSubmit => "message",
-            ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => "tool_result",
+        Sent::of_event(claude.canonical(), payload)
+    }
+
+    /// What `payload` carries at the canonical `event` before any hook runs.
+    pub(crate) fn of_event(event: Event, payload: &Map<String, Value>) -> Sent {
+        let field = match event {
+            Event::OnUserMessage => "message",
+            Event::PostToolCall => "tool_result",
             _ => "tool_input",
         };
         Sent(payload.get(field).cloned())
+    }
+
+    /// Whether `now` is still what was sent (no hook rewrote it).
+    pub(crate) fn is(&self, now: Option<&Value>) -> bool {
+        self.0.as_ref() == now
     }
 }
 
@@ -285,8 +295,20 @@ pub(crate) fn to_claude(
     if context_allowed && !context.is_empty() {
         specific.insert("additionalContext".into(), json!(context.join("\n\n")));
     }
+    answer_with(out, specific, claude.name(), outcome)
+}
+
+/// Completes an answer in Claude Code's shape, which Gemini CLI shares: `hookSpecificOutput`
+/// (named for `event`) when it has anything, `continue: false` for a stop, the warnings as
+/// `systemMessage`, and the bridge's log on stderr.
+pub(crate) fn answer_with(
+    mut out: Map<String, Value>,
+    mut specific: Map<String, Value>,
+    event: &str,
+    outcome: &Outcome,
+) -> AgentAnswer {
     if !specific.is_empty() {
-        specific.insert("hookEventName".into(), json!(claude.name()));
+        specific.insert("hookEventName".into(), json!(event));
         out.insert("hookSpecificOutput".into(), Value::Object(specific));
     }
     if let Some(stop) = &outcome.stop {
@@ -296,7 +318,21 @@ pub(crate) fn to_claude(
     if !outcome.warnings.is_empty() {
         out.insert("systemMessage".into(), json!(outcome.warnings.join("\n")));
     }
-    let failures: Vec<String> = outcome
+    AgentAnswer {
+        stdout: if out.is_empty() {
+            String::new()
+        } else {
+            Value::Object(out).to_string()
+        },
+        stderr: bridge_log(outcome).join("\n"),
+        exit: 0,
+    }
+}
+
+/// What a bridge writes to stderr (the agent's verbose log): every hook that failed, and
+/// every one skipped because the agent runs it itself.
+pub(crate) fn bridge_log(outcome: &Outcome) -> Vec<String> {
+    outcome
         .hooks
         .iter()
         .filter(|h| {
@@ -311,16 +347,7 @@ pub(crate) fn to_claude(
                 h.detail.as_deref().unwrap_or("")
             )
         })
-        .collect();
-    AgentAnswer {
-        stdout: if out.is_empty() {
-            String::new()
-        } else {
-            Value::Object(out).to_string()
-        },
-        stderr: failures.join("\n"),
-        exit: 0,
-    }
+        .collect()
 }
 
 /// The detail of a Claude Code hook skipped because Claude Code runs it itself.
