@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Every agent's bridge cost per event, both routes, in one hyperfine run so the figures are
+# ratios on one machine at one moment: one harmless PreToolUse-like input per agent,
+# in that agent's own shape, through a workspace with security_guard installed (a built-in:
+# the figure is the bridge, not a script), once as `agent-hooks <agent>-hook` (the process an
+# agent starts per event; what `<agent>-install` wires) and once as a POST to a running
+# `agent-hooks serve` on the agent's route (curl's own start-up is in that figure).
+#
+# Usage: benches/agent_bridges.sh        (builds the release binary first; RUNS=N to change,
+#        JSON=FILE to keep hyperfine's results, medians included)
+# Needs: hyperfine and curl.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo build --release -q -p agent-hooks-cli
+BIN="$PWD/target/release/agent-hooks"
+WS="$(mktemp -d)"
+SERVER=""
+trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WS"' EXIT
+
+"$BIN" --workspace "$WS" on >/dev/null
+"$BIN" --workspace "$WS" install security_guard >/dev/null
+
+# One input per agent, as each agent's hooks reference shapes it.
+printf '%s' '{"session_id":"bench","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la"}}' > "$WS/claude.json"
+printf '%s' '{"session_id":"bench","turn_id":"t1","cwd":"/tmp","hook_event_name":"PreToolUse","model":"gpt-5","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_use_id":"c1"}' > "$WS/codex.json"
+printf '%s' '{"session_id":"bench","cwd":"/tmp","hook_event_name":"BeforeTool","timestamp":"2026-12-01T10:00:00Z","tool_name":"run_shell_command","tool_input":{"command":"ls -la"}}' > "$WS/gemini.json"
+
+"$BIN" --workspace "$WS" serve --listen 127.0.0.1:0 > "$WS/ready" &
+SERVER=$!
+for _ in $(seq 100); do grep -q 127.0.0.1 "$WS/ready" 2>/dev/null && break; sleep 0.05; done
+BASE="http://$(grep -o '127.0.0.1:[0-9]*' "$WS/ready" | head -n 1)"
+
+post() { echo "curl -s -H 'Content-Type: application/json' --data-binary @$WS/$1.json $BASE$2"; }
+
+# Through sh for the redirection; hyperfine subtracts the shell's start-up from every command.
+hyperfine --warmup 10 --runs "${RUNS:-100}" --export-json "${JSON:-/dev/null}" \
+  -n "claude-hook" "$BIN --workspace $WS claude-hook < $WS/claude.json" \
+  -n "codex-hook" "$BIN --workspace $WS codex-hook < $WS/codex.json" \
+  -n "gemini-hook" "$BIN --workspace $WS gemini-hook < $WS/gemini.json" \
+  -n "POST /v1/hooks/claude-code" "$(post claude /v1/hooks/claude-code)" \
+  -n "POST /v1/hooks/codex" "$(post codex /v1/hooks/codex)" \
+  -n "POST /v1/hooks/gemini" "$(post gemini /v1/hooks/gemini)"
