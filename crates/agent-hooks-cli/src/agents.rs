@@ -16,7 +16,7 @@ pub(crate) fn project_dir_var(agent: Agent) -> Option<&'static str> {
     match agent {
         Agent::ClaudeCode => Some("CLAUDE_PROJECT_DIR"),
         Agent::Gemini => Some("GEMINI_PROJECT_DIR"),
-        Agent::Codex => None,
+        Agent::Codex | Agent::Cursor => None,
     }
 }
 
@@ -31,7 +31,30 @@ pub(crate) fn workspace(agent: Agent, flag: Option<&Path>) -> Workspace {
     }
 }
 
-pub(crate) async fn hook(ws: Workspace, agent: Agent) -> ExitCode {
+/// Whether the user named the workspace (`--workspace`, `AGENT_HOOKS_WORKSPACE`, the agent's
+/// project variable), so the hook input's own idea of it does not apply.
+pub(crate) fn named(agent: Agent, flag: Option<&Path>) -> bool {
+    let set = |var: &str| std::env::var_os(var).is_some_and(|v| !v.is_empty());
+    flag.is_some() || set(agent_hooks::WORKSPACE_ENV) || project_dir_var(agent).is_some_and(set)
+}
+
+/// The workspace a hook input names: Cursor's first `workspace_roots` entry (Cursor runs hooks
+/// from the directory of `hooks.json`, not from the project).
+fn input_workspace(agent: Agent, input: &Value) -> Option<Workspace> {
+    if agent != Agent::Cursor {
+        return None;
+    }
+    let root = input
+        .get("workspace_roots")?
+        .as_array()?
+        .first()?
+        .as_str()?;
+    Path::new(root)
+        .is_dir()
+        .then(|| Workspace::new(PathBuf::from(root)))
+}
+
+pub(crate) async fn hook(ws: Workspace, agent: Agent, named: bool) -> ExitCode {
     let me = agent.hook_command();
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut input) {
@@ -45,6 +68,10 @@ pub(crate) async fn hook(ws: Workspace, agent: Agent) -> ExitCode {
             eprintln!("agent-hooks {me}: the hook input is not JSON: {e}");
             return ExitCode::from(1);
         }
+    };
+    let ws = match input_workspace(agent, &input) {
+        Some(from_input) if !named => from_input,
+        _ => ws,
     };
     // One process per event: `prefork` hooks are run by the workspace's forkers.
     let engine = Engine::open(ws).with_workspace_forkers();

@@ -4,6 +4,7 @@
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
 mod agents;
+mod convert;
 mod fire;
 mod guard;
 mod log;
@@ -223,6 +224,30 @@ enum Command {
     GeminiInstall,
     /// Remove the `gemini-hook` entries from .gemini/settings.json (everything else stays).
     GeminiUninstall,
+    /// The Cursor bridge: run this workspace's hooks for one Cursor hook input.
+    ///
+    /// Reads the input on stdin and answers in Cursor's format. The workspace is --workspace,
+    /// else $AGENT_HOOKS_WORKSPACE, else the input's first workspace root.
+    CursorHook,
+    /// Wire every mapped Cursor event in .cursor/hooks.json to `cursor-hook` (the user's own
+    /// hooks stay).
+    CursorInstall,
+    /// Remove the `cursor-hook` entries from .cursor/hooks.json (everything else stays).
+    CursorUninstall,
+    /// Rewrite one agent's hook configuration as another's (claude, codex, gemini, cursor).
+    ///
+    /// Prints the target's configuration on stdout; every event, handler or field with no
+    /// equivalent is reported on stderr, never dropped.
+    Convert {
+        /// The agent the configuration is written for.
+        #[arg(long, value_name = "AGENT")]
+        from: String,
+        /// The agent to write it for.
+        #[arg(long, value_name = "AGENT")]
+        to: String,
+        /// The file to read; default: the source agent's project file in the workspace.
+        file: Option<PathBuf>,
+    },
     /// Print a shell completion script for bash, zsh, fish, elvish or powershell.
     ///
     /// e.g. `agent-hooks completions bash > ~/.local/share/bash-completion/completions/agent-hooks`
@@ -297,6 +322,7 @@ fn main() -> ExitCode {
         Command::ClaudeHook => agents::workspace(Agent::ClaudeCode, cli.workspace.as_deref()),
         Command::CodexHook => agents::workspace(Agent::Codex, cli.workspace.as_deref()),
         Command::GeminiHook => agents::workspace(Agent::Gemini, cli.workspace.as_deref()),
+        Command::CursorHook => agents::workspace(Agent::Cursor, cli.workspace.as_deref()),
         _ => Workspace::resolve(cli.workspace.as_deref()),
     };
     // Every command works on an existing workspace: a mistyped --workspace must not create
@@ -316,7 +342,10 @@ fn main() -> ExitCode {
         return ExitCode::from(
             if matches!(
                 command,
-                Command::ClaudeHook | Command::CodexHook | Command::GeminiHook
+                Command::ClaudeHook
+                    | Command::CodexHook
+                    | Command::GeminiHook
+                    | Command::CursorHook
             ) {
                 1
             } else {
@@ -345,9 +374,26 @@ fn main() -> ExitCode {
             pretty || std::io::stdout().is_terminal(),
         )),
         Command::BackgroundHook { ticket } => block_on(fire::background(ws, &ticket)),
-        Command::ClaudeHook => block_on(agents::hook(ws, Agent::ClaudeCode)),
-        Command::CodexHook => block_on(agents::hook(ws, Agent::Codex)),
-        Command::GeminiHook => block_on(agents::hook(ws, Agent::Gemini)),
+        Command::ClaudeHook => block_on(agents::hook(
+            ws,
+            Agent::ClaudeCode,
+            agents::named(Agent::ClaudeCode, cli.workspace.as_deref()),
+        )),
+        Command::CodexHook => block_on(agents::hook(
+            ws,
+            Agent::Codex,
+            agents::named(Agent::Codex, cli.workspace.as_deref()),
+        )),
+        Command::GeminiHook => block_on(agents::hook(
+            ws,
+            Agent::Gemini,
+            agents::named(Agent::Gemini, cli.workspace.as_deref()),
+        )),
+        Command::CursorHook => block_on(agents::hook(
+            ws,
+            Agent::Cursor,
+            agents::named(Agent::Cursor, cli.workspace.as_deref()),
+        )),
         Command::Test {
             hook,
             event,
@@ -356,10 +402,13 @@ fn main() -> ExitCode {
         } => block_on(test::run(ws, &hook, event.as_deref(), run_unapproved, json)),
         Command::ClaudeInstall { http } => agents::install(ws, Agent::ClaudeCode, http.as_deref()),
         Command::ClaudeUninstall => agents::uninstall(ws, Agent::ClaudeCode),
+        Command::Convert { from, to, file } => convert::run(&ws, &from, &to, file.as_deref()),
         Command::CodexInstall => agents::install(ws, Agent::Codex, None),
         Command::CodexUninstall => agents::uninstall(ws, Agent::Codex),
         Command::GeminiInstall => agents::install(ws, Agent::Gemini, None),
         Command::GeminiUninstall => agents::uninstall(ws, Agent::Gemini),
+        Command::CursorInstall => agents::install(ws, Agent::Cursor, None),
+        Command::CursorUninstall => agents::uninstall(ws, Agent::Cursor),
         // A guard is synchronous and runs on every tool call: no async runtime to start.
         Command::Guard {
             name,

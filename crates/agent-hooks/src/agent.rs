@@ -2,7 +2,7 @@
 //! module needs: the name used on the command line (`codex-hook`, `convert --from codex`), the
 //! sidecar route that answers in its format, and which source its hooks load as. Each agent's
 //! event table lives with its dialect (`dialect/claude/event.rs`, `dialect/codex.rs`,
-//! `dialect/gemini.rs`).
+//! `dialect/gemini.rs`, `dialect/cursor.rs`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -19,11 +19,18 @@ pub enum Agent {
     Codex,
     /// Google's Gemini CLI (`.gemini/settings.json`).
     Gemini,
+    /// Cursor's agent (`.cursor/hooks.json`).
+    Cursor,
 }
 
 impl Agent {
     /// Every agent, in source order.
-    pub const ALL: [Agent; 3] = [Agent::ClaudeCode, Agent::Codex, Agent::Gemini];
+    pub const ALL: [Agent; 4] = [
+        Agent::ClaudeCode,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Cursor,
+    ];
 
     /// The agent's short name: `claude`, `codex` — the prefix of its bridge commands
     /// (`codex-hook`) and the value of `convert --from`.
@@ -32,6 +39,7 @@ impl Agent {
             Agent::ClaudeCode => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Cursor => "cursor",
         }
     }
 
@@ -41,6 +49,7 @@ impl Agent {
             Agent::ClaudeCode => "Claude Code",
             Agent::Codex => "Codex",
             Agent::Gemini => "Gemini CLI",
+            Agent::Cursor => "Cursor",
         }
     }
 
@@ -50,6 +59,7 @@ impl Agent {
             Agent::ClaudeCode => "/v1/hooks/claude-code",
             Agent::Codex => "/v1/hooks/codex",
             Agent::Gemini => "/v1/hooks/gemini",
+            Agent::Cursor => "/v1/hooks/cursor",
         }
     }
 
@@ -59,6 +69,7 @@ impl Agent {
             Agent::ClaudeCode => "claude-hook",
             Agent::Codex => "codex-hook",
             Agent::Gemini => "gemini-hook",
+            Agent::Cursor => "cursor-hook",
         }
     }
 
@@ -68,15 +79,18 @@ impl Agent {
             Agent::ClaudeCode => SourceKind::ClaudeCode,
             Agent::Codex => SourceKind::Codex,
             Agent::Gemini => SourceKind::Gemini,
+            Agent::Cursor => SourceKind::Cursor,
         }
     }
 
-    /// The project file the agent's installer writes its bridge entries to.
-    pub(crate) fn install_file(self) -> &'static str {
+    /// The agent's project file of hooks, relative to the workspace: what its installer
+    /// writes and what `convert` reads by default.
+    pub fn config_file(self) -> &'static str {
         match self {
             Agent::ClaudeCode => ".claude/settings.json",
             Agent::Codex => ".codex/hooks.json",
             Agent::Gemini => ".gemini/settings.json",
+            Agent::Cursor => ".cursor/hooks.json",
         }
     }
 

@@ -93,6 +93,10 @@ pub async fn handle_agent(
             let t = crate::dialect::gemini::from_gemini(input)?;
             (CameAs::Gemini(t.gemini), t.gemini.canonical(), t.payload)
         }
+        Agent::Cursor => {
+            let t = crate::dialect::cursor::from_cursor(input)?;
+            (CameAs::Cursor(t.cursor), t.cursor.canonical(), t.payload)
+        }
         Agent::ClaudeCode | Agent::Codex => {
             let t = from_claude(agent, input, &aliases)?;
             (CameAs::Claude(t.claude), t.event, t.payload)
@@ -154,6 +158,7 @@ pub async fn handle_agent(
         }
         CameAs::Claude(claude) => to_claude(claude, &outcome, &sent, rewrite),
         CameAs::Gemini(gemini) => crate::dialect::gemini::to_gemini(gemini, &outcome, &sent),
+        CameAs::Cursor(cursor) => crate::dialect::cursor::to_cursor(cursor, &outcome, &sent),
     })
 }
 
@@ -163,6 +168,8 @@ enum CameAs {
     Claude(ClaudeEvent),
     /// Gemini CLI's.
     Gemini(crate::dialect::gemini::GeminiEvent),
+    /// Cursor's.
+    Cursor(crate::dialect::cursor::CursorEvent),
 }
 
 /// Claude Code says only `stop_hook_active`; the redo cap needs a count, kept per session.
@@ -314,6 +321,18 @@ pub(crate) fn is_bridge_url(url: &str) -> bool {
     bridge_url_agent(url).is_some()
 }
 
+/// The handlers listed under one event of `agent`'s configuration: inside matcher groups, or
+/// (Cursor) the list itself.
+fn handlers_mut(agent: Agent, list: &mut [Value]) -> Vec<&mut Value> {
+    if agent == Agent::Cursor {
+        return list.iter_mut().collect();
+    }
+    list.iter_mut()
+        .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
+        .flatten()
+        .collect()
+}
+
 /// The events of `agent` its installer wires, with whether they take a tool matcher.
 fn wired_events(agent: Agent) -> Vec<(&'static str, bool)> {
     let tool = |c: ClaudeEvent| c.is_tool_event();
@@ -328,6 +347,10 @@ fn wired_events(agent: Agent) -> Vec<(&'static str, bool)> {
             .map(|c| (c.name(), false))
             .collect(),
         Agent::Gemini => crate::dialect::gemini::GEMINI_EVENTS
+            .iter()
+            .map(|(name, _, _)| (*name, false))
+            .collect(),
+        Agent::Cursor => crate::dialect::cursor::CURSOR_EVENTS
             .iter()
             .map(|(name, _, _)| (*name, false))
             .collect(),
@@ -398,7 +421,7 @@ pub fn install_agent(
     agent: Agent,
     wiring: &Wiring,
 ) -> Result<InstallReport, BridgeError> {
-    let path = ws.root().join(agent.install_file());
+    let path = ws.root().join(agent.config_file());
     let display = ws.display(&path).into_owned();
     let io = |source| BridgeError::Io {
         path: display.clone(),
@@ -410,6 +433,14 @@ pub fn install_agent(
         _ => 120,
     };
     let handler = match wiring {
+        // Cursor's handlers are a command alone.
+        Wiring::Command(exe) if agent == Agent::Cursor => json!({
+            "command": format!(
+                "{} {}",
+                shell_words::quote(&exe.to_string_lossy()),
+                agent.hook_command()
+            ),
+        }),
         Wiring::Command(exe) => json!({
             "type": "command",
             "command": format!(
@@ -455,11 +486,7 @@ pub fn install_agent(
         };
         let mut present = false;
         let mut rewritten = false;
-        for entry in groups
-            .iter_mut()
-            .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
-            .flatten()
-        {
+        for entry in handlers_mut(agent, groups) {
             if is_bridge_handler(agent, entry) {
                 present = true;
                 if *entry != handler {
@@ -476,13 +503,20 @@ pub fn install_agent(
             report.already.push(name);
             continue;
         }
-        let mut group = Map::new();
-        if tool_event {
-            group.insert("matcher".into(), json!("*"));
+        if agent == Agent::Cursor {
+            groups.push(handler.clone());
+        } else {
+            let mut group = Map::new();
+            if tool_event {
+                group.insert("matcher".into(), json!("*"));
+            }
+            group.insert("hooks".into(), json!([handler.clone()]));
+            groups.push(Value::Object(group));
         }
-        group.insert("hooks".into(), json!([handler.clone()]));
-        groups.push(Value::Object(group));
         report.added.push(name);
+    }
+    if agent == Agent::Cursor && !doc.contains_key("version") {
+        doc.insert("version".into(), json!(1));
     }
     if !report.added.is_empty() || !report.updated.is_empty() {
         write_settings(&path, &display, doc)?;
@@ -510,7 +544,7 @@ pub fn uninstall(ws: &Workspace) -> Result<(String, Vec<String>), BridgeError> {
 /// [`BridgeError::Io`] when the file cannot be read, locked or written;
 /// [`BridgeError::Corrupt`] when it is not a JSON object.
 pub fn uninstall_agent(ws: &Workspace, agent: Agent) -> Result<(String, Vec<String>), BridgeError> {
-    let path = ws.root().join(agent.install_file());
+    let path = ws.root().join(agent.config_file());
     let display = ws.display(&path).into_owned();
     if !path.exists() {
         return Ok((display, Vec::new()));
@@ -529,7 +563,11 @@ pub fn uninstall_agent(ws: &Workspace, agent: Agent) -> Result<(String, Vec<Stri
             };
             let before = groups.len();
             let mut had = false;
-            for group in groups.iter_mut() {
+            if agent == Agent::Cursor {
+                // Cursor lists its handlers directly under the event.
+                groups.retain(|h| !is_bridge_handler(agent, h));
+            }
+            for group in groups.iter_mut().filter(|_| agent != Agent::Cursor) {
                 if let Some(Value::Array(entries)) = group.get_mut("hooks") {
                     let n = entries.len();
                     entries.retain(|h| !is_bridge_handler(agent, h));

@@ -14,7 +14,7 @@ use crate::event::Event;
 use crate::transport::{Reply, TransportSpec};
 
 /// Which kind of file declared a hook. Its order is the run order of SPEC §5: shell hooks,
-/// then skill hooks, then Claude Code, Codex and Gemini CLI hooks.
+/// then skill hooks, then Claude Code, Codex, Gemini CLI and Cursor hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SourceKind {
     /// `config/shell_hooks.yaml`.
@@ -27,6 +27,8 @@ pub enum SourceKind {
     Codex,
     /// Gemini CLI's `.gemini/settings.json`.
     Gemini,
+    /// Cursor's `.cursor/hooks.json`.
+    Cursor,
 }
 
 impl SourceKind {
@@ -38,6 +40,7 @@ impl SourceKind {
             SourceKind::ClaudeCode => "Claude Code hook",
             SourceKind::Codex => "Codex hook",
             SourceKind::Gemini => "Gemini CLI hook",
+            SourceKind::Cursor => "Cursor hook",
         }
     }
 }

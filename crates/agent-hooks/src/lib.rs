@@ -70,7 +70,8 @@
 //!   [`ReasonDisplay`].
 //! - [`host`]: the helpers an agent loop calls around a tool call and a stop (`call_tool`,
 //!   `Turn`).
-//! - [`commands`]: the `/hooks` chat commands (`run_line`); [`guards`]: the ready-made guards,
+//! - [`commands`]: the `/hooks` chat commands (`run_line`); [`convert`]: one agent's hook
+//!   configuration rewritten as another's; [`guards`]: the ready-made guards,
 //!   `install` and the `guard` command; [`bridge`]: the agents' bridges and installers; `server` (feature
 //!   `server`, on by default): the sidecar's router and `serve`.
 //!
@@ -89,6 +90,7 @@ pub mod bridge;
 mod command_line;
 pub mod commands;
 mod config;
+pub mod convert;
 mod diag;
 mod dialect;
 mod dispatch;

@@ -11,6 +11,8 @@ mod bridge_install;
 mod claude;
 mod clients;
 mod codex;
+mod convert;
+mod cursor;
 mod docs;
 mod fire;
 mod gemini;

@@ -9,6 +9,7 @@ mod builtin;
 pub(crate) mod claude;
 pub(crate) mod claude_plugins;
 pub(crate) mod codex;
+mod cursor;
 mod document;
 mod gemini;
 pub(crate) mod shell;
@@ -117,6 +118,7 @@ pub(crate) const SOURCES: &[SourceLoader] = &[
     claude::load,
     codex::load,
     gemini::load,
+    cursor::load,
 ];
 
 /// Everything loaded from a workspace at one moment. Immutable; a reload builds a new one.

@@ -4,6 +4,7 @@
 
 pub(crate) mod claude;
 pub(crate) mod codex;
+pub(crate) mod cursor;
 pub(crate) mod gemini;
 pub(crate) mod matcher;
 pub(crate) mod read;
@@ -56,6 +57,11 @@ pub(crate) enum Dialect {
         /// Tool-name aliases (`bash` ↔ `run_shell_command`).
         aliases: Arc<claude::ToolAliases>,
     },
+    /// `.cursor/hooks.json`: Cursor's hook input and answer rules.
+    Cursor {
+        /// The Cursor event the hook was declared under, which decides the input's shape.
+        event: cursor::CursorEvent,
+    },
 }
 
 /// The canonical event `name` stands for: a canonical name (`pre_llm_call`), a skill hook's
@@ -75,6 +81,7 @@ pub(crate) fn event_named(name: &str) -> Result<Event, crate::event::UnknownEven
                     .map(|(_, _, event)| *event)
             })
             .or_else(|| gemini::GeminiEvent::parse(name).map(gemini::GeminiEvent::canonical))
+            .or_else(|| cursor::CursorEvent::parse(name).map(cursor::CursorEvent::canonical))
             .ok_or(unknown)
     })
 }
@@ -181,6 +188,15 @@ impl Dialect {
                 _ => true,
             };
         }
+        if let Dialect::Cursor { event } = self {
+            if cursor::CursorEvent::of(view.event, view.payload) != Some(*event) {
+                return false;
+            }
+            return match (matcher, cursor::match_target(*event, view.payload)) {
+                (Some(m), Some(target)) => m.is_match(&target),
+                _ => true,
+            };
+        }
         match matcher {
             None => true,
             Some(m) => m.is_match(view.match_text()),
@@ -196,7 +212,9 @@ impl Dialect {
                 agent: crate::agent::Agent::Codex,
                 ..
             } => false,
-            Dialect::Shell | Dialect::Claude { .. } => !event.spec().observe_only,
+            Dialect::Shell | Dialect::Claude { .. } | Dialect::Cursor { .. } => {
+                !event.spec().observe_only
+            }
             // Gemini CLI runs a group in parallel unless it says `sequential`.
             Dialect::Gemini { sequential, .. } => *sequential && !event.spec().observe_only,
             Dialect::Skill { .. } => skill::chains(event),
@@ -217,6 +235,7 @@ impl Dialect {
                 ..
             } => claude::input(view, *agent, *event, aliases),
             Dialect::Gemini { event, aliases, .. } => gemini::input(view, *event, aliases),
+            Dialect::Cursor { event } => cursor::input(view, *event),
         }
     }
 
@@ -231,6 +250,7 @@ impl Dialect {
             Dialect::Skill { .. } => skill::interpret(view, reply),
             Dialect::Claude { event, .. } => claude::interpret(*event, reply),
             Dialect::Gemini { event, .. } => gemini::interpret(*event, view, reply),
+            Dialect::Cursor { event } => cursor::interpret(*event, reply),
         }
     }
 
@@ -244,9 +264,10 @@ impl Dialect {
     ) -> Answer {
         match self {
             Dialect::Claude { event, .. } => claude::judged(*event, verdict, continue_on_block),
-            Dialect::Shell | Dialect::Skill { .. } | Dialect::Gemini { .. } => {
-                verdict::shell_answer(view.event, verdict)
-            }
+            Dialect::Shell
+            | Dialect::Skill { .. }
+            | Dialect::Gemini { .. }
+            | Dialect::Cursor { .. } => verdict::shell_answer(view.event, verdict),
         }
     }
 
@@ -256,6 +277,7 @@ impl Dialect {
             Dialect::Shell => event.name(),
             Dialect::Claude { event, .. } => event.name(),
             Dialect::Gemini { event, .. } => event.name(),
+            Dialect::Cursor { event } => event.name(),
             Dialect::Skill { .. } => skill::skill_name(event).unwrap_or(event.name()),
         }
     }
@@ -270,9 +292,10 @@ impl Dialect {
                 stdout_cap: input_len.saturating_add(crate::transport::STDOUT_CAP),
                 leave_background: true,
             },
-            Dialect::Shell | Dialect::Claude { .. } | Dialect::Gemini { .. } => {
-                crate::transport::RunPolicy::default()
-            }
+            Dialect::Shell
+            | Dialect::Claude { .. }
+            | Dialect::Gemini { .. }
+            | Dialect::Cursor { .. } => crate::transport::RunPolicy::default(),
         }
     }
 
@@ -286,7 +309,10 @@ impl Dialect {
     ) -> crate::diag::DiagRecord {
         match self {
             Dialect::Skill { .. } => skill::shape_record(record, event, payload),
-            Dialect::Shell | Dialect::Claude { .. } | Dialect::Gemini { .. } => record,
+            Dialect::Shell
+            | Dialect::Claude { .. }
+            | Dialect::Gemini { .. }
+            | Dialect::Cursor { .. } => record,
         }
     }
 
@@ -294,7 +320,10 @@ impl Dialect {
     pub(crate) fn background(&self) -> Option<crate::background::Background> {
         match self {
             Dialect::Claude { background, .. } => *background,
-            Dialect::Shell | Dialect::Skill { .. } | Dialect::Gemini { .. } => None,
+            Dialect::Shell
+            | Dialect::Skill { .. }
+            | Dialect::Gemini { .. }
+            | Dialect::Cursor { .. } => None,
         }
     }
 
@@ -304,6 +333,7 @@ impl Dialect {
             Dialect::Shell => "decision protocol",
             Dialect::Claude { agent, .. } => agent.label(),
             Dialect::Gemini { .. } => crate::agent::Agent::Gemini.label(),
+            Dialect::Cursor { .. } => crate::agent::Agent::Cursor.label(),
             Dialect::Skill { .. } => "skill event replacement",
         }
     }

@@ -484,6 +484,7 @@ pub(crate) fn source_name(kind: SourceKind) -> &'static str {
         SourceKind::ClaudeCode => "claude_code",
         SourceKind::Codex => "codex",
         SourceKind::Gemini => "gemini",
+        SourceKind::Cursor => "cursor",
     }
 }
 

@@ -115,6 +115,9 @@ pub(crate) fn reachable_from(agent: crate::agent::Agent, event: Event) -> bool {
             crate::agent::Agent::Gemini => crate::dialect::gemini::GEMINI_EVENTS
                 .iter()
                 .any(|(_, _, e)| *e == event),
+            crate::agent::Agent::Cursor => crate::dialect::cursor::CURSOR_EVENTS
+                .iter()
+                .any(|(_, _, e)| *e == event),
         }
 }
 

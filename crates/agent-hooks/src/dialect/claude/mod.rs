@@ -27,4 +27,6 @@ pub(crate) use event::{
 };
 pub(crate) use input::{generate_tool_use_id, input};
 pub use reverse::InputError;
-pub(crate) use reverse::{BRIDGED, RewritePermission, Sent, answer_with, from_claude, to_claude};
+pub(crate) use reverse::{
+    BRIDGED, RewritePermission, Sent, answer_with, bridge_log, from_claude, to_claude,
+};

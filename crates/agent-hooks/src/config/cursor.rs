@@ -1,0 +1,246 @@
+//! The Cursor source: hooks declared in the project's `.cursor/hooks.json`
+//! (`{"version": 1, "hooks": {"<event>": [{"command": ...}]}}`). Each command runs through
+//! `sh -c` with the directory of `hooks.json` as its working directory, so its relative paths
+//! (`./hooks/guard.sh`) are relative to that file; it goes through the trust gate like a shell
+//! hook and speaks the Cursor dialect.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::FileLoad;
+use super::agent::AgentSettings;
+use super::claude::{bridge_agent, unlocated};
+use super::document::{parse_json, read};
+use crate::agent::Agent;
+use crate::dialect::cursor::{CURSOR_UNMAPPED_EVENTS, CursorEvent};
+use crate::dialect::{Dialect, Matcher};
+use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, filesystem_safe};
+use crate::transport::{CommandSpec, TransportSpec};
+use crate::wording::kind_of as json_kind;
+use crate::workspace::Workspace;
+
+/// `.cursor/hooks.json`, relative to the workspace.
+pub(crate) const HOOKS_JSON: &str = ".cursor/hooks.json";
+
+/// The timeout of a hook that names none (Cursor's hooks have no documented default; this is
+/// the shell hooks' one).
+const DEFAULT_TIMEOUT_SECS: f64 = 20.0;
+
+const HANDLER_KEYS: &[&str] = &["command", "timeout", "matcher", "type"];
+
+pub(crate) fn load(ws: &Workspace, _agent: &AgentSettings) -> Vec<FileLoad> {
+    let mut load = FileLoad::new(ws, Agent::Cursor.source(), ws.root().join(HOOKS_JSON));
+    if let Some(doc) = read(&mut load, parse_json) {
+        load_hooks(ws, &mut load, &doc);
+    }
+    vec![load]
+}
+
+fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
+    let display = load.display.clone();
+    let note = |message: String| unlocated(&display, message);
+    match doc.get("version") {
+        Some(Value::Number(n)) if n.as_u64() == Some(1) => {}
+        None => load
+            .warnings
+            .push(note("no \"version\": Cursor expects \"version\": 1".into())),
+        Some(other) => load.warnings.push(note(format!(
+            "\"version\" is {other}; this host reads version 1"
+        ))),
+    }
+    if let Value::Object(root) = doc {
+        for key in root.keys().filter(|k| *k != "version" && *k != "hooks") {
+            load.warnings.push(note(format!(
+                "unknown key \"{key}\" (Cursor has only \"version\" and \"hooks\" here); ignored"
+            )));
+        }
+    }
+    let hooks = match doc.get("hooks") {
+        None | Some(Value::Null) => return,
+        Some(Value::Object(hooks)) => hooks,
+        Some(other) => {
+            load.errors.push(note(format!(
+                "\"hooks\" must be an object of event name → list of {{\"command\": ...}}, found {}",
+                json_kind(other)
+            )));
+            return;
+        }
+    };
+    // Commands are relative to the file that declares them.
+    let dir = load
+        .path
+        .parent()
+        .map_or_else(|| ws.root().to_path_buf(), std::path::Path::to_path_buf);
+    let root = ws.root().to_string_lossy().into_owned();
+    for (event_name, entries) in hooks {
+        let Some(cursor) = CursorEvent::parse(event_name) else {
+            let why = if CURSOR_UNMAPPED_EVENTS.contains(&event_name.as_str()) {
+                format!(
+                    "{event_name} hooks never fire in this host (it has no such event); skipped"
+                )
+            } else {
+                format!("unknown Cursor event \"{event_name}\"; its hooks are skipped")
+            };
+            load.warnings.push(note(why));
+            continue;
+        };
+        let Some(entries) = entries.as_array() else {
+            load.errors.push(note(format!(
+                "hooks.{event_name} must be a list of {{\"command\": ...}}, found {}",
+                json_kind(entries)
+            )));
+            continue;
+        };
+        for (h, entry) in entries.iter().enumerate() {
+            let at = format!("hooks.{event_name}[{h}]");
+            let Some(entry) = entry.as_object() else {
+                load.errors
+                    .push(note(format!("{at} must be an object with a \"command\"")));
+                continue;
+            };
+            warn_unknown_keys(load, &at, entry);
+            let kind = entry
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("command");
+            if kind != "command" {
+                load.warnings.push(note(format!(
+                    "{at}: type \"{kind}\" is not supported here (only \"command\"); skipped"
+                )));
+                continue;
+            }
+            let Some(command) = entry.get("command").and_then(Value::as_str) else {
+                load.errors.push(note(format!(
+                    "{at}: missing \"command\"; the hook is skipped"
+                )));
+                continue;
+            };
+            if bridge_agent(command).is_some() {
+                if !load.bridge.contains(event_name) {
+                    load.bridge.push(event_name.clone());
+                }
+                continue;
+            }
+            let timeout = match entry.get("timeout") {
+                None | Some(Value::Null) => DEFAULT_TIMEOUT_SECS,
+                Some(Value::Number(n)) if n.as_f64().is_some_and(|t| t > 0.0) => {
+                    n.as_f64().unwrap_or(DEFAULT_TIMEOUT_SECS)
+                }
+                Some(other) => {
+                    load.errors.push(note(format!(
+                        "{at}.timeout must be a positive number of seconds, found {other}; the hook is skipped"
+                    )));
+                    continue;
+                }
+            };
+            let matcher =
+                match entry.get("matcher") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(p)) if p.trim().is_empty() || p == "*" => None,
+                    Some(Value::String(p)) => match regex::Regex::new(p) {
+                        Ok(regex) => Some(Matcher {
+                            pattern: p.clone(),
+                            regex,
+                        }),
+                        Err(e) => {
+                            load.errors.push(note(format!(
+                            "{at}.matcher \"{p}\" is not a valid regex: {}; the hook is skipped",
+                            e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+                        )));
+                            continue;
+                        }
+                    },
+                    Some(other) => {
+                        load.errors.push(note(format!(
+                            "{at}.matcher must be a string, found {}; the hook is skipped",
+                            json_kind(other)
+                        )));
+                        continue;
+                    }
+                };
+            load.hooks.push(Hook {
+                name: command.into(),
+                source: Agent::Cursor.source(),
+                file: load.path.clone(),
+                file_display: display.as_str().into(),
+                line: 0,
+                events: vec![cursor.canonical()],
+                matcher,
+                transport: TransportSpec::Command(
+                    CommandSpec::shell(command, dir.clone())
+                        .with_known_var(crate::workspace::WORKSPACE_ENV, &root),
+                ),
+                dialect: Dialect::Cursor { event: cursor },
+                timeout: Duration::from_secs_f64(timeout.min(MAX_TIMEOUT_SECS)),
+                on_error: OnError::Continue,
+                env: vec![("CURSOR_PROJECT_DIR".to_owned(), root.clone())],
+                approval_key: Some(command.to_owned()),
+                state_dir: ws
+                    .state_dir()
+                    .join(filesystem_safe(&format!("cursor-{command}"))),
+            });
+        }
+    }
+}
+
+fn warn_unknown_keys(load: &mut FileLoad, at: &str, object: &Map<String, Value>) {
+    for key in object.keys() {
+        if !HANDLER_KEYS.contains(&key.as_str()) {
+            let warning = unlocated(
+                &load.display,
+                format!("{at}: unknown key \"{key}\" (not a Cursor hook field here); ignored"),
+            );
+            load.warnings.push(warning);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loaded(text: &str) -> FileLoad {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".cursor")).unwrap();
+        std::fs::write(dir.path().join(HOOKS_JSON), text).unwrap();
+        load(&Workspace::new(dir.path()), &AgentSettings::default()).remove(0)
+    }
+
+    #[test]
+    fn commands_run_from_the_directory_of_hooks_json() {
+        let file = loaded(
+            r#"{"version": 1, "hooks": {"beforeShellExecution": [{"command": "./hooks/guard.sh", "timeout": 5}]}}"#,
+        );
+        assert!(
+            file.errors.is_empty() && file.warnings.is_empty(),
+            "{:?}",
+            file.warnings
+        );
+        let TransportSpec::Command(spec) = &file.hooks[0].transport else {
+            unreachable!("a command hook")
+        };
+        assert!(spec.cwd.ends_with(".cursor"), "{:?}", spec.cwd);
+        assert_eq!(file.hooks[0].timeout.as_secs(), 5);
+    }
+
+    #[test]
+    fn unmapped_events_and_unknown_fields_are_warned_about() {
+        let file = loaded(
+            r#"{"version": 1, "hooks": {"afterAgentThought": [{"command": "a"}],
+                                         "stop": [{"command": "b", "loop_limit": 3}]}}"#,
+        );
+        let warnings: Vec<&str> = file.warnings.iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(file.hooks.len(), 1);
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("afterAgentThought hooks never fire"))
+        );
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("unknown key \"loop_limit\""))
+        );
+    }
+}

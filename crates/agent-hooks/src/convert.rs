@@ -1,0 +1,542 @@
+//! `agent-hooks convert --from <agent> --to <agent>`: one agent's hook configuration rewritten
+//! in another's, for a user moving a policy by hand. Events go through the canonical event
+//! (each agent's table), tool-name matchers through each agent's tool names, timeouts into the
+//! target's unit. Whatever has no equivalent is reported, never dropped: an event the target
+//! lacks is listed with its JSON, and a handler field the target does not know is kept as
+//! written and named.
+
+use serde_json::{Map, Value, json};
+
+use crate::agent::Agent;
+use crate::dialect::claude::{CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases};
+use crate::dialect::codex::{CODEX_EVENTS, CODEX_UNMAPPED_EVENTS};
+use crate::dialect::cursor::{CURSOR_EVENTS, CURSOR_UNMAPPED_EVENTS};
+use crate::dialect::gemini::{GEMINI_EVENTS, GEMINI_UNMAPPED_EVENTS};
+use crate::event::Event;
+
+/// The converted configuration and what could not be carried over as it was.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conversion {
+    /// The target agent's configuration, one JSON object.
+    pub output: Value,
+    /// One line per thing with no equivalent (or converted with a caveat), for the user.
+    pub notes: Vec<String>,
+}
+
+/// Why a configuration cannot be converted.
+#[derive(Debug, thiserror::Error)]
+pub enum ConvertError {
+    /// The input is not JSON (or TOML for Codex's `config.toml`).
+    #[error("the {agent} configuration is not valid: {error}")]
+    Unreadable {
+        /// The agent it was read as.
+        agent: Agent,
+        /// What the parser said.
+        error: String,
+    },
+    /// The input has no `hooks` object.
+    #[error("the {0} configuration has no \"hooks\" object")]
+    NoHooks(Agent),
+}
+
+/// One handler, in no agent's terms.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// Where it was, for notes (`hooks.PreToolUse[0].hooks[1]`).
+    at: String,
+    event: Event,
+    /// The source agent's event name.
+    from_event: String,
+    /// Tool names (host names) the matcher lists, when it is a plain list of names.
+    tools: Option<Vec<String>>,
+    /// The matcher as written, when it is not a plain list of tool names.
+    pattern: Option<String>,
+    command: String,
+    timeout_secs: Option<f64>,
+    /// Fields the neutral form does not carry (kept as written in the output).
+    extra: Map<String, Value>,
+}
+
+/// Converts `text` (the `from` agent's configuration file) into the `to` agent's.
+///
+/// # Errors
+///
+/// [`ConvertError`] when `text` does not parse or has no `hooks` object.
+pub fn convert(from: Agent, to: Agent, text: &str) -> Result<Conversion, ConvertError> {
+    let doc: Value = match serde_json::from_str(text) {
+        Ok(doc) => doc,
+        Err(json_error) if from == Agent::Codex => {
+            toml::from_str(text).map_err(|e| ConvertError::Unreadable {
+                agent: from,
+                error: format!("neither JSON ({json_error}) nor TOML ({})", e.message()),
+            })?
+        }
+        Err(e) => {
+            return Err(ConvertError::Unreadable {
+                agent: from,
+                error: e.to_string(),
+            });
+        }
+    };
+    let Some(Value::Object(hooks)) = doc.get("hooks") else {
+        return Err(ConvertError::NoHooks(from));
+    };
+    let mut notes = Vec::new();
+    let entries = read(from, hooks, &mut notes);
+    let output = write(to, &entries, &mut notes);
+    if !entries.is_empty() && from != to {
+        notes.push(format!(
+            "commands are copied as written: a script that reads {}'s input or prints its answers must be adapted to {}'s (docs/agents.md compares them)",
+            from.label(),
+            to.label()
+        ));
+    }
+    Ok(Conversion { output, notes })
+}
+
+/// The canonical event of `from`'s event `name`; `Err` with why not.
+fn canonical(from: Agent, name: &str) -> Result<Event, String> {
+    let found = match from {
+        Agent::ClaudeCode => ClaudeEvent::parse(name).map(ClaudeEvent::canonical),
+        Agent::Codex => crate::dialect::codex::parse(name).map(ClaudeEvent::canonical),
+        Agent::Gemini => GEMINI_EVENTS
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, _, e)| *e),
+        Agent::Cursor => CURSOR_EVENTS
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, _, e)| *e),
+    };
+    let unmapped = match from {
+        Agent::ClaudeCode => CLAUDE_UNMAPPED_EVENTS,
+        Agent::Codex => CODEX_UNMAPPED_EVENTS,
+        Agent::Gemini => GEMINI_UNMAPPED_EVENTS,
+        Agent::Cursor => CURSOR_UNMAPPED_EVENTS,
+    };
+    found.ok_or_else(|| {
+        if unmapped.contains(&name) {
+            format!("{name} has no counterpart in agent-hooks")
+        } else {
+            format!("{name} is not a {} event", from.label())
+        }
+    })
+}
+
+/// The agent's tool names (host name, agent name).
+fn tools(agent: Agent) -> ToolAliases {
+    match agent {
+        Agent::Gemini => crate::dialect::gemini::tool_aliases(),
+        _ => ToolAliases::default(),
+    }
+}
+
+/// A matcher read as a list of host tool names, when it is a plain `A|B` list.
+fn tool_list(from: Agent, pattern: &str) -> Option<Vec<String>> {
+    let p = pattern.trim();
+    let plain = !p.is_empty()
+        && p.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '|' | ' ' | ','));
+    if !plain {
+        return None;
+    }
+    let aliases = tools(from);
+    Some(
+        p.split(['|', ','])
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(|n| aliases.to_host(n).to_owned())
+            .collect(),
+    )
+}
+
+fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec<Entry> {
+    let mut entries = Vec::new();
+    for (name, groups) in hooks {
+        let event = match canonical(from, name) {
+            Ok(event) => event,
+            Err(why) => {
+                notes.push(format!("not converted: hooks.{name}: {why}: {groups}"));
+                continue;
+            }
+        };
+        let Some(groups) = groups.as_array() else {
+            notes.push(format!(
+                "not converted: hooks.{name} is not a list: {groups}"
+            ));
+            continue;
+        };
+        for (g, group) in groups.iter().enumerate() {
+            // Cursor lists handlers directly; the others group them under a matcher.
+            let (handlers, group_at, group_fields): (Vec<Value>, String, Map<String, Value>) =
+                if from == Agent::Cursor {
+                    (
+                        vec![group.clone()],
+                        format!("hooks.{name}[{g}]"),
+                        Map::new(),
+                    )
+                } else {
+                    let handlers = group
+                        .get("hooks")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default();
+                    let mut fields = group.as_object().cloned().unwrap_or_default();
+                    fields.remove("hooks");
+                    (handlers, format!("hooks.{name}[{g}]"), fields)
+                };
+            let mut group_fields = group_fields;
+            let matcher = group_fields
+                .remove("matcher")
+                .and_then(|m| m.as_str().map(str::to_owned));
+            for (h, handler) in handlers.iter().enumerate() {
+                let at = if from == Agent::Cursor {
+                    group_at.clone()
+                } else {
+                    format!("{group_at}.hooks[{h}]")
+                };
+                let Some(handler) = handler.as_object() else {
+                    notes.push(format!("not converted: {at} is not an object: {handler}"));
+                    continue;
+                };
+                let mut extra = handler.clone();
+                let kind = extra
+                    .remove("type")
+                    .and_then(|t| t.as_str().map(str::to_owned))
+                    .unwrap_or_else(|| "command".into());
+                let Some(command) = extra
+                    .remove("command")
+                    .and_then(|c| c.as_str().map(str::to_owned))
+                else {
+                    notes.push(format!(
+                        "not converted: {at}: a \"{kind}\" handler has no command to carry over: {}",
+                        Value::Object(handler.clone())
+                    ));
+                    continue;
+                };
+                if kind != "command" {
+                    notes.push(format!(
+                        "not converted: {at}: type \"{kind}\" has no equivalent: {}",
+                        Value::Object(handler.clone())
+                    ));
+                    continue;
+                }
+                let timeout_secs = extra
+                    .remove("timeout")
+                    .and_then(|t| t.as_f64())
+                    .map(|t| if from == Agent::Gemini { t / 1000.0 } else { t });
+                let matcher = if from == Agent::Cursor {
+                    extra
+                        .remove("matcher")
+                        .and_then(|m| m.as_str().map(str::to_owned))
+                } else {
+                    matcher.clone()
+                };
+                let (tools, pattern) = cursor_tools(from, name)
+                    .map(|t| (Some(t), matcher.clone()))
+                    .unwrap_or_else(|| match matcher.as_deref().map(str::trim) {
+                        None | Some("" | "*") => (None, None),
+                        Some(p) => match tool_list(from, p) {
+                            Some(list) if is_tool_event(event) => (Some(list), None),
+                            _ => (None, Some(p.to_owned())),
+                        },
+                    });
+                for (key, value) in &group_fields {
+                    extra.insert(key.clone(), value.clone());
+                }
+                entries.push(Entry {
+                    at,
+                    event,
+                    from_event: name.clone(),
+                    tools,
+                    pattern,
+                    command,
+                    timeout_secs,
+                    extra,
+                });
+            }
+        }
+    }
+    entries
+}
+
+fn is_tool_event(event: Event) -> bool {
+    matches!(event, Event::PreToolCall | Event::PostToolCall)
+}
+
+/// The tools a Cursor event stands for (its matcher narrows something else).
+fn cursor_tools(from: Agent, name: &str) -> Option<Vec<String>> {
+    if from != Agent::Cursor {
+        return None;
+    }
+    match name {
+        "beforeShellExecution" | "afterShellExecution" => Some(vec!["bash".into()]),
+        "beforeReadFile" => Some(vec!["read_file".into()]),
+        "afterFileEdit" => Some(vec!["edit_file".into(), "write_file".into()]),
+        _ => None,
+    }
+}
+
+/// The target's event names for `entry` (Cursor splits a tool event by tool).
+fn target_events(to: Agent, entry: &Entry) -> Vec<&'static str> {
+    let first = |table: &[(&'static str, Event)]| {
+        table
+            .iter()
+            .filter(|(_, e)| *e == entry.event)
+            .map(|(n, _)| *n)
+            .take(1)
+            .collect::<Vec<_>>()
+    };
+    match to {
+        Agent::ClaudeCode => {
+            let failure = entry.from_event == "PostToolUseFailure";
+            let table: Vec<(&str, Event)> = CLAUDE_EVENTS
+                .iter()
+                .filter(|(n, _, _)| {
+                    (*n == "PostToolUseFailure") == failure || !is_tool_event(entry.event)
+                })
+                .map(|(n, _, e)| (*n, *e))
+                .collect();
+            first(&table)
+        }
+        Agent::Codex => first(
+            &CODEX_EVENTS
+                .iter()
+                .map(|c| (c.name(), c.canonical()))
+                .collect::<Vec<_>>(),
+        ),
+        Agent::Gemini => first(
+            &GEMINI_EVENTS
+                .iter()
+                .map(|(n, _, e)| (*n, *e))
+                .collect::<Vec<_>>(),
+        ),
+        Agent::Cursor => {
+            let pre = entry.event == Event::PreToolCall;
+            let post = entry.event == Event::PostToolCall;
+            if !pre && !post {
+                return first(
+                    &CURSOR_EVENTS
+                        .iter()
+                        .map(|(n, _, e)| (*n, *e))
+                        .collect::<Vec<_>>(),
+                );
+            }
+            let tools = entry.tools.clone().unwrap_or_default();
+            let every = entry.tools.is_none() && entry.pattern.is_none();
+            let has = |t: &str| every || tools.iter().any(|x| x == t);
+            let other = every
+                || entry.pattern.is_some()
+                || tools.iter().any(|t| {
+                    !["bash", "read_file", "edit_file", "write_file"].contains(&t.as_str())
+                });
+            let mut names = Vec::new();
+            if pre {
+                if has("bash") {
+                    names.push("beforeShellExecution");
+                }
+                if other {
+                    names.push("beforeMCPExecution");
+                }
+                if has("read_file") {
+                    names.push("beforeReadFile");
+                }
+            } else {
+                if has("bash") {
+                    names.push("afterShellExecution");
+                }
+                if other {
+                    names.push("afterMCPExecution");
+                }
+                if has("edit_file") || has("write_file") {
+                    names.push("afterFileEdit");
+                }
+            }
+            names
+        }
+    }
+}
+
+fn write(to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> Value {
+    let mut hooks: Map<String, Value> = Map::new();
+    let aliases = tools(to);
+    for entry in entries {
+        let names = target_events(to, entry);
+        if to == Agent::Cursor {
+            // Cursor has no hook before an edit, nor after a read.
+            let missing: &[&str] = match entry.event {
+                Event::PreToolCall => &["edit_file", "write_file"],
+                Event::PostToolCall => &["read_file"],
+                _ => &[],
+            };
+            for tool in entry
+                .tools
+                .iter()
+                .flatten()
+                .filter(|t| missing.contains(&t.as_str()))
+            {
+                notes.push(format!(
+                    "not converted: {} ({}): Cursor has no {} hook for {tool}: {}",
+                    entry.at,
+                    entry.from_event,
+                    entry.event.name(),
+                    entry.command
+                ));
+            }
+        }
+        if names.is_empty() {
+            notes.push(format!(
+                "not converted: {} ({}): {} has no {} event for it: {}",
+                entry.at,
+                entry.from_event,
+                entry.event.name(),
+                to.label(),
+                entry.command
+            ));
+            continue;
+        }
+        let mut handler = Map::new();
+        if to != Agent::Cursor {
+            handler.insert("type".into(), json!("command"));
+        }
+        handler.insert("command".into(), json!(entry.command));
+        if let Some(secs) = entry.timeout_secs {
+            let value = if to == Agent::Gemini {
+                json!((secs * 1000.0).round() as u64)
+            } else {
+                json!(secs)
+            };
+            handler.insert("timeout".into(), value);
+        }
+        for (key, value) in &entry.extra {
+            notes.push(format!(
+                "kept as written: {}.{key}: {} has no such field (it ignores it): {value}",
+                entry.at,
+                to.label()
+            ));
+            handler.insert(key.clone(), value.clone());
+        }
+        let matcher = match (&entry.tools, &entry.pattern) {
+            (Some(list), pattern) if to != Agent::Cursor => {
+                if let Some(pattern) = pattern {
+                    notes.push(format!(
+                        "not converted: {}.matcher \"{pattern}\": Cursor matches it against the command or file, {} matches tool names only",
+                        entry.at,
+                        to.label()
+                    ));
+                }
+                Some(
+                    list.iter()
+                        .map(|t| aliases.to_claude(t).to_owned())
+                        .collect::<Vec<_>>()
+                        .join("|"),
+                )
+            }
+            (_, Some(pattern)) => {
+                notes.push(format!(
+                    "kept as written: {}: the matcher \"{pattern}\" is a pattern, not a list of tool names; check it against {}'s names",
+                    entry.at,
+                    to.label()
+                ));
+                Some(pattern.clone())
+            }
+            _ => None,
+        };
+        for name in names {
+            let list = hooks
+                .entry(name)
+                .or_insert_with(|| Value::Array(Vec::new()));
+            let Value::Array(list) = list else { continue };
+            if to == Agent::Cursor {
+                let mut handler = handler.clone();
+                if let Some(pattern) = &entry.pattern {
+                    handler.insert("matcher".into(), json!(pattern));
+                }
+                list.push(Value::Object(handler));
+            } else {
+                let mut group = Map::new();
+                if let Some(matcher) = &matcher {
+                    group.insert("matcher".into(), json!(matcher));
+                }
+                group.insert("hooks".into(), json!([handler.clone()]));
+                list.push(Value::Object(group));
+            }
+        }
+    }
+    let mut out = Map::new();
+    if to == Agent::Cursor {
+        out.insert("version".into(), json!(1));
+    }
+    out.insert("hooks".into(), Value::Object(hooks));
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claude_bash_guard_becomes_a_gemini_shell_guard_in_milliseconds() {
+        let claude = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "guard.sh", "timeout": 5, "statusMessage": "checking"}]}],
+            "PreCompact": [{"hooks": [{"type": "command", "command": "save.sh"}]}]}}"#;
+        let Ok(c) = convert(Agent::ClaudeCode, Agent::Gemini, claude) else {
+            unreachable!("valid input")
+        };
+        let group = &c.output["hooks"]["BeforeTool"][0];
+        assert_eq!(group["matcher"], "run_shell_command");
+        assert_eq!(group["hooks"][0]["timeout"], 5000);
+        assert_eq!(group["hooks"][0]["statusMessage"], "checking");
+        assert!(
+            c.notes
+                .iter()
+                .any(|n| n.contains("PreCompact") && n.contains("save.sh"))
+        );
+        assert!(c.notes.iter().any(|n| n.contains("statusMessage")));
+    }
+
+    #[test]
+    fn a_cursor_shell_hook_becomes_a_codex_bash_hook_and_back() {
+        let cursor =
+            r#"{"version": 1, "hooks": {"beforeShellExecution": [{"command": "./hooks/g.sh"}]}}"#;
+        let Ok(c) = convert(Agent::Cursor, Agent::Codex, cursor) else {
+            unreachable!("valid input")
+        };
+        assert_eq!(c.output["hooks"]["PreToolUse"][0]["matcher"], "Bash");
+        let back = convert(Agent::Codex, Agent::Cursor, &c.output.to_string());
+        let Ok(back) = back else {
+            unreachable!("valid input")
+        };
+        assert_eq!(
+            back.output["hooks"]["beforeShellExecution"][0]["command"],
+            "./hooks/g.sh"
+        );
+        assert!(back.output["hooks"].get("beforeMCPExecution").is_none());
+    }
+
+    #[test]
+    fn every_pair_converts_without_losing_a_mapped_hook() {
+        let claude = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "prompt.sh"}]}]}}"#;
+        for to in Agent::ALL {
+            let Ok(c) = convert(Agent::ClaudeCode, to, claude) else {
+                unreachable!("valid input")
+            };
+            let text = c.output.to_string();
+            assert!(
+                text.contains("stop.sh") && text.contains("prompt.sh"),
+                "{to}: {text}"
+            );
+            for back in Agent::ALL {
+                let Ok(again) = convert(to, back, &text) else {
+                    unreachable!("{to} → {back}")
+                };
+                let again = again.output.to_string();
+                assert!(
+                    again.contains("stop.sh") && again.contains("prompt.sh"),
+                    "{to} → {back}: {again}"
+                );
+            }
+        }
+    }
+}
