@@ -8,7 +8,8 @@
 #
 # Usage: benches/agent_bridges.sh        (builds the release binary first; RUNS=N to change,
 #        JSON=FILE to keep hyperfine's results, medians included)
-# Needs: hyperfine and curl.
+# Needs: hyperfine and curl. The first two commands are the baselines: /bin/true and a bare
+# GET /v1/health to the same sidecar.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +26,7 @@ trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WS"' EXIT
 printf '%s' '{"session_id":"bench","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la"}}' > "$WS/claude.json"
 printf '%s' '{"session_id":"bench","turn_id":"t1","cwd":"/tmp","hook_event_name":"PreToolUse","model":"gpt-5","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_use_id":"c1"}' > "$WS/codex.json"
 printf '%s' '{"session_id":"bench","cwd":"/tmp","hook_event_name":"BeforeTool","timestamp":"2026-12-01T10:00:00Z","tool_name":"run_shell_command","tool_input":{"command":"ls -la"}}' > "$WS/gemini.json"
+printf '%s' "{\"conversation_id\":\"bench\",\"generation_id\":\"g1\",\"hook_event_name\":\"beforeShellExecution\",\"workspace_roots\":[\"$WS\"],\"command\":\"ls -la\",\"cwd\":\"/tmp\"}" > "$WS/cursor.json"
 
 "$BIN" --workspace "$WS" serve --listen 127.0.0.1:0 > "$WS/ready" &
 SERVER=$!
@@ -34,10 +36,15 @@ BASE="http://$(grep -o '127.0.0.1:[0-9]*' "$WS/ready" | head -n 1)"
 post() { echo "curl -s -H 'Content-Type: application/json' --data-binary @$WS/$1.json $BASE$2"; }
 
 # Through sh for the redirection; hyperfine subtracts the shell's start-up from every command.
+# Baselines in the same run: a process that does nothing, and a bare request to the sidecar.
 hyperfine --warmup 10 --runs "${RUNS:-100}" --export-json "${JSON:-/dev/null}" \
+  -n "/bin/true" "/bin/true < $WS/claude.json" \
+  -n "GET /v1/health" "curl -s $BASE/v1/health" \
   -n "claude-hook" "$BIN --workspace $WS claude-hook < $WS/claude.json" \
   -n "codex-hook" "$BIN --workspace $WS codex-hook < $WS/codex.json" \
   -n "gemini-hook" "$BIN --workspace $WS gemini-hook < $WS/gemini.json" \
+  -n "cursor-hook" "$BIN --workspace $WS cursor-hook < $WS/cursor.json" \
   -n "POST /v1/hooks/claude-code" "$(post claude /v1/hooks/claude-code)" \
   -n "POST /v1/hooks/codex" "$(post codex /v1/hooks/codex)" \
-  -n "POST /v1/hooks/gemini" "$(post gemini /v1/hooks/gemini)"
+  -n "POST /v1/hooks/gemini" "$(post gemini /v1/hooks/gemini)" \
+  -n "POST /v1/hooks/cursor" "$(post cursor /v1/hooks/cursor)"

@@ -1977,6 +1977,7 @@ fn session_start_hooks_get_an_env_file_to_append_to() {
     );
 }
 
+#[cfg_attr(not(have_jq), ignore = "needs jq on PATH (.ci/run installs it)")]
 #[test]
 fn a_command_guarded_by_a_bash_test_expression_is_approved_and_runs() {
     // Real Claude Code hook commands guard their script with `[[ … ]]`; its `&&` is the test's
