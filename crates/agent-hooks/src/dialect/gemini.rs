@@ -653,11 +653,7 @@ mod tests {
     use super::*;
 
     fn reply(stdout: &str, code: i32, stderr: &str) -> Reply {
-        Reply {
-            stderr: stderr.as_bytes().to_vec(),
-            exit: Exit::Code(code),
-            ..Reply::answered(stdout.as_bytes().to_vec())
-        }
+        Reply::exited(stdout, code, stderr)
     }
 
     fn read(gemini: GeminiEvent, payload: Value, stdout: &str, code: i32, stderr: &str) -> Answer {

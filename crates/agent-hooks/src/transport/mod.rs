@@ -114,6 +114,16 @@ impl Reply {
             left_behind: None,
         }
     }
+
+    /// The reply of a process that wrote `stdout` and `stderr` and exited with `code`.
+    #[cfg(test)]
+    pub(crate) fn exited(stdout: &str, code: i32, stderr: &str) -> Reply {
+        Reply {
+            stderr: stderr.as_bytes().to_vec(),
+            exit: Exit::Code(code),
+            ..Reply::answered(stdout.as_bytes().to_vec())
+        }
+    }
 }
 
 /// What running a hook came to: its reply or failure, and — for a `prefork` hook that ran as a
