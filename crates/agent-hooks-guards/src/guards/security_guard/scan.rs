@@ -933,6 +933,20 @@ enum Kind {
 #[derive(Debug, Default)]
 struct Programs {
     seen: Vec<Program>,
+    /// `seen`'s index + 1 of the last name seen in each slot ([`slot`]), 0 for none: the
+    /// next command's name is mostly found here at once, without a loop over `seen` whose
+    /// end differs at every command.
+    recent: [u16; SLOTS],
+}
+
+const SLOTS: usize = 32;
+
+/// A name's slot in `Programs::recent`, from its length and its first and last bytes.
+fn slot(name: &[u8]) -> usize {
+    let (first, last) = (name.first().copied(), name.last().copied());
+    let mixed =
+        name.len() * 31 + usize::from(first.unwrap_or(0)) * 7 + usize::from(last.unwrap_or(0));
+    mixed % SLOTS
 }
 
 #[derive(Debug)]
@@ -959,7 +973,7 @@ impl Programs {
         command: &SimpleCommand<'s, 'a>,
     ) -> (Argv<'s, 'a>, Option<usize>) {
         if let Some((first, args)) = command.words.split_first()
-            && let Some(index) = self.seen.iter().position(|p| shell::same(&p.name, first))
+            && let Some(index) = self.find(first)
             && self.seen.get(index).is_some_and(|p| p.runs_itself)
         {
             return (Some((first.as_ref(), args)), Some(index));
@@ -970,8 +984,31 @@ impl Programs {
     }
 
     /// The entry for `program`, matching it against the rules on first sight.
+    /// The entry of `name`, if it has been seen.
+    fn find(&mut self, name: &str) -> Option<usize> {
+        let at = slot(name.as_bytes());
+        let recent = self.recent.get(at).copied().unwrap_or(0);
+        if let Some(index) = usize::from(recent).checked_sub(1)
+            && self
+                .seen
+                .get(index)
+                .is_some_and(|p| shell::same(&p.name, name))
+        {
+            return Some(index);
+        }
+        let index = self.seen.iter().position(|p| shell::same(&p.name, name))?;
+        self.remember(at, index);
+        Some(index)
+    }
+
+    fn remember(&mut self, at: usize, index: usize) {
+        if let (Some(recent), Ok(stored)) = (self.recent.get_mut(at), u16::try_from(index + 1)) {
+            *recent = stored;
+        }
+    }
+
     fn lookup(&mut self, guard: &SecurityGuard, program: &str) -> usize {
-        if let Some(index) = self.seen.iter().position(|p| shell::same(&p.name, program)) {
+        if let Some(index) = self.find(program) {
             return index;
         }
         let matched: Vec<bool> = guard
@@ -1018,7 +1055,9 @@ impl Programs {
             subcommand_options,
             runs_itself: shell::runs_itself(program, &guard.prefixes),
         });
-        self.seen.len() - 1
+        let index = self.seen.len() - 1;
+        self.remember(slot(program.as_bytes()), index);
+        index
     }
 
     /// Whether the program of entry `entry` matches program rule `rule`.
