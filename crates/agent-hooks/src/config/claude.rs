@@ -293,6 +293,19 @@ fn load_file(
     load
 }
 
+/// Why the hooks an agent's file declares on `event_name` are skipped: the agent has the event
+/// but this host has no twin of it (`unmapped`), or the agent has no such event.
+pub(super) fn skipped_event(agent: Agent, event_name: &str, unmapped: &[&str]) -> String {
+    if unmapped.contains(&event_name) {
+        format!("{event_name} hooks never fire in this host (it has no such event); skipped")
+    } else {
+        format!(
+            "unknown {} event \"{event_name}\"; its hooks are skipped",
+            agent.label()
+        )
+    }
+}
+
 /// A problem of the file `display` not tied to a line (the JSON reader gives no positions
 /// inside a parsed document).
 pub(crate) fn unlocated(display: &str, message: String) -> ConfigError {
@@ -355,17 +368,8 @@ pub(crate) fn load_hooks(
             _ => (ClaudeEvent::parse(event_name), CLAUDE_UNMAPPED_EVENTS),
         };
         let Some(claude) = parsed else {
-            let why = if unmapped.contains(&event_name.as_str()) {
-                format!(
-                    "{event_name} hooks never fire in this host (it has no such event); skipped"
-                )
-            } else {
-                format!(
-                    "unknown {} event \"{event_name}\"; its hooks are skipped",
-                    agent.label()
-                )
-            };
-            load.warnings.push(note(why));
+            load.warnings
+                .push(note(skipped_event(agent, event_name, unmapped)));
             continue;
         };
         let Some(groups) = groups.as_array() else {

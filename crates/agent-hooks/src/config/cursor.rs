@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::FileLoad;
 use super::agent::AgentSettings;
-use super::claude::{bridge_agent, unlocated};
+use super::claude::{bridge_agent, skipped_event, unlocated};
 use super::document::{parse_json, read};
 use crate::agent::Agent;
 use crate::dialect::cursor::{CURSOR_UNMAPPED_EVENTS, CursorEvent};
@@ -75,13 +75,7 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
     let root = ws.root().to_string_lossy().into_owned();
     for (event_name, entries) in hooks {
         let Some(cursor) = CursorEvent::parse(event_name) else {
-            let why = if CURSOR_UNMAPPED_EVENTS.contains(&event_name.as_str()) {
-                format!(
-                    "{event_name} hooks never fire in this host (it has no such event); skipped"
-                )
-            } else {
-                format!("unknown Cursor event \"{event_name}\"; its hooks are skipped")
-            };
+            let why = skipped_event(Agent::Cursor, event_name, CURSOR_UNMAPPED_EVENTS);
             load.warnings.push(note(why));
             continue;
         };

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::agent::AgentSettings;
-use super::claude::{bridge_agent, unlocated};
+use super::claude::{bridge_agent, skipped_event, unlocated};
 use super::document::{parse_json, read};
 use super::{ConfigError, FileLoad};
 use crate::agent::Agent;
@@ -68,13 +68,7 @@ fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
     let root = ws.root().to_string_lossy().into_owned();
     for (event_name, groups) in hooks {
         let Some(gemini) = GeminiEvent::parse(event_name) else {
-            let why = if GEMINI_UNMAPPED_EVENTS.contains(&event_name.as_str()) {
-                format!(
-                    "{event_name} hooks never fire in this host (it has no such event); skipped"
-                )
-            } else {
-                format!("unknown Gemini CLI event \"{event_name}\"; its hooks are skipped")
-            };
+            let why = skipped_event(Agent::Gemini, event_name, GEMINI_UNMAPPED_EVENTS);
             load.warnings.push(note(why));
             continue;
         };

@@ -8,13 +8,13 @@ use serde_json::{Map, Value, json};
 
 use super::PayloadView;
 use super::claude::{InputError, Sent, bridge_log};
-use super::read::{self, Fields, answer_preview as preview, parse_object};
+use super::read::{self, Ended, Fields, parse_object};
 use crate::agent::{Agent, AgentAnswer};
 use crate::answer::{Answer, Decision, Unusable};
 use crate::diag::DiagKind;
 use crate::event::Event;
 use crate::outcome::Outcome;
-use crate::transport::{Exit, Reply};
+use crate::transport::Reply;
 
 /// A Cursor hook event that has a canonical twin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,26 +107,17 @@ const EDIT_TOOLS: [&str; 2] = ["edit_file", "write_file"];
 impl CursorEvent {
     /// The event called `name` by Cursor, if it has a twin.
     pub(crate) fn parse(name: &str) -> Option<CursorEvent> {
-        CURSOR_EVENTS
-            .iter()
-            .find(|(n, _, _)| *n == name)
-            .map(|(_, c, _)| *c)
+        super::named(&CURSOR_EVENTS, name)
     }
 
     /// Cursor's name for the event.
     pub(crate) fn name(self) -> &'static str {
-        CURSOR_EVENTS
-            .iter()
-            .find(|(_, c, _)| *c == self)
-            .map_or("", |(n, _, _)| *n)
+        super::name_of(&CURSOR_EVENTS, self)
     }
 
     /// The canonical event it is dispatched as.
     pub(crate) fn canonical(self) -> Event {
-        CURSOR_EVENTS
-            .iter()
-            .find(|(_, c, _)| *c == self)
-            .map_or(Event::OnUserMessage, |(_, _, e)| *e)
+        super::twin_of(&CURSOR_EVENTS, self).unwrap_or(Event::OnUserMessage)
     }
 
     /// The Cursor event a canonical dispatch corresponds to, if any: on the tool events the
@@ -327,29 +318,13 @@ const KNOWN_KEYS: &[&str] = &[
 /// object decides; exit 2 denies with stderr as the message, as Claude Code's convention that
 /// Cursor follows; any other exit, or stdout that is not JSON, fails open.
 pub(crate) fn interpret(cursor: CursorEvent, reply: &Reply) -> Result<Answer, Unusable> {
-    read::refuse_overflow(reply)?;
-    let stderr = String::from_utf8_lossy(&reply.stderr);
-    let stderr = stderr.trim();
-    match reply.exit {
-        Exit::Code(0) => {}
-        Exit::Code(2) => {
-            let reason = if stderr.is_empty() {
-                "blocked by a Cursor hook (exit 2)".to_owned()
-            } else {
-                stderr.to_owned()
-            };
-            return Ok(denied(cursor, reason, None));
-        }
-        other => {
-            return Err(Unusable {
-                kind: DiagKind::HookNonzeroExit,
-                detail: if stderr.is_empty() {
-                    format!("{other} (Cursor lets the action proceed)")
-                } else {
-                    format!("{other}: {}", preview(stderr))
-                },
-            });
-        }
+    if let Ended::Two(stderr) = read::ended(reply, "Cursor lets the action proceed")? {
+        let reason = if stderr.is_empty() {
+            "blocked by a Cursor hook (exit 2)".to_owned()
+        } else {
+            stderr
+        };
+        return Ok(denied(cursor, reason, None));
     }
     let stdout = read::stdout_text(reply)?;
     let Some(object) = parse_object(stdout)? else {

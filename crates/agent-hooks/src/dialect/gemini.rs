@@ -8,13 +8,13 @@ use serde_json::{Map, Value, json};
 
 use super::PayloadView;
 use super::claude::{Sent, ToolAliases, answer_with};
-use super::read::{self, Fields, answer_preview as preview, parse_object};
+use super::read::{self, Ended, Fields, parse_object};
 use crate::agent::{Agent, AgentAnswer};
 use crate::answer::{Answer, Decision, Rewrite, Unusable};
 use crate::diag::DiagKind;
 use crate::event::{Event, RewriteRule};
 use crate::outcome::Outcome;
-use crate::transport::{Exit, Reply};
+use crate::transport::Reply;
 
 /// A Gemini CLI hook event that has a canonical twin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -84,26 +84,17 @@ pub(crate) fn tool_aliases() -> ToolAliases {
 impl GeminiEvent {
     /// The event called `name` by Gemini CLI, if it has a twin.
     pub(crate) fn parse(name: &str) -> Option<GeminiEvent> {
-        GEMINI_EVENTS
-            .iter()
-            .find(|(n, _, _)| *n == name)
-            .map(|(_, g, _)| *g)
+        super::named(&GEMINI_EVENTS, name)
     }
 
     /// Gemini CLI's name for the event.
     pub(crate) fn name(self) -> &'static str {
-        GEMINI_EVENTS
-            .iter()
-            .find(|(_, g, _)| *g == self)
-            .map_or("", |(n, _, _)| *n)
+        super::name_of(&GEMINI_EVENTS, self)
     }
 
     /// The canonical event it is dispatched as.
     pub(crate) fn canonical(self) -> Event {
-        GEMINI_EVENTS
-            .iter()
-            .find(|(_, g, _)| *g == self)
-            .map_or(Event::OnUserMessage, |(_, _, e)| *e)
+        super::twin_of(&GEMINI_EVENTS, self).unwrap_or(Event::OnUserMessage)
     }
 
     /// The Gemini CLI event a canonical dispatch corresponds to, if any.
@@ -283,25 +274,12 @@ pub(crate) fn interpret(
     view: &PayloadView<'_>,
     reply: &Reply,
 ) -> Result<Answer, Unusable> {
-    read::refuse_overflow(reply)?;
+    let proceeds = "a warning in Gemini CLI's rules; the action proceeds";
+    if let Ended::Two(stderr) = read::ended(reply, proceeds)? {
+        return Ok(denied(gemini, stderr_or(&stderr), true));
+    }
     let stdout = String::from_utf8_lossy(&reply.stdout);
     let stdout = stdout.trim();
-    let stderr = String::from_utf8_lossy(&reply.stderr);
-    let stderr = stderr.trim();
-    match reply.exit {
-        Exit::Code(0) => {}
-        Exit::Code(2) => return Ok(denied(gemini, stderr_or(stderr), true)),
-        other => {
-            return Err(Unusable {
-                kind: DiagKind::HookNonzeroExit,
-                detail: if stderr.is_empty() {
-                    format!("{other} (a warning in Gemini CLI's rules; the action proceeds)")
-                } else {
-                    format!("{other}: {}", preview(stderr))
-                },
-            });
-        }
-    }
     if stdout.is_empty() {
         return Ok(Answer::default());
     }

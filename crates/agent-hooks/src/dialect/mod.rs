@@ -23,6 +23,34 @@ use crate::event::Event;
 use crate::transport::Reply;
 use crate::workspace::Workspace;
 
+/// An agent's event names, each with the agent's event and its canonical twin: the table
+/// both directions of a dialect translate through.
+pub(crate) type EventNames<E> = [(&'static str, E, Event)];
+
+/// The event called `name` in `table`.
+pub(crate) fn named<E: Copy>(table: &EventNames<E>, name: &str) -> Option<E> {
+    table
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, e, _)| *e)
+}
+
+/// The name of `event` in `table` (empty if the table lacks it).
+pub(crate) fn name_of<E: Copy + PartialEq>(table: &EventNames<E>, event: E) -> &'static str {
+    table
+        .iter()
+        .find(|(_, e, _)| *e == event)
+        .map_or("", |(n, _, _)| *n)
+}
+
+/// The canonical twin of `event` in `table`.
+pub(crate) fn twin_of<E: Copy + PartialEq>(table: &EventNames<E>, event: E) -> Option<Event> {
+    table
+        .iter()
+        .find(|(_, e, _)| *e == event)
+        .map(|(_, _, twin)| *twin)
+}
+
 /// The protocol a hook speaks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Dialect {

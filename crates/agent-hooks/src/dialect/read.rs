@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::answer::Unusable;
 use crate::diag::DiagKind;
-use crate::transport::Reply;
+use crate::transport::{Exit, Reply};
 use crate::wording::kind_of;
 
 /// A hook whose stdout ran past the cap has no usable answer, whatever it says.
@@ -22,6 +22,34 @@ pub(crate) fn refuse_overflow(reply: &Reply) -> Result<(), Unusable> {
         });
     }
     Ok(())
+}
+
+/// How a hook ended, read as Claude Code reads it (and Codex, Gemini CLI and Cursor after it).
+pub(crate) enum Ended {
+    /// Exit 0: its stdout is the answer.
+    Zero,
+    /// Exit 2: a block, its stderr (trimmed; empty when it wrote none) the reason.
+    Two(String),
+}
+
+/// Exit 0 and exit 2 as Claude Code reads them; any other end is a non-blocking error whose
+/// stdout is ignored, `proceeds` saying what the agent does then when the hook wrote no stderr.
+pub(crate) fn ended(reply: &Reply, proceeds: &str) -> Result<Ended, Unusable> {
+    refuse_overflow(reply)?;
+    let stderr = String::from_utf8_lossy(&reply.stderr);
+    let stderr = stderr.trim();
+    match reply.exit {
+        Exit::Code(0) => Ok(Ended::Zero),
+        Exit::Code(2) => Ok(Ended::Two(stderr.to_owned())),
+        other => Err(Unusable {
+            kind: DiagKind::HookNonzeroExit,
+            detail: if stderr.is_empty() {
+                format!("{other} ({proceeds})")
+            } else {
+                format!("{other}: {}", answer_preview(stderr))
+            },
+        }),
+    }
 }
 
 /// A hook's stdout as text: within the cap and valid UTF-8, trimmed.

@@ -9,10 +9,10 @@ use serde_json::{Map, Value};
 use super::event::ClaudeEvent;
 use crate::answer::{Answer, Decision, Rewrite, Unusable};
 use crate::diag::DiagKind;
-use crate::dialect::read::{self, Fields, answer_preview as preview, parse_object};
+use crate::dialect::read::{self, Ended, Fields, parse_object};
 use crate::dialect::verdict::Verdict;
 use crate::event::RewriteRule;
-use crate::transport::{Exit, Reply};
+use crate::transport::Reply;
 
 /// `hookSpecificOutput.permissionDecision`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,25 +98,12 @@ impl ClaudeOutput {
 /// blocking error whose reason is stderr, and its stdout — JSON included — is ignored; any
 /// other non-zero exit is a non-blocking error whose stdout is ignored too.
 pub(crate) fn interpret(claude: ClaudeEvent, reply: &Reply) -> Result<Answer, Unusable> {
-    read::refuse_overflow(reply)?;
+    let proceeds = "a non-blocking error in Claude Code's rules; stdout ignored";
+    if let Ended::Two(stderr) = read::ended(reply, proceeds)? {
+        return Ok(exit_two(claude, &stderr));
+    }
     let stdout = String::from_utf8_lossy(&reply.stdout);
     let stdout = stdout.trim();
-    let stderr = String::from_utf8_lossy(&reply.stderr);
-    let stderr = stderr.trim();
-    match reply.exit {
-        Exit::Code(0) => {}
-        Exit::Code(2) => return Ok(exit_two(claude, stderr)),
-        other => {
-            return Err(Unusable {
-                kind: DiagKind::HookNonzeroExit,
-                detail: if stderr.is_empty() {
-                    format!("{other} (a non-blocking error in Claude Code's rules; stdout ignored)")
-                } else {
-                    format!("{other}: {}", preview(stderr))
-                },
-            });
-        }
-    }
     // JSON only when it looks like an object; `{` that does not parse is plain text, as in
     // Claude Code, and the parse error is logged so the hook's author can see it.
     if stdout.starts_with('{') {

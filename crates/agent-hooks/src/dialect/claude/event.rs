@@ -124,26 +124,17 @@ pub(crate) fn reachable_from(agent: crate::agent::Agent, event: Event) -> bool {
 impl ClaudeEvent {
     /// The event called `name` by Claude Code (`PreToolUse`, ...), if it has a twin.
     pub(crate) fn parse(name: &str) -> Option<ClaudeEvent> {
-        CLAUDE_EVENTS
-            .iter()
-            .find(|(n, _, _)| *n == name)
-            .map(|(_, c, _)| *c)
+        crate::dialect::named(&CLAUDE_EVENTS, name)
     }
 
     /// Claude Code's name for the event.
     pub(crate) fn name(self) -> &'static str {
-        CLAUDE_EVENTS
-            .iter()
-            .find(|(_, c, _)| *c == self)
-            .map_or("", |(n, _, _)| *n)
+        crate::dialect::name_of(&CLAUDE_EVENTS, self)
     }
 
     /// The canonical event it is dispatched as.
     pub(crate) fn canonical(self) -> Event {
-        CLAUDE_EVENTS
-            .iter()
-            .find(|(_, c, _)| *c == self)
-            .map_or(Event::OnUserMessage, |(_, _, e)| *e)
+        crate::dialect::twin_of(&CLAUDE_EVENTS, self).unwrap_or(Event::OnUserMessage)
     }
 
     /// The Claude Code event that a canonical dispatch corresponds to, if any.
