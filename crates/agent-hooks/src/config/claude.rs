@@ -293,6 +293,24 @@ fn load_file(
     load
 }
 
+/// Warns about each key of `object` (at `at` in the file) that is not in `known`; `why` says
+/// why it is ignored.
+pub(super) fn warn_unknown_keys(
+    load: &mut FileLoad,
+    at: &str,
+    object: &serde_json::Map<String, Value>,
+    known: &[&str],
+    why: &str,
+) {
+    for key in object.keys().filter(|key| !known.contains(&key.as_str())) {
+        let warning = unlocated(
+            &load.display,
+            format!("{at}: unknown key \"{key}\" ({why}); ignored"),
+        );
+        load.warnings.push(warning);
+    }
+}
+
 /// Why the hooks an agent's file declares on `event_name` are skipped: the agent has the event
 /// but this host has no twin of it (`unmapped`), or the agent has no such event.
 pub(super) fn skipped_event(agent: Agent, event_name: &str, unmapped: &[&str]) -> String {

@@ -6,11 +6,11 @@
 
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::FileLoad;
 use super::agent::AgentSettings;
-use super::claude::{bridge_agent, skipped_event, unlocated};
+use super::claude::{bridge_agent, skipped_event, unlocated, warn_unknown_keys};
 use super::document::{parse_json, read};
 use crate::agent::Agent;
 use crate::dialect::cursor::{CURSOR_UNMAPPED_EVENTS, CursorEvent};
@@ -93,7 +93,13 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
                     .push(note(format!("{at} must be an object with a \"command\"")));
                 continue;
             };
-            warn_unknown_keys(load, &at, entry);
+            warn_unknown_keys(
+                load,
+                &at,
+                entry,
+                HANDLER_KEYS,
+                "not a Cursor hook field here",
+            );
             let kind = entry
                 .get("type")
                 .and_then(Value::as_str)
@@ -174,18 +180,6 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
                     .state_dir()
                     .join(filesystem_safe(&format!("cursor-{command}"))),
             });
-        }
-    }
-}
-
-fn warn_unknown_keys(load: &mut FileLoad, at: &str, object: &Map<String, Value>) {
-    for key in object.keys() {
-        if !HANDLER_KEYS.contains(&key.as_str()) {
-            let warning = unlocated(
-                &load.display,
-                format!("{at}: unknown key \"{key}\" (not a Cursor hook field here); ignored"),
-            );
-            load.warnings.push(warning);
         }
     }
 }

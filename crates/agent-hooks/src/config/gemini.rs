@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::agent::AgentSettings;
-use super::claude::{bridge_agent, skipped_event, unlocated};
+use super::claude::{bridge_agent, skipped_event, unlocated, warn_unknown_keys};
 use super::document::{parse_json, read};
 use super::{ConfigError, FileLoad};
 use crate::agent::Agent;
@@ -20,6 +20,9 @@ use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, filesystem_safe};
 use crate::transport::{CommandSpec, TransportSpec};
 use crate::wording::kind_of as json_kind;
 use crate::workspace::Workspace;
+
+/// Why an unknown key of a Gemini CLI hook definition is ignored.
+const NO_SUCH_FIELD: &str = "Gemini CLI has no such field";
 
 /// `.gemini/settings.json`, relative to the workspace.
 pub(crate) const SETTINGS: &str = ".gemini/settings.json";
@@ -86,7 +89,7 @@ fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
                     .push(note(format!("{at_group} must be an object")));
                 continue;
             };
-            warn_unknown_keys(load, &at_group, group, GROUP_KEYS);
+            warn_unknown_keys(load, &at_group, group, GROUP_KEYS, NO_SUCH_FIELD);
             let pattern = match group.get("matcher") {
                 None | Some(Value::Null) => "",
                 Some(Value::String(p)) => p.as_str(),
@@ -209,7 +212,7 @@ fn handler(
     let Some(entry) = entry.as_object() else {
         return Err(note(format!("{at} must be an object")));
     };
-    warn_unknown_keys(load, at, entry, HANDLER_KEYS);
+    warn_unknown_keys(load, at, entry, HANDLER_KEYS, NO_SUCH_FIELD);
     let kind = entry
         .get("type")
         .and_then(Value::as_str)
@@ -280,18 +283,6 @@ fn string_map(map: &Map<String, Value>) -> Option<Vec<(String, String)>> {
     map.iter()
         .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
         .collect()
-}
-
-fn warn_unknown_keys(load: &mut FileLoad, at: &str, object: &Map<String, Value>, known: &[&str]) {
-    for key in object.keys() {
-        if !known.contains(&key.as_str()) {
-            let warning = unlocated(
-                &load.display,
-                format!("{at}: unknown key \"{key}\" (Gemini CLI has no such field); ignored"),
-            );
-            load.warnings.push(warning);
-        }
-    }
 }
 
 #[cfg(test)]
