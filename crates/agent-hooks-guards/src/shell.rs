@@ -106,6 +106,32 @@ pub(crate) struct Prefix {
     /// How many operands come before the command (`timeout 5 rm ...`: one).
     #[serde(default)]
     pub(crate) operands: usize,
+    /// For a tool that runs a command only through a subcommand (`uv run`, `npm exec`):
+    /// those subcommands. With another first operand (`uv pip install`) the tool itself runs.
+    #[serde(default)]
+    pub(crate) subcommands: Vec<String>,
+}
+
+impl Prefix {
+    /// The index of the first word from `i` on that is not one of this prefix's options (or
+    /// their values), past a `--`; `None` when an option makes the prefix run nothing.
+    fn skip_options(&self, words: &[Cow<'_, str>], mut i: usize) -> Option<usize> {
+        while let Some(option) = words.get(i) {
+            let option = option.as_ref();
+            if option == "--" {
+                return Some(i + 1);
+            }
+            if !option.starts_with('-') || option.len() < 2 {
+                break;
+            }
+            if self.query_options.iter().any(|q| q == option) {
+                return None;
+            }
+            let takes_value = self.options_with_value.iter().any(|o| o == option);
+            i += if takes_value { 2 } else { 1 };
+        }
+        Some(i)
+    }
 }
 
 /// The prefix table as the rules file spells it.
@@ -205,21 +231,15 @@ impl<'s, 'a> SimpleCommand<'s, 'a> {
                 return Some(i);
             };
             let prefix_at = i;
-            i += 1;
-            while let Some(option) = words.get(i) {
-                let option = option.as_ref();
-                if option == "--" {
-                    i += 1;
-                    break;
+            i = prefix.skip_options(words, i + 1)?;
+            if !prefix.subcommands.is_empty() {
+                // `uv run [options] cmd`: options may stand before and after the subcommand.
+                match words.get(i) {
+                    Some(sub) if prefix.subcommands.iter().any(|s| s == sub) => {
+                        i = prefix.skip_options(words, i + 1)?;
+                    }
+                    _ => return Some(prefix_at),
                 }
-                if !option.starts_with('-') || option.len() < 2 {
-                    break;
-                }
-                if prefix.query_options.iter().any(|q| q == option) {
-                    return None;
-                }
-                let takes_value = prefix.options_with_value.iter().any(|o| o == option);
-                i += if takes_value { 2 } else { 1 };
             }
             i += prefix.operands;
             // A prefix with nothing after it runs itself (`env` alone prints the environment).
@@ -1236,8 +1256,7 @@ mod tests {
                 "sudo".into(),
                 Prefix {
                     options_with_value: vec!["-u".into()],
-                    query_options: vec![],
-                    operands: 0,
+                    ..Prefix::default()
                 },
             ),
             ("env".into(), Prefix::default()),
@@ -1245,6 +1264,36 @@ mod tests {
         let script = parse("sudo -u root env A=1 /bin/rm -rf /");
         let argv = script.commands().next().and_then(|c| c.argv(&prefixes));
         assert_eq!(argv.map(|(p, a)| (p, a.len())), Some(("rm", 2)));
+    }
+
+    #[test]
+    fn a_prefix_with_subcommands_runs_a_command_only_through_one() {
+        let prefixes = prefix_list(Prefixes::from([(
+            "uv".into(),
+            Prefix {
+                options_with_value: vec!["--with".into()],
+                subcommands: vec!["run".into()],
+                ..Prefix::default()
+            },
+        )]));
+        let program = |text: &str| {
+            let script = parse(text);
+            let argv = script.commands().next().and_then(|c| c.argv(&prefixes));
+            argv.map(|(p, a)| format!("{p} {}", a.join(" ")))
+        };
+        assert_eq!(
+            program("uv run --with rich python -c 'x'").as_deref(),
+            Some("python -c x")
+        );
+        assert_eq!(
+            program("uv --with rich run -- rm -rf /").as_deref(),
+            Some("rm -rf /")
+        );
+        assert_eq!(
+            program("uv pip install rich").as_deref(),
+            Some("uv pip install rich")
+        );
+        assert_eq!(program("uv run").as_deref(), Some("uv run"));
     }
 
     #[test]

@@ -47,6 +47,7 @@ struct Raw {
     command_prefixes: Option<HashMap<String, Prefix>>,
     nested_shells: Option<Vec<String>>,
     code_options: Option<HashMap<String, Vec<String>>>,
+    remote_shells: Option<HashMap<String, Vec<String>>>,
     subcommand_options: Option<HashMap<String, Vec<String>>>,
     interpreters: Option<BTreeMap<String, LanguageRaw>>,
     interpreter_code: Option<CodeNames>,
@@ -124,6 +125,9 @@ pub(crate) struct SecurityGuard {
     nested_shells: Vec<String>,
     /// Programs whose option values are shell code (`su -c`, `env -S`).
     code_options: HashMap<String, Vec<String>>,
+    /// Programs that run their operands after a host as a command there (`ssh host cmd`),
+    /// with their options that take a value.
+    remote_shells: HashMap<String, Vec<String>>,
     /// Per program, its options before the subcommand that take a value (`git -C dir`).
     /// A list: it holds a name or two, and each command's program is found in it once
     /// per command text (`scan::Programs`).
@@ -257,6 +261,7 @@ impl SecurityGuard {
             prefixes: shell::prefix_list(pick(user.command_prefixes, def.command_prefixes)),
             nested_shells: pick(user.nested_shells, def.nested_shells),
             code_options: pick(user.code_options, def.code_options),
+            remote_shells: pick(user.remote_shells, def.remote_shells),
             subcommand_options: pick(user.subcommand_options, def.subcommand_options)
                 .into_iter()
                 .collect(),

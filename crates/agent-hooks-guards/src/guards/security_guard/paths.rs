@@ -62,6 +62,28 @@ impl Cwd {
         }
     }
 
+    /// A directory the text does not show (another machine's, say).
+    pub(crate) fn unknown() -> Cwd {
+        Cwd {
+            root: None,
+            here: Here::Lost,
+        }
+    }
+
+    /// The absolute path a relative `operand` names when a command runs here, if the text
+    /// shows where that is (`cd / && rm -rf *` deletes `/*`).
+    pub(crate) fn resolve(&self, operand: &str) -> Option<String> {
+        if operand.is_empty() || operand.starts_with(['/', '~']) || operand.contains(['$', '`']) {
+            return None;
+        }
+        let dir = match &self.here {
+            Here::Absolute(dir) => dir.clone(),
+            Here::Relative(dir) => format!("{}/{dir}", self.root.as_deref()?),
+            Here::Lost => return None,
+        };
+        Some(normalize(&format!("{dir}/{operand}")))
+    }
+
     /// The directories after `cd <target>` (`None`: `cd` with no operand, which goes home).
     pub(crate) fn cd(&self, target: Option<&str>) -> Cwd {
         let here = match target {

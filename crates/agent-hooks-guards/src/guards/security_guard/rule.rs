@@ -154,8 +154,11 @@ impl Rule {
         if self.after_dashdash && !parsed.any_operand(|_, after| after) {
             return false;
         }
+        // An operand matches as written or as the path it names here (`cd / && rm -rf *`).
         if let Some(re) = &self.operands_any
-            && !parsed.any_operand(|o, _| re.is_match(o))
+            && !parsed.any_operand(|o, _| {
+                re.is_match(o) || cwd.resolve(o).is_some_and(|path| re.is_match(&path))
+            })
         {
             return false;
         }

@@ -349,8 +349,50 @@ impl<'g> Scan<'g> {
                 }
                 false
             }
+            Kind::Remote => self.remote(script, command, program, args, depth),
             Kind::Cd | Kind::Other => false,
         }
+    }
+
+    /// `ssh [options] host command...`: the command runs on the host, in a directory the
+    /// text does not show, so its paths are judged as unknown ones.
+    fn remote(
+        &mut self,
+        script: &Script<'_>,
+        command: &SimpleCommand<'_, '_>,
+        program: &str,
+        args: &[Cow<'_, str>],
+        depth: usize,
+    ) -> bool {
+        let options = self
+            .guard
+            .remote_shells
+            .get(program)
+            .map_or(&[][..], Vec::as_slice);
+        let mut i = 0;
+        while let Some(word) = args.get(i) {
+            if word == "--" {
+                i += 1;
+                break;
+            }
+            if !word.starts_with('-') || word.len() < 2 {
+                break;
+            }
+            i += if options.iter().any(|o| o == word) {
+                2
+            } else {
+                1
+            };
+        }
+        let Some(remote) = args.get(i + 1..).filter(|rest| !rest.is_empty()) else {
+            return false;
+        };
+        let joined = remote.join(" ");
+        let code = self.expand(script, &joined, command.substitutions);
+        let here = std::mem::replace(&mut self.cwd, Cwd::unknown());
+        let blocked = self.code(&code, depth);
+        self.cwd = here;
+        blocked
     }
 
     /// Shell code handed over as text: `PIPED_INPUT` is code nobody has seen.
@@ -925,6 +967,7 @@ enum Kind {
     Find,
     Cd,
     CodeOptions,
+    Remote,
     Other,
 }
 
@@ -1031,6 +1074,7 @@ impl Programs {
                 "find" => Kind::Find,
                 "cd" | "pushd" | "popd" => Kind::Cd,
                 _ if guard.code_options.contains_key(program) => Kind::CodeOptions,
+                _ if guard.remote_shells.contains_key(program) => Kind::Remote,
                 _ => Kind::Other,
             }
         };
