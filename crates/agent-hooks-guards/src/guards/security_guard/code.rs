@@ -50,6 +50,10 @@ pub(crate) struct CodeNames {
     pub(crate) socket_names: Vec<String>,
     #[serde(default)]
     pub(crate) fork_names: Vec<String>,
+    /// Expressions that name the user's home directory (`os.homedir()`, `Path.home()`),
+    /// written without spaces: a delete of one of them is a delete of `~`.
+    #[serde(default)]
+    pub(crate) home_expressions: Vec<String>,
 }
 
 /// What a piece of interpreter code does that the guard judges.
@@ -114,11 +118,11 @@ pub(crate) fn actions(
                             out.push(action);
                         }
                     } else if listed(name, &lang.delete_tree_calls) {
-                        if let Some(path) = call.first_str {
+                        if let Some(path) = call.path(names) {
                             out.push(delete(path, true));
                         }
                     } else if listed(name, &lang.delete_calls) {
-                        if let Some(path) = call.first_str {
+                        if let Some(path) = call.path(names) {
                             let recursive = lang
                                 .recursive_flag
                                 .as_deref()
@@ -201,6 +205,22 @@ struct Call<'t> {
     strs: Vec<&'t str>,
     /// Every name inside the call.
     names: Vec<&'t str>,
+    /// The first argument's tokens as text without spaces (`os.path.expanduser('~')`).
+    first_text: String,
+}
+
+impl<'t> Call<'t> {
+    /// The path the first argument names: a string literal, or `~` for an expression of
+    /// the home directory.
+    fn path(&self, names: &CodeNames) -> Option<&'t str> {
+        self.first_str.or_else(|| {
+            names
+                .home_expressions
+                .iter()
+                .any(|e| *e == self.first_text)
+                .then_some("~")
+        })
+    }
 }
 
 /// The arguments of a call whose name ends just before `at`: `(…)`, or (Ruby, Perl, and
@@ -210,6 +230,7 @@ fn call_args<'t>(toks: &'t [Tok<'_>], at: usize) -> Option<Call<'t>> {
         first_str: None,
         strs: Vec::new(),
         names: Vec::new(),
+        first_text: String::new(),
     };
     match toks.get(at)? {
         // `exec sprintf("...", ...)`: the text is the inner call's.
@@ -222,6 +243,24 @@ fn call_args<'t>(toks: &'t [Tok<'_>], at: usize) -> Option<Call<'t>> {
             let mut first_arg_tokens = 0;
             let mut first: Option<&str> = None;
             for tok in &toks[at..] {
+                // The call's own parentheses and commas are not part of its first argument.
+                let inside = match tok {
+                    Tok::Punct(b'(' | b'[' | b'{') => depth >= 1,
+                    Tok::Punct(b')' | b']' | b'}' | b',') => depth >= 2,
+                    _ => depth >= 1,
+                };
+                if arg_index == 0 && inside {
+                    match tok {
+                        Tok::Name(n) | Tok::Num(n) => call.first_text.push_str(n),
+                        Tok::Str(s) => {
+                            call.first_text.push('\'');
+                            call.first_text.push_str(s);
+                            call.first_text.push('\'');
+                        }
+                        Tok::Punct(c) if *c != b'\n' => call.first_text.push(char::from(*c)),
+                        _ => {}
+                    }
+                }
                 match tok {
                     Tok::Punct(b'(' | b'[' | b'{') => {
                         depth += 1;
@@ -584,6 +623,23 @@ mod tests {
             run("subprocess.run([\"rm\", \"-rf\", \"/\"], check=True)"),
             vec![Action::Argv(vec!["rm".into(), "-rf".into(), "/".into()])]
         );
+    }
+
+    #[test]
+    fn a_delete_of_the_home_directory_is_a_delete_of_tilde() {
+        let names = CodeNames {
+            home_expressions: vec!["os.path.expanduser('~')".into(), "Path.home()".into()],
+            ..CodeNames::default()
+        };
+        let lang = python();
+        let run = |code: &str| actions(code, &lang, &names, &|_| false, &[]);
+        let home = vec![Action::Argv(
+            ["rm", "-rf", "--", "~"].map(String::from).to_vec(),
+        )];
+        assert_eq!(run("shutil.rmtree(os.path.expanduser('~'))"), home);
+        assert_eq!(run("shutil.rmtree(Path.home(), ignore_errors=True)"), home);
+        assert_eq!(run("shutil.rmtree(Path.home() / 'build')"), vec![]);
+        assert_eq!(run("shutil.rmtree(os.path.expanduser('~/cache'))"), vec![]);
     }
 
     #[test]
