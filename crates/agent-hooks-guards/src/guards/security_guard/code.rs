@@ -216,8 +216,7 @@ impl<'t> Call<'t> {
         self.first_str.or_else(|| {
             names
                 .home_expressions
-                .iter()
-                .any(|e| *e == self.first_text)
+                .contains(&self.first_text)
                 .then_some("~")
         })
     }
