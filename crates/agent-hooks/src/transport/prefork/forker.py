@@ -200,7 +200,8 @@ def _exit_status(code):
 
 
 def _serve(cfg):
-    """The forker's loop. Returns (in a forked child only) the call that child runs."""
+    """The forker's loop. Returns, in a forked child only, what that child does next: run the
+    call it was forked for, or, serving the workspace, wait for the next call as the spare."""
     script = _Script(cfg)
     script.preload()
     warmup = cfg.get("warmup")
@@ -217,13 +218,21 @@ def _serve(cfg):
     import select
     import signal
     import socket
+    import time
 
     listener = None
     control = None
+    # Serving the workspace, the forker keeps one child forked ahead of the next call: the spare
+    # accepts that call itself, so neither the fork nor a wake-up of the forker is part of the
+    # call's time. A spare tells the forker which call it took on `report`.
+    report = None
+    spares_end = None
     if cfg.get("listen"):
         listener = _listen(cfg, socket)
         if listener is None:
             return None
+        report, spares_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        report.setblocking(False)
     else:
         control = socket.socket(fileno=os.dup(0))
     null = os.open(os.devnull, os.O_RDWR)
@@ -236,7 +245,9 @@ def _serve(cfg):
     signal.signal(signal.SIGCHLD, lambda *_: None)
     running = {}  # pid -> the call socket its status goes to
     watching = {}  # call socket's descriptor -> pid: its closing means the runtime gave up
-    source = listener if listener is not None else control
+    spare = None  # the pid of the child waiting for the next call
+    spare_at = 0.0  # when a spare may be forked (later after one died without a call)
+    source = report if report is not None else control
     poller = select.poll()
     poller.register(source.fileno(), select.POLLIN)
     poller.register(wake_r, select.POLLIN)
@@ -251,6 +262,25 @@ def _serve(cfg):
     draining = False
     watched = _watched(cfg)
     while True:
+        if spares_end is not None and spare is None and not draining and time.monotonic() >= spare_at:
+            try:
+                pid = os.fork()
+            except OSError:
+                pid = None  # tried again at the next turn
+                spare_at = time.monotonic() + 1
+            if pid == 0:
+                _forked()
+                # Everything of the forker goes with this frame (its sockets close as it
+                # unwinds); its raw descriptors are closed here.
+                for fd in (wake_r, wake_w, cfg.pop("_lock_fd")):
+                    os.close(fd)
+                return ("spare", script, listener, spares_end, loaded)
+            if pid is not None:
+                _own_group(pid)
+                spare = pid
+                # One that dies without taking a call within a second is replaced a second
+                # later, not at once (a spare that cannot live must not make a fork loop).
+                spare_at = time.monotonic() + 1
         events = poller.poll(1000)
         for fd, _ in events:
             if fd == wake_r:
@@ -269,9 +299,20 @@ def _serve(cfg):
                         os.killpg(pid, signal.SIGKILL)
                     except OSError:
                         pass
-        _reap(running, poller, watching)
+        if report is not None:
+            # Before reaping: a spare reports its call before it runs the script.
+            for pid, call in _reports(report, socket):
+                running[pid] = call
+                watching[call.fileno()] = pid
+                poller.register(call.fileno(), select.POLLIN)
+                _touch(cfg)
+                if pid == spare:
+                    spare, spare_at = None, 0.0
+        for pid in _reap(running, poller, watching):
+            if pid == spare:
+                spare = None  # it took no call (told to stop, or killed): another replaces it
         if draining:
-            if not running:
+            if not running and spare is None:
                 return None
             continue
         if listener is not None:
@@ -279,27 +320,21 @@ def _serve(cfg):
             if stale or (not running and idle and not events and _idle_for(cfg) > idle):
                 # No new calls; the ones under way are reported before the forker exits.
                 _unlisten(cfg)
-                poller.unregister(listener.fileno())
                 listener.close()
+                if spare is not None:
+                    try:
+                        report.send(b"stop")
+                    except OSError:
+                        pass
                 draining = True
-                continue
+            continue
         if not any(fd == source.fileno() for fd, _ in events):
             continue
         try:
-            if listener is not None:
-                call, _ = listener.accept()
-                _touch(cfg)
-                if not _same_user(call, socket):
-                    call.close()
-                    continue
-                message, fds = _receive(call, socket, 3)
-                fds = [call.detach()] + fds
-                call = socket.socket(fileno=fds[0])
-            else:
-                message, fds, _, _ = socket.recv_fds(control, 1 << 20, 4)
-                if not message:
-                    return None  # the runtime is gone
-                call = socket.socket(fileno=fds[0])
+            message, fds, _, _ = socket.recv_fds(control, 1 << 20, 4)
+            if not message:
+                return None  # the runtime is gone
+            call = socket.socket(fileno=fds[0])
         except OSError:
             continue
         try:
@@ -312,23 +347,98 @@ def _serve(cfg):
             call.close()
             continue
         if pid == 0:
-            for sock in (listener, control):
-                if sock is not None:
-                    sock.detach()
+            _forked()
+            control.detach()
             call.detach()
-            signal.set_wakeup_fd(-1)
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            return (script, request, fds, set(sys.modules) - loaded)
-        try:
-            os.setpgid(pid, pid)
-        except OSError:
-            pass  # the child set it itself (or is already gone; its status says so)
+            return ("call", script, request, fds, loaded)
+        _own_group(pid)
         for fd in fds[1:]:
             os.close(fd)
         running[pid] = call
         watching[call.fileno()] = pid
         poller.register(call.fileno(), select.POLLIN)
         _send(call, {"pid": pid})
+
+
+def _forked():
+    """A child's first steps: its own process group (the one a timeout kills), the forker's
+    signal handling undone."""
+    import signal
+
+    os.setpgid(0, 0)
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+
+
+def _own_group(pid):
+    try:
+        os.setpgid(pid, pid)
+    except OSError:
+        pass  # the child set it itself (or is already gone; its status says so)
+
+
+def _take_call(script, listener, report, loaded):
+    """A spare's wait: accepts the next call on the workspace's socket, hands the call socket to
+    the forker (which reports how this process ends), and answers the runtime its pid. Leaves
+    when the forker tells it to or is gone."""
+    import select
+    import socket
+
+    poller = select.poll()
+    poller.register(listener.fileno(), select.POLLIN)
+    poller.register(report.fileno(), select.POLLIN)
+    while True:
+        events = poller.poll()
+        if any(fd == report.fileno() for fd, _ in events):
+            os._exit(0)
+        try:
+            call, _ = listener.accept()
+        except OSError:
+            continue
+        if not _same_user(call, socket):
+            call.close()
+            continue
+        try:
+            message, fds = _receive(call, socket, 3)
+        except OSError:
+            call.close()
+            continue
+        forker_gone = False
+        try:
+            request = _json.loads(message)
+            socket.send_fds(report, [b"%d" % os.getpid()], [call.fileno()])
+        except ValueError:
+            request = None
+        except OSError:
+            request, forker_gone = None, True
+        if request is None:
+            # Unanswered, the runtime runs the hook as a plain process and says so.
+            for fd in fds:
+                os.close(fd)
+            call.close()
+            if forker_gone:
+                os._exit(0)
+            continue
+        _send(call, {"pid": os.getpid()})
+        listener.detach()
+        report.detach()
+        return (script, request, [call.detach()] + fds, loaded)
+
+
+def _reports(report, socket):
+    """The calls spares took since the last look: (pid, call socket)."""
+    taken = []
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(report, 64, 1)
+        except (BlockingIOError, InterruptedError):
+            return taken
+        if not fds:
+            continue
+        try:
+            taken.append((int(message), socket.socket(fileno=fds[0])))
+        except ValueError:
+            os.close(fds[0])
 
 
 def _send(call, message):
@@ -339,15 +449,18 @@ def _send(call, message):
 
 
 def _reap(running, poller, watching):
-    while running:
+    """Reports how each ended call's process ended; returns the other children that ended."""
+    others = []
+    while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return others
         if pid == 0:
-            return
+            return others
         call = running.pop(pid, None)
         if call is None:
+            others.append(pid)
             continue
         if watching.pop(call.fileno(), None) is not None:
             poller.unregister(call.fileno())
@@ -360,7 +473,7 @@ def _reap(running, poller, watching):
 
 def _receive(call, socket, maxfds):
     """One length-prefixed request and the descriptors that came with it."""
-    data, fds, _, _ = socket.recv_fds(call, 1 << 20, maxfds)
+    data, fds, _, _ = socket.recv_fds(call, 1 << 16, maxfds)
     if len(data) < 4:
         raise OSError("short request")
     size = int.from_bytes(data[:4], "big")
@@ -517,8 +630,8 @@ def _close_above_stdio():
 
 
 def _child(call):
-    script, request, fds, hidden = call
-    os.setpgid(0, 0)
+    script, request, fds, loaded = call
+    hidden = set(sys.modules) - loaded
     for fd, target in zip(fds[1:], (0, 1, 2)):
         os.dup2(fd, target)
     # Nothing but the call's own three streams crosses into the hook.
@@ -551,4 +664,7 @@ except Exception as e:
 if _CALL is None:
     raise SystemExit(0)
 del _CONFIG
-_child(_CALL)
+if _CALL[0] == "spare":
+    _child(_take_call(*_CALL[1:]))
+else:
+    _child(_CALL[1:])

@@ -272,10 +272,15 @@ impl Pool {
                 launched
             }
             Home::Workspace => {
-                let ws = job.ws.clone();
-                let conn = tokio::task::spawn_blocking(move || connect_or_start(&ws, &key, &start))
-                    .await
-                    .map_err(|e| format!("cannot reach the forker: {e}"))??;
+                let conn = match connect_serving(&socket_path(job.ws, &key)) {
+                    Some(conn) => conn,
+                    None => {
+                        let ws = job.ws.clone();
+                        tokio::task::spawn_blocking(move || connect_or_start(&ws, &key, &start))
+                            .await
+                            .map_err(|e| format!("cannot reach the forker: {e}"))??
+                    }
+                };
                 call_on(conn, None, &request, deadline).await
             }
         }
@@ -682,10 +687,38 @@ fn send_fds(socket: std::os::fd::BorrowedFd<'_>, data: &[u8], fds: &[i32]) -> io
     .map_err(io::Error::from)
 }
 
+/// The directory of the workspace's forker sockets.
+fn sockets_of(ws: &Workspace) -> PathBuf {
+    ws.state_dir().join(".agent-hooks").join("prefork")
+}
+
+/// Where the workspace's forker for `key` listens.
+fn socket_path(ws: &Workspace, key: &str) -> PathBuf {
+    sockets_of(ws).join(format!("{key}.sock"))
+}
+
+/// Connects to the forker listening at `socket`, when one does, without waiting: a forker
+/// that is up answers at once, so the common call needs no thread; anything else (no forker,
+/// a full backlog) goes the way that may start one.
+fn connect_serving(socket: &Path) -> Option<std::os::unix::net::UnixStream> {
+    use nix::sys::socket::{UnixAddr, connect, socket as new_socket};
+    let fd = new_socket(
+        AddressFamily::Unix,
+        SockType::Stream,
+        SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK,
+        None,
+    )
+    .ok()?;
+    connect(fd.as_raw_fd(), &UnixAddr::new(socket).ok()?).ok()?;
+    let conn = std::os::unix::net::UnixStream::from(fd);
+    conn.set_nonblocking(false).ok()?;
+    Some(conn)
+}
+
 /// The directory of the workspace's forker sockets, made private to the user.
 fn socket_dir(ws: &Workspace) -> io::Result<PathBuf> {
     use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-    let dir = ws.state_dir().join(".agent-hooks").join("prefork");
+    let dir = sockets_of(ws);
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
@@ -701,7 +734,7 @@ fn connect_or_start(
     start: &Start,
 ) -> Result<std::os::unix::net::UnixStream, String> {
     let dir = socket_dir(ws).map_err(|e| format!("cannot make the forkers' directory: {e}"))?;
-    let socket = dir.join(format!("{key}.sock"));
+    let socket = socket_path(ws, key);
     if let Ok(conn) = std::os::unix::net::UnixStream::connect(&socket) {
         return Ok(conn);
     }
