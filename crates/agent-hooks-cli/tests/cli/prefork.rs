@@ -218,6 +218,78 @@ fn exit_codes_tracebacks_and_exit_messages_are_the_interpreters_own() {
     ignore = "needs python3 on PATH (.ci/run installs it)"
 )]
 #[test]
+fn patterns_compiled_ahead_answer_and_warn_as_a_fresh_interpreter_does() {
+    let entry = Entry::new("on_user_message", &command("patterns.py")).name("patterns");
+    let plain = workspace().hook(entry.clone()).approve_all();
+    let forked = workspace().hook(entry.prefork(json!(true))).approve_all();
+    for (message, context) in [
+        (
+            "please Deploy PROD now",
+            vec!["production deploy mentioned"],
+        ),
+        ("  hotfix for the login", vec!["hotfix"]),
+        ("a]]", vec!["one of the set, then brackets"]),
+        ("nothing to see", vec![]),
+    ] {
+        let fired = same_outcome(
+            &plain,
+            &forked,
+            "on_user_message",
+            json!({"message": message}),
+        );
+        assert_eq!(fired.context(), context, "{message}");
+    }
+    assert_eq!(
+        records(&forked),
+        records(&plain),
+        "pre-forked (left) and plain (right) logged differently"
+    );
+    // The pattern the interpreter warns about is compiled by each call, not ahead: every call
+    // prints the warning, as a fresh interpreter does.
+    let warned = forked
+        .events_of("hook_stderr")
+        .iter()
+        .filter(|r| r.to_string().contains("FutureWarning: Possible nested set"))
+        .count();
+    assert_eq!(warned, 4, "{:?}", forked.events_of("hook_stderr"));
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_call_finds_the_scripts_literal_patterns_already_compiled() {
+    // Looks in the interpreter's cache of compiled patterns before compiling its own.
+    let ws = forked_hook(
+        "on_user_message",
+        "cached",
+        "cached.py",
+        r#"import json, re, sys
+def cached(pattern, flags=0):
+    caches = (getattr(re, "_cache", {}), getattr(re, "_cache2", {}))
+    return any(key[1:] == (pattern, flags) for cache in caches for key in cache)
+BASE = r"ab+"
+seen = [cached(BASE + r"c"), cached(r"(?x) d e", int(re.I | re.M)), cached(r"[[a]"), cached("made " + sys.argv[0])]
+A = re.compile(BASE + r"c")
+B = re.compile(r"(?x) d e", re.IGNORECASE | re.MULTILINE)
+C = re.compile(r"[[a]")
+print(json.dumps({"context": json.dumps(seen)}))
+"#,
+        json!(true),
+    );
+    let fired = ws.fire("on_user_message", json!({"message": "hi"}));
+    // The literal and the constant joined with `+` were compiled in the forker, flags and all;
+    // the pattern that warns, and one made at run time, were not.
+    assert_eq!(fired.context(), vec!["[true, true, false, false]"]);
+    assert!(ws.events_of("hook_prefork_fallback").is_empty());
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
 fn the_child_sees_argv_environment_cwd_files_and_only_its_own_descriptors() {
     let entry = Entry::new(
         "pre_tool_call",

@@ -15,9 +15,10 @@ for _name in set(sys.modules) - _BASE:
     del sys.modules[_name]
 
 
-def _script_imports(source, sha256):
-    """Checks the script's bytes against the approved hash and lists the modules it imports,
-    in a throw-away child, so that neither `hashlib` nor `ast` is left in this process."""
+def _script_scan(source, sha256):
+    """Checks the script's bytes against the approved hash, and lists the modules it imports and
+    the regular expressions its code compiles from literals, in a throw-away child, so that
+    neither `hashlib` nor `ast` is left in this process."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -29,13 +30,15 @@ def _script_imports(source, sha256):
             if hashlib.sha256(source).hexdigest() != sha256:
                 out = "!the script's content is not the approved content"
             else:
+                tree = ast.parse(source)
                 names = []
-                for node in ast.walk(ast.parse(source)):
+                for node in ast.walk(tree):
                     if isinstance(node, ast.Import):
                         names.extend(alias.name for alias in node.names)
                     elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                         names.append(node.module)
-                out = "\n".join(dict.fromkeys(names))
+                patterns = _regex_literals(ast, tree) if "re" in names else []
+                out = _json.dumps({"imports": list(dict.fromkeys(names)), "patterns": patterns})
         except BaseException as e:  # a SyntaxError is reported by compile() below
             out = "?" + repr(e)
         data = out.encode()
@@ -55,8 +58,99 @@ def _script_imports(source, sha256):
     if text.startswith("!"):
         raise RuntimeError(text[1:])
     if text.startswith("?"):
-        return []
-    return [name for name in text.split("\n") if name]
+        return [], []
+    found = _json.loads(text)
+    return found["imports"], found["patterns"]
+
+
+# Where each function of `re` takes its flags, positionally.
+_RE_FLAGS_AT = {"compile": 1, "search": 2, "match": 2, "fullmatch": 2, "findall": 2,
+                "finditer": 2, "split": 3, "sub": 4, "subn": 4}
+
+
+def _regex_literals(ast, tree):
+    """The (kind, pattern, flags) of each `re.compile(...)` (or `re.search(...)`, ..., or a
+    name bound to `re.compile`) in the script whose pattern and flags are literals, or module
+    constants and `+` of them. Only those that compile without an error or a warning: a call
+    that warns or fails must do so in the run itself, as it would in a fresh interpreter."""
+    import re
+    import warnings
+
+    modules, compilers, constants = {"re"}, set(), {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(a.asname or a.name for a in node.names if a.name == "re")
+        elif isinstance(node, ast.ImportFrom) and node.module == "re" and node.level == 0:
+            compilers.update(a.asname or a.name for a in node.names if a.name == "compile")
+
+    def value(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+            return node.value
+        if isinstance(node, ast.Name):
+            return constants.get(node.id)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = value(node.left), value(node.right)
+            if left is not None and type(left) is type(right):
+                return left + right
+        return None
+
+    def flags(node):
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+            flag = getattr(re, node.attr, None)
+            return int(flag) if isinstance(flag, re.RegexFlag) else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            left, right = flags(node.left), flags(node.right)
+            return None if left is None or right is None else left | right
+        return None
+
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name, bound = stmt.targets[0].id, stmt.value
+            constants.pop(name, None)
+            compilers.discard(name)
+            if value(bound) is not None:
+                constants[name] = value(bound)
+            elif (isinstance(bound, ast.Attribute) and bound.attr == "compile"
+                  and isinstance(bound.value, ast.Name) and bound.value.id in modules):
+                compilers.add(name)
+
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in compilers:
+            at = 1
+        elif (isinstance(func, ast.Attribute) and func.attr in _RE_FLAGS_AT
+              and isinstance(func.value, ast.Name) and func.value.id in modules):
+            at = _RE_FLAGS_AT[func.attr]
+        else:
+            continue
+        pattern = value(node.args[0])
+        flag_node = node.args[at] if len(node.args) > at else None
+        for keyword in node.keywords:
+            if keyword.arg == "flags":
+                flag_node = keyword.value
+        flag = 0 if flag_node is None else flags(flag_node)
+        if pattern is None or flag is None:
+            continue
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                re.compile(pattern, flag)
+            except Exception:
+                continue
+        if caught:
+            continue
+        if isinstance(pattern, bytes):
+            found.append(("b", pattern.decode("latin-1"), flag))
+        else:
+            found.append(("s", pattern, flag))
+    # Well inside the interpreter's cache of compiled patterns (512 since 3.7), so that the
+    # script's own first compilations do not push these out.
+    return list(dict.fromkeys(map(tuple, found)))[:256]
 
 
 def _stdio(fd, name, like, write):
@@ -87,7 +181,7 @@ class _Script:
         self.path = cfg["script"]
         with open(self.path, "rb") as f:
             source = f.read()
-        self.imports = _script_imports(source, cfg["sha256"])
+        self.imports, self.patterns = _script_scan(source, cfg["sha256"])
         self.code = compile(source, self.path, "exec", dont_inherit=True)
         self.argv0 = cfg["orig_argv"]
         # `python3 script.py` puts the script's directory first on sys.path (`-c` put "").
@@ -100,6 +194,15 @@ class _Script:
                 __import__(name)
             except BaseException:
                 pass  # the run itself meets the same error where the script imports it
+        # The script's literal patterns, compiled into `re`'s own cache: in a child the
+        # script's `re.compile` of one is a cache hit, the same object a first compile makes.
+        re = sys.modules.get("re")
+        if re is not None:
+            for kind, pattern, flags in self.patterns:
+                try:
+                    re.compile(pattern.encode("latin-1") if kind == "b" else pattern, flags)
+                except Exception:
+                    pass
 
     def enter(self, env, cwd, argv, hidden):
         """Makes this process look like a fresh `python3 script.py` about to run its body."""
@@ -281,7 +384,10 @@ def _serve(cfg):
                 # One that dies without taking a call within a second is replaced a second
                 # later, not at once (a spare that cannot live must not make a fork loop).
                 spare_at = time.monotonic() + 1
-        events = poller.poll(1000)
+        wait = 1000
+        if spares_end is not None and spare is None and not draining:
+            wait = max(0, min(wait, int((spare_at - time.monotonic()) * 1000) + 1))
+        events = poller.poll(wait)
         for fd, _ in events:
             if fd == wake_r:
                 try:
@@ -307,10 +413,16 @@ def _serve(cfg):
                 poller.register(call.fileno(), select.POLLIN)
                 _touch(cfg)
                 if pid == spare:
-                    spare, spare_at = None, 0.0
+                    # The next spare is forked when this call ends, or after SPARE_DELAY if it
+                    # runs on: a fork beside the call's own run would compete with it for the
+                    # CPU and the forker's memory, and calls mostly come one after another.
+                    spare, spare_at = None, time.monotonic() + SPARE_DELAY
+        ended = len(running)
         for pid in _reap(running, poller, watching):
             if pid == spare:
                 spare = None  # it took no call (told to stop, or killed): another replaces it
+        if len(running) < ended and spare is None:
+            spare_at = 0.0
         if draining:
             if not running and spare is None:
                 return None
@@ -358,6 +470,10 @@ def _serve(cfg):
         watching[call.fileno()] = pid
         poller.register(call.fileno(), select.POLLIN)
         _send(call, {"pid": pid})
+
+
+# How long after a spare took a call that is still running the next spare is forked.
+SPARE_DELAY = 0.02
 
 
 def _forked():
