@@ -36,6 +36,8 @@ pub(crate) struct Scan<'g> {
     pub(crate) found: Option<Finding>,
     /// A descriptor of this text is open onto a network socket (`exec 3<>/dev/tcp/h/p`).
     socket_open: bool,
+    /// Variables the text set to literal values (`RM=rm`, `x=/`), in order of setting.
+    vars: Vec<(String, String)>,
 }
 
 /// What a runner's input is, as far as the text shows.
@@ -68,6 +70,7 @@ impl<'g> Scan<'g> {
             cwd,
             found: None,
             socket_open: false,
+            vars: Vec::new(),
         }
     }
 
@@ -164,6 +167,10 @@ impl<'g> Scan<'g> {
             .rposition(|(_, _, matched)| is_network(*matched, &self.programs));
         let mut leaked_before = false;
         for (position, (command, argv, matched)) in runs.iter().enumerate() {
+            self.remember_assignments(command, *argv);
+            if self.substituted(script, command, depth) {
+                return true;
+            }
             if self.socket_shell(command, *argv, *matched) {
                 return true;
             }
@@ -197,6 +204,61 @@ impl<'g> Scan<'g> {
             }
         }
         false
+    }
+
+    /// Notes the literal values a command that runs nothing sets (`RM=rm`, `x=/;`), and
+    /// those `export` and `declare` set. `A=1 cmd` sets `A` for `cmd` only: not noted.
+    fn remember_assignments(
+        &mut self,
+        command: &SimpleCommand<'_, '_>,
+        argv: Option<(&str, &[Cow<'_, str>])>,
+    ) {
+        let words = match argv {
+            None => command.words,
+            Some(("export" | "declare" | "typeset" | "local" | "readonly", args)) => args,
+            Some(_) => return,
+        };
+        for word in words {
+            let Some((name, value)) = word.split_once('=') else {
+                continue;
+            };
+            let is_name = name
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            if !is_name {
+                continue;
+            }
+            self.vars.retain(|(known, _)| known != name);
+            // A value made of other values or output is not known.
+            if !value.contains(['$', '`']) {
+                self.vars.push((name.to_owned(), value.to_owned()));
+            }
+        }
+    }
+
+    /// A command whose words hold a variable the text set, or a substitution whose output
+    /// the text shows (`$RM -rf /`, `$(echo rm) -rf /`, `$(which rm)`, `rm -rf $x`): it is
+    /// checked again with those words as they expand.
+    fn substituted(
+        &mut self,
+        script: &Script<'_>,
+        command: &SimpleCommand<'_, '_>,
+        depth: usize,
+    ) -> bool {
+        if !command.words.iter().any(|w| w.contains(['$', '`'])) {
+            return false;
+        }
+        let mut changed = false;
+        let mut words = Vec::with_capacity(command.words.len());
+        for word in command.words {
+            let expanded = self.expand(script, word, command.substitutions);
+            let expanded = expand_vars(&expanded, &self.vars).unwrap_or(expanded.into_owned());
+            changed |= expanded != word.as_ref();
+            words.push(expanded);
+        }
+        changed && self.check(&quote_words(&words), depth + 1)
     }
 
     /// The reverse shell that opens its socket as a descriptor first, then runs a shell
@@ -542,7 +604,10 @@ impl<'g> Scan<'g> {
                 continue;
             };
             let argv = only.argv(&self.guard.prefixes);
-            if let Some(text) = self.static_output(&only, argv) {
+            if let Some(text) = self
+                .static_output(&only, argv)
+                .or_else(|| looked_up(only.words))
+            {
                 let sub = &sub.text;
                 out = out
                     .replace(&format!("$({sub})"), &text)
@@ -936,6 +1001,59 @@ fn substitute(template: &[String], value: &str, replace: Option<&str>) -> Vec<St
 }
 
 /// Words joined into a command text that parses back to the same words.
+/// What `which rm`, `command -v rm` and `type -P rm` print, as far as the guard needs it:
+/// the program's name.
+fn looked_up(words: &[Cow<'_, str>]) -> Option<String> {
+    let words: Vec<&str> = words.iter().map(|w| w.as_ref()).collect();
+    match words.as_slice() {
+        ["which", name] | ["command", "-v", name] | ["type", "-P" | "-p", name] => {
+            Some((*name).to_owned())
+        }
+        _ => None,
+    }
+}
+
+/// `word` with each `$NAME` and `${NAME}` of `vars` replaced by its value; `None` when
+/// it names none of them.
+fn expand_vars(word: &str, vars: &[(String, String)]) -> Option<String> {
+    if vars.is_empty() || !word.contains('$') {
+        return None;
+    }
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    let mut changed = false;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, len) = match after.strip_prefix('{') {
+            Some(braced) => match braced.find('}') {
+                Some(end) => (&braced[..end], end + 2),
+                None => ("", 0),
+            },
+            None => {
+                let end = after
+                    .bytes()
+                    .position(|b| !(b.is_ascii_alphanumeric() || b == b'_'))
+                    .unwrap_or(after.len());
+                (&after[..end], end)
+            }
+        };
+        match vars.iter().rev().find(|(known, _)| known == name) {
+            Some((_, value)) if !name.is_empty() => {
+                out.push_str(value);
+                changed = true;
+                rest = &after[len..];
+            }
+            _ => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
 pub(crate) fn quote_words(words: &[String]) -> String {
     let mut out = String::new();
     for word in words {
