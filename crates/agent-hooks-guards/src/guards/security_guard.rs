@@ -48,6 +48,7 @@ struct Raw {
     nested_shells: Option<Vec<String>>,
     code_options: Option<HashMap<String, Vec<String>>>,
     remote_shells: Option<HashMap<String, Vec<String>>>,
+    remote_execs: Option<HashMap<String, Vec<String>>>,
     subcommand_options: Option<HashMap<String, Vec<String>>>,
     interpreters: Option<BTreeMap<String, LanguageRaw>>,
     interpreter_code: Option<CodeNames>,
@@ -128,6 +129,9 @@ pub(crate) struct SecurityGuard {
     /// Programs that run their operands after a host as a command there (`ssh host cmd`),
     /// with their options that take a value.
     remote_shells: HashMap<String, Vec<String>>,
+    /// `program subcommand` that runs the argv after a target inside it (`docker exec c
+    /// cmd`, `kubectl exec pod -- cmd`), with its options that take a value.
+    remote_execs: HashMap<String, Vec<String>>,
     /// Per program, its options before the subcommand that take a value (`git -C dir`).
     /// A list: it holds a name or two, and each command's program is found in it once
     /// per command text (`scan::Programs`).
@@ -262,6 +266,7 @@ impl SecurityGuard {
             nested_shells: pick(user.nested_shells, def.nested_shells),
             code_options: pick(user.code_options, def.code_options),
             remote_shells: pick(user.remote_shells, def.remote_shells),
+            remote_execs: pick(user.remote_execs, def.remote_execs),
             subcommand_options: pick(user.subcommand_options, def.subcommand_options)
                 .into_iter()
                 .collect(),

@@ -434,31 +434,38 @@ impl<'g> Scan<'g> {
         args: &[Cow<'_, str>],
         depth: usize,
     ) -> bool {
-        let options = self
-            .guard
-            .remote_shells
-            .get(program)
-            .map_or(&[][..], Vec::as_slice);
-        let mut i = 0;
-        while let Some(word) = args.get(i) {
-            if word == "--" {
-                i += 1;
-                break;
+        let guard = self.guard;
+        let code = if let Some(options) = guard.remote_shells.get(program) {
+            // ssh joins the words after the host with spaces for the remote shell to read.
+            let at = past_options(args, 0, options);
+            match args.get(at + 1..).filter(|rest| !rest.is_empty()) {
+                Some(remote) => remote.join(" "),
+                None => return false,
             }
-            if !word.starts_with('-') || word.len() < 2 {
-                break;
-            }
-            i += if options.iter().any(|o| o == word) {
-                2
-            } else {
-                1
+        } else {
+            // `docker exec [options] target argv...`: the argv runs as it is, no shell.
+            let found = guard.remote_execs.iter().find_map(|(key, options)| {
+                let (name, sub) = key.split_once(' ')?;
+                let at = past_options(args, 0, options);
+                (name == program && args.get(at).is_some_and(|w| w == sub))
+                    .then(|| past_options(args, at + 1, options))
+            });
+            let Some(target) = found else {
+                return false;
             };
-        }
-        let Some(remote) = args.get(i + 1..).filter(|rest| !rest.is_empty()) else {
-            return false;
+            let mut argv = args.get(target + 1..).unwrap_or(&[]);
+            if argv.first().is_some_and(|w| w == "--") {
+                argv = &argv[1..];
+            }
+            if argv.is_empty() {
+                return false;
+            }
+            let words: Vec<String> = argv.iter().map(|w| w.to_string()).collect();
+            quote_words(&words)
         };
-        let joined = remote.join(" ");
-        let code = self.expand(script, &joined, command.substitutions);
+        let code = self
+            .expand(script, &code, command.substitutions)
+            .into_owned();
         let here = std::mem::replace(&mut self.cwd, Cwd::unknown());
         let blocked = self.code(&code, depth);
         self.cwd = here;
@@ -1009,6 +1016,25 @@ fn substitute(template: &[String], value: &str, replace: Option<&str>) -> Vec<St
 }
 
 /// Words joined into a command text that parses back to the same words.
+/// The index of the first word from `i` on that is not an option (or an option's value,
+/// for the `with_value` ones); a `--` ends the options and is stepped over.
+fn past_options(args: &[Cow<'_, str>], mut i: usize, with_value: &[String]) -> usize {
+    while let Some(word) = args.get(i) {
+        if word == "--" {
+            return i + 1;
+        }
+        if !word.starts_with('-') || word.len() < 2 {
+            break;
+        }
+        i += if with_value.iter().any(|o| o == word) {
+            2
+        } else {
+            1
+        };
+    }
+    i
+}
+
 /// What `which rm`, `command -v rm` and `type -P rm` print, as far as the guard needs it:
 /// the program's name.
 fn looked_up(words: &[Cow<'_, str>]) -> Option<String> {
@@ -1200,7 +1226,14 @@ impl Programs {
                 "find" => Kind::Find,
                 "cd" | "pushd" | "popd" => Kind::Cd,
                 _ if guard.code_options.contains_key(program) => Kind::CodeOptions,
-                _ if guard.remote_shells.contains_key(program) => Kind::Remote,
+                _ if guard.remote_shells.contains_key(program)
+                    || guard
+                        .remote_execs
+                        .keys()
+                        .any(|key| key.split(' ').next() == Some(program)) =>
+                {
+                    Kind::Remote
+                }
                 _ => Kind::Other,
             }
         };
