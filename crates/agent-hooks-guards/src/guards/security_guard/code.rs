@@ -356,6 +356,21 @@ fn endless_loop(toks: &[Tok<'_>]) -> bool {
             }
         }
         Tok::Name("loop") => true,
+        // Python's endless iterables: `for _ in iter(int, 1)`, `itertools.count()`.
+        Tok::Name("iter") => matches!(
+            (toks.get(i + 1), toks.get(i + 2), toks.get(i + 3)),
+            (
+                Some(Tok::Punct(b'(')),
+                Some(Tok::Name("int")),
+                Some(Tok::Punct(b','))
+            )
+        ),
+        Tok::Name("itertools.count" | "count") => {
+            matches!(toks.get(i + 1), Some(Tok::Punct(b'(')))
+                && i.checked_sub(1)
+                    .and_then(|p| toks.get(p))
+                    .is_some_and(|t| matches!(t, Tok::Name("in")))
+        }
         Tok::Name("for") => matches!(
             (toks.get(i + 1), toks.get(i + 2), toks.get(i + 3)),
             (
@@ -639,6 +654,26 @@ mod tests {
         assert_eq!(run("shutil.rmtree(Path.home(), ignore_errors=True)"), home);
         assert_eq!(run("shutil.rmtree(Path.home() / 'build')"), vec![]);
         assert_eq!(run("shutil.rmtree(os.path.expanduser('~/cache'))"), vec![]);
+    }
+
+    #[test]
+    fn forks_over_endless_iterables_are_fork_bombs() {
+        let names = CodeNames {
+            fork_names: vec!["os.fork".into()],
+            ..CodeNames::default()
+        };
+        let lang = python();
+        let run = |code: &str| actions(code, &lang, &names, &|_| false, &[]);
+        assert_eq!(
+            run("import os; [os.fork() for _ in iter(int, 1)]"),
+            vec![Action::ForkBomb]
+        );
+        assert_eq!(
+            run("import os, itertools\nfor _ in itertools.count(): os.fork()"),
+            vec![Action::ForkBomb]
+        );
+        assert_eq!(run("import os; [os.fork() for _ in range(2)]"), vec![]);
+        assert_eq!(run("n = list(iter(input, ''))"), vec![]);
     }
 
     #[test]
