@@ -28,6 +28,7 @@ fn bip39_index() -> &'static HashMap<&'static str, u16> {
 
 /// One credential pattern from the rules.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CredentialRule {
     pub(crate) name: String,
@@ -36,6 +37,7 @@ pub(crate) struct CredentialRule {
 
 /// The wallet-secret settings from the rules.
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct WalletRules {
     #[serde(default)]
@@ -54,6 +56,7 @@ pub(crate) struct WalletRules {
 
 /// The masking settings from the rules.
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MaskRules {
     #[serde(default)]

@@ -95,6 +95,7 @@ impl Redirect<'_> {
 
 /// Prefix commands that run the command after them (`sudo`, `env`, ...), by name.
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Prefix {
     /// Options that take a value as the next word (`sudo -u root`).

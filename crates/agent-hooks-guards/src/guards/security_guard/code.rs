@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 /// An interpreter as the rules file spells it.
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LanguageRaw {
     pub(crate) program: String,
@@ -40,6 +41,7 @@ pub(crate) struct LanguageRaw {
 
 /// The names every language's code is read for.
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CodeNames {
     #[serde(default)]

@@ -12,6 +12,7 @@ use crate::rules::LazyRegex as Regex;
 
 /// What the guard answers when a rule matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Answer {
     /// The rule is switched off.
@@ -27,6 +28,7 @@ pub(crate) enum Answer {
 
 /// Which path operands a rule is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum PathScope {
     /// Outside the working directory and the temp dirs, or unknown.
@@ -37,6 +39,7 @@ pub(crate) enum PathScope {
 
 /// A rule as the rules file spells it.
 #[derive(Debug, Default, PartialEq, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RuleRaw {
     pub(crate) name: String,
