@@ -11,6 +11,7 @@ mod log;
 mod serve;
 mod test;
 
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,13 +23,17 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::prelude::*;
 
+const ABOUT: &str =
+    "A hook runtime for AI agents: run your own hooks at an agent's lifecycle points";
+const GUARD_ABOUT: &str =
+    "Run a ready-made hook as a command hook (payload on stdin, answer on stdout)";
+const GUARD_LONG_ABOUT: &str =
+    "Run a ready-made hook as a command hook (payload on stdin, answer on stdout).
+
+The payload names its event in `event`, or in Claude Code's `hook_event_name`.";
+
 #[derive(Debug, Parser)]
-#[command(
-    name = "agent-hooks",
-    version,
-    about = "A hook runtime for AI agents: run your own hooks at an agent's lifecycle points",
-    long_about = None,
-)]
+#[command(name = "agent-hooks", version, about = ABOUT, long_about = None)]
 struct Cli {
     /// The workspace directory (default: $AGENT_HOOKS_WORKSPACE, else the current directory).
     #[arg(long, global = true, value_name = "DIR")]
@@ -38,7 +43,49 @@ struct Cli {
     command: Option<Command>,
 }
 
+/// The command line of `agent-hooks guard` alone: `Cli` with no other command. A guard runs
+/// as a new process on every tool call, and defining the twenty other commands (and copying
+/// `--workspace` into each) cost it more than its own work on a short command. Only a
+/// successful parse is taken from it; anything else (an error, `--version`) goes to `Cli`,
+/// so every message is the full command line's. A test keeps the two definitions equal.
+#[derive(Debug, Parser)]
+#[command(name = "agent-hooks", version, about = ABOUT, long_about = None)]
+struct GuardCli {
+    /// The workspace directory (default: $AGENT_HOOKS_WORKSPACE, else the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: GuardOnly,
+}
+
 #[derive(Debug, Subcommand)]
+enum GuardOnly {
+    #[command(about = GUARD_ABOUT, long_about = GUARD_LONG_ABOUT)]
+    Guard(GuardArgs),
+}
+
+// The arguments of `agent-hooks guard` (its help text is `GUARD_ABOUT`).
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+struct GuardArgs {
+    /// The ready-made hook (see `agent-hooks help`).
+    name: String,
+    /// The rules file (YAML); default: the built-in rules.
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
+    /// Answer in the decision protocol (default) or in Claude Code's format.
+    #[arg(long, value_enum, default_value_t = GuardFormat::Protocol)]
+    format: GuardFormat,
+    /// Print the default rules file and exit.
+    #[arg(long)]
+    print_rules: bool,
+}
+
+/// `defer`: each command's arguments are defined only when that command is parsed (or help,
+/// completions or the manual need them all), so a one-shot `agent-hooks guard` does not build
+/// the definitions of twenty other commands first.
+#[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum Command {
     /// Show the master switch, the config files, every hook and its health (the default).
     List {
@@ -174,22 +221,8 @@ enum Command {
         #[arg(long)]
         exit_on_stdin_eof: bool,
     },
-    /// Run a ready-made hook as a command hook (payload on stdin, answer on stdout).
-    ///
-    /// The payload names its event in `event`, or in Claude Code's `hook_event_name`.
-    Guard {
-        /// The ready-made hook (see `agent-hooks help`).
-        name: String,
-        /// The rules file (YAML); default: the built-in rules.
-        #[arg(long, value_name = "FILE")]
-        rules: Option<PathBuf>,
-        /// Answer in the decision protocol (default) or in Claude Code's format.
-        #[arg(long, value_enum, default_value_t = GuardFormat::Protocol)]
-        format: GuardFormat,
-        /// Print the default rules file and exit.
-        #[arg(long)]
-        print_rules: bool,
-    },
+    #[command(about = GUARD_ABOUT, long_about = GUARD_LONG_ABOUT)]
+    Guard(GuardArgs),
     /// The Claude Code bridge: run this workspace's hooks for one Claude Code hook input.
     ///
     /// Reads the input on stdin and answers in Claude Code's format. The workspace is
@@ -259,7 +292,7 @@ enum Command {
     Man,
 }
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, clap::ValueEnum)]
 enum GuardFormat {
     /// The decision protocol (what a shell hook prints).
     Protocol,
@@ -291,11 +324,7 @@ fn main() -> ExitCode {
                 .with_filter(filter),
         )
         .init();
-    let matches = parser().get_matches();
-    let cli = match Cli::from_arg_matches(&matches) {
-        Ok(cli) => cli,
-        Err(e) => e.exit(),
-    };
+    let cli = parse(std::env::args_os().collect());
     let command = cli.command.unwrap_or(Command::List { json: false });
     match command {
         Command::Completions { shell } => {
@@ -410,12 +439,12 @@ fn main() -> ExitCode {
         Command::CursorInstall => agents::install(ws, Agent::Cursor, None),
         Command::CursorUninstall => agents::uninstall(ws, Agent::Cursor),
         // A guard is synchronous and runs on every tool call: no async runtime to start.
-        Command::Guard {
+        Command::Guard(GuardArgs {
             name,
             rules,
             format,
             print_rules,
-        } => guard::run(ws, name, rules, format.into(), print_rules),
+        }) => guard::run(ws, name, rules, format.into(), print_rules),
         Command::Install { targets, no_enable } => {
             block_on(guard::install(ws, &targets, no_enable))
         }
@@ -457,11 +486,40 @@ fn main() -> ExitCode {
     }
 }
 
-/// The definition this process's arguments are parsed with: the help texts list the ready-made
-/// hooks and the events, which are written out only when help may be shown (any `help`, `-h`
-/// or `--help` word), since `agent-hooks guard` runs once per tool call and has no use for them.
-fn parser() -> clap::Command {
-    let may_show_help = std::env::args_os()
+/// Parses the command line, or exits with clap's message (usage errors, help, version).
+fn parse(args: Vec<OsString>) -> Cli {
+    if let Some(cli) = parse_guard(&args) {
+        return cli;
+    }
+    let matches = parser(&args).get_matches_from(args);
+    match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    }
+}
+
+/// `agent-hooks guard ...` parsed with `GuardCli`, when it parses there; `None` sends the
+/// command line to the full definition.
+fn parse_guard(args: &[OsString]) -> Option<Cli> {
+    if !args.iter().skip(1).any(|arg| arg == "guard") {
+        return None;
+    }
+    let GuardCli {
+        workspace,
+        command: GuardOnly::Guard(guard),
+    } = GuardCli::try_parse_from(args).ok()?;
+    Some(Cli {
+        workspace,
+        command: Some(Command::Guard(guard)),
+    })
+}
+
+/// The definition a command line is parsed with: the help texts list the ready-made hooks and
+/// the events, which are written out only when help may be shown (any `help`, `-h` or
+/// `--help` word), since one-shot commands such as `fire` have no use for them.
+fn parser(args: &[OsString]) -> clap::Command {
+    let may_show_help = args
+        .iter()
         .skip(1)
         .any(|arg| arg == "help" || arg == "-h" || arg == "--help");
     if may_show_help {
@@ -591,5 +649,65 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         definition().debug_assert();
+        GuardCli::command().debug_assert();
+    }
+
+    fn args(line: &str) -> Vec<OsString> {
+        line.split(' ').map(OsString::from).collect()
+    }
+
+    #[test]
+    fn a_guard_command_line_parses_as_the_full_one_does() {
+        for line in [
+            "agent-hooks guard security_guard",
+            "agent-hooks --workspace /ws guard security_guard",
+            "agent-hooks --workspace=/ws guard pii_redactor --format claude",
+            "agent-hooks guard security_guard --workspace /ws --rules r.yaml",
+            "agent-hooks guard --print-rules security_guard",
+            "agent-hooks guard -- --odd-name",
+        ] {
+            let guard = parse_guard(&args(line)).expect(line);
+            let full = Cli::try_parse_from(args(line)).expect(line);
+            assert_eq!(format!("{guard:?}"), format!("{full:?}"), "{line}");
+            assert!(matches!(guard.command, Some(Command::Guard(_))), "{line}");
+        }
+        // Anything else is left to the full definition, which parses it or explains why not.
+        for line in [
+            "agent-hooks guard",
+            "agent-hooks guard a b",
+            "agent-hooks guard a --format yaml",
+            "agent-hooks guard a --bogus",
+            "agent-hooks guard --version",
+            "agent-hooks --workspace guard list",
+            "agent-hooks approve pre_tool_call guard",
+            "agent-hooks list",
+        ] {
+            assert!(parse_guard(&args(line)).is_none(), "{line}");
+        }
+        let approve = Cli::try_parse_from(args("agent-hooks approve pre_tool_call guard"));
+        assert!(matches!(
+            approve.map(|cli| cli.command),
+            Ok(Some(Command::Approve { .. }))
+        ));
+    }
+
+    /// The help `guard` shows, as each definition has it.
+    fn guard_help(mut command: clap::Command) -> (String, String) {
+        command.build();
+        let guard = command
+            .find_subcommand_mut("guard")
+            .expect("a guard command");
+        (
+            guard.render_help().to_string(),
+            guard.render_long_help().to_string(),
+        )
+    }
+
+    #[test]
+    fn the_guard_command_line_is_defined_as_in_the_full_one() {
+        let (short, long) = guard_help(definition());
+        assert!(long.contains("hook_event_name") && long.contains("--print-rules"));
+        assert!(short.contains("Usage: agent-hooks guard [OPTIONS] <NAME>"));
+        assert_eq!(guard_help(GuardCli::command()), (short, long));
     }
 }
