@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Start-up cost of one-shot commands, as whole processes, against /bin/true in the same run:
-# `agent-hooks guard security_guard` on a small pre_tool_call payload, and `agent-hooks fire`
-# on an empty workspace. The README's start-up figures come from this script.
+# `agent-hooks --version` (the binary's own start-up: loading, relocation, argument parsing),
+# `agent-hooks guard security_guard` on a small pre_tool_call payload, and
+# `agent-hooks fire pre_tool_call` on an empty workspace. The README's start-up figures come
+# from this script. Rounds alternate the commands (benches/alternate.py), so the differences
+# are measured under the same load; compare them, not absolute times across runs.
 #
-# Usage: benches/startup.sh            (builds the release binary first; RUNS=1000 by default)
-# Needs: hyperfine (Debian: apt-get install -y hyperfine).
+# Usage: benches/startup.sh [OTHER_BINARY]   (builds the release binary first; RUNS=1000)
+#   OTHER_BINARY: another build of agent-hooks (say, main's) whose `guard security_guard`
+#   joins the same rounds, for an A/B comparison.
+# Needs: python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,17 +21,16 @@ printf '{"event": "pre_tool_call", "tool_name": "bash", "tool_input": {"command"
 export STATE_DIR="$TMP/state"
 ls -l "$BIN" | awk '{printf "binary: %.1f MiB\n", $5 / 1048576}'
 
-# Every command goes through sh for the redirection; hyperfine measures the shell's own
-# start-up and subtracts it from each.
-hyperfine --warmup 50 --runs "${RUNS:-1000}" --export-json "$TMP/result.json" \
-  "/bin/true < $TMP/payload.json" \
-  "$BIN --workspace $TMP guard security_guard < $TMP/payload.json" \
-  "$BIN --workspace $TMP fire pre_tool_call < $TMP/payload.json"
-
-python3 - "$TMP/result.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-true, guard, fire = (x["median"] * 1000 for x in r)
-print(f"median: /bin/true {true:.3f} ms, guard {guard:.3f} ms (+{guard - true:.3f} ms), fire {fire:.3f} ms (+{fire - true:.3f} ms)")
-print("PASS" if guard - true <= 0.5 else "FAIL", "(target: guard security_guard within 0.5 ms of /bin/true)")
-PY
+commands=(
+  /bin/true
+  "$BIN --version"
+  "$BIN --workspace $TMP guard security_guard"
+  "$BIN --workspace $TMP fire pre_tool_call"
+)
+if [ $# -gt 0 ]; then
+  commands+=("$1 --workspace $TMP guard security_guard")
+fi
+python3 benches/alternate.py "${RUNS:-1000}" "$TMP/payload.json" "${commands[@]}" | tee "$TMP/result"
+awk 'NR == 3 { exit !($3 + 0 <= 0.5) }' "$TMP/result" \
+  && echo "PASS (target: guard security_guard within 0.5 ms of /bin/true)" \
+  || echo "FAIL (target: guard security_guard within 0.5 ms of /bin/true)"

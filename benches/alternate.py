@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Times whole processes against each other in one run, alternating them round by round so
+that a change of load on the machine hits every command alike. Each process is started with
+posix_spawn (no shell in between), stdin from a file and stdout to /dev/null; the figure is
+the median wall time from spawn to reaped exit.
+
+Usage: alternate.py ROUNDS STDIN_FILE 'cmd one' 'cmd two' ...
+Prints, per command, the median and its difference from the first command's median.
+Commands are split on spaces (no quoting): keep paths free of spaces.
+"""
+
+import os
+import statistics
+import sys
+import time
+
+
+def run_once(argv, stdin_path):
+    stdin = os.open(stdin_path, os.O_RDONLY)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        actions = [(os.POSIX_SPAWN_DUP2, stdin, 0), (os.POSIX_SPAWN_DUP2, null, 1)]
+        start = time.perf_counter()
+        pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
+        _, status = os.waitpid(pid, 0)
+        elapsed = time.perf_counter() - start
+    finally:
+        os.close(stdin)
+        os.close(null)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"alternate.py: {' '.join(argv)} exited with {status}")
+    return elapsed
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    rounds, stdin_path = int(sys.argv[1]), sys.argv[2]
+    commands = [c.split() for c in sys.argv[3:]]
+    times = [[] for _ in commands]
+    for _ in range(rounds):
+        for i, argv in enumerate(commands):
+            times[i].append(run_once(argv, stdin_path))
+    base = statistics.median(times[0])
+    for argv, spent in zip(commands, times):
+        median = statistics.median(spent)
+        print(f"{median * 1000:8.3f} ms {(median - base) * 1000:+8.3f} ms  {' '.join(argv)}")
+
+
+if __name__ == "__main__":
+    main()
