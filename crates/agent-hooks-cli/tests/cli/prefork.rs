@@ -320,6 +320,40 @@ fn the_child_sees_argv_environment_cwd_files_and_only_its_own_descriptors() {
     ignore = "needs python3 on PATH (.ci/run installs it)"
 )]
 #[test]
+fn each_call_gets_its_own_callers_environment_not_the_one_the_forker_started_with() {
+    let ws = forked_hook(
+        "on_user_message",
+        "env",
+        "env.py",
+        "import json, os, sys\nsys.stdin.read()\nprint(json.dumps({'context': os.environ.get('PREFORK_TEST_VALUE', 'unset')}))\n",
+        json!(true),
+    );
+    let fire = |value: Option<&str>| {
+        let mut cmd = ws.command(&["fire", "on_user_message"]);
+        match value {
+            Some(value) => cmd.env("PREFORK_TEST_VALUE", value),
+            None => cmd.env_remove("PREFORK_TEST_VALUE"),
+        };
+        let out = run_piped(cmd, br#"{"message": "hi"}"#);
+        assert!(out.status.success());
+        let outcome: Value = serde_json::from_slice(&out.stdout).expect("an outcome");
+        outcome["context"].clone()
+    };
+    // The first call starts the forker with its environment; the spare made ready for the next
+    // call has that environment until a call with another one comes.
+    assert_eq!(fire(Some("first")), json!(["first"]));
+    assert_eq!(fire(Some("second")), json!(["second"]));
+    assert_eq!(fire(None), json!(["unset"]));
+    assert_eq!(fire(Some("first")), json!(["first"]));
+    assert_eq!(sockets(&ws).len(), 1, "one forker served every call");
+    assert!(ws.events_of("hook_prefork_fallback").is_empty());
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
 fn a_child_holds_no_descriptor_but_its_three_streams() {
     if !Path::new("/proc/self/fd").is_dir() {
         return;

@@ -208,15 +208,7 @@ class _Script:
         """Makes this process look like a fresh `python3 script.py` about to run its body."""
         import atexit
 
-        os.chdir(cwd)
-        # Only what differs from the forker's own environment is set (each set is a putenv).
-        for name in [n for n in os.environ if n not in env]:
-            del os.environ[name]
-        for name, value in env.items():
-            if os.environ.get(name) != value:
-                os.environ[name] = value
-        sys.argv = list(argv)
-        sys.orig_argv = list(self.argv0) + list(argv[1:])
+        self.place(env, cwd, argv)
         for name in hidden:
             sys.modules.pop(name, None)
         atexit._clear()
@@ -233,6 +225,18 @@ class _Script:
         )
         sys.modules["__main__"] = main
         return main
+
+    def place(self, env, cwd, argv):
+        """The call's working directory, environment and `sys.argv`."""
+        os.chdir(cwd)
+        # Only what differs from the forker's own environment is set (each set is a putenv).
+        for name in [n for n in os.environ if n not in env]:
+            del os.environ[name]
+        for name, value in env.items():
+            if os.environ.get(name) != value:
+                os.environ[name] = value
+        sys.argv = list(argv)
+        sys.orig_argv = list(self.argv0) + list(argv[1:])
 
 
 def _run(script, main):
@@ -377,7 +381,8 @@ def _serve(cfg):
                 # unwinds); its raw descriptors are closed here.
                 for fd in (wake_r, wake_w, cfg.pop("_lock_fd")):
                     os.close(fd)
-                return ("spare", script, listener, spares_end, loaded)
+                start = {key: cfg[key] for key in ("env", "cwd", "argv")}
+                return ("spare", script, listener, spares_end, loaded, start)
             if pid is not None:
                 _own_group(pid)
                 spare = pid
@@ -493,13 +498,27 @@ def _own_group(pid):
         pass  # the child set it itself (or is already gone; its status says so)
 
 
-def _take_call(script, listener, report, loaded):
+def _take_call(script, listener, report, loaded, start):
     """A spare's wait: accepts the next call on the workspace's socket, hands the call socket to
-    the forker (which reports how this process ends), and answers the runtime its pid. Leaves
-    when the forker tells it to or is gone."""
+    the forker (which reports how this process ends), answers the runtime its pid, and returns
+    what `_run` needs. Leaves when the forker tells it to or is gone.
+
+    Everything that does not depend on the call is done before it comes, with the forker's own
+    environment, working directory and arguments (a call's are nearly always the same): the
+    descriptors closed, the standard streams made (on a pipe, as the call's are: a stream
+    records what its descriptor is when it is made, and the call's pipes then take those
+    descriptor numbers), `__main__` made."""
     import select
     import socket
 
+    _close_above_stdio(keep=(listener.fileno(), report.fileno()))
+    r, w = os.pipe()
+    os.dup2(r, 0)
+    os.dup2(w, 1)
+    os.dup2(w, 2)
+    os.close(r)
+    os.close(w)
+    main = script.enter(start["env"], start["cwd"], start["argv"], set(sys.modules) - loaded)
     poller = select.poll()
     poller.register(listener.fileno(), select.POLLIN)
     poller.register(report.fileno(), select.POLLIN)
@@ -536,9 +555,16 @@ def _take_call(script, listener, report, loaded):
                 os._exit(0)
             continue
         _send(call, {"pid": os.getpid()})
-        listener.detach()
-        report.detach()
-        return (script, request, [call.detach()] + fds, loaded)
+        for fd, target in zip(fds, (0, 1, 2)):
+            os.dup2(fd, target)
+        # Nothing but the call's own three streams crosses into the hook: these are all the
+        # descriptors this process holds beside them.
+        for fd in fds + [call.detach(), listener.detach(), report.detach()]:
+            os.close(fd)
+        placed = (request["env"], request["cwd"], request["argv"])
+        if placed != (start["env"], start["cwd"], start["argv"]):
+            script.place(*placed)
+        return script, main
 
 
 def _reports(report, socket):
@@ -607,13 +633,12 @@ def _receive(call, socket, maxfds):
 
 
 def _same_user(call, socket):
-    import struct
-
     try:
-        creds = call.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        # struct ucred: pid, uid, gid, three C ints.
+        creds = call.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
     except (AttributeError, OSError):
         return True  # no SO_PEERCRED here: the socket's mode (0600, in a 0700 directory) decides
-    return struct.unpack("3i", creds)[1] == os.getuid()
+    return int.from_bytes(creds[4:8], sys.byteorder) == os.getuid()
 
 
 def _listen(cfg, socket):
@@ -731,14 +756,14 @@ def _warm_up(script, cfg, payload):
         os.waitpid(pid, 0)
 
 
-def _close_above_stdio():
-    """Closes every descriptor but 0, 1 and 2."""
+def _close_above_stdio(keep=()):
+    """Closes every descriptor but 0, 1 and 2 (and `keep`)."""
     try:
         open_fds = [int(name) for name in os.listdir("/proc/self/fd")]
     except OSError:
         open_fds = range(3, 4096)
     for fd in open_fds:
-        if fd > 2:
+        if fd > 2 and fd not in keep:
             try:
                 os.close(fd)
             except OSError:
@@ -781,6 +806,6 @@ if _CALL is None:
     raise SystemExit(0)
 del _CONFIG
 if _CALL[0] == "spare":
-    _child(_take_call(*_CALL[1:]))
+    _run(*_take_call(*_CALL[1:]))
 else:
     _child(_CALL[1:])
