@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Times whole processes against each other in one run, alternating them round by round so
 that a change of load on the machine hits every command alike. Each process is started with
-posix_spawn (no shell in between), stdin from a file and stdout to /dev/null; the figure is
-the median wall time from spawn to reaped exit.
+posix_spawn (no shell in between), stdin from a file and stdout to /dev/null; the figures are
+the median wall time from spawn to reaped exit, and the median count of page faults the
+process took (from its rusage), which load does not change.
 
 Usage: alternate.py ROUNDS STDIN_FILE 'cmd one' 'cmd two' ...
-Prints, per command, the median and its difference from the first command's median.
+Prints, per command, the median time, its difference from the first command's, and the
+median page faults.
 Commands are split on spaces (no quoting): keep paths free of spaces.
 """
 
@@ -22,14 +24,14 @@ def run_once(argv, stdin_path):
         actions = [(os.POSIX_SPAWN_DUP2, stdin, 0), (os.POSIX_SPAWN_DUP2, null, 1)]
         start = time.perf_counter()
         pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
         elapsed = time.perf_counter() - start
     finally:
         os.close(stdin)
         os.close(null)
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"alternate.py: {' '.join(argv)} exited with {status}")
-    return elapsed
+    return elapsed, usage.ru_minflt + usage.ru_majflt
 
 
 def main():
@@ -38,13 +40,19 @@ def main():
     rounds, stdin_path = int(sys.argv[1]), sys.argv[2]
     commands = [c.split() for c in sys.argv[3:]]
     times = [[] for _ in commands]
+    faults = [[] for _ in commands]
     for _ in range(rounds):
         for i, argv in enumerate(commands):
-            times[i].append(run_once(argv, stdin_path))
+            elapsed, count = run_once(argv, stdin_path)
+            times[i].append(elapsed)
+            faults[i].append(count)
     base = statistics.median(times[0])
-    for argv, spent in zip(commands, times):
+    for argv, spent, counts in zip(commands, times, faults):
         median = statistics.median(spent)
-        print(f"{median * 1000:8.3f} ms {(median - base) * 1000:+8.3f} ms  {' '.join(argv)}")
+        print(
+            f"{median * 1000:8.3f} ms {(median - base) * 1000:+8.3f} ms "
+            f"{statistics.median(counts):6.0f} faults  {' '.join(argv)}"
+        )
 
 
 if __name__ == "__main__":
