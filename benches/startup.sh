@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 cargo build --release -q -p agent-hooks-cli
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-# Copies are timed, as `cargo install` installs one: the file the linker wrote took about 30
+# Copies are timed, as `cargo install --path` installs one: the file the linker wrote took about 30
 # more page faults a start than a copy of it (on this machine's ext4), which is 0.1-0.3 ms.
 BIN="$TMP/agent-hooks"
 cp target/release/agent-hooks "$BIN"
