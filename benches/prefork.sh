@@ -14,9 +14,9 @@
 # `fire` process, plus the forker and its children for the pre-forked hooks (from
 # /proc/<forker>/stat) — which a busy machine inflates far less.
 #
-# Usage: benches/prefork.sh            (builds the release binary first)
-#        GUARD=/abs/path/security_guard.py RUNS=100 benches/prefork.sh
-# Needs: hyperfine (Debian: apt-get install -y hyperfine) and python3 (3.9 or later).
+# Usage: benches/prefork.sh            (builds the release binary first; RUNS=200 rounds)
+#        GUARD=/abs/path/security_guard.py RUNS=100 benches/prefork.sh   (no spaces in the path)
+# Needs: python3 (3.9 or later).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,13 +67,16 @@ assert hook["status"] == "noop" and not out["warnings"], out
 PY
 done
 
-hyperfine --warmup 10 --runs "${RUNS:-200}" --export-json "$TMP/result.json" \
-  "$BIN --workspace $TMP/prefork fire pre_tool_call < $TMP/payload.json" \
-  "$BIN --workspace $TMP/warm fire pre_tool_call < $TMP/payload.json" \
-  "$BIN --workspace $TMP/plain fire pre_tool_call < $TMP/payload.json"
+# Rounds alternate the three modes (benches/alternate.py: no shell, spawn to reaped exit), so a
+# change of load hits each alike; between two calls of one mode the others run, as other work
+# runs between an agent's tool calls.
+python3 benches/alternate.py "${RUNS:-200}" "$TMP/payload.json" \
+  "$BIN --workspace $TMP/plain fire pre_tool_call" \
+  "$BIN --workspace $TMP/prefork fire pre_tool_call" \
+  "$BIN --workspace $TMP/warm fire pre_tool_call" | tee "$TMP/result"
 
 python3 - "$BIN" "$TMP" "${RUNS:-200}" <<'PY'
-import glob, json, os, resource, statistics, subprocess, sys
+import glob, os, resource, subprocess, sys
 bin_, tmp, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 payload = open(f"{tmp}/payload.json", "rb").read()
 
@@ -101,14 +104,9 @@ def cpu_per_call(mode):
     fire = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000 / runs
     return fire + (t1 - t0) * 1000 / os.sysconf("SC_CLK_TCK") / runs
 
-r = json.load(open(f"{tmp}/result.json"))["results"]
-prefork, warm, plain = (x["median"] * 1000 for x in r)
+plain, prefork, warm = (float(line.split()[0]) for line in open(f"{tmp}/result"))
 print(f"median per fire: prefork {prefork:.2f} ms, prefork+warmup {warm:.2f} ms, plain {plain:.2f} ms;"
       f" ratio {plain / prefork:.1f}x, {plain / warm:.1f}x with warm-up")
-# The fastest run of each is what the machine gives when nothing else runs on it.
-fastest = [x["min"] * 1000 for x in r]
-print(f"fastest fire: prefork {fastest[0]:.2f} ms, prefork+warmup {fastest[1]:.2f} ms,"
-      f" plain {fastest[2]:.2f} ms")
 cpu = {mode: cpu_per_call(mode) for mode in ("prefork", "warm", "plain")}
 print(f"CPU per call: prefork {cpu['prefork']:.2f} ms, prefork+warmup {cpu['warm']:.2f} ms,"
       f" plain {cpu['plain']:.2f} ms; ratio {cpu['plain'] / cpu['prefork']:.1f}x,"

@@ -329,9 +329,9 @@ def _serve(cfg):
 
     listener = None
     control = None
-    # Serving the workspace, the forker keeps one child forked ahead of the next call: the spare
-    # accepts that call itself, so neither the fork nor a wake-up of the forker is part of the
-    # call's time. A spare tells the forker which call it took on `report`.
+    # Serving the workspace, the forker keeps SPARES children forked ahead of the next calls: a
+    # spare accepts a call itself, so neither the fork nor a wake-up of the forker is part of
+    # the call's time. A spare tells the forker which call it took on `report`.
     report = None
     spares_end = None
     if cfg.get("listen"):
@@ -352,7 +352,7 @@ def _serve(cfg):
     signal.signal(signal.SIGCHLD, lambda *_: None)
     running = {}  # pid -> the call socket its status goes to
     watching = {}  # call socket's descriptor -> pid: its closing means the runtime gave up
-    spare = None  # the pid of the child waiting for the next call
+    spares = set()  # the children waiting for the next calls
     spare_at = 0.0  # when a spare may be forked (later after one died without a call)
     source = report if report is not None else control
     poller = select.poll()
@@ -369,7 +369,7 @@ def _serve(cfg):
     draining = False
     watched = _watched(cfg)
     while True:
-        if spares_end is not None and spare is None and not draining and time.monotonic() >= spare_at:
+        if spares_end is not None and len(spares) < SPARES and not draining and time.monotonic() >= spare_at:
             try:
                 pid = os.fork()
             except OSError:
@@ -385,12 +385,9 @@ def _serve(cfg):
                 return ("spare", script, listener, spares_end, loaded, start)
             if pid is not None:
                 _own_group(pid)
-                spare = pid
-                # One that dies without taking a call within a second is replaced a second
-                # later, not at once (a spare that cannot live must not make a fork loop).
-                spare_at = time.monotonic() + 1
+                spares.add(pid)
         wait = 1000
-        if spares_end is not None and spare is None and not draining:
+        if spares_end is not None and len(spares) < SPARES and not draining:
             wait = max(0, min(wait, int((spare_at - time.monotonic()) * 1000) + 1))
         events = poller.poll(wait)
         for fd, _ in events:
@@ -417,19 +414,23 @@ def _serve(cfg):
                 watching[call.fileno()] = pid
                 poller.register(call.fileno(), select.POLLIN)
                 _touch(cfg)
-                if pid == spare:
-                    # The next spare is forked when this call ends, or after SPARE_DELAY if it
+                if pid in spares:
+                    # Its replacement is forked when this call ends, or after SPARE_DELAY if it
                     # runs on: a fork beside the call's own run would compete with it for the
                     # CPU and the forker's memory, and calls mostly come one after another.
-                    spare, spare_at = None, time.monotonic() + SPARE_DELAY
+                    spares.discard(pid)
+                    spare_at = max(spare_at, time.monotonic() + SPARE_DELAY)
         ended = len(running)
         for pid in _reap(running, poller, watching):
-            if pid == spare:
-                spare = None  # it took no call (told to stop, or killed): another replaces it
-        if len(running) < ended and spare is None:
+            if pid in spares:
+                # It took no call (told to stop, or killed): replaced a second later, not at
+                # once (spares that cannot live must not make a fork loop).
+                spares.discard(pid)
+                spare_at = time.monotonic() + 1
+        if len(running) < ended:
             spare_at = 0.0
         if draining:
-            if not running and spare is None:
+            if not running and not spares:
                 return None
             continue
         if listener is not None:
@@ -438,8 +439,9 @@ def _serve(cfg):
                 # No new calls; the ones under way are reported before the forker exits.
                 _unlisten(cfg)
                 listener.close()
-                if spare is not None:
+                if spares:
                     try:
+                        # One message wakes every waiting spare: each sees it and leaves.
                         report.send(b"stop")
                     except OSError:
                         pass
@@ -477,7 +479,10 @@ def _serve(cfg):
         _send(call, {"pid": pid})
 
 
-# How long after a spare took a call that is still running the next spare is forked.
+# How many children wait for calls: with two, calls one after another each find a spare ready
+# while the one taken is replaced, and two calls at once start at once.
+SPARES = 2
+# How long after a spare took a call that is still running its replacement is forked.
 SPARE_DELAY = 0.02
 
 
@@ -519,6 +524,8 @@ def _take_call(script, listener, report, loaded, start):
     os.close(r)
     os.close(w)
     main = script.enter(start["env"], start["cwd"], start["argv"], set(sys.modules) - loaded)
+    # Every spare wakes for a call; the ones that lose the accept wait again.
+    listener.setblocking(False)
     poller = select.poll()
     poller.register(listener.fileno(), select.POLLIN)
     poller.register(report.fileno(), select.POLLIN)
