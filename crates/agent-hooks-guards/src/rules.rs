@@ -113,6 +113,8 @@ struct Facts {
     /// For a pattern anchored at the start, strings one of which every match starts with
     /// (`^python[0-9.]*$`: `python`).
     prefixes: Option<ByteStrings>,
+    /// Strings of two bytes or more every match contains (`do\s+...done`: `do`, `done`).
+    words: Option<ByteStrings>,
 }
 
 /// The facts of every regex in the guards' default rules, sorted by pattern, so that a
@@ -140,7 +142,9 @@ impl Facts {
             .parse(pattern)
             .map(|hir| {
                 let (exact, prefixes) = anchored_literals(&hir);
+                let words = required_words(&hir);
                 Facts {
+                    words: (!words.is_empty()).then(|| owned_strings(words)),
                     required: required_bytes(&hir).into(),
                     exact: exact.map(owned_strings),
                     prefixes: prefixes.map(owned_strings),
@@ -175,7 +179,13 @@ impl LazyRegex {
         {
             return false;
         }
-        facts.required.iter().all(|b| bytes.contains(b)) && (**self).is_match(haystack)
+        facts.required.iter().all(|b| bytes.contains(b))
+            && facts
+                .words
+                .iter()
+                .flat_map(|w| w.iter())
+                .all(|word| std::str::from_utf8(word).map_or(true, |word| haystack.contains(word)))
+            && (**self).is_match(haystack)
     }
 }
 
@@ -235,6 +245,40 @@ fn required_bytes(hir: &regex_syntax::hir::Hir) -> Vec<u8> {
     bytes.sort_unstable();
     bytes.dedup();
     bytes
+}
+
+/// Strings of two bytes or more that every match of `hir` contains: the runs of literals of a
+/// concatenation and those of its required parts. An alternation requires none of its own.
+fn required_words(hir: &regex_syntax::hir::Hir) -> Vec<Vec<u8>> {
+    use regex_syntax::hir::HirKind;
+    let mut words = match hir.kind() {
+        HirKind::Literal(literal) => vec![literal.0.to_vec()],
+        HirKind::Capture(capture) => required_words(&capture.sub),
+        HirKind::Repetition(rep) if rep.min > 0 => required_words(&rep.sub),
+        HirKind::Concat(subs) => {
+            let mut words = Vec::new();
+            let mut run: Vec<u8> = Vec::new();
+            for sub in subs {
+                if let HirKind::Literal(literal) = sub.kind() {
+                    run.extend_from_slice(&literal.0);
+                    continue;
+                }
+                if !run.is_empty() {
+                    words.push(std::mem::take(&mut run));
+                }
+                words.extend(required_words(sub));
+            }
+            if !run.is_empty() {
+                words.push(run);
+            }
+            words
+        }
+        _ => Vec::new(),
+    };
+    words.retain(|word| word.len() >= 2);
+    words.sort();
+    words.dedup();
+    words
 }
 
 impl std::fmt::Debug for LazyRegex {
@@ -406,10 +450,11 @@ mod tests {
             let facts = Facts::of(pattern);
             let _ = writeln!(
                 out,
-                "    ({pattern:?}, Facts {{ required: {}, exact: {}, prefixes: {} }}),",
+                "    ({pattern:?}, Facts {{ required: {}, exact: {}, prefixes: {}, words: {} }}),",
                 literal(&facts.required),
                 strings(&facts.exact),
-                strings(&facts.prefixes)
+                strings(&facts.prefixes),
+                strings(&facts.words)
             );
         }
         out.push_str("]\n");
@@ -434,6 +479,27 @@ mod tests {
         for (pattern, facts) in KNOWN_FACTS {
             assert_eq!(*facts, Facts::of(pattern), "{pattern}");
         }
+    }
+
+    #[test]
+    fn a_regex_is_not_run_over_text_lacking_a_word_every_match_contains() {
+        let words = |pattern: &str| {
+            Facts::of(pattern)
+                .words
+                .map(|w| w.iter().map(|b| b.to_vec()).collect::<Vec<_>>())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            words(r"while\s+true\s*;\s*do\s+x&\s*done"),
+            [&b"do"[..], b"done", b"true", b"while", b"x&"]
+        );
+        // Alternatives require nothing of their own; case-insensitive letters are classes.
+        assert!(words(r"(?:rm|del)ete").contains(&b"ete".to_vec()));
+        assert!(!words(r"(?:rm|del)ete").contains(&b"rm".to_vec()));
+        assert!(words(r"(?i)done").is_empty());
+        let re = lazy(r"do\s+\S+\s+done");
+        assert!(re.is_match("do  it  done"));
+        assert!(!re.is_match("do it, then stop"));
     }
 
     fn lazy(pattern: &str) -> LazyRegex {
