@@ -311,9 +311,39 @@ pub(super) fn warn_unknown_keys(
     }
 }
 
+/// The agent's event named `event_name` (`parsed`, read by the caller's dialect) and the list
+/// declared under it. An event this host has no twin for, or one the agent does not have, is
+/// a warning; a value that is not a list is an error saying what it should list (`what`).
+/// Either way the hooks under it are skipped (`None`).
+pub(super) fn declared_event<'v, E>(
+    load: &mut FileLoad,
+    agent: Agent,
+    (event_name, value): (&str, &'v Value),
+    (parsed, unmapped): (Option<E>, &[&str]),
+    what: &str,
+) -> Option<(E, &'v [Value])> {
+    let Some(event) = parsed else {
+        let warning = unlocated(&load.display, skipped_event(agent, event_name, unmapped));
+        load.warnings.push(warning);
+        return None;
+    };
+    let list = value.as_array();
+    if list.is_none() {
+        let error = unlocated(
+            &load.display,
+            format!(
+                "hooks.{event_name} must be a list of {what}, found {}",
+                json_kind(value)
+            ),
+        );
+        load.errors.push(error);
+    }
+    Some((event, list?.as_slice()))
+}
+
 /// Why the hooks an agent's file declares on `event_name` are skipped: the agent has the event
 /// but this host has no twin of it (`unmapped`), or the agent has no such event.
-pub(super) fn skipped_event(agent: Agent, event_name: &str, unmapped: &[&str]) -> String {
+fn skipped_event(agent: Agent, event_name: &str, unmapped: &[&str]) -> String {
     if unmapped.contains(&event_name) {
         format!("{event_name} hooks never fire in this host (it has no such event); skipped")
     } else {
@@ -378,23 +408,16 @@ pub(crate) fn load_hooks(
         }
     };
     for (event_name, groups) in hooks {
-        let (parsed, unmapped) = match agent {
+        let parsed = match agent {
             Agent::Codex => (
                 crate::dialect::codex::parse(event_name),
                 crate::dialect::codex::CODEX_UNMAPPED_EVENTS,
             ),
             _ => (ClaudeEvent::parse(event_name), CLAUDE_UNMAPPED_EVENTS),
         };
-        let Some(claude) = parsed else {
-            load.warnings
-                .push(note(skipped_event(agent, event_name, unmapped)));
-            continue;
-        };
-        let Some(groups) = groups.as_array() else {
-            load.errors.push(note(format!(
-                "hooks.{event_name} must be a list of matcher groups, found {}",
-                json_kind(groups)
-            )));
+        let Some((claude, groups)) =
+            declared_event(load, agent, (event_name, groups), parsed, "matcher groups")
+        else {
             continue;
         };
         for (g, group) in groups.iter().enumerate() {

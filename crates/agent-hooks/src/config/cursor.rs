@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::FileLoad;
 use super::agent::AgentSettings;
-use super::claude::{bridge_agent, skipped_event, unlocated, warn_unknown_keys};
+use super::claude::{bridge_agent, declared_event, unlocated, warn_unknown_keys};
 use super::document::{parse_json, read};
 use crate::agent::Agent;
 use crate::dialect::cursor::{CURSOR_UNMAPPED_EVENTS, CursorEvent};
@@ -74,16 +74,11 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
         .map_or_else(|| ws.root().to_path_buf(), std::path::Path::to_path_buf);
     let root = ws.root().to_string_lossy().into_owned();
     for (event_name, entries) in hooks {
-        let Some(cursor) = CursorEvent::parse(event_name) else {
-            let why = skipped_event(Agent::Cursor, event_name, CURSOR_UNMAPPED_EVENTS);
-            load.warnings.push(note(why));
-            continue;
-        };
-        let Some(entries) = entries.as_array() else {
-            load.errors.push(note(format!(
-                "hooks.{event_name} must be a list of {{\"command\": ...}}, found {}",
-                json_kind(entries)
-            )));
+        let parsed = (CursorEvent::parse(event_name), CURSOR_UNMAPPED_EVENTS);
+        let what = "{\"command\": ...}";
+        let Some((cursor, entries)) =
+            declared_event(load, Agent::Cursor, (event_name, entries), parsed, what)
+        else {
             continue;
         };
         for (h, entry) in entries.iter().enumerate() {

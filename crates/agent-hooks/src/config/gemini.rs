@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::agent::AgentSettings;
-use super::claude::{bridge_agent, skipped_event, unlocated, warn_unknown_keys};
+use super::claude::{bridge_agent, declared_event, unlocated, warn_unknown_keys};
 use super::document::{parse_json, read};
 use super::{ConfigError, FileLoad};
 use crate::agent::Agent;
@@ -70,16 +70,14 @@ fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
     let aliases = Arc::new(tool_aliases());
     let root = ws.root().to_string_lossy().into_owned();
     for (event_name, groups) in hooks {
-        let Some(gemini) = GeminiEvent::parse(event_name) else {
-            let why = skipped_event(Agent::Gemini, event_name, GEMINI_UNMAPPED_EVENTS);
-            load.warnings.push(note(why));
-            continue;
-        };
-        let Some(groups) = groups.as_array() else {
-            load.errors.push(note(format!(
-                "hooks.{event_name} must be a list of hook definitions, found {}",
-                json_kind(groups)
-            )));
+        let parsed = (GeminiEvent::parse(event_name), GEMINI_UNMAPPED_EVENTS);
+        let Some((gemini, groups)) = declared_event(
+            load,
+            Agent::Gemini,
+            (event_name, groups),
+            parsed,
+            "hook definitions",
+        ) else {
             continue;
         };
         for (g, group) in groups.iter().enumerate() {
