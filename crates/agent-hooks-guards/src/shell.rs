@@ -113,6 +113,26 @@ pub(crate) struct Prefix {
     pub(crate) subcommands: Vec<String>,
 }
 
+/// The index of the first word from `i` on that is not an option, or the value of one of
+/// `with_value` (`git -C dir reset`: the value is the next word); a `--` ends the options
+/// and is stepped over.
+pub(crate) fn past_options(words: &[Cow<'_, str>], mut i: usize, with_value: &[String]) -> usize {
+    while let Some(word) = words.get(i) {
+        if word == "--" {
+            return i + 1;
+        }
+        if !word.starts_with('-') || word.len() < 2 {
+            break;
+        }
+        i += if with_value.iter().any(|o| o == word) {
+            2
+        } else {
+            1
+        };
+    }
+    i
+}
+
 impl Prefix {
     /// The index of the first word from `i` on that is not one of this prefix's options (or
     /// their values), past a `--`; `None` when an option makes the prefix run nothing.

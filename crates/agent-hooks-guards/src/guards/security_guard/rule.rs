@@ -190,27 +190,7 @@ impl Rule {
 /// Where a program's subcommand starts: past its global options (and their values);
 /// `global` lists those that take a value.
 pub(crate) fn subcommand_start(args: &[Cow<'_, str>], global: &[String]) -> usize {
-    let mut i = 0;
-    while let Some(word) = args.get(i) {
-        if word == "--" {
-            return i + 1;
-        }
-        if !word.starts_with('-') || word.len() < 2 {
-            return i;
-        }
-        i += if takes_separate_value(word, global) {
-            2
-        } else {
-            1
-        };
-    }
-    i
-}
-
-/// Whether `word` is one of `with_value` whose value is the next word (not attached as
-/// `-Cdir` or `--opt=value`).
-fn takes_separate_value(word: &str, with_value: &[String]) -> bool {
-    with_value.iter().any(|o| o == word)
+    crate::shell::past_options(args, 0, global)
 }
 
 /// One option as given: a long name (`--force`, value cut off) or a short letter.

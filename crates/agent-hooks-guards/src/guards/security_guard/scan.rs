@@ -437,7 +437,7 @@ impl<'g> Scan<'g> {
         let guard = self.guard;
         let code = if let Some(options) = guard.remote_shells.get(program) {
             // ssh joins the words after the host with spaces for the remote shell to read.
-            let at = past_options(args, 0, options);
+            let at = shell::past_options(args, 0, options);
             match args.get(at + 1..).filter(|rest| !rest.is_empty()) {
                 Some(remote) => remote.join(" "),
                 None => return false,
@@ -446,9 +446,9 @@ impl<'g> Scan<'g> {
             // `docker exec [options] target argv...`: the argv runs as it is, no shell.
             let found = guard.remote_execs.iter().find_map(|(key, options)| {
                 let (name, sub) = key.split_once(' ')?;
-                let at = past_options(args, 0, options);
+                let at = shell::past_options(args, 0, options);
                 (name == program && args.get(at).is_some_and(|w| w == sub))
-                    .then(|| past_options(args, at + 1, options))
+                    .then(|| shell::past_options(args, at + 1, options))
             });
             let Some(target) = found else {
                 return false;
@@ -1015,26 +1015,6 @@ fn substitute(template: &[String], value: &str, replace: Option<&str>) -> Vec<St
     words
 }
 
-/// Words joined into a command text that parses back to the same words.
-/// The index of the first word from `i` on that is not an option (or an option's value,
-/// for the `with_value` ones); a `--` ends the options and is stepped over.
-fn past_options(args: &[Cow<'_, str>], mut i: usize, with_value: &[String]) -> usize {
-    while let Some(word) = args.get(i) {
-        if word == "--" {
-            return i + 1;
-        }
-        if !word.starts_with('-') || word.len() < 2 {
-            break;
-        }
-        i += if with_value.iter().any(|o| o == word) {
-            2
-        } else {
-            1
-        };
-    }
-    i
-}
-
 /// What `which rm`, `command -v rm` and `type -P rm` print, as far as the guard needs it:
 /// the program's name.
 fn looked_up(words: &[Cow<'_, str>]) -> Option<String> {
@@ -1088,6 +1068,7 @@ fn expand_vars(word: &str, vars: &[(String, String)]) -> Option<String> {
     changed.then_some(out)
 }
 
+/// Words joined into a command text that parses back to the same words.
 pub(crate) fn quote_words(words: &[String]) -> String {
     let mut out = String::new();
     for word in words {
