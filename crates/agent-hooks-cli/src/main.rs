@@ -2,6 +2,9 @@
 //! the `agent_hooks` crate; this file only wires stdin, stdout and exit codes.
 
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
+// The entry point is `startup::main`: std's own start-up costs a one-shot guard more than it
+// gives it (see startup.rs).
+#![cfg_attr(not(test), no_main)]
 
 mod agents;
 mod convert;
@@ -9,6 +12,7 @@ mod fire;
 mod guard;
 mod log;
 mod serve;
+mod startup;
 mod test;
 
 use std::ffi::OsString;
@@ -309,7 +313,9 @@ impl From<GuardFormat> for agent_hooks::guards::command::Format {
     }
 }
 
-fn main() -> ExitCode {
+/// The program, called by `startup::main` (a test build has the test harness's `main`).
+#[cfg_attr(test, allow(dead_code))]
+fn run() -> ExitCode {
     // `target=level` directives (`warn`, `agent_hooks=debug`). A plain target filter rather
     // than an EnvFilter: the latter's regex machinery makes every regex in the process,
     // the guards' rules included, build a full DFA, which `agent-hooks guard` pays per call.

@@ -606,6 +606,37 @@ fn sixteen_mib_payload_to_a_hook_that_never_reads_stdin() {
 }
 
 #[test]
+fn a_hook_starts_with_sigpipe_at_its_default() {
+    // agent-hooks ignores SIGPIPE itself (a hook that stops reading must not kill it), but a
+    // hook it runs must not inherit that: `yes | head -1` would never end.
+    let ws = Ws::new()
+        .master(true)
+        .sh(
+            "hooks/signals.sh",
+            r#"
+            grep '^SigIgn:' /proc/$$/status > sigign.txt
+            echo '{}'
+            "#,
+        )
+        .hook(Entry::new("pre_tool_call", "hooks/signals.sh").name("signals"))
+        .approve_all();
+    let fired = ws.fire("pre_tool_call", bash("ls"));
+    assert_eq!(fired.status("signals"), "noop", "{}", fired.hook("signals"));
+    let line = ws.read("sigign.txt");
+    let mask = line
+        .trim()
+        .strip_prefix("SigIgn:")
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .unwrap_or_else(|| panic!("not a signal mask: {line:?}"));
+    let sigpipe = 1 << (nix::sys::signal::Signal::SIGPIPE as u64 - 1);
+    assert_eq!(
+        mask & sigpipe,
+        0,
+        "the hook started with SIGPIPE ignored: {line}"
+    );
+}
+
+#[test]
 fn observer_hooks_run_concurrently() {
     let observe = format!("{} observe 1", support::misbehave());
     let mut ws = Ws::new().master(true);

@@ -982,3 +982,35 @@ fn doctor_writes_nothing_into_the_guards_records() {
         assert!(after[path] == *bytes, "doctor changed {}", path.display());
     }
 }
+
+#[test]
+fn a_guard_whose_reader_is_gone_exits_instead_of_dying_of_sigpipe() {
+    // The answer goes to a pipe nobody reads any more (an agent that gave up on the hook).
+    // A process that does not ignore SIGPIPE is killed by its write; the guard exits with
+    // its status, as any hook runtime writing to a closed pipe must.
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let (read_end, write_end) = nix::unistd::pipe().expect("a pipe");
+    drop(read_end);
+    let mut child = Command::new(support::BIN)
+        .args([
+            "--workspace",
+            &dir.path().to_string_lossy(),
+            "guard",
+            "security_guard",
+        ])
+        .env("STATE_DIR", dir.path().join("state"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::from(write_end))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn agent-hooks");
+    let payload = json!({"event": "pre_tool_call", "tool_name": "bash",
+                         "tool_input": {"command": "rm -rf /"}});
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    std::io::Write::write_all(&mut stdin, payload.to_string().as_bytes()).expect("write stdin");
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait for agent-hooks");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), None, "killed by a signal: {out:?}");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}

@@ -1,0 +1,99 @@
+//! The process's entry point, in place of the standard library's (`#![no_main]` in main.rs).
+//!
+//! `agent-hooks guard` is started anew for every tool call an agent makes, and std's start-up
+//! cost a tenth of a millisecond of it: to report a stack overflow by name, it reads
+//! `/proc/self/maps` (through `pthread_getattr_np`) to find the main thread's stack guard, and
+//! installs an alternate signal stack with SIGSEGV and SIGBUS handlers. This entry point
+//! keeps everything else std's start-up and exit do that the program relies on:
+//!
+//! - SIGPIPE is ignored. A hook that exits without reading its stdin, or an agent that
+//!   closes the pipe it reads an answer from, must give a write `EPIPE`, not kill the
+//!   runtime. Child processes still start with SIGPIPE at its default: std's process
+//!   spawning resets it, as it does under std's own start-up.
+//! - Standard input, output and error that the parent left closed are opened on
+//!   `/dev/null`, so that no file opened later takes their numbers.
+//! - A panic is caught here and the process exits with 101, after the panic hook's message.
+//! - Standard output is flushed before the process exits.
+//!
+//! What is lost: a stack overflow is a plain SIGSEGV (the process dies of it either way, but
+//! without std's "has overflowed its stack" line), and a panic on the main thread names it
+//! `<unnamed>` rather than `main`. The command-line arguments are unaffected: on glibc std
+//! reads them in an `.init_array` function, which runs whichever `main` follows.
+
+use std::ffi::c_int;
+use std::process::ExitCode;
+
+/// The C entry point: prepares the process as std would, runs `super::run`, and turns its
+/// `ExitCode` into the exit status.
+#[cfg(not(test))]
+#[unsafe(no_mangle)]
+extern "C" fn main(_argc: c_int, _argv: *const *const std::ffi::c_char) -> c_int {
+    use std::io::Write;
+    prepare();
+    let code = std::panic::catch_unwind(super::run).unwrap_or(ExitCode::from(101));
+    // std flushes standard output when `main` returns; nothing else does without it.
+    let _ = std::io::stdout().flush();
+    status(code)
+}
+
+/// What std's start-up does that this program needs (see the module's comment).
+#[cfg(not(test))]
+fn prepare() {
+    // SAFETY: ignoring a signal installs no handler code, and this runs before any thread
+    // is started.
+    let _ = unsafe {
+        nix::sys::signal::signal(
+            nix::sys::signal::Signal::SIGPIPE,
+            nix::sys::signal::SigHandler::SigIgn,
+        )
+    };
+    reopen_closed_standard_streams();
+}
+
+/// Opens `/dev/null` on each of fds 0, 1 and 2 that is closed: `open` returns the lowest free
+/// number, so a result above 2 means all three are open (that one is closed again).
+#[cfg(not(test))]
+fn reopen_closed_standard_streams() {
+    use std::os::fd::{AsRawFd, IntoRawFd};
+    for _ in 0..3 {
+        let Ok(null) = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+        else {
+            return;
+        };
+        if null.as_raw_fd() > 2 {
+            return;
+        }
+        // A standard stream is inherited by programs this one runs, as std's would be.
+        let _ = nix::fcntl::fcntl(
+            &null,
+            nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()),
+        );
+        let _ = null.into_raw_fd();
+    }
+}
+
+/// The exit status an `ExitCode` stands for. On Unix every `ExitCode` is made from a `u8`
+/// (`SUCCESS` and `FAILURE` are 0 and 1), and std offers no stable way to read it back but
+/// comparison.
+fn status(code: ExitCode) -> c_int {
+    (0..=u8::MAX)
+        .find(|&n| ExitCode::from(n) == code)
+        .map_or(1, c_int::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exit_code_is_its_status() {
+        assert_eq!(status(ExitCode::SUCCESS), 0);
+        assert_eq!(status(ExitCode::FAILURE), 1);
+        for n in [2, 3, 5, 101, 255] {
+            assert_eq!(status(ExitCode::from(n)), c_int::from(n));
+        }
+    }
+}
