@@ -539,16 +539,21 @@ fn compile_rule(
         .copied()
         .or(raw.answer)
         .unwrap_or_default();
+    let subcommand: Vec<Vec<String>> = raw
+        .subcommand
+        .iter()
+        .map(|s| s.split_whitespace().map(str::to_owned).collect())
+        .collect();
     Ok(Rule {
         why: raw.why.clone().unwrap_or_else(|| raw.name.clone()),
         answer,
         program,
         pipeline_program,
-        subcommand: raw
-            .subcommand
+        first_words: subcommand
             .iter()
-            .map(|s| s.split_whitespace().map(str::to_owned).collect())
-            .collect(),
+            .filter_map(|words| words.first())
+            .fold(0, |mask, first| mask | rule::word_bit(first)),
+        subcommand,
         options: raw.options,
         options_none: raw.options_none,
         value_options: raw.value_options,

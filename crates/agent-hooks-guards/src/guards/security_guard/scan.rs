@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use super::code::{self, Action};
 use super::paths::Cwd;
-use super::rule::{Answer, Rule, subcommand_start};
+use super::rule::{self, Answer, Rule, subcommand_start};
 use super::{SecurityGuard, quote};
 use crate::answer::fill;
 use crate::shell::{self, Body, Script, SimpleCommand};
@@ -38,6 +38,14 @@ pub(crate) struct Scan<'g> {
     socket_open: bool,
     /// Variables the text set to literal values (`RM=rm`, `x=/`), in order of setting.
     vars: Vec<(String, String)>,
+}
+
+/// Whether `program` is a builtin that sets the variables its arguments name.
+fn declares(program: &str) -> bool {
+    matches!(
+        program,
+        "export" | "declare" | "typeset" | "local" | "readonly"
+    )
 }
 
 /// What a runner's input is, as far as the text shows.
@@ -167,6 +175,16 @@ impl<'g> Scan<'g> {
             .rposition(|(_, _, matched)| is_network(*matched, &self.programs));
         let mut leaked_before = false;
         for (position, (command, argv, matched)) in runs.iter().enumerate() {
+            // Most commands of a long script run a program no rule names, with nothing
+            // nested, redirected or expanded: none of the checks below can find anything.
+            if last_network.is_none()
+                && self.vars.is_empty()
+                && command.redirects.is_empty()
+                && command.substitutions.is_empty()
+                && matched.is_some_and(|m| self.programs.inert(m))
+            {
+                continue;
+            }
             self.remember_assignments(command, *argv);
             if self.substituted(script, command, depth) {
                 return true;
@@ -215,7 +233,7 @@ impl<'g> Scan<'g> {
     ) {
         let words = match argv {
             None => command.words,
-            Some(("export" | "declare" | "typeset" | "local" | "readonly", args)) => args,
+            Some((program, args)) if declares(program) => args,
             Some(_) => return,
         };
         for word in words {
@@ -327,6 +345,7 @@ impl<'g> Scan<'g> {
         let global = matched.map_or(&[][..], |m| self.programs.subcommand_options(guard, m));
         let sub_start = subcommand_start(args, global);
         let sub_word = args.get(sub_start).map(|w| w.as_ref());
+        let sub_bit = sub_word.map_or(0, rule::word_bit);
         let named = program_rules.len();
         for k in 0..named + redirect_rules.len() {
             // By position: `self.programs` is read again below while `self` is noted to.
@@ -337,7 +356,7 @@ impl<'g> Scan<'g> {
             let Some(rule) = index.and_then(|i| guard.rules.get(i)) else {
                 continue;
             };
-            if !rule.may_start(sub_word) {
+            if !rule.may_start(sub_word, sub_bit) {
                 continue;
             }
             if let Some(redirect) = &rule.redirect
@@ -1138,6 +1157,10 @@ struct Program {
     /// Whether the name, as a command's first word, is the program that runs (not an
     /// assignment, a shell keyword or a wrapper such as `sudo`).
     runs_itself: bool,
+    /// Whether a command running it, with no redirection or substitution, can match
+    /// nothing: no rule names it, it runs no code, moves no directory, reaches no network
+    /// and sets no variable.
+    inert: bool,
 }
 
 impl Programs {
@@ -1231,6 +1254,14 @@ impl Programs {
             .subcommand_options
             .iter()
             .position(|(name, _)| name == program);
+        let network = guard
+            .network_index
+            .is_some_and(|n| matched.get(n).copied().unwrap_or(false));
+        let inert = rules.is_empty()
+            && kind == Kind::Other
+            && !network
+            && program != "exec"
+            && !declares(program);
         self.seen.push(Program {
             name: program.to_owned(),
             matched,
@@ -1238,6 +1269,7 @@ impl Programs {
             kind,
             subcommand_options,
             runs_itself: shell::runs_itself(program, &guard.prefixes),
+            inert,
         });
         let index = self.seen.len() - 1;
         self.remember(slot(program.as_bytes()), index);
@@ -1263,6 +1295,11 @@ impl Programs {
             .and_then(|p| p.subcommand_options)
             .and_then(|at| guard.subcommand_options.get(at))
             .map_or(&[], |(_, options)| options.as_slice())
+    }
+
+    /// See [`Program::inert`].
+    fn inert(&self, entry: usize) -> bool {
+        self.seen.get(entry).is_some_and(|p| p.inert)
     }
 
     fn kind(&self, entry: usize) -> Kind {
