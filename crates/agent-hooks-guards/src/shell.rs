@@ -657,6 +657,11 @@ impl<'a> Parser<'a> {
     /// At a blank: ends the word and steps over the run of blanks.
     fn blanks(&mut self) {
         self.end_word();
+        self.skip_blanks();
+    }
+
+    /// Steps over the run of blanks at `i`.
+    fn skip_blanks(&mut self) {
         let rest = self.src.get(self.i + 1..).unwrap_or(&[]);
         self.i += 1 + rest
             .iter()
@@ -677,6 +682,10 @@ impl<'a> Parser<'a> {
             && let Some(word) = self.text.get(start..end)
         {
             self.script.words.push(Cow::Borrowed(word));
+            // The blanks after it, in the same step: a word is mostly followed by one.
+            if self.src.get(end) == Some(&b' ') {
+                self.skip_blanks();
+            }
         } else {
             self.take(start, end);
         }
