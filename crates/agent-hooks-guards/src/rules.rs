@@ -175,16 +175,22 @@ impl LazyRegex {
                 .any(|s| crate::shell::same_bytes(s.as_ref(), bytes));
         }
         if let Some(prefixes) = &facts.prefixes
-            && !prefixes.iter().any(|p| bytes.starts_with(p))
+            && !prefixes.iter().any(|p| {
+                bytes
+                    .get(..p.len())
+                    .is_some_and(|start| crate::shell::same_bytes(start, p))
+            })
         {
             return false;
         }
-        facts.required.iter().all(|b| bytes.contains(b))
-            && facts
-                .words
-                .iter()
-                .flat_map(|w| w.iter())
-                .all(|word| std::str::from_utf8(word).map_or(true, |word| haystack.contains(word)))
+        facts
+            .required
+            .iter()
+            .all(|&b| memchr::memchr(b, bytes).is_some())
+            && facts.words.iter().flat_map(|w| w.iter()).all(|word| {
+                // A word that is not text cannot be looked for in text: it rules nothing out.
+                std::str::from_utf8(word).is_err() || memchr::memmem::find(bytes, word).is_some()
+            })
             && (**self).is_match(haystack)
     }
 }
