@@ -549,10 +549,6 @@ fn compile_rule(
         answer,
         program,
         pipeline_program,
-        first_words: subcommand
-            .iter()
-            .filter_map(|words| words.first())
-            .fold(0, |mask, first| mask | rule::word_bit(first)),
         subcommand,
         options: raw.options,
         options_none: raw.options_none,

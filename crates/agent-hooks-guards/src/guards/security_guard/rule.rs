@@ -80,9 +80,6 @@ pub(crate) struct Rule {
     pub(crate) program: Option<usize>,
     pub(crate) pipeline_program: Option<usize>,
     pub(crate) subcommand: Vec<Vec<String>>,
-    /// The [`word_bit`]s of the first words of `subcommand`: most commands' subcommand is
-    /// none of them, which this tells without comparing strings.
-    pub(crate) first_words: u64,
     pub(crate) options: Vec<Vec<String>>,
     pub(crate) options_none: Vec<String>,
     pub(crate) value_options: Vec<String>,
@@ -98,17 +95,17 @@ pub(crate) struct Rule {
 }
 
 impl Rule {
-    /// Whether the rule's subcommand could start with `word`, whose [`word_bit`] is `bit`
-    /// (always, without a subcommand).
-    pub(crate) fn may_start(&self, word: Option<&str>, bit: u64) -> bool {
-        self.subcommand.is_empty()
-            || (self.first_words & bit != 0
-                && word.is_some_and(|word| {
-                    self.subcommand.iter().any(|alt| {
-                        alt.first()
-                            .is_some_and(|first| crate::shell::same(first, word))
-                    })
-                }))
+    /// Whether the rule's subcommand could start with `word` (always, without one).
+    pub(crate) fn may_start(&self, word: Option<&str>) -> bool {
+        self.subcommand.is_empty() || word.is_some_and(|word| self.starts_with(word))
+    }
+
+    /// Whether one of the rule's subcommands starts with `word`.
+    pub(crate) fn starts_with(&self, word: &str) -> bool {
+        self.subcommand.iter().any(|alt| {
+            alt.first()
+                .is_some_and(|first| crate::shell::same(first, word))
+        })
     }
 
     /// Whether the rule looks at arguments at all (beyond program, redirect and code).
@@ -196,16 +193,6 @@ impl Rule {
 /// `global` lists those that take a value.
 pub(crate) fn subcommand_start(args: &[Cow<'_, str>], global: &[String]) -> usize {
     crate::shell::past_options(args, 0, global)
-}
-
-/// A word's bit in [`Rule::first_words`], from its length and end bytes: equal words have
-/// equal bits, so a rule whose mask lacks a word's bit has no subcommand starting with it.
-pub(crate) fn word_bit(word: &str) -> u64 {
-    let bytes = word.as_bytes();
-    let (first, last) = (bytes.first().copied(), bytes.last().copied());
-    let mixed =
-        bytes.len() * 7 + usize::from(first.unwrap_or(0)) * 3 + usize::from(last.unwrap_or(0));
-    1 << (mixed % 64)
 }
 
 /// One option as given: a long name (`--force`, value cut off) or a short letter.

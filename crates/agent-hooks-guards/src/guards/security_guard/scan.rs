@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use super::code::{self, Action};
 use super::paths::Cwd;
-use super::rule::{self, Answer, Rule, subcommand_start};
+use super::rule::{Answer, Rule, subcommand_start};
 use super::{SecurityGuard, quote};
 use crate::answer::fill;
 use crate::shell::{self, Body, Script, SimpleCommand};
@@ -345,8 +345,13 @@ impl<'g> Scan<'g> {
         let global = matched.map_or(&[][..], |m| self.programs.subcommand_options(guard, m));
         let sub_start = subcommand_start(args, global);
         let sub_word = args.get(sub_start).map(|w| w.as_ref());
-        let sub_bit = sub_word.map_or(0, rule::word_bit);
-        let named = program_rules.len();
+        // Most commands of a program with subcommand rules (`git`) run a subcommand none of
+        // them names: one look at the program's list skips them all.
+        let named = if matched.is_some_and(|m| self.programs.may_start(m, sub_word)) {
+            program_rules.len()
+        } else {
+            0
+        };
         for k in 0..named + redirect_rules.len() {
             // By position: `self.programs` is read again below while `self` is noted to.
             let index = match k.checked_sub(named) {
@@ -356,7 +361,7 @@ impl<'g> Scan<'g> {
             let Some(rule) = index.and_then(|i| guard.rules.get(i)) else {
                 continue;
             };
-            if !rule.may_start(sub_word, sub_bit) {
+            if !rule.may_start(sub_word) {
                 continue;
             }
             if let Some(redirect) = &rule.redirect
@@ -1161,6 +1166,8 @@ struct Program {
     /// nothing: no rule names it, it runs no code, moves no directory, reaches no network
     /// and sets no variable.
     inert: bool,
+    /// The first words of its rules' subcommands, unless one of its rules has none.
+    firsts: Option<Vec<String>>,
 }
 
 impl Programs {
@@ -1262,6 +1269,19 @@ impl Programs {
             && !network
             && program != "exec"
             && !declares(program);
+        let mut firsts = Some(Vec::new());
+        for rule in rules.iter().filter_map(|&i| guard.rules.get(i)) {
+            let Some(list) = &mut firsts else { break };
+            if rule.subcommand.is_empty() {
+                firsts = None;
+                break;
+            }
+            for first in rule.subcommand.iter().filter_map(|alt| alt.first()) {
+                if !list.contains(first) {
+                    list.push(first.clone());
+                }
+            }
+        }
         self.seen.push(Program {
             name: program.to_owned(),
             matched,
@@ -1270,6 +1290,7 @@ impl Programs {
             subcommand_options,
             runs_itself: shell::runs_itself(program, &guard.prefixes),
             inert,
+            firsts,
         });
         let index = self.seen.len() - 1;
         self.remember(slot(program.as_bytes()), index);
@@ -1295,6 +1316,15 @@ impl Programs {
             .and_then(|p| p.subcommand_options)
             .and_then(|at| guard.subcommand_options.get(at))
             .map_or(&[], |(_, options)| options.as_slice())
+    }
+
+    /// Whether some rule naming `entry`'s program may match a command whose subcommand
+    /// (the word after the program's global options) is `word`.
+    fn may_start(&self, entry: usize, word: Option<&str>) -> bool {
+        self.seen.get(entry).is_some_and(|p| match &p.firsts {
+            None => true,
+            Some(firsts) => word.is_some_and(|w| firsts.iter().any(|f| shell::same(f, w))),
+        })
     }
 
     /// See [`Program::inert`].
