@@ -76,12 +76,21 @@ impl Cwd {
         if operand.is_empty() || operand.starts_with(['/', '~']) || operand.contains(['$', '`']) {
             return None;
         }
-        let dir = match &self.here {
-            Here::Absolute(dir) => dir.clone(),
-            Here::Relative(dir) => format!("{}/{dir}", self.root.as_deref()?),
+        // Built in one string: this runs for every operand a path rule looks at.
+        let mut path = String::new();
+        match &self.here {
+            Here::Absolute(dir) => push_normalized(&mut path, dir),
+            Here::Relative(dir) => {
+                push_normalized(&mut path, self.root.as_deref()?);
+                push_normalized(&mut path, dir);
+            }
             Here::Lost => return None,
-        };
-        Some(normalize(&format!("{dir}/{operand}")))
+        }
+        push_normalized(&mut path, operand);
+        if path.is_empty() {
+            path.push('/');
+        }
+        Some(path)
     }
 
     /// The directories after `cd <target>` (`None`: `cd` with no operand, which goes home).
@@ -198,17 +207,27 @@ fn under_or_at(path: &str, dir: &str) -> bool {
 
 /// `a/./b//c/../d/` → `/a/b/d` for an absolute path; `..` stops at the root.
 fn normalize(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
+    let mut out = String::with_capacity(path.len() + 1);
+    push_normalized(&mut out, path);
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
+/// Appends the parts of `path` to the absolute path `out` (`""` for `/`): `.` and empty
+/// parts are dropped, `..` takes the last part off (none above `/`).
+fn push_normalized(out: &mut String, path: &str) {
     for part in path.split('/') {
         match part {
             "" | "." => {}
-            ".." => {
-                parts.pop();
+            ".." => out.truncate(out.rfind('/').unwrap_or(0)),
+            _ => {
+                out.push('/');
+                out.push_str(part);
             }
-            _ => parts.push(part),
         }
     }
-    format!("/{}", parts.join("/"))
 }
 
 /// `dir` joined with `path`, both relative, `..` kept where it climbs above the start.
