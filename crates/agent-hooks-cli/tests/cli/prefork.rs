@@ -414,6 +414,72 @@ fn module_state_is_fresh_per_call_and_threads_atexit_and_open_files_finish() {
     ignore = "needs python3 on PATH (.ci/run installs it)"
 )]
 #[test]
+fn a_hook_ends_with_its_own_status_not_a_forked_helpers_and_ctrl_c_ends_it_by_signal() {
+    let entries = [
+        Entry::new("pre_tool_call", &command("forks.py")).name("forks"),
+        Entry::new("on_user_message", &command("interrupted.py")).name("interrupted"),
+    ];
+    let answers = same_answers(
+        &entries,
+        &[
+            ("pre_tool_call", json!({"tool_name": "x"})),
+            ("pre_tool_call", json!({"tool_name": "x", "fail": true})),
+            ("on_user_message", json!({"message": "hi"})),
+        ],
+    );
+    assert_eq!(answers[0].context(), vec!["helper ended with 7"]);
+    assert_eq!(answers[1].status("forks"), "error");
+    assert!(
+        answers[1].detail("forks").starts_with("exit status 3:"),
+        "{}",
+        answers[1].detail("forks")
+    );
+    assert_eq!(answers[2].status("interrupted"), "error");
+    assert!(
+        answers[2]
+            .detail("interrupted")
+            .starts_with("killed by signal 2:"),
+        "{}",
+        answers[2].detail("interrupted")
+    );
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn an_input_larger_than_a_pipe_holds_arrives_whole_and_need_not_be_read() {
+    let message: String = (0..200_000u32)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    let entries = [
+        Entry::new("on_user_message", &command("big_input.py")).name("reads"),
+        Entry::new("on_session_start", &command("big_input.py")).name("unread"),
+    ];
+    let answers = same_answers(
+        &entries,
+        &[
+            ("on_user_message", json!({"message": message})),
+            (
+                "on_session_start",
+                json!({"status": "new", "message": message}),
+            ),
+        ],
+    );
+    let context = answers[0].context();
+    assert!(
+        context.len() == 1 && context[0].starts_with("200000 chars, sha256 "),
+        "{context:?}"
+    );
+    assert_eq!(answers[1].context(), vec!["did not read the input"]);
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
 fn a_file_the_script_leaves_open_is_written_out() {
     let ws = workspace()
         .hook(

@@ -239,12 +239,14 @@ class _Script:
         sys.orig_argv = list(self.argv0) + list(argv[1:])
 
 
-def _run(script, main):
+def _run(script, main, ending):
     """Runs the script's body and ends the process as the interpreter ends `python3 script.py`:
     the exit status of SystemExit or of an uncaught exception (its traceback on stderr), then
     non-daemon threads joined, atexit handlers, the script's globals released (so a file it
     left open is flushed), the standard streams flushed. The rest of the interpreter's
-    teardown is skipped: it would touch every page the forker shares with this child."""
+    teardown is skipped: it would touch every page the forker shares with this child.
+    With nothing of the script left to run, the standard streams are closed and the status
+    told on `ending` before the process exits."""
     interrupted = False
     try:
         exec(script.code, main.__dict__)
@@ -285,12 +287,59 @@ def _run(script, main):
         sys.stderr.flush()
     except BaseException:
         pass
+    for fd in (0, 1, 2):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
     if interrupted:
         import signal
 
+        ending.tell(_Ending.SIGNAL, signal.SIGINT)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
+    ending.tell(_Ending.EXIT, status & 0xFF)
     os._exit(status & 0xFF)
+
+
+class _Ending:
+    """A page shared by the forker and one child, on which the child tells how it ends just
+    before it exits. The kernel takes a forked interpreter's address space apart before its
+    parent can reap it (most of a millisecond here): told first, the forker answers the
+    runtime while that goes on. A page, not a descriptor: the hook sees no file of it."""
+
+    EXIT = 1
+    SIGNAL = 2
+
+    def __init__(self, mmap, signal):
+        self.page = mmap.mmap(-1, mmap.PAGESIZE)
+        self.forker = os.getpid()
+        self.child = None
+        self.notify = signal.SIGUSR1
+
+    def forked(self):
+        """In the child: this process is the one whose end is told."""
+        self.child = os.getpid()
+
+    def tell(self, kind, value):
+        # A process the script forked ends through here too: its end is not the hook's.
+        if os.getpid() != self.child:
+            return
+        self.page[0:2] = bytes((value, kind))
+        if os.getppid() == self.forker:
+            try:
+                os.kill(self.forker, self.notify)
+            except OSError:
+                pass
+
+    def told(self):
+        """In the forker: {"exit": code} or {"signal": number}, once the child has told it."""
+        value, kind = self.page[0], self.page[1]
+        if kind == _Ending.EXIT:
+            return {"exit": value}
+        if kind == _Ending.SIGNAL:
+            return {"signal": value}
+        return None
 
 
 def _exit_status(code):
@@ -322,6 +371,7 @@ def _serve(cfg):
     # What the script loaded stays for its children; whatever the forker loads from here on is
     # taken out of a child's sys.modules, so the script's own `import socket` is a fresh one.
     loaded = set(sys.modules)
+    import mmap
     import select
     import signal
     import socket
@@ -350,7 +400,9 @@ def _serve(cfg):
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.signal(signal.SIGUSR1, lambda *_: None)  # a child told how it ends
     running = {}  # pid -> the call socket its status goes to
+    endings = {}  # pid -> the page each child tells its end on
     watching = {}  # call socket's descriptor -> pid: its closing means the runtime gave up
     spares = set()  # the children waiting for the next calls
     spare_at = 0.0  # when a spare may be forked (later after one died without a call)
@@ -371,21 +423,24 @@ def _serve(cfg):
     while True:
         if spares_end is not None and len(spares) < SPARES and not draining and time.monotonic() >= spare_at:
             try:
+                ending = _Ending(mmap, signal)
                 pid = os.fork()
             except OSError:
                 pid = None  # tried again at the next turn
                 spare_at = time.monotonic() + 1
             if pid == 0:
-                _forked()
+                _forked(ending)
                 # Everything of the forker goes with this frame (its sockets close as it
                 # unwinds); its raw descriptors are closed here.
                 for fd in (wake_r, wake_w, cfg.pop("_lock_fd")):
                     os.close(fd)
                 start = {key: cfg[key] for key in ("env", "cwd", "argv")}
-                return ("spare", script, listener, spares_end, loaded, start)
+                start["request"] = cfg["request"].encode() if "request" in cfg else None
+                return ("spare", script, listener, spares_end, loaded, start, ending)
             if pid is not None:
                 _own_group(pid)
                 spares.add(pid)
+                endings[pid] = ending
         wait = 1000
         if spares_end is not None and len(spares) < SPARES and not draining:
             wait = max(0, min(wait, int((spare_at - time.monotonic()) * 1000) + 1))
@@ -421,7 +476,11 @@ def _serve(cfg):
                     spares.discard(pid)
                     spare_at = max(spare_at, time.monotonic() + SPARE_DELAY)
         ended = len(running)
-        for pid in _reap(running, poller, watching):
+        for pid, call in [(p, c) for p, c in running.items() if p in endings and endings[p].told()]:
+            # Told before it exits: the runtime has its status now; it is reaped later.
+            del running[pid]
+            _answer_end(call, endings[pid].told(), poller, watching)
+        for pid in _reap(running, endings, poller, watching):
             if pid in spares:
                 # It took no call (told to stop, or killed): replaced a second later, not at
                 # once (spares that cannot live must not make a fork loop).
@@ -458,6 +517,7 @@ def _serve(cfg):
             continue
         try:
             request = _json.loads(message)
+            ending = _Ending(mmap, signal)
             pid = os.fork()
         except Exception as e:
             _send(call, {"error": "cannot fork: %s" % e})
@@ -466,14 +526,15 @@ def _serve(cfg):
             call.close()
             continue
         if pid == 0:
-            _forked()
+            _forked(ending)
             control.detach()
             call.detach()
-            return ("call", script, request, fds, loaded)
+            return ("call", script, request, fds, loaded, ending)
         _own_group(pid)
         for fd in fds[1:]:
             os.close(fd)
         running[pid] = call
+        endings[pid] = ending
         watching[call.fileno()] = pid
         poller.register(call.fileno(), select.POLLIN)
         _send(call, {"pid": pid})
@@ -486,7 +547,7 @@ SPARES = 2
 SPARE_DELAY = 0.02
 
 
-def _forked():
+def _forked(ending):
     """A child's first steps: its own process group (the one a timeout kills), the forker's
     signal handling undone."""
     import signal
@@ -494,6 +555,8 @@ def _forked():
     os.setpgid(0, 0)
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    ending.forked()
 
 
 def _own_group(pid):
@@ -503,7 +566,7 @@ def _own_group(pid):
         pass  # the child set it itself (or is already gone; its status says so)
 
 
-def _take_call(script, listener, report, loaded, start):
+def _take_call(script, listener, report, loaded, start, ending):
     """A spare's wait: accepts the next call on the workspace's socket, hands the call socket to
     the forker (which reports how this process ends), answers the runtime its pid, and returns
     what `_run` needs. Leaves when the forker tells it to or is gone.
@@ -547,7 +610,8 @@ def _take_call(script, listener, report, loaded, start):
             continue
         forker_gone = False
         try:
-            request = _json.loads(message)
+            # Nearly always the very request the forker was started with: nothing to read.
+            request = start if message == start["request"] else _json.loads(message)
             socket.send_fds(report, [b"%d" % os.getpid()], [call.fileno()])
         except ValueError:
             request = None
@@ -568,10 +632,11 @@ def _take_call(script, listener, report, loaded, start):
         # descriptors this process holds beside them.
         for fd in fds + [call.detach(), listener.detach(), report.detach()]:
             os.close(fd)
-        placed = (request["env"], request["cwd"], request["argv"])
-        if placed != (start["env"], start["cwd"], start["argv"]):
-            script.place(*placed)
-        return script, main
+        if request is not start:
+            placed = (request["env"], request["cwd"], request["argv"])
+            if placed != (start["env"], start["cwd"], start["argv"]):
+                script.place(*placed)
+        return script, main, ending
 
 
 def _reports(report, socket):
@@ -597,8 +662,9 @@ def _send(call, message):
         pass  # the runtime stopped waiting; nothing more to tell
 
 
-def _reap(running, poller, watching):
-    """Reports how each ended call's process ended; returns the other children that ended."""
+def _reap(running, endings, poller, watching):
+    """Reports how each ended call's process ended (as it told it, when it did); returns the
+    other children that ended."""
     others = []
     while True:
         try:
@@ -607,17 +673,28 @@ def _reap(running, poller, watching):
             return others
         if pid == 0:
             return others
+        ending = endings.pop(pid, None)
+        told = ending.told() if ending is not None else None
+        if ending is not None:
+            ending.page.close()
         call = running.pop(pid, None)
         if call is None:
             others.append(pid)
             continue
-        if watching.pop(call.fileno(), None) is not None:
-            poller.unregister(call.fileno())
-        if os.WIFSIGNALED(status):
-            _send(call, {"signal": os.WTERMSIG(status)})
-        else:
-            _send(call, {"exit": os.waitstatus_to_exitcode(status)})
-        call.close()
+        if told is None:
+            if os.WIFSIGNALED(status):
+                told = {"signal": os.WTERMSIG(status)}
+            else:
+                told = {"exit": os.waitstatus_to_exitcode(status)}
+        _answer_end(call, told, poller, watching)
+
+
+def _answer_end(call, told, poller, watching):
+    """Tells the runtime how its call's process ended; the call is over."""
+    if watching.pop(call.fileno(), None) is not None:
+        poller.unregister(call.fileno())
+    _send(call, told)
+    call.close()
 
 
 def _receive(call, socket, maxfds):
@@ -778,14 +855,14 @@ def _close_above_stdio(keep=()):
 
 
 def _child(call):
-    script, request, fds, loaded = call
+    script, request, fds, loaded, ending = call
     hidden = set(sys.modules) - loaded
     for fd, target in zip(fds[1:], (0, 1, 2)):
         os.dup2(fd, target)
     # Nothing but the call's own three streams crosses into the hook.
     _close_above_stdio()
     main = script.enter(request["env"], request["cwd"], request["argv"], hidden)
-    _run(script, main)
+    _run(script, main, ending)
 
 
 if sys.version_info < (3, 9):

@@ -9,9 +9,13 @@
 //! stdout, stderr) and a call socket over `SCM_RIGHTS`; the child puts itself in its own process
 //! group, takes the pipes as its standard streams, closes every other descriptor, and runs the
 //! compiled script as `python3 script.py` would. The forker answers the child's pid on the call
-//! socket, reaps it, and answers how it ended. From the pid on, the call is supervised exactly
-//! like a spawned hook ([`super::command::supervise`]): the same capped readers, the same
-//! timeout that kills the child's whole group.
+//! socket, and then how it ended: as the child tells it on a page they share once nothing of
+//! the script is left to run and its streams are closed (the kernel's teardown of a forked
+//! interpreter, most of a millisecond, then goes on beside the caller), else as the forker
+//! reaps it. From the pid on, the call is supervised exactly like a spawned hook
+//! ([`super::command::supervise`]): the same capped readers, the same timeout that kills the
+//! child's whole group. The call's input is written into its stdin pipe as soon as the
+//! request is sent, so the script finds it there when it starts.
 //!
 //! Where the forker lives ([`Home`]): in a process that stays (the sidecar, an embedding host)
 //! it is a child of the engine, talked to over a socket pair on its stdin, and dies with it; a
@@ -188,9 +192,9 @@ impl Pool {
         policy: RunPolicy,
     ) -> Ran {
         let deadline = tokio::time::Instant::now() + timeout;
-        match self.launch(job, deadline).await {
+        match self.launch(job, &input, deadline).await {
             Ok(Launched::Started(child)) => Ran {
-                result: child.supervise(input, deadline, timeout, policy).await,
+                result: child.supervise(deadline, timeout, policy).await,
                 fallback: None,
             },
             Ok(Launched::TimedOut) => Ran {
@@ -212,6 +216,7 @@ impl Pool {
     async fn launch(
         &self,
         job: &Job<'_>,
+        input: &Arc<[u8]>,
         deadline: tokio::time::Instant,
     ) -> Result<Launched, String> {
         let call = crate::command_line::python_call(job.spec, job.env)?;
@@ -261,7 +266,7 @@ impl Pool {
                         return Err(why);
                     }
                 };
-                let launched = forker.call(&request, deadline).await;
+                let launched = forker.call(&request, input, deadline).await;
                 if launched.is_err() {
                     // Dead or wedged: the next call starts a fresh one.
                     self.children
@@ -281,7 +286,7 @@ impl Pool {
                             .map_err(|e| format!("cannot reach the forker: {e}"))??
                     }
                 };
-                call_on(conn, None, &request, deadline).await
+                call_on(conn, None, &request, input, deadline).await
             }
         }
     }
@@ -334,6 +339,8 @@ impl Start {
             "cwd": self.cwd,
             "argv": self.argv(),
             "warmup": self.warmup,
+            // What a call sends when it comes from the same environment, as it is sent.
+            "request": String::from_utf8_lossy(&self.request()),
         });
         if let (Some(Value::Object(extra)), Some(config)) = (listen, config.as_object_mut()) {
             config.extend(extra);
@@ -440,11 +447,12 @@ impl Forker {
     async fn call(
         &self,
         request: &[u8],
+        input: &Arc<[u8]>,
         deadline: tokio::time::Instant,
     ) -> Result<Launched, String> {
         let (ours, theirs) = std::os::unix::net::UnixStream::pair()
             .map_err(|e| format!("cannot make a call socket: {e}"))?;
-        call_on(ours, Some((self, theirs.into())), request, deadline).await
+        call_on(ours, Some((self, theirs.into())), request, input, deadline).await
     }
 }
 
@@ -490,10 +498,11 @@ enum Launched {
     TimedOut,
 }
 
-/// A hook process a forker forked: its group, the runtime's ends of its streams, and how the
-/// forker reports its end.
+/// A hook process a forker forked: its group, the runtime's ends of its streams, the part of
+/// its input still to write, and how the forker reports its end.
 struct Forked {
     pid: u32,
+    input: Arc<[u8]>,
     streams: Streams<
         tokio::net::unix::pipe::Sender,
         tokio::net::unix::pipe::Receiver,
@@ -505,7 +514,6 @@ struct Forked {
 impl Forked {
     async fn supervise(
         self,
-        input: Arc<[u8]>,
         deadline: tokio::time::Instant,
         timeout: Duration,
         policy: RunPolicy,
@@ -514,7 +522,7 @@ impl Forked {
             self.status,
             self.pid,
             self.streams,
-            input,
+            self.input,
             deadline,
             timeout,
             policy,
@@ -560,6 +568,7 @@ async fn call_on(
     conn: std::os::unix::net::UnixStream,
     via: Option<(&Forker, OwnedFd)>,
     request: &[u8],
+    input: &Arc<[u8]>,
     deadline: tokio::time::Instant,
 ) -> Result<Launched, String> {
     let (stdin_r, stdin_w) = pipe()?;
@@ -594,6 +603,16 @@ async fn call_on(
     sent.map_err(|e| format!("the forker cannot be reached: {e}"))?;
     // The child has its copies now; ours would keep its stdin open and its output unfinished.
     drop((via, stdin_r, stdout_w, stderr_w));
+    // The input goes into the pipe while the forker hands the call to a child, so the script
+    // finds it there instead of waiting for the round trip of its pid. What the pipe does not
+    // take at once is written once the child is known, as a spawned hook's input is.
+    let written = prewrite(&stdin_w, input);
+    let (stdin_w, rest) = if written == input.len() {
+        drop(stdin_w); // the whole input: the script reads it and then its end
+        (None, Arc::from(&[][..]))
+    } else {
+        (Some(stdin_w), Arc::from(&input[written..]))
+    };
 
     conn.set_nonblocking(true)
         .map_err(|e| format!("cannot use the call socket: {e}"))?;
@@ -631,10 +650,10 @@ async fn call_on(
     })
     .abort_handle();
     let streams = Streams {
-        stdin: Some(
-            tokio::net::unix::pipe::Sender::from_owned_fd(stdin_w)
-                .map_err(|e| format!("cannot use the hook's stdin: {e}"))?,
-        ),
+        stdin: stdin_w
+            .map(tokio::net::unix::pipe::Sender::from_owned_fd)
+            .transpose()
+            .map_err(|e| format!("cannot use the hook's stdin: {e}"))?,
         stdout: Some(
             tokio::net::unix::pipe::Receiver::from_owned_fd(stdout_r)
                 .map_err(|e| format!("cannot use the hook's stdout: {e}"))?,
@@ -646,6 +665,7 @@ async fn call_on(
     };
     Ok(Launched::Started(Forked {
         pid,
+        input: rest,
         streams,
         status: Status {
             report: Some(rx),
@@ -669,6 +689,23 @@ fn exit_of(line: &str) -> io::Result<Exit> {
         (None, Some(signal)) => Ok(Exit::Signal(signal)),
         _ => Err(io::Error::other(format!("the forker reported {line}"))),
     }
+}
+
+/// Writes what of `input` the pipe `fd` takes without waiting; returns how much that was.
+fn prewrite(fd: &OwnedFd, input: &[u8]) -> usize {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    if fcntl(fd, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).is_err() {
+        return 0;
+    }
+    let mut written = 0;
+    while written < input.len() {
+        match nix::unistd::write(fd, &input[written..]) {
+            Ok(n) => written += n,
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => break, // full (EAGAIN), or nobody reads (EPIPE): the rest waits
+        }
+    }
+    written
 }
 
 fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
