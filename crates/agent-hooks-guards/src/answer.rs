@@ -70,8 +70,9 @@ pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 /// Case-insensitive membership of a tool name in a configured list.
-pub(crate) fn tool_in(list: &[String], name: &str) -> bool {
-    list.iter().any(|entry| entry.eq_ignore_ascii_case(name))
+pub(crate) fn tool_in(list: &[impl AsRef<str>], name: &str) -> bool {
+    list.iter()
+        .any(|entry| entry.as_ref().eq_ignore_ascii_case(name))
 }
 
 /// `{"decision": "ask", "reason": ...}`: the user decides (a host that cannot ask blocks).

@@ -93,7 +93,7 @@ fn first_line(message: &str) -> String {
 /// automata), and one event uses only a few of them; `agent-hooks guard` is a new process
 /// per event, so it pays only for the patterns that event needs.
 pub(crate) struct LazyRegex {
-    pattern: String,
+    pattern: Text,
     compiled: std::sync::OnceLock<regex::Regex>,
     /// What the pattern's syntax tells, found on the first `is_match`.
     facts: std::sync::OnceLock<Facts>,
@@ -337,20 +337,20 @@ pub(crate) fn pick_from<T: Default>(user: Option<T>, default: Option<T>) -> (T, 
 pub(crate) fn regex_from(
     origin: Origin,
     field: &dyn Display,
-    pattern: &str,
+    pattern: impl AsRef<str> + Into<Text>,
 ) -> Result<LazyRegex, RulesError> {
     if origin == Origin::User {
         regex_syntax::Parser::new()
-            .parse(pattern)
+            .parse(pattern.as_ref())
             .map_err(|error| RulesError::Invalid {
                 field: field.to_string(),
                 message: format!("invalid regex: {error}"),
             })?;
     }
     #[cfg(test)]
-    tests::record(pattern);
+    tests::record(pattern.as_ref());
     Ok(LazyRegex {
-        pattern: pattern.to_owned(),
+        pattern: pattern.into(),
         compiled: std::sync::OnceLock::new(),
         facts: std::sync::OnceLock::new(),
     })
@@ -358,14 +358,24 @@ pub(crate) fn regex_from(
 
 /// Compiles a list of regexes (`field[i]` in errors).
 pub(crate) fn regexes(field: &str, patterns: &[String]) -> Result<Vec<LazyRegex>, RulesError> {
-    regexes_from(Origin::User, &field, patterns)
+    patterns
+        .iter()
+        .enumerate()
+        .map(|(index, pattern)| {
+            regex_from(
+                Origin::User,
+                &format_args!("{field}[{index}]"),
+                pattern.as_str(),
+            )
+        })
+        .collect()
 }
 
 /// [`regexes`], skipping the syntax check for a built-in default.
 pub(crate) fn regexes_from(
     origin: Origin,
     field: &dyn Display,
-    patterns: &[String],
+    patterns: &[Text],
 ) -> Result<Vec<LazyRegex>, RulesError> {
     patterns
         .iter()
@@ -386,10 +396,12 @@ pub(crate) fn optional_regex(
 pub(crate) fn optional_regex_from(
     origin: Origin,
     field: &dyn Display,
-    pattern: Option<&str>,
+    pattern: Option<impl AsRef<str> + Into<Text>>,
 ) -> Result<Option<LazyRegex>, RulesError> {
     match pattern {
-        Some(pattern) if !pattern.is_empty() => regex_from(origin, field, pattern).map(Some),
+        Some(pattern) if !pattern.as_ref().is_empty() => {
+            regex_from(origin, field, pattern).map(Some)
+        }
         _ => Ok(None),
     }
 }
@@ -397,6 +409,183 @@ pub(crate) fn optional_regex_from(
 /// The user's value if set, else the default's, else the type's empty value.
 pub(crate) fn pick<T: Default>(user: Option<T>, default: Option<T>) -> T {
     user.or(default).unwrap_or_default()
+}
+
+/// A string of a rules file. A string of the built-in rules' binary form
+/// ([`built_in_blobs`]) is borrowed from it rather than copied: a guard process builds its
+/// rules for one event, and copying a thousand small strings out of the blob, one allocation
+/// each, was the larger part of that. A user's rules file gives owned strings.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Text(Cow<'static, str>);
+
+impl Text {
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether the text is borrowed from a built-in blob rather than owned.
+    #[cfg(test)]
+    pub(crate) fn is_borrowed(&self) -> bool {
+        matches!(self.0, Cow::Borrowed(_))
+    }
+
+    /// The text's words (split at whitespace), each borrowed where the text is.
+    pub(crate) fn words(&self) -> Vec<Text> {
+        match &self.0 {
+            Cow::Borrowed(text) => text
+                .split_whitespace()
+                .map(|word| Text(Cow::Borrowed(word)))
+                .collect(),
+            Cow::Owned(text) => text.split_whitespace().map(Text::from).collect(),
+        }
+    }
+
+    /// The string whose UTF-8 bytes are `bytes`: borrowed when they lie inside a built-in
+    /// rules blob (whose deserializer hands out slices of it), else copied; `None` when they
+    /// are not UTF-8.
+    fn from_bytes(bytes: &[u8]) -> Option<Text> {
+        let start = bytes.as_ptr() as usize;
+        for blob in built_in_blobs() {
+            let inside = start
+                .checked_sub(blob.as_ptr() as usize)
+                .and_then(|offset| blob.get(offset..offset.checked_add(bytes.len())?));
+            if let Some(inside) = inside {
+                return std::str::from_utf8(inside)
+                    .ok()
+                    .map(|text| Text(Cow::Borrowed(text)));
+            }
+        }
+        std::str::from_utf8(bytes).ok().map(Text::from)
+    }
+}
+
+/// The built-in rules kept in a binary form whose strings [`Text`] borrows.
+fn built_in_blobs() -> [&'static [u8]; 1] {
+    [crate::guards::SECURITY_GUARD_RULES_BLOB]
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Text {
+        Text(Cow::Owned(text.to_owned()))
+    }
+}
+
+impl From<&Text> for Text {
+    fn from(text: &Text) -> Text {
+        text.clone()
+    }
+}
+
+impl From<&String> for Text {
+    fn from(text: &String) -> Text {
+        Text::from(text.as_str())
+    }
+}
+
+impl From<String> for Text {
+    fn from(text: String) -> Text {
+        Text(Cow::Owned(text))
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<Cow<'_, str>> for Text {
+    fn eq(&self, other: &Cow<'_, str>) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Text, D::Error> {
+        struct Visitor;
+
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Text;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_str<E>(self, text: &str) -> Result<Text, E> {
+                Ok(Text::from(text))
+            }
+
+            fn visit_string<E>(self, text: String) -> Result<Text, E> {
+                Ok(Text::from(text))
+            }
+
+            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Text, E> {
+                Text::from_bytes(bytes)
+                    .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Bytes(bytes), &self))
+            }
+        }
+
+        // In the binary form (postcard, the one format here that is not human-readable) a
+        // string is its length and its bytes, as a byte string is. Asked for bytes, postcard
+        // hands out a slice of the blob, checked here as UTF-8 once and borrowed; asked for a
+        // string, it would check the bytes itself, and borrowing them would check them again.
+        if deserializer.is_human_readable() {
+            deserializer.deserialize_str(Visitor)
+        } else {
+            deserializer.deserialize_bytes(Visitor)
+        }
+    }
+}
+
+#[cfg(test)]
+impl serde::Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
 }
 
 #[cfg(test)]
@@ -465,6 +654,36 @@ mod tests {
         }
         out.push_str("]\n");
         out
+    }
+
+    #[test]
+    fn a_rules_file_reads_into_text_as_into_string() {
+        #[derive(Debug, Default, serde::Deserialize)]
+        struct Strings {
+            list: Vec<String>,
+            map: std::collections::BTreeMap<String, String>,
+        }
+        #[derive(Debug, Default, serde::Deserialize)]
+        struct Texts {
+            list: Vec<Text>,
+            map: std::collections::BTreeMap<Text, Text>,
+        }
+        let yaml = "list: [plain, 'single', \"double\\t\", 12, true, ~x, '']\nmap: {a: 1, 2: b}\n";
+        let strings: Strings = parse(yaml).expect("parses as strings");
+        let texts: Texts = parse(yaml).expect("parses as texts");
+        assert_eq!(format!("{:?}", strings.list), format!("{:?}", texts.list));
+        assert_eq!(format!("{:?}", strings.map), format!("{:?}", texts.map));
+        assert!(
+            texts.list.iter().all(|t| !t.is_borrowed()),
+            "a user's file is owned"
+        );
+        // A value that is not a string is refused by both, with the same message.
+        let bad = "list: [[nested]]\nmap: {}\n";
+        let (Err(string_error), Err(text_error)) = (parse::<Strings>(bad), parse::<Texts>(bad))
+        else {
+            panic!("a nested list is not a string");
+        };
+        assert_eq!(string_error.to_string(), text_error.to_string());
     }
 
     #[test]

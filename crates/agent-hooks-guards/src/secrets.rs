@@ -129,7 +129,7 @@ impl Scanner {
             n => Some(rules::regex_from(
                 wallet_origin,
                 &"wallet.solana_array_length",
-                &format!(r"\[\s*\d{{1,3}}(?:\s*,\s*\d{{1,3}}){{{}}}\s*,?\s*\]", n - 1),
+                format!(r"\[\s*\d{{1,3}}(?:\s*,\s*\d{{1,3}}){{{}}}\s*,?\s*\]", n - 1),
             )?),
         };
         let base58 = if wallet.base58_min_length == 0 {
@@ -138,7 +138,7 @@ impl Scanner {
             Some(rules::regex_from(
                 wallet_origin,
                 &"wallet.base58_min_length",
-                &format!(
+                format!(
                     "[1-9A-HJ-NP-Za-km-z]{{{},{}}}",
                     wallet.base58_min_length,
                     wallet.base58_max_length.max(wallet.base58_min_length)
@@ -161,7 +161,7 @@ impl Scanner {
             Some(rules::regex_from(
                 wallet_origin,
                 &"wallet.keywords",
-                &format!("(?i)(?:{alternation})"),
+                format!("(?i)(?:{alternation})"),
             )?)
         };
         Ok(Self {

@@ -13,6 +13,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
+use crate::rules::Text;
+
 /// How deep substitutions inside substitutions are parsed (`$(a $(b $(c)))`: three).
 /// Deeper bodies keep their text but no commands ([`Body::parsed`]), so that a text made
 /// of nothing but `$(` costs time in proportion to its length.
@@ -100,23 +102,23 @@ impl Redirect<'_> {
 pub(crate) struct Prefix {
     /// Options that take a value as the next word (`sudo -u root`).
     #[serde(default)]
-    pub(crate) options_with_value: Vec<String>,
+    pub(crate) options_with_value: Vec<Text>,
     /// Options that make the prefix run nothing (`command -v rm` only looks rm up).
     #[serde(default)]
-    pub(crate) query_options: Vec<String>,
+    pub(crate) query_options: Vec<Text>,
     /// How many operands come before the command (`timeout 5 rm ...`: one).
     #[serde(default)]
     pub(crate) operands: usize,
     /// For a tool that runs a command only through a subcommand (`uv run`, `npm exec`):
     /// those subcommands. With another first operand (`uv pip install`) the tool itself runs.
     #[serde(default)]
-    pub(crate) subcommands: Vec<String>,
+    pub(crate) subcommands: Vec<Text>,
 }
 
 /// The index of the first word from `i` on that is not an option, or the value of one of
 /// `with_value` (`git -C dir reset`: the value is the next word); a `--` ends the options
 /// and is stepped over.
-pub(crate) fn past_options(words: &[Cow<'_, str>], mut i: usize, with_value: &[String]) -> usize {
+pub(crate) fn past_options(words: &[Cow<'_, str>], mut i: usize, with_value: &[Text]) -> usize {
     while let Some(word) = words.get(i) {
         if word == "--" {
             return i + 1;
@@ -156,14 +158,14 @@ impl Prefix {
 }
 
 /// The prefix table as the rules file spells it.
-pub(crate) type Prefixes = HashMap<String, Prefix>;
+pub(crate) type Prefixes = HashMap<Text, Prefix>;
 
 /// The prefix table as the tokenizer looks it up for every command: a couple of dozen
 /// names sorted, and for each first byte where its names are, so that a program name is
 /// compared with the two or three names that start like it, or with none.
 #[derive(Debug, Clone)]
 pub(crate) struct PrefixList {
-    entries: Vec<(String, Prefix)>,
+    entries: Vec<(Text, Prefix)>,
     by_first_byte: Box<[Range<usize>; 256]>,
 }
 
@@ -181,7 +183,7 @@ impl PrefixList {
 
 /// The rules' prefix table in lookup form.
 pub(crate) fn prefix_list(prefixes: Prefixes) -> PrefixList {
-    let mut entries: Vec<(String, Prefix)> = prefixes.into_iter().collect();
+    let mut entries: Vec<(Text, Prefix)> = prefixes.into_iter().collect();
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     let mut by_first_byte = Box::new([const { 0..0 }; 256]);
     for (i, (name, _)) in entries.iter().enumerate() {

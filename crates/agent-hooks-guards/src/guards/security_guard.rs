@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::answer::{self, fill};
 use crate::context::GuardContext;
-use crate::rules::{self, Origin, RulesError, pick};
+use crate::rules::{self, Origin, RulesError, Text, pick};
 use crate::secrets::{CredentialRule, MaskRules, Scanner, WalletRules};
 use crate::shell::{self, Prefix, PrefixList, SimpleCommand};
 use code::{CodeNames, LanguageRaw};
@@ -34,7 +34,9 @@ pub(crate) const DEFAULT_RULES: &str = include_str!("../../rules/security_guard.
 /// parsing the same rules as JSON (0.75 million instructions, a third of the whole process),
 /// let alone as YAML. A test keeps it equal to the YAML
 /// (`UPDATE_DEFAULTS=1 cargo test -p agent-hooks-guards default_rules_blob` rewrites it).
-const DEFAULT_RULES_BLOB: &[u8] = include_bytes!("security_guard.defaults.postcard");
+/// A `static`, not a `const`: its strings are borrowed where they lie ([`rules::Text`]), which
+/// takes one copy of the bytes at one address.
+pub(crate) static DEFAULT_RULES_BLOB: &[u8] = include_bytes!("security_guard.defaults.postcard");
 
 /// How much of an offending command a reason quotes.
 const QUOTE_CHARS: usize = 200;
@@ -43,22 +45,22 @@ const QUOTE_CHARS: usize = 200;
 #[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
 struct Raw {
-    shell_tools: Option<Vec<String>>,
-    command_keys: Option<Vec<String>>,
-    message_tools: Option<Vec<String>>,
-    message_text_keys: Option<Vec<String>>,
-    command_prefixes: Option<HashMap<String, Prefix>>,
-    nested_shells: Option<Vec<String>>,
-    code_options: Option<HashMap<String, Vec<String>>>,
-    remote_shells: Option<HashMap<String, Vec<String>>>,
-    remote_execs: Option<HashMap<String, Vec<String>>>,
-    subcommand_options: Option<HashMap<String, Vec<String>>>,
-    interpreters: Option<BTreeMap<String, LanguageRaw>>,
+    shell_tools: Option<Vec<Text>>,
+    command_keys: Option<Vec<Text>>,
+    message_tools: Option<Vec<Text>>,
+    message_text_keys: Option<Vec<Text>>,
+    command_prefixes: Option<HashMap<Text, Prefix>>,
+    nested_shells: Option<Vec<Text>>,
+    code_options: Option<HashMap<Text, Vec<Text>>>,
+    remote_shells: Option<HashMap<Text, Vec<Text>>>,
+    remote_execs: Option<HashMap<Text, Vec<Text>>>,
+    subcommand_options: Option<HashMap<Text, Vec<Text>>>,
+    interpreters: Option<BTreeMap<Text, LanguageRaw>>,
     interpreter_code: Option<CodeNames>,
-    packs: Option<BTreeMap<String, Vec<RuleRaw>>>,
+    packs: Option<BTreeMap<Text, Vec<RuleRaw>>>,
     /// Rules from before packs existed: an extra pack of the user's own.
     destructive: Option<Vec<RuleRaw>>,
-    answers: Option<HashMap<String, Answer>>,
+    answers: Option<HashMap<Text, Answer>>,
     exfiltration: Option<ExfiltrationRaw>,
     credentials: Option<Vec<CredentialRule>>,
     wallet: Option<WalletRules>,
@@ -70,26 +72,26 @@ struct Raw {
 #[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
 struct ExfiltrationRaw {
-    network_programs: Option<String>,
-    credential_files: Option<String>,
-    env_dump_programs: Option<String>,
+    network_programs: Option<Text>,
+    credential_files: Option<Text>,
+    env_dump_programs: Option<Text>,
     #[serde(default)]
-    env_dump_args: Vec<String>,
+    env_dump_args: Vec<Text>,
     #[serde(default)]
-    output_options: Vec<String>,
+    output_options: Vec<Text>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
 #[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields, default)]
 struct Messages {
-    user_message: String,
-    wallet_secret: String,
-    destructive: String,
-    ask: String,
-    warn: String,
-    exfiltration: String,
-    tool_result_note: String,
+    user_message: Text,
+    wallet_secret: Text,
+    destructive: Text,
+    ask: Text,
+    warn: Text,
+    exfiltration: Text,
+    tool_result_note: Text,
 }
 
 impl Messages {
@@ -116,31 +118,31 @@ impl Messages {
 struct Exfiltration {
     credential_files: Option<Regex>,
     env_dump_programs: Option<Regex>,
-    env_dump_args: Vec<String>,
-    output_options: Vec<String>,
+    env_dump_args: Vec<Text>,
+    output_options: Vec<Text>,
 }
 
 /// The compiled guard.
 #[derive(Debug)]
 pub(crate) struct SecurityGuard {
-    shell_tools: Vec<String>,
-    command_keys: Vec<String>,
-    message_tools: Vec<String>,
-    message_text_keys: Vec<String>,
+    shell_tools: Vec<Text>,
+    command_keys: Vec<Text>,
+    message_tools: Vec<Text>,
+    message_text_keys: Vec<Text>,
     prefixes: PrefixList,
-    nested_shells: Vec<String>,
+    nested_shells: Vec<Text>,
     /// Programs whose option values are shell code (`su -c`, `env -S`).
-    code_options: HashMap<String, Vec<String>>,
+    code_options: HashMap<Text, Vec<Text>>,
     /// Programs that run their operands after a host as a command there (`ssh host cmd`),
     /// with their options that take a value.
-    remote_shells: HashMap<String, Vec<String>>,
+    remote_shells: HashMap<Text, Vec<Text>>,
     /// `program subcommand` that runs the argv after a target inside it (`docker exec c
     /// cmd`, `kubectl exec pod -- cmd`), with its options that take a value.
-    remote_execs: HashMap<String, Vec<String>>,
+    remote_execs: HashMap<Text, Vec<Text>>,
     /// Per program, its options before the subcommand that take a value (`git -C dir`).
     /// A list: it holds a name or two, and each command's program is found in it once
     /// per command text (`scan::Programs`).
-    subcommand_options: Vec<(String, Vec<String>)>,
+    subcommand_options: Vec<(Text, Vec<Text>)>,
     /// Each interpreter with the index of its program regex in `programs`.
     interpreters: Vec<(usize, LanguageRaw)>,
     code_names: CodeNames,
@@ -165,7 +167,7 @@ pub(crate) struct SecurityGuard {
 /// Program regexes, each distinct pattern compiled once.
 #[derive(Default)]
 struct ProgramSet {
-    patterns: Vec<String>,
+    patterns: Vec<Text>,
     regexes: Vec<Regex>,
 }
 
@@ -174,14 +176,14 @@ impl ProgramSet {
         &mut self,
         origin: Origin,
         field: &dyn Display,
-        pattern: &str,
+        pattern: &Text,
     ) -> Result<usize, RulesError> {
         if let Some(at) = self.patterns.iter().position(|p| p == pattern) {
             return Ok(at);
         }
         self.regexes
             .push(rules::regex_from(origin, field, pattern)?);
-        self.patterns.push(pattern.to_owned());
+        self.patterns.push(pattern.clone());
         Ok(self.regexes.len() - 1)
     }
 }
@@ -194,17 +196,17 @@ impl SecurityGuard {
             None => Raw::default(),
         };
         // The defaults' regexes are tested, so only the user's are syntax-checked at load.
-        let (packs, packs_origin): (BTreeMap<String, Vec<RuleRaw>>, _) =
+        let (packs, packs_origin): (BTreeMap<Text, Vec<RuleRaw>>, _) =
             rules::pick_from(user.packs, def.packs);
         let (exfil, exfil_origin): (ExfiltrationRaw, _) =
             rules::pick_from(user.exfiltration, def.exfiltration);
-        let (interpreters_raw, interpreters_origin): (BTreeMap<String, LanguageRaw>, _) =
+        let (interpreters_raw, interpreters_origin): (BTreeMap<Text, LanguageRaw>, _) =
             rules::pick_from(user.interpreters, def.interpreters);
-        let answers: HashMap<String, Answer> = pick(user.answers, def.answers);
+        let answers: HashMap<Text, Answer> = pick(user.answers, def.answers);
         let mut programs = ProgramSet::default();
         let own = user
             .destructive
-            .map(|rules| ("destructive".to_owned(), rules));
+            .map(|rules| (Text::from("destructive"), rules));
         // Sized once: a compiled rule is large, and growing the list rule by rule copied and
         // touched twice the memory, in a process that builds it for one event.
         let count = packs
@@ -252,7 +254,7 @@ impl SecurityGuard {
                 (None, None, None) => {}
             }
         }
-        let network_index = match exfil.network_programs.as_deref() {
+        let network_index = match &exfil.network_programs {
             Some(p) if !p.is_empty() => {
                 Some(programs.index(exfil_origin, &"exfiltration.network_programs", p)?)
             }
@@ -292,12 +294,12 @@ impl SecurityGuard {
                 credential_files: rules::optional_regex_from(
                     exfil_origin,
                     &"exfiltration.credential_files",
-                    exfil.credential_files.as_deref(),
+                    exfil.credential_files.as_ref(),
                 )?,
                 env_dump_programs: rules::optional_regex_from(
                     exfil_origin,
                     &"exfiltration.env_dump_programs",
-                    exfil.env_dump_programs.as_deref(),
+                    exfil.env_dump_programs.as_ref(),
                 )?,
                 env_dump_args: exfil.env_dump_args,
                 output_options: exfil.output_options,
@@ -374,7 +376,7 @@ impl SecurityGuard {
         if answer::tool_in(&self.shell_tools, tool) {
             let cwd = answer::str_field(payload, "cwd");
             for key in &self.command_keys {
-                if let Some(command) = input.get(key).and_then(Value::as_str)
+                if let Some(command) = input.get(key.as_str()).and_then(Value::as_str)
                     && let Some(found) = self.check_command(command, cwd)
                 {
                     return match found.answer {
@@ -395,7 +397,9 @@ impl SecurityGuard {
         let mut rewritten = Map::new();
         for (key, value) in input {
             let Some(text) = value.as_str() else { continue };
-            if !self.message_text_keys.is_empty() && !self.message_text_keys.contains(key) {
+            if !self.message_text_keys.is_empty()
+                && !self.message_text_keys.iter().any(|k| k == key)
+            {
                 continue;
             }
             if let Some(found) = self.scanner.wallet_secrets(text).first() {
@@ -522,7 +526,7 @@ fn compile_rule(
     pack: &str,
     field: &dyn Display,
     origin: Origin,
-    answers: &HashMap<String, Answer>,
+    answers: &HashMap<Text, Answer>,
     programs: &mut ProgramSet,
 ) -> Result<Rule, RulesError> {
     let program = match &raw.program {
@@ -534,16 +538,12 @@ fn compile_rule(
         None => None,
     };
     let answer = answers
-        .get(&raw.name)
+        .get(raw.name.as_str())
         .or_else(|| answers.get(pack))
         .copied()
         .or(raw.answer)
         .unwrap_or_default();
-    let subcommand: Vec<Vec<String>> = raw
-        .subcommand
-        .iter()
-        .map(|s| s.split_whitespace().map(str::to_owned).collect())
-        .collect();
+    let subcommand: Vec<Vec<Text>> = raw.subcommand.iter().map(Text::words).collect();
     Ok(Rule {
         why: raw.why.clone().unwrap_or_else(|| raw.name.clone()),
         answer,
@@ -556,7 +556,7 @@ fn compile_rule(
         operands_any: rules::optional_regex_from(
             origin,
             &format_args!("{field}.operands_any"),
-            raw.operands_any.as_deref(),
+            raw.operands_any.as_ref(),
         )?,
         operands_min: raw.operands_min,
         after_dashdash: raw.after_dashdash,
@@ -567,13 +567,9 @@ fn compile_rule(
         redirect: rules::optional_regex_from(
             origin,
             &format_args!("{field}.redirect"),
-            raw.redirect.as_deref(),
+            raw.redirect.as_ref(),
         )?,
-        code: rules::optional_regex_from(
-            origin,
-            &format_args!("{field}.code"),
-            raw.code.as_deref(),
-        )?,
+        code: rules::optional_regex_from(origin, &format_args!("{field}.code"), raw.code.as_ref())?,
         name: raw.name,
     })
 }
@@ -604,5 +600,35 @@ mod tests {
         // Every table of the rules file is in it, and the guard builds on it.
         assert_eq!(default_rules(), yaml);
         assert!(yaml.packs.as_ref().is_some_and(|p| !p.is_empty()));
+    }
+
+    #[test]
+    fn the_compiled_default_rules_borrow_their_strings_from_the_blob() {
+        let guard = SecurityGuard::new(None).expect("the defaults build");
+        let texts: Vec<&Text> = guard
+            .rules
+            .iter()
+            .flat_map(|rule| {
+                [&rule.name, &rule.why]
+                    .into_iter()
+                    .chain(rule.subcommand.iter().flatten())
+                    .chain(rule.options.iter().flatten())
+                    .chain(&rule.value_options)
+            })
+            .chain(&guard.shell_tools)
+            .chain(
+                guard
+                    .interpreters
+                    .iter()
+                    .flat_map(|(_, lang)| &lang.shell_calls),
+            )
+            .chain(&guard.code_names.network_names)
+            .collect();
+        assert!(texts.len() > 300, "only {} strings", texts.len());
+        let copied: Vec<&&Text> = texts.iter().filter(|t| !t.is_borrowed()).collect();
+        assert!(copied.is_empty(), "copied out of the blob: {copied:?}");
+        // A user's rules are their own.
+        let user = SecurityGuard::new(Some("shell_tools: [bash]")).expect("builds");
+        assert!(user.shell_tools.iter().all(|t| !t.is_borrowed()));
     }
 }

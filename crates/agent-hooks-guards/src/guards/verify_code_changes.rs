@@ -25,7 +25,7 @@ struct Raw {
     edit_tools: Option<HashMap<String, Vec<String>>>,
     shell_tools: Option<Vec<String>>,
     command_keys: Option<Vec<String>>,
-    command_prefixes: Option<HashMap<String, Prefix>>,
+    command_prefixes: Option<HashMap<crate::rules::Text, Prefix>>,
     source_extensions: Option<Vec<String>>,
     verify_commands: Option<Vec<String>>,
     script_runners: Option<Vec<String>>,

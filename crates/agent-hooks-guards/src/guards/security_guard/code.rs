@@ -8,22 +8,24 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
+use crate::rules::Text;
+
 /// An interpreter as the rules file spells it.
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
 #[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LanguageRaw {
-    pub(crate) program: String,
+    pub(crate) program: Text,
     #[serde(default)]
-    pub(crate) code_options: Vec<String>,
+    pub(crate) code_options: Vec<Text>,
     #[serde(default)]
-    pub(crate) code_subcommands: Vec<String>,
+    pub(crate) code_subcommands: Vec<Text>,
     #[serde(default)]
-    pub(crate) options_with_value: Vec<String>,
+    pub(crate) options_with_value: Vec<Text>,
     #[serde(default)]
-    pub(crate) script_options: Vec<String>,
+    pub(crate) script_options: Vec<Text>,
     #[serde(default)]
-    pub(crate) comments: Vec<String>,
+    pub(crate) comments: Vec<Text>,
     #[serde(default)]
     pub(crate) backticks_run: bool,
     #[serde(default)]
@@ -31,12 +33,12 @@ pub(crate) struct LanguageRaw {
     #[serde(default)]
     pub(crate) quote_operators: bool,
     #[serde(default)]
-    pub(crate) shell_calls: Vec<String>,
+    pub(crate) shell_calls: Vec<Text>,
     #[serde(default)]
-    pub(crate) delete_tree_calls: Vec<String>,
+    pub(crate) delete_tree_calls: Vec<Text>,
     #[serde(default)]
-    pub(crate) delete_calls: Vec<String>,
-    pub(crate) recursive_flag: Option<String>,
+    pub(crate) delete_calls: Vec<Text>,
+    pub(crate) recursive_flag: Option<Text>,
 }
 
 /// The names every language's code is read for.
@@ -45,17 +47,17 @@ pub(crate) struct LanguageRaw {
 #[serde(deny_unknown_fields)]
 pub(crate) struct CodeNames {
     #[serde(default)]
-    pub(crate) read_calls: Vec<String>,
+    pub(crate) read_calls: Vec<Text>,
     #[serde(default)]
-    pub(crate) network_names: Vec<String>,
+    pub(crate) network_names: Vec<Text>,
     #[serde(default)]
-    pub(crate) socket_names: Vec<String>,
+    pub(crate) socket_names: Vec<Text>,
     #[serde(default)]
-    pub(crate) fork_names: Vec<String>,
+    pub(crate) fork_names: Vec<Text>,
     /// Expressions that name the user's home directory (`os.homedir()`, `Path.home()`),
     /// written without spaces: a delete of one of them is a delete of `~`.
     #[serde(default)]
-    pub(crate) home_expressions: Vec<String>,
+    pub(crate) home_expressions: Vec<Text>,
 }
 
 /// What a piece of interpreter code does that the guard judges.
@@ -92,7 +94,7 @@ pub(crate) fn actions(
     lang: &LanguageRaw,
     names: &CodeNames,
     is_credential: &dyn Fn(&str) -> bool,
-    shells: &[String],
+    shells: &[Text],
 ) -> Vec<Action> {
     let toks = tokenize(code, lang);
     let mut out = Vec::new();
@@ -144,7 +146,7 @@ pub(crate) fn actions(
         }
         i += 1;
     }
-    let has_name = |list: &[String]| {
+    let has_name = |list: &[Text]| {
         toks.iter()
             .any(|t| matches!(t, Tok::Name(n) if mentions(n, list)))
     };
@@ -167,7 +169,7 @@ fn basename(path: &str) -> &str {
 }
 
 /// Whether a shell command text starts by running one of `shells`.
-fn starts_shell(text: &str, shells: &[String]) -> bool {
+fn starts_shell(text: &str, shells: &[Text]) -> bool {
     text.split_whitespace()
         .next()
         .is_some_and(|p| shells.iter().any(|s| s == basename(p)))
@@ -218,7 +220,8 @@ impl<'t> Call<'t> {
         self.first_str.or_else(|| {
             names
                 .home_expressions
-                .contains(&self.first_text)
+                .iter()
+                .any(|expression| *expression == *self.first_text)
                 .then_some("~")
         })
     }
@@ -319,7 +322,7 @@ fn call_args<'t>(toks: &'t [Tok<'_>], at: usize) -> Option<Call<'t>> {
 
 /// Whether a call name is one of `list`: equal, or ending in `.<name>`, `::<name>`,
 /// `-><name>` (a listed name with qualifiers must match them too).
-fn listed(name: &str, list: &[String]) -> bool {
+fn listed(name: &str, list: &[Text]) -> bool {
     list.iter().any(|entry| ends_with_part(name, entry))
 }
 
@@ -332,7 +335,7 @@ fn ends_with_part(name: &str, part: &str) -> bool {
 
 /// Whether a name mentions one of `list` as a whole part (`requests.post` mentions
 /// `requests`; `os.fork` mentions `fork`).
-fn mentions(name: &str, list: &[String]) -> bool {
+fn mentions(name: &str, list: &[Text]) -> bool {
     list.iter().any(|entry| {
         ends_with_part(name, entry)
             || name.strip_prefix(entry.as_str()).is_some_and(|rest| {

@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use super::paths::{Cwd, Place};
 use crate::rules::LazyRegex as Regex;
+use crate::rules::Text;
 
 /// What the guard answers when a rule matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Deserialize)]
@@ -42,47 +43,47 @@ pub(crate) enum PathScope {
 #[cfg_attr(test, derive(serde::Serialize))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RuleRaw {
-    pub(crate) name: String,
-    pub(crate) why: Option<String>,
+    pub(crate) name: Text,
+    pub(crate) why: Option<Text>,
     pub(crate) answer: Option<Answer>,
-    pub(crate) program: Option<String>,
+    pub(crate) program: Option<Text>,
     #[serde(default)]
-    pub(crate) subcommand: Vec<String>,
+    pub(crate) subcommand: Vec<Text>,
     #[serde(default)]
-    pub(crate) options: Vec<Vec<String>>,
+    pub(crate) options: Vec<Vec<Text>>,
     #[serde(default)]
-    pub(crate) options_none: Vec<String>,
+    pub(crate) options_none: Vec<Text>,
     #[serde(default)]
-    pub(crate) value_options: Vec<String>,
-    pub(crate) operands_any: Option<String>,
+    pub(crate) value_options: Vec<Text>,
+    pub(crate) operands_any: Option<Text>,
     pub(crate) operands_min: Option<usize>,
     #[serde(default)]
     pub(crate) after_dashdash: bool,
     pub(crate) paths: Option<PathScope>,
     #[serde(default)]
     pub(crate) leading_operands: bool,
-    pub(crate) pipeline_program: Option<String>,
+    pub(crate) pipeline_program: Option<Text>,
     #[serde(default)]
-    pub(crate) args_all: Vec<String>,
+    pub(crate) args_all: Vec<Text>,
     #[serde(default)]
-    pub(crate) args_none: Vec<String>,
-    pub(crate) redirect: Option<String>,
-    pub(crate) code: Option<String>,
+    pub(crate) args_none: Vec<Text>,
+    pub(crate) redirect: Option<Text>,
+    pub(crate) code: Option<Text>,
 }
 
 /// A compiled rule. `program` and `pipeline_program` index the guard's program regexes,
 /// which are matched once per distinct program name.
 #[derive(Debug)]
 pub(crate) struct Rule {
-    pub(crate) name: String,
-    pub(crate) why: String,
+    pub(crate) name: Text,
+    pub(crate) why: Text,
     pub(crate) answer: Answer,
     pub(crate) program: Option<usize>,
     pub(crate) pipeline_program: Option<usize>,
-    pub(crate) subcommand: Vec<Vec<String>>,
-    pub(crate) options: Vec<Vec<String>>,
-    pub(crate) options_none: Vec<String>,
-    pub(crate) value_options: Vec<String>,
+    pub(crate) subcommand: Vec<Vec<Text>>,
+    pub(crate) options: Vec<Vec<Text>>,
+    pub(crate) options_none: Vec<Text>,
+    pub(crate) value_options: Vec<Text>,
     pub(crate) operands_any: Option<Regex>,
     pub(crate) operands_min: Option<usize>,
     pub(crate) after_dashdash: bool,
@@ -191,7 +192,7 @@ impl Rule {
 
 /// Where a program's subcommand starts: past its global options (and their values);
 /// `global` lists those that take a value.
-pub(crate) fn subcommand_start(args: &[Cow<'_, str>], global: &[String]) -> usize {
+pub(crate) fn subcommand_start(args: &[Cow<'_, str>], global: &[Text]) -> usize {
     crate::shell::past_options(args, 0, global)
 }
 
@@ -215,13 +216,13 @@ enum Arg<'w> {
 #[derive(Debug, Clone, Copy)]
 struct Parsed<'w, 'r> {
     args: &'w [Cow<'w, str>],
-    value_options: &'r [String],
+    value_options: &'r [Text],
     /// Only the operands before the first option count (`find DIR... -expr`).
     leading: bool,
 }
 
 impl<'w, 'r> Parsed<'w, 'r> {
-    fn new(args: &'w [Cow<'w, str>], value_options: &'r [String], leading: bool) -> Self {
+    fn new(args: &'w [Cow<'w, str>], value_options: &'r [Text], leading: bool) -> Self {
         Parsed {
             args,
             value_options,
@@ -339,7 +340,7 @@ mod tests {
     #[test]
     fn clusters_expand_until_a_letter_takes_a_value() {
         let args = words("-qf -bfix --force=yes -- -x y");
-        let values = vec!["-b".to_owned()];
+        let values = vec![Text::from("-b")];
         let parsed = Parsed::new(&args, &values, false);
         assert!(parsed.has("-q") && parsed.has("-f") && parsed.has("-b"));
         assert!(parsed.has("--force"));
@@ -354,7 +355,7 @@ mod tests {
 
     #[test]
     fn subcommands_start_after_global_options() {
-        let global = vec!["-C".to_owned(), "-c".to_owned()];
+        let global = vec![Text::from("-C"), Text::from("-c")];
         assert_eq!(subcommand_start(&words("-C repo reset --hard"), &global), 2);
         assert_eq!(
             subcommand_start(&words("-Crepo --no-pager reset"), &global),

@@ -12,6 +12,7 @@ use super::paths::Cwd;
 use super::rule::{Answer, Rule, subcommand_start};
 use super::{SecurityGuard, quote};
 use crate::answer::fill;
+use crate::rules::Text;
 use crate::shell::{self, Body, Script, SimpleCommand};
 
 /// How deep `bash -c "..."`, `$(...)`, interpreter code and runners are followed.
@@ -102,7 +103,7 @@ impl<'g> Scan<'g> {
     /// rule of that name says.
     fn note_named(&mut self, name: &str, fallback_why: &str, command: &str) -> bool {
         let (answer, why) = match self.guard.rules.iter().find(|r| r.name == name) {
-            Some(rule) => (rule.answer, rule.why.clone()),
+            Some(rule) => (rule.answer, rule.why.to_string()),
             None => (Answer::Block, fallback_why.to_owned()),
         };
         let reason = self.guard.rule_reason(answer, &why, command);
@@ -1167,7 +1168,7 @@ struct Program {
     /// and sets no variable.
     inert: bool,
     /// The first words of its rules' subcommands, unless one of its rules has none.
-    firsts: Option<Vec<String>>,
+    firsts: Option<Vec<Text>>,
 }
 
 impl Programs {
@@ -1310,7 +1311,7 @@ impl Programs {
     }
 
     /// The options before a subcommand that take a value, for the program of `entry`.
-    fn subcommand_options<'g>(&self, guard: &'g SecurityGuard, entry: usize) -> &'g [String] {
+    fn subcommand_options<'g>(&self, guard: &'g SecurityGuard, entry: usize) -> &'g [Text] {
         self.seen
             .get(entry)
             .and_then(|p| p.subcommand_options)
