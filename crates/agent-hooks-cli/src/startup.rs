@@ -36,6 +36,17 @@ extern "C" fn main(_argc: c_int, _argv: *const *const std::ffi::c_char) -> c_int
     status(code)
 }
 
+/// `pow`, the one function of the C math library (libm.so) that this binary calls (tokio's
+/// multi-threaded scheduler does, for a moving average). Defined here, the call resolves at
+/// link time and libm.so is not loaded at all: loading that one more shared library cost
+/// each start about 0.07 ms (its files mapped, its pages touched, its symbols looked up).
+/// The `libm` crate's implementation (a port of musl's). A shared library loaded later that
+/// calls `pow` (none here does) would get this one too: a correct `pow` as well.
+#[unsafe(no_mangle)]
+extern "C" fn pow(x: f64, y: f64) -> f64 {
+    libm::pow(x, y)
+}
+
 /// What std's start-up does that this program needs (see the module's comment).
 #[cfg(not(test))]
 fn prepare() {
@@ -87,6 +98,15 @@ fn status(code: ExitCode) -> c_int {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pow_is_the_power_function() {
+        // `f64::powf` calls the `pow` above, in this test binary as in the program.
+        assert_eq!(2f64.powf(10.0), 1024.0);
+        assert_eq!(pow(9.0, 0.5), 3.0);
+        assert!((0.9f64.powf(3.0) - 0.729).abs() < 1e-12);
+        assert!(pow(-1.0, 0.5).is_nan());
+    }
 
     #[test]
     fn an_exit_code_is_its_status() {
