@@ -292,6 +292,12 @@ def _run(script, main, ending):
             os.close(fd)
         except OSError:
             pass
+    # Nothing of the hook is left but the kernel's teardown of this process: it yields to the
+    # runtime, which has the call's answer to finish.
+    try:
+        os.nice(19)
+    except OSError:
+        pass
     if interrupted:
         import signal
 
@@ -523,6 +529,7 @@ def _serve(cfg):
     running = {}  # pid -> the call socket its status goes to
     endings = {}  # pid -> the page each child tells its end on
     watching = {}  # call socket's descriptor -> pid: its closing means the runtime gave up
+    answered = {}  # call socket's descriptor -> socket, told the end before the runtime is done
     spares = set()  # the children waiting for the next calls
     spare_at = 0.0  # when a spare may be forked (later after one died without a call)
     source = report if report is not None else control
@@ -539,6 +546,7 @@ def _serve(cfg):
     idle = cfg.get("idle_seconds") or 0
     draining = False
     watched = _watched(cfg)
+    check_at = 0.0  # when the script and the approvals are looked at next
     while True:
         if spares_end is not None and len(spares) < SPARES and not draining and time.monotonic() >= spare_at:
             try:
@@ -570,6 +578,12 @@ def _serve(cfg):
                     os.read(wake_r, 512)
                 except BlockingIOError:
                     pass
+            elif fd in answered:
+                # The runtime is done with a call its child told the end of: a spare forked
+                # from now on no longer competes with it for the CPU.
+                poller.unregister(fd)
+                answered.pop(fd).close()
+                spare_at = min(spare_at, time.monotonic())
             elif fd in watching:
                 # The runtime sends nothing after the request: the call socket turning readable
                 # means it closed its end, having stopped waiting (a deadline, a dead caller).
@@ -598,21 +612,29 @@ def _serve(cfg):
         for pid, call in [(p, c) for p, c in running.items() if p in endings and endings[p].told()]:
             # Told before it exits: the runtime has its status now; it is reaped later.
             del running[pid]
-            _answer_end(call, endings[pid].told(), poller, watching)
+            watching.pop(call.fileno(), None)
+            _send(call, endings[pid].told())
+            answered[call.fileno()] = call
+            ended -= 1  # replaced once the runtime is done with it, unless no spare is left
         for pid in _reap(running, endings, poller, watching):
             if pid in spares:
                 # It took no call (told to stop, or killed): replaced a second later, not at
                 # once (spares that cannot live must not make a fork loop).
                 spares.discard(pid)
                 spare_at = time.monotonic() + 1
-        if len(running) < ended:
+        if len(running) < ended or (spares_end is not None and not spares and answered):
             spare_at = 0.0
         if draining:
             if not running and not spares:
                 return None
             continue
         if listener is not None:
-            stale = _watched(cfg) != watched  # the script or the approvals changed
+            # The script or the approvals changed: looked at twice a second, not at every
+            # wake-up of a call.
+            stale = False
+            if time.monotonic() >= check_at:
+                check_at = time.monotonic() + 0.5
+                stale = _watched(cfg) != watched
             if stale or (not running and idle and not events and _idle_for(cfg) > idle):
                 # No new calls; the ones under way are reported before the forker exits.
                 _unlisten(cfg)
@@ -771,9 +793,12 @@ def _reports(report, socket):
         if not fds:
             continue
         try:
-            taken.append((int(message), socket.socket(fileno=fds[0])))
+            pid = int(message)
         except ValueError:
             os.close(fds[0])
+            continue
+        # What the socket is, said rather than asked of the kernel.
+        taken.append((pid, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, fds[0])))
 
 
 def _send(call, message):
