@@ -327,6 +327,7 @@ class _Ending:
         self.hot = hot
         self.learns = hot is not None and hot.wants_more()
         self.heard = False
+        self.own = frozenset()  # the child's own pages before its call: not the call's doing
 
     def forked(self):
         """In the child: this process is the one whose end is told."""
@@ -337,7 +338,8 @@ class _Ending:
         if os.getpid() != self.child:
             return
         if self.learns:
-            pages = self.hot.written()[: (_Ending.SIZE - 16) // 8]
+            pages = [page for page in self.hot.written() if page not in self.own]
+            pages = pages[: (_Ending.SIZE - 16) // 8]
             self.page[8:12] = len(pages).to_bytes(4, "little")
             self.page[16 : 16 + 8 * len(pages)] = self.hot.array.array("Q", pages).tobytes()
         self.page[0:2] = bytes((value, kind))
@@ -369,9 +371,10 @@ class _Hot:
     """The pages of the forker's memory that calls write to. Each such page is shared with the
     forker until a child writes to it, and the kernel then stops the child to copy it: a few
     microseconds a page, a hundred pages and more for a call of a small script (reference
-    counts, allocations). The first calls' children list the pages they wrote (those now
-    their own, from /proc/self/pagemap) before they tell their end; a spare then has those
-    copied (MADV_POPULATE_WRITE, the contents unchanged) while it waits for its call.
+    counts, allocations). The first calls' children list the pages they wrote (those that
+    became their own during the call, from /proc/self/pagemap) before they tell their end;
+    a spare then has those copied (MADV_POPULATE_WRITE, the contents unchanged) while it
+    waits for its call.
     Needs Linux 5.14 or later and ctypes; without them, pages are copied as calls write them."""
 
     LEARN = 3  # calls whose children list the pages they wrote
@@ -730,6 +733,9 @@ def _take_call(script, listener, report, loaded, start, ending):
     main = script.enter(start["env"], start["cwd"], start["argv"], set(sys.modules) - loaded)
     if ending.hot is not None:
         ending.hot.copy_ahead()
+        if ending.learns:
+            # Its own already: written while it waited, or left to it by the forker's writes.
+            ending.own = frozenset(ending.hot.written())
     # Every spare wakes for a call; the ones that lose the accept wait again.
     listener.setblocking(False)
     poller = select.poll()
