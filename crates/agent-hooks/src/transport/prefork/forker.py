@@ -736,10 +736,17 @@ def _take_call(script, listener, report, loaded, start, ending):
         if ending.learns:
             # Its own already: written while it waited, or left to it by the forker's writes.
             ending.own = frozenset(ending.hot.written())
-    # Every spare wakes for a call; the ones that lose the accept wait again.
+    # A call wakes one waiting spare (EPOLLEXCLUSIVE, Linux 4.5): the others would only compete
+    # with it and with the runtime for the CPU, and lose the accept. Where that is not to be
+    # had, every spare wakes and those that lose the accept wait again. The forker's "stop"
+    # wakes them all.
     listener.setblocking(False)
-    poller = select.poll()
-    poller.register(listener.fileno(), select.POLLIN)
+    try:
+        poller = select.epoll(2)
+        poller.register(listener.fileno(), select.EPOLLIN | select.EPOLLEXCLUSIVE)
+    except (AttributeError, OSError):
+        poller = select.poll()
+        poller.register(listener.fileno(), select.POLLIN)
     poller.register(report.fileno(), select.POLLIN)
     while True:
         events = poller.poll()
@@ -779,6 +786,8 @@ def _take_call(script, listener, report, loaded, start, ending):
             os.dup2(fd, target)
         # Nothing but the call's own three streams crosses into the hook: these are all the
         # descriptors this process holds beside them.
+        if hasattr(poller, "close"):
+            poller.close()
         for fd in fds + [call.detach(), listener.detach(), report.detach()]:
             os.close(fd)
         if request is not start:
