@@ -11,6 +11,7 @@ mod convert;
 mod fire;
 mod guard;
 mod log;
+mod logging;
 mod serve;
 mod startup;
 mod test;
@@ -24,8 +25,6 @@ use agent_hooks::bridge::Agent;
 use agent_hooks::server::ServeOptions;
 use agent_hooks::{Engine, Workspace};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use tracing_subscriber::filter::Targets;
-use tracing_subscriber::prelude::*;
 
 const ABOUT: &str =
     "A hook runtime for AI agents: run your own hooks at an agent's lifecycle points";
@@ -316,21 +315,8 @@ impl From<GuardFormat> for agent_hooks::guards::command::Format {
 /// The program, called by `startup::main` (a test build has the test harness's `main`).
 #[cfg_attr(test, allow(dead_code))]
 fn run() -> ExitCode {
-    // `target=level` directives (`warn`, `agent_hooks=debug`). A plain target filter rather
-    // than an EnvFilter: the latter's regex machinery makes every regex in the process,
-    // the guards' rules included, build a full DFA, which `agent-hooks guard` pays per call.
-    let filter = std::env::var("AGENT_HOOKS_LOG")
-        .ok()
-        .and_then(|directives| directives.parse::<Targets>().ok())
-        .unwrap_or_else(|| Targets::new().with_default(tracing::Level::WARN));
-    tracing_subscriber::registry()
-        .with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(std::io::stderr)
-                .with_filter(filter),
-        )
-        .init();
     let cli = parse(std::env::args_os().collect());
+    logging::init(matches!(cli.command, Some(Command::Guard(_))));
     let command = cli.command.unwrap_or(Command::List { json: false });
     match command {
         Command::Completions { shell } => {

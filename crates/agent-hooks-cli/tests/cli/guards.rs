@@ -1014,3 +1014,27 @@ fn a_guard_whose_reader_is_gone_exits_instead_of_dying_of_sigpipe() {
     assert_eq!(out.status.signal(), None, "killed by a signal: {out:?}");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
+
+#[test]
+fn a_guard_still_logs_a_warning_on_stderr() {
+    // A guard's log subscriber is built only when something is logged: a warning must still
+    // come out. The event log cannot be written where `logs` is a file.
+    let dir = tempfile::tempdir().expect("a temp dir");
+    write(&dir.path().join("logs"), "not a directory");
+    let mut command = Command::new(support::BIN);
+    command
+        .args(["--workspace", &dir.path().to_string_lossy()])
+        .args(["guard", "security_guard", "--format", "claude"])
+        .env("STATE_DIR", dir.path().join("state"))
+        .env_remove("AGENT_HOOKS_LOG");
+    let input = json!({"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash",
+                       "tool_input": {"command": "rm -rf /"}});
+    let out = support::run_piped(command, input.to_string().as_bytes());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stdout.contains("deny"), "{out:?}");
+    assert!(
+        stderr.contains("WARN") && stderr.contains("cannot write the event log"),
+        "{stderr}"
+    );
+}

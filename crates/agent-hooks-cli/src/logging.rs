@@ -1,0 +1,125 @@
+//! The log subscriber: `tracing` events at or above `$AGENT_HOOKS_LOG`'s levels (default
+//! `warn`), formatted on stderr.
+//!
+//! `agent-hooks guard` gets it built on first use: tracing-subscriber's span registry fills a
+//! 32 KB table when it is made (8 page faults and 0.03 million instructions), and a guard,
+//! started anew for every tool call, usually logs nothing. Every other command builds it at
+//! once.
+
+use std::sync::OnceLock;
+
+use tracing::level_filters::LevelFilter;
+use tracing::span;
+use tracing::subscriber::{Interest, Subscriber};
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::Filter;
+use tracing_subscriber::prelude::*;
+
+/// `$AGENT_HOOKS_LOG`'s `target=level` directives (`warn`, `agent_hooks=debug`). A plain
+/// target filter rather than an EnvFilter: the latter's regex machinery makes every regex in
+/// the process, the guards' rules included, build a full DFA, which `agent-hooks guard` pays
+/// per call.
+fn filter() -> Targets {
+    std::env::var("AGENT_HOOKS_LOG")
+        .ok()
+        .and_then(|directives| directives.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(tracing::Level::WARN))
+}
+
+fn subscriber(filter: Targets) -> impl Subscriber + Send + Sync {
+    tracing_subscriber::registry().with(
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_filter(filter),
+    )
+}
+
+/// Installs the subscriber for the process; `lazily`: built when first needed.
+pub(crate) fn init(lazily: bool) {
+    let filter = filter();
+    if lazily {
+        OnFirstUse {
+            hint: Filter::<tracing_subscriber::Registry>::max_level_hint(&filter),
+            make: move || subscriber(filter.clone()),
+            built: OnceLock::new(),
+        }
+        .init();
+    } else {
+        subscriber(filter).init();
+    }
+}
+
+/// The subscriber, built by the first call that needs it: the registration of a callsite at
+/// a level the filter lets through (one below it is never registered), a span or an event.
+/// Until then it only answers the filter's most verbose level. It holds the subscriber
+/// itself, not a `Dispatch` of it: making a `Dispatch` registers it with every callsite,
+/// through the global one, which is this, still being built.
+struct OnFirstUse<S, F> {
+    hint: Option<LevelFilter>,
+    make: F,
+    built: OnceLock<S>,
+}
+
+impl<S, F: Fn() -> S> OnFirstUse<S, F> {
+    fn get(&self) -> &S {
+        self.built.get_or_init(&self.make)
+    }
+}
+
+impl<S, F> Subscriber for OnFirstUse<S, F>
+where
+    S: Subscriber,
+    F: Fn() -> S + 'static,
+{
+    fn register_callsite(&self, metadata: &'static tracing::Metadata<'static>) -> Interest {
+        self.get().register_callsite(metadata)
+    }
+
+    fn max_level_hint(&self) -> Option<LevelFilter> {
+        self.hint
+    }
+
+    fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
+        self.get().enabled(metadata)
+    }
+
+    fn new_span(&self, span: &span::Attributes<'_>) -> span::Id {
+        self.get().new_span(span)
+    }
+
+    fn record(&self, span: &span::Id, values: &span::Record<'_>) {
+        self.get().record(span, values);
+    }
+
+    fn record_follows_from(&self, span: &span::Id, follows: &span::Id) {
+        self.get().record_follows_from(span, follows);
+    }
+
+    fn event_enabled(&self, event: &tracing::Event<'_>) -> bool {
+        self.get().event_enabled(event)
+    }
+
+    fn event(&self, event: &tracing::Event<'_>) {
+        self.get().event(event);
+    }
+
+    fn enter(&self, span: &span::Id) {
+        self.get().enter(span);
+    }
+
+    fn exit(&self, span: &span::Id) {
+        self.get().exit(span);
+    }
+
+    fn clone_span(&self, id: &span::Id) -> span::Id {
+        self.get().clone_span(id)
+    }
+
+    fn try_close(&self, id: span::Id) -> bool {
+        self.get().try_close(id)
+    }
+
+    fn current_span(&self) -> tracing_core::span::Current {
+        self.get().current_span()
+    }
+}
