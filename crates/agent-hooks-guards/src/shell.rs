@@ -89,6 +89,12 @@ impl Redirect<'_> {
                 && (self.target == "-" || self.target.bytes().all(|b| b.is_ascii_digit())))
     }
 
+    /// Whether this redirection only points a descriptor at a standard stream or closes it
+    /// (`2>&1`, `>&2`, `<&-`): it touches no file.
+    pub(crate) fn joins_standard(&self) -> bool {
+        self.op.ends_with('&') && matches!(self.target.as_ref(), "0" | "1" | "2" | "-")
+    }
+
     /// Whether this redirection reads a file (`<`, `<>`).
     pub(crate) fn reads(&self) -> bool {
         self.op == "<" || self.op == "<>"

@@ -177,10 +177,14 @@ impl<'g> Scan<'g> {
         let mut leaked_before = false;
         for (position, (command, argv, matched)) in runs.iter().enumerate() {
             // Most commands of a long script run a program no rule names, with nothing
-            // nested, redirected or expanded: none of the checks below can find anything.
+            // nested, expanded or redirected to a file (`2>&1` is fine): none of the checks
+            // below can find anything.
             if last_network.is_none()
                 && self.vars.is_empty()
-                && command.redirects.is_empty()
+                && command
+                    .redirects
+                    .iter()
+                    .all(shell::Redirect::joins_standard)
                 && command.substitutions.is_empty()
                 && matched.is_some_and(|m| self.programs.inert(m))
             {
