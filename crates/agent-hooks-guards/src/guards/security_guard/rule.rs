@@ -98,15 +98,13 @@ pub(crate) struct Rule {
 impl Rule {
     /// Whether the rule's subcommand could start with `word` (always, without one).
     pub(crate) fn may_start(&self, word: Option<&str>) -> bool {
-        self.subcommand.is_empty() || word.is_some_and(|word| self.starts_with(word))
-    }
-
-    /// Whether one of the rule's subcommands starts with `word`.
-    pub(crate) fn starts_with(&self, word: &str) -> bool {
-        self.subcommand.iter().any(|alt| {
-            alt.first()
-                .is_some_and(|first| crate::shell::same(first, word))
-        })
+        self.subcommand.is_empty()
+            || word.is_some_and(|word| {
+                self.subcommand.iter().any(|alt| {
+                    alt.first()
+                        .is_some_and(|first| crate::shell::same(first, word))
+                })
+            })
     }
 
     /// Whether the rule looks at arguments at all (beyond program, redirect and code).

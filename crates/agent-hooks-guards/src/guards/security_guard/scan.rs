@@ -1274,19 +1274,20 @@ impl Programs {
             && !network
             && program != "exec"
             && !declares(program);
-        let mut firsts = Some(Vec::new());
-        for rule in rules.iter().filter_map(|&i| guard.rules.get(i)) {
-            let Some(list) = &mut firsts else { break };
-            if rule.subcommand.is_empty() {
-                firsts = None;
-                break;
-            }
-            for first in rule.subcommand.iter().filter_map(|alt| alt.first()) {
-                if !list.contains(first) {
-                    list.push(first.clone());
-                }
-            }
-        }
+        // `None` as soon as one rule has no subcommand: any command may match it.
+        let firsts = rules.iter().filter_map(|&i| guard.rules.get(i)).try_fold(
+            Vec::new(),
+            |mut list: Vec<Text>, rule| {
+                (!rule.subcommand.is_empty()).then(|| {
+                    for first in rule.subcommand.iter().filter_map(|alt| alt.first()) {
+                        if !list.contains(first) {
+                            list.push(first.clone());
+                        }
+                    }
+                    list
+                })
+            },
+        );
         self.seen.push(Program {
             name: program.to_owned(),
             matched,
