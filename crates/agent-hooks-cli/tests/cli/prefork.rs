@@ -945,3 +945,69 @@ fn a_call_whose_caller_is_gone_is_killed() {
         "the hook of a call nobody waits for is still running"
     );
 }
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_timed_out_call_is_answered_even_when_its_forker_never_tells_how_it_ended() {
+    // The script stops its forker, which then can never report the child's end: the runtime
+    // kills the child at the timeout and answers without that report.
+    let ws = workspace()
+        .file(
+            "hooks/stopper.py",
+            "import os, signal, sys, time\nsys.stdin.read()\nopen(os.path.join(os.environ['STATE_DIR'], 'forker'), 'w').write(str(os.getppid()))\nos.kill(os.getppid(), signal.SIGSTOP)\ntime.sleep(60)\n",
+        )
+        .hook(
+            Entry::new("on_user_message", &command("stopper.py"))
+                .name("stopper")
+                .timeout(1)
+                .prefork(json!(true)),
+        )
+        .approve_all();
+    let mut fire = ws
+        .command(&["fire", "on_user_message"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start fire");
+    if let Some(mut stdin) = fire.stdin.take() {
+        use std::io::Write;
+        stdin
+            .write_all(br#"{"message": "hi"}"#)
+            .expect("write the payload");
+    }
+    let answered = eventually(Duration::from_secs(20), || {
+        matches!(fire.try_wait(), Ok(Some(_)))
+    });
+    let forker: Option<i32> = std::fs::read_to_string(ws.path("state/stopper/forker"))
+        .ok()
+        .and_then(|p| p.trim().parse().ok());
+    if let Some(pid) = forker {
+        // Whatever happened, the stopped forker goes on and leaves.
+        let pid = nix::unistd::Pid::from_raw(pid);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGCONT);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+    }
+    if !answered {
+        let _ = fire.kill();
+        let _ = fire.wait();
+        panic!("fire never answered a call whose forker was stopped");
+    }
+    assert!(forker.is_some(), "the hook never ran in a forked child");
+    let out = fire.wait_with_output().expect("fire's output");
+    let outcome: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "fire printed no outcome ({e}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let hook = outcome["hooks"]
+        .as_array()
+        .and_then(|hooks| hooks.iter().find(|h| h["hook"] == "stopper"))
+        .unwrap_or_else(|| panic!("no stopper in {outcome}"));
+    assert_eq!(hook["status"], "timeout", "{outcome}");
+    assert!(ws.events_of("hook_prefork_fallback").is_empty());
+}

@@ -29,6 +29,10 @@ use crate::workspace::Workspace;
 pub(crate) const KILL_GRACE: Duration = Duration::from_millis(300);
 /// How long to wait for the pipes to close once the hook's group has been killed.
 const PIPE_GRACE: Duration = Duration::from_millis(500);
+/// How long to wait, after SIGKILL, to learn that a timed-out hook has ended. A killed process
+/// ends at once; what can keep the news from coming is the teller (a forker that lost track of
+/// its child, or was stopped), and the runtime's answer must not wait on it.
+const REAP_GRACE: Duration = Duration::from_millis(500);
 
 /// What the runtime allows a command hook's process beyond the common rules; the dialect decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,7 +317,7 @@ where
             signal_group(pgid, SIGTERM);
             let _ = tokio::time::timeout(KILL_GRACE, child.ended()).await;
             signal_group(pgid, SIGKILL);
-            let _ = child.ended().await;
+            let _ = tokio::time::timeout(REAP_GRACE, child.ended()).await;
             drop(guard);
             return Err(Failure::Timeout(timeout));
         }
