@@ -546,6 +546,23 @@ def _serve(cfg):
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
         os.close(null)
+    def take_reports():
+        """Registers the calls spares took since the last look."""
+        nonlocal spare_at
+        if report is None:
+            return
+        for pid, call in _reports(report, socket):
+            running[pid] = call
+            watching[call.fileno()] = pid
+            poller.register(call.fileno(), select.POLLIN)
+            _touch(cfg)
+            if pid in spares:
+                # Its replacement is forked when this call ends, or after SPARE_DELAY if it
+                # runs on: a fork beside the call's own run would compete with it for the
+                # CPU and the forker's memory, and calls mostly come one after another.
+                spares.discard(pid)
+                spare_at = max(spare_at, time.monotonic() + SPARE_DELAY)
+
     idle = cfg.get("idle_seconds") or 0
     draining = False
     watched = _watched(cfg)
@@ -598,19 +615,8 @@ def _serve(cfg):
                         os.killpg(pid, signal.SIGKILL)
                     except OSError:
                         pass
-        if report is not None:
-            # Before reaping: a spare reports its call before it runs the script.
-            for pid, call in _reports(report, socket):
-                running[pid] = call
-                watching[call.fileno()] = pid
-                poller.register(call.fileno(), select.POLLIN)
-                _touch(cfg)
-                if pid in spares:
-                    # Its replacement is forked when this call ends, or after SPARE_DELAY if it
-                    # runs on: a fork beside the call's own run would compete with it for the
-                    # CPU and the forker's memory, and calls mostly come one after another.
-                    spares.discard(pid)
-                    spare_at = max(spare_at, time.monotonic() + SPARE_DELAY)
+        # Before reaping: a spare reports its call before it runs the script.
+        take_reports()
         ended = len(running)
         for pid, call in [(p, c) for p, c in running.items() if p in endings and endings[p].told()]:
             # Told before it exits: the runtime has its status now; it is reaped later.
@@ -619,7 +625,7 @@ def _serve(cfg):
             _send(call, endings[pid].told())
             answered[call.fileno()] = call
             ended -= 1  # replaced once the runtime is done with it, unless no spare is left
-        for pid in _reap(running, endings, poller, watching):
+        for pid in _reap(running, endings, poller, watching, take_reports):
             if pid in spares:
                 # It took no call (told to stop, or killed): replaced a second later, not at
                 # once (spares that cannot live must not make a fork loop).
@@ -823,7 +829,7 @@ def _send(call, message):
         pass  # the runtime stopped waiting; nothing more to tell
 
 
-def _reap(running, endings, poller, watching):
+def _reap(running, endings, poller, watching, take_reports):
     """Reports how each ended call's process ended (as it told it, when it did); returns the
     other children that ended."""
     others = []
@@ -838,6 +844,11 @@ def _reap(running, endings, poller, watching):
         told = ending.told() if ending is not None else None
         if ending is not None:
             ending.page.close()
+        if pid not in running:
+            # A spare that took a call sent its report before it ran the script, so the report
+            # is queued by now even if the last look at the reports came before it: an ended
+            # child is matched with its call before it counts as a spare that took none.
+            take_reports()
         call = running.pop(pid, None)
         if call is None:
             others.append(pid)
