@@ -892,6 +892,25 @@ fn a_forker_outliving_fire_holds_none_of_its_callers_descriptors() {
     }
 }
 
+/// `fire on_user_message` started with `payload` written to its stdin (then closed), its output
+/// piped, not waited for.
+fn start_fire(ws: &Ws, payload: &str) -> std::process::Child {
+    let mut fire = ws
+        .command(&["fire", "on_user_message"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start fire");
+    if let Some(mut stdin) = fire.stdin.take() {
+        use std::io::Write;
+        stdin
+            .write_all(payload.as_bytes())
+            .expect("write the payload");
+    }
+    fire
+}
+
 /// The parent of process `pid`, from `/proc/<pid>/stat`.
 fn parent_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -916,18 +935,7 @@ fn a_call_whose_caller_is_gone_is_killed() {
         "import os, sys, time\nopen(os.path.join(os.environ['STATE_DIR'], 'pid'), 'w').write(str(os.getpid()))\ntime.sleep(60)\n",
         json!(true),
     );
-    let mut fire = ws
-        .command(&["fire", "on_user_message"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("start fire");
-    if let Some(mut stdin) = fire.stdin.take() {
-        use std::io::Write;
-        stdin
-            .write_all(br#"{"message": "hi"}"#)
-            .expect("write the payload");
-    }
+    let mut fire = start_fire(&ws, r#"{"message": "hi"}"#);
     let pid_file = ws.path("state/sleeper/pid");
     assert!(
         eventually(Duration::from_secs(20), || std::fs::read_to_string(
@@ -966,19 +974,7 @@ fn a_timed_out_call_is_answered_even_when_its_forker_never_tells_how_it_ended() 
                 .prefork(json!(true)),
         )
         .approve_all();
-    let mut fire = ws
-        .command(&["fire", "on_user_message"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start fire");
-    if let Some(mut stdin) = fire.stdin.take() {
-        use std::io::Write;
-        stdin
-            .write_all(br#"{"message": "hi"}"#)
-            .expect("write the payload");
-    }
+    let mut fire = start_fire(&ws, r#"{"message": "hi"}"#);
     let answered = eventually(Duration::from_secs(20), || {
         matches!(fire.try_wait(), Ok(Some(_)))
     });
