@@ -1007,3 +1007,58 @@ fn a_timed_out_call_is_answered_even_when_its_forker_never_tells_how_it_ended() 
     assert_eq!(hook["status"], "timeout", "{outcome}");
     assert!(ws.events_of("hook_prefork_fallback").is_empty());
 }
+
+/// A hook that holds its call until `state/<name>/go` exists (at most 20 s) when its message is
+/// "hold", writing `started` first; it answers the message back as context.
+const HOLDS: &str = "import json, os, sys, time\nd = json.load(sys.stdin)\nstate = os.environ['STATE_DIR']\nif d['message'] == 'hold':\n    open(os.path.join(state, 'started'), 'w').close()\n    for _ in range(400):\n        if os.path.exists(os.path.join(state, 'go')):\n            break\n        time.sleep(0.05)\nprint(json.dumps({'context': d['message']}))\n";
+
+/// Lets a held call go when dropped (a failed assertion included).
+struct Release(PathBuf);
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.0, "");
+    }
+}
+
+/// Starts `fire on_user_message` of a "hold" call in the background and waits until its hook
+/// runs.
+fn held_call(ws: &Ws, name: &str) -> std::process::Child {
+    let fire = start_fire(ws, r#"{"message": "hold"}"#);
+    assert!(
+        eventually(Duration::from_secs(20), || ws
+            .exists(&format!("state/{name}/started"))),
+        "the held call never started"
+    );
+    fire
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_forker_finishing_its_calls_after_an_approval_leaves_the_next_calls_to_a_fresh_one() {
+    let ws = forked_hook("on_user_message", "holds", "holds.py", HOLDS, json!(true))
+        .hook(Entry::new("pre_tool_call", &command("exit2.py")).name("other"));
+    let held = held_call(&ws, "holds");
+    let release = Release(ws.path("state/holds/go"));
+    // Any approval in the workspace stops its forkers; this one still runs the held call.
+    ws.approve(&command("exit2.py"));
+    assert!(
+        eventually(Duration::from_secs(10), || sockets(&ws).is_empty()),
+        "the forker did not stop listening after the approval"
+    );
+    let fired = ws.fire("on_user_message", json!({"message": "meanwhile"}));
+    assert_eq!(fired.context(), vec!["meanwhile"]);
+    assert!(
+        fired.warnings().is_empty() && ws.events_of("hook_prefork_fallback").is_empty(),
+        "a call while the old forker finished its own ran as a plain process: {:?}",
+        fired.warnings()
+    );
+    assert_eq!(sockets(&ws).len(), 1, "a fresh forker serves the workspace");
+    drop(release);
+    let out = held.wait_with_output().expect("the held call");
+    let outcome: Value = serde_json::from_slice(&out.stdout).expect("the held call's outcome");
+    assert_eq!(outcome["context"], json!(["hold"]), "{outcome}");
+}

@@ -927,12 +927,17 @@ def _listen(cfg, socket):
 
 
 def _unlisten(cfg):
-    """Takes this forker's socket away, unless a newer forker has bound the name already."""
+    """Takes this forker's socket away, unless a newer forker has bound the name already, and
+    lets go of the name: while this forker finishes the calls under way, the next call starts
+    a fresh one (one still holding the lock would make every call meanwhile a plain process)."""
     try:
         if os.stat(cfg["listen"]).st_ino == cfg.get("_ino"):
             os.unlink(cfg["listen"])
     except OSError:
         pass
+    lock = cfg.pop("_lock_fd", None)
+    if lock is not None:
+        os.close(lock)
 
 
 def _touch(cfg):
