@@ -1062,3 +1062,48 @@ fn a_forker_finishing_its_calls_after_an_approval_leaves_the_next_calls_to_a_fre
     let outcome: Value = serde_json::from_slice(&out.stdout).expect("the held call's outcome");
     assert_eq!(outcome["context"], json!(["hold"]), "{outcome}");
 }
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_call_the_serving_forker_drops_unstarted_goes_to_a_fresh_forker() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let ws = forked_hook(
+        "on_user_message",
+        "say",
+        "say.py",
+        "import json, sys\nprint(json.dumps({'context': json.load(sys.stdin)['message']}))\n",
+        json!(true),
+    );
+    assert_eq!(
+        ws.fire("on_user_message", json!({"message": "first"}))
+            .context(),
+        vec!["first"]
+    );
+    let socket = sockets(&ws).pop().expect("the forker's socket");
+    for pid in forker_pids(&ws) {
+        let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
+    }
+    assert!(eventually(Duration::from_secs(10), || forker_pids(&ws).is_empty()));
+    // In the forker's place, one that takes the next call and drops it unstarted, as a forker
+    // does that stops listening with a call in its queue, and is gone by then.
+    std::fs::remove_file(&socket).expect("remove the dead forker's socket");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).expect("bind");
+    let dropper = std::thread::spawn(move || {
+        let (conn, _) = listener.accept().expect("the call");
+        std::fs::remove_file(&socket).expect("unlink");
+        drop((conn, listener));
+    });
+    let fired = ws.fire("on_user_message", json!({"message": "second"}));
+    dropper.join().expect("the call was taken and dropped");
+    assert_eq!(fired.context(), vec!["second"]);
+    assert!(
+        fired.warnings().is_empty() && ws.events_of("hook_prefork_fallback").is_empty(),
+        "the dropped call ran as a plain process: {:?}",
+        fired.warnings()
+    );
+    assert_eq!(sockets(&ws).len(), 1, "a fresh forker serves the workspace");
+}

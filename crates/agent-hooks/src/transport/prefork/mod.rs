@@ -277,15 +277,21 @@ impl Pool {
                 launched
             }
             Home::Workspace => {
-                let conn = match connect_serving(&socket_path(job.ws, &key)) {
-                    Some(conn) => conn,
-                    None => {
-                        let ws = job.ws.clone();
-                        tokio::task::spawn_blocking(move || connect_or_start(&ws, &key, &start))
-                            .await
-                            .map_err(|e| format!("cannot reach the forker: {e}"))??
+                if let Some(conn) = connect_serving(&socket_path(job.ws, &key)) {
+                    match call_on(conn, None, &request, input, deadline).await {
+                        // Refused before any pid was answered, so nothing of the hook ran: the
+                        // forker stopped listening (an approval, an edit, its idle time) with
+                        // this call still queued, or the spare that took it died before it
+                        // started the script. The call goes once more the way that finds, or
+                        // starts, the forker serving now.
+                        Err(_) => {}
+                        launched => return launched,
                     }
-                };
+                }
+                let ws = job.ws.clone();
+                let conn = tokio::task::spawn_blocking(move || connect_or_start(&ws, &key, &start))
+                    .await
+                    .map_err(|e| format!("cannot reach the forker: {e}"))??;
                 call_on(conn, None, &request, input, deadline).await
             }
         }
