@@ -1107,3 +1107,51 @@ fn a_call_the_serving_forker_drops_unstarted_goes_to_a_fresh_forker() {
     );
     assert_eq!(sockets(&ws).len(), 1, "a fresh forker serves the workspace");
 }
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_script_edited_after_the_trust_check_is_not_run_as_a_plain_process_either() {
+    let ws = workspace().file(
+        "hooks/edited.py",
+        "import json, os\nprint(json.dumps({'context': 'approved content'}))\n",
+    );
+    // The edit lands between the runtime's check of the approval and the forker's read of the
+    // script: the interpreter's start-up (a `sitecustomize` on the hook's PYTHONPATH) makes it.
+    let script = ws.path("hooks/edited.py");
+    let site = format!(
+        "p = {script:?}\ntext = open(p).read()\nif 'EDITED' not in text:\n    open(p, 'a').write(\"open(os.path.join(os.environ['STATE_DIR'], 'EDITED'), 'w').close()\\n\")\n",
+        script = script.display().to_string()
+    );
+    let site_dir = ws.path("site").display().to_string();
+    let ws = ws
+        .file("site/sitecustomize.py", &site)
+        .hook(
+            Entry::new("on_user_message", &command("edited.py"))
+                .name("edited")
+                .env("PYTHONPATH", &site_dir)
+                .prefork(json!(true)),
+        )
+        .approve_all();
+    let fired = ws.fire("on_user_message", json!({"message": "hi"}));
+    assert!(
+        ws.read("hooks/edited.py").contains("EDITED"),
+        "the script was not edited"
+    );
+    assert!(
+        !ws.exists("state/edited/EDITED"),
+        "the edited content ran: {}",
+        fired.outcome
+    );
+    assert_eq!(fired.status("edited"), "error", "{}", fired.outcome);
+    assert!(
+        fired
+            .detail("edited")
+            .contains("changed after its approval was checked"),
+        "{}",
+        fired.outcome
+    );
+    assert!(ws.events_of("hook_prefork_fallback").is_empty());
+}

@@ -15,6 +15,10 @@ for _name in set(sys.modules) - _BASE:
     del sys.modules[_name]
 
 
+class _Drifted(Exception):
+    """The script on disk is no longer the content whose approval the runtime checked."""
+
+
 def _script_scan(source, sha256):
     """Checks the script's bytes against the approved hash, and lists the modules it imports and
     the regular expressions its code compiles from literals, in a throw-away child, so that
@@ -56,7 +60,7 @@ def _script_scan(source, sha256):
     os.waitpid(pid, 0)
     text = b"".join(chunks).decode()
     if text.startswith("!"):
-        raise RuntimeError(text[1:])
+        raise _Drifted(text[1:])
     if text.startswith("?"):
         return [], []
     found = _json.loads(text)
@@ -1052,7 +1056,11 @@ _close_above_stdio()
 try:
     _CALL = _serve(_CONFIG)
 except Exception as e:
-    message = _json.dumps({"error": "%s: %s" % (type(e).__name__, e)})
+    if isinstance(e, _Drifted):
+        # Edited between the runtime's check and this read: the runtime must not run it either.
+        message = _json.dumps({"error": str(e), "drifted": True})
+    else:
+        message = _json.dumps({"error": "%s: %s" % (type(e).__name__, e)})
     if _CONFIG.get("listen"):
         os.write(1, (message + "\n").encode())
     else:

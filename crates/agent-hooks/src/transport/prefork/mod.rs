@@ -138,7 +138,23 @@ pub(crate) enum Home {
 
 /// One forker child, or why it could not be started and when (kept for [`RETRY_AFTER`], so a
 /// script that does not compile is not started again at every call).
-type Slot = Arc<tokio::sync::OnceCell<Result<Arc<Forker>, (String, std::time::Instant)>>>;
+type Slot = Arc<tokio::sync::OnceCell<Result<Arc<Forker>, (Refused, std::time::Instant)>>>;
+
+/// Why no forker takes a call.
+#[derive(Debug, Clone)]
+enum Refused {
+    /// None can be started or reached: the call runs as a plain process that says why.
+    Unavailable(String),
+    /// The script on disk is no longer the content whose approval the trust gate checked
+    /// (edited in between): the call is not run at all.
+    Drifted(String),
+}
+
+impl From<String> for Refused {
+    fn from(why: String) -> Refused {
+        Refused::Unavailable(why)
+    }
+}
 
 /// How long a forker that failed to start is not tried again (its calls run as plain
 /// processes, each saying so).
@@ -201,7 +217,15 @@ impl Pool {
                 result: Err(Failure::Timeout(timeout)),
                 fallback: None,
             },
-            Err(why) => Ran {
+            // Edited after the trust gate checked it: a plain spawn would run the new
+            // content just the same.
+            Err(Refused::Drifted(why)) => Ran {
+                result: Err(Failure::Exec(format!(
+                    "prefork: {why}: the script changed after its approval was checked, and was not run"
+                ))),
+                fallback: None,
+            },
+            Err(Refused::Unavailable(why)) => Ran {
                 result: job
                     .spec
                     .run(input, job.env, timeout, job.program, policy)
@@ -218,7 +242,7 @@ impl Pool {
         job: &Job<'_>,
         input: &Arc<[u8]>,
         deadline: tokio::time::Instant,
-    ) -> Result<Launched, String> {
+    ) -> Result<Launched, Refused> {
         let call = crate::command_line::python_call(job.spec, job.env)?;
         let interpreter = call
             .interpreter
@@ -248,7 +272,7 @@ impl Pool {
                     .get_or_init(|| async {
                         tokio::task::spawn_blocking(move || Forker::start(&start))
                             .await
-                            .map_err(|e| format!("cannot start the forker: {e}"))
+                            .map_err(|e| Refused::from(format!("cannot start the forker: {e}")))
                             .and_then(|started| started.map(Arc::new))
                             .map_err(|why| (why, std::time::Instant::now()))
                     })
@@ -257,7 +281,9 @@ impl Pool {
                 let forker = match started {
                     Ok(forker) => forker,
                     Err((why, when)) => {
-                        if when.elapsed() > RETRY_AFTER {
+                        // A script edited under the forker is not a forker that cannot start:
+                        // the next call, checked again, may start one.
+                        if matches!(why, Refused::Drifted(_)) || when.elapsed() > RETRY_AFTER {
                             self.children
                                 .lock()
                                 .unwrap_or_else(|p| p.into_inner())
@@ -274,7 +300,7 @@ impl Pool {
                         .unwrap_or_else(|p| p.into_inner())
                         .remove(&key);
                 }
-                launched
+                Ok(launched?)
             }
             Home::Workspace => {
                 if let Some(conn) = connect_serving(&socket_path(job.ws, &key)) {
@@ -285,14 +311,14 @@ impl Pool {
                         // started the script. The call goes once more the way that finds, or
                         // starts, the forker serving now.
                         Err(_) => {}
-                        launched => return launched,
+                        Ok(launched) => return Ok(launched),
                     }
                 }
                 let ws = job.ws.clone();
                 let conn = tokio::task::spawn_blocking(move || connect_or_start(&ws, &key, &start))
                     .await
                     .map_err(|e| format!("cannot reach the forker: {e}"))??;
-                call_on(conn, None, &request, input, deadline).await
+                Ok(call_on(conn, None, &request, input, deadline).await?)
             }
         }
     }
@@ -419,7 +445,7 @@ struct Forker {
 
 impl Forker {
     /// Starts the forker and waits until it has compiled and loaded the script.
-    fn start(start: &Start) -> Result<Forker, String> {
+    fn start(start: &Start) -> Result<Forker, Refused> {
         let (ours, theirs) = nix::sys::socket::socketpair(
             AddressFamily::Unix,
             SockType::SeqPacket,
@@ -438,10 +464,10 @@ impl Forker {
         };
         let mut buf = vec![0u8; 64 * 1024];
         if !readable(forker.control.as_fd(), START_TIMEOUT) {
-            return Err(format!(
+            return Err(Refused::Unavailable(format!(
                 "the forker did not load the script within {} s",
                 START_TIMEOUT.as_secs()
-            ));
+            )));
         }
         let n = nix::sys::socket::recv(forker.control.as_raw_fd(), &mut buf, MsgFlags::empty())
             .map_err(|e| format!("the forker did not start: {e}"))?;
@@ -471,7 +497,7 @@ impl Drop for Forker {
 }
 
 /// Reads a forker's first message: ready, or why not.
-fn ready(message: &[u8]) -> Result<(), String> {
+fn ready(message: &[u8]) -> Result<(), Refused> {
     let value: Value = serde_json::from_slice(message.trim_ascii()).map_err(|_| {
         if message.is_empty() {
             "the forker exited while starting".to_owned()
@@ -485,10 +511,14 @@ fn ready(message: &[u8]) -> Result<(), String> {
     if value.get("ready") == Some(&Value::Bool(true)) {
         return Ok(());
     }
-    Err(value.get("error").and_then(Value::as_str).map_or_else(
+    let error = value.get("error").and_then(Value::as_str);
+    if let (Some(why), Some(Value::Bool(true))) = (error, value.get("drifted")) {
+        return Err(Refused::Drifted(why.to_owned()));
+    }
+    Err(Refused::Unavailable(error.map_or_else(
         || format!("the forker answered {value}"),
         |e| format!("the forker cannot run the script: {e}"),
-    ))
+    )))
 }
 
 fn readable(fd: std::os::fd::BorrowedFd<'_>, within: Duration) -> bool {
@@ -775,7 +805,7 @@ fn connect_or_start(
     ws: &Workspace,
     key: &str,
     start: &Start,
-) -> Result<std::os::unix::net::UnixStream, String> {
+) -> Result<std::os::unix::net::UnixStream, Refused> {
     let dir = socket_dir(ws).map_err(|e| format!("cannot make the forkers' directory: {e}"))?;
     let socket = socket_path(ws, key);
     if let Ok(conn) = std::os::unix::net::UnixStream::connect(&socket) {
@@ -801,10 +831,10 @@ fn connect_or_start(
     if let Some(mut out) = process.stdout.take() {
         if !readable(out.as_fd(), START_TIMEOUT) {
             let _ = process.kill();
-            return Err(format!(
+            return Err(Refused::Unavailable(format!(
                 "the forker did not load the script within {} s",
                 START_TIMEOUT.as_secs()
-            ));
+            )));
         }
         let mut byte = [0u8; 1];
         while line.len() < 64 * 1024
@@ -826,9 +856,9 @@ fn connect_or_start(
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    Err(format!(
+    Err(Refused::Unavailable(format!(
         "cannot connect to the forker at {}: {}",
         socket.display(),
         last.map_or_else(String::new, |e| e.to_string())
-    ))
+    )))
 }
