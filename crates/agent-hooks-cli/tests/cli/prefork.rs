@@ -1155,3 +1155,46 @@ fn a_script_edited_after_the_trust_check_is_not_run_as_a_plain_process_either() 
     );
     assert!(ws.events_of("hook_prefork_fallback").is_empty());
 }
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn the_sidecar_replaces_a_forker_that_died_between_calls_for_the_next_call() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let ws = forked_hook(
+        "on_user_message",
+        "say",
+        "say.py",
+        "import json, sys\nprint(json.dumps({'context': json.load(sys.stdin)['message']}))\n",
+        json!(true),
+    );
+    let server = Server::start(&ws);
+    let post = |message: &str| {
+        let (status, outcome) =
+            server.post("/v1/events/on_user_message", json!({ "message": message }));
+        assert_eq!(status, 200, "{outcome}");
+        outcome
+    };
+    assert_eq!(post("first")["context"], json!(["first"]));
+    let forkers = forker_pids(&ws);
+    assert_eq!(forkers.len(), 1, "one forker, a child of the sidecar");
+    kill(Pid::from_raw(forkers[0] as i32), Signal::SIGKILL).expect("kill the forker");
+    assert!(eventually(Duration::from_secs(10), || !process_running(
+        forkers[0]
+    )));
+    let outcome = post("second");
+    assert_eq!(outcome["context"], json!(["second"]), "{outcome}");
+    assert!(
+        outcome["warnings"].as_array().is_some_and(Vec::is_empty),
+        "the call after the forker died ran as a plain process: {outcome}"
+    );
+    assert!(ws.events_of("hook_prefork_fallback").is_empty());
+    let now = forker_pids(&ws);
+    assert!(
+        now.len() == 1 && now != forkers,
+        "a fresh forker took the call: {now:?}"
+    );
+}

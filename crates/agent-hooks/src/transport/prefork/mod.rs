@@ -199,6 +199,15 @@ impl Pool {
             .clear();
     }
 
+    /// Drops the forker of `key` when it is still the one in `slot` (a call that found it dead
+    /// may have replaced it already).
+    fn forget(&self, key: &str, slot: &Slot) {
+        let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
+        if children.get(key).is_some_and(|now| Arc::ptr_eq(now, slot)) {
+            children.remove(key);
+        }
+    }
+
     /// Runs `job` in a forked child; when no forker can take it, as a plain spawn that says why.
     pub(crate) async fn run(
         &self,
@@ -261,46 +270,52 @@ impl Pool {
         let request = start.request();
         match self.home {
             Home::Children => {
-                let slot = self
-                    .children
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .entry(key.clone())
-                    .or_default()
-                    .clone();
-                let started = slot
-                    .get_or_init(|| async {
-                        tokio::task::spawn_blocking(move || Forker::start(&start))
-                            .await
-                            .map_err(|e| Refused::from(format!("cannot start the forker: {e}")))
-                            .and_then(|started| started.map(Arc::new))
-                            .map_err(|why| (why, std::time::Instant::now()))
-                    })
-                    .await
-                    .clone();
-                let forker = match started {
-                    Ok(forker) => forker,
-                    Err((why, when)) => {
-                        // A script edited under the forker is not a forker that cannot start:
-                        // the next call, checked again, may start one.
-                        if matches!(why, Refused::Drifted(_)) || when.elapsed() > RETRY_AFTER {
-                            self.children
-                                .lock()
-                                .unwrap_or_else(|p| p.into_inner())
-                                .remove(&key);
-                        }
-                        return Err(why);
-                    }
-                };
-                let launched = forker.call(&request, input, deadline).await;
-                if launched.is_err() {
-                    // Dead or wedged: the next call starts a fresh one.
-                    self.children
+                let start = Arc::new(start);
+                let mut again = true;
+                loop {
+                    let slot = self
+                        .children
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
-                        .remove(&key);
+                        .entry(key.clone())
+                        .or_default()
+                        .clone();
+                    let start = start.clone();
+                    let started = slot
+                        .get_or_init(|| async move {
+                            tokio::task::spawn_blocking(move || Forker::start(&start))
+                                .await
+                                .map_err(|e| Refused::from(format!("cannot start the forker: {e}")))
+                                .and_then(|started| started.map(Arc::new))
+                                .map_err(|why| (why, std::time::Instant::now()))
+                        })
+                        .await
+                        .clone();
+                    let forker = match started {
+                        Ok(forker) => forker,
+                        Err((why, when)) => {
+                            // A script edited under the forker is not a forker that cannot
+                            // start: the next call, checked again, may start one.
+                            if matches!(why, Refused::Drifted(_)) || when.elapsed() > RETRY_AFTER {
+                                self.forget(&key, &slot);
+                            }
+                            return Err(why);
+                        }
+                    };
+                    match forker.call(&request, input, deadline).await {
+                        Ok(launched) => return Ok(launched),
+                        Err(why) => {
+                            // Dead or wedged: the next call starts a fresh one. Refused before
+                            // any pid was answered, nothing of the hook ran: a forker that died
+                            // since its last call (killed, out of memory) is replaced for this
+                            // call too, once.
+                            self.forget(&key, &slot);
+                            if !std::mem::take(&mut again) {
+                                return Err(why.into());
+                            }
+                        }
+                    }
                 }
-                Ok(launched?)
             }
             Home::Workspace => {
                 if let Some(conn) = connect_serving(&socket_path(job.ws, &key)) {
