@@ -196,6 +196,7 @@ class Storm:
         self.allow_skip = False
         self.fallbacks = {}  # why -> how many calls
         self.allow_orphan = False
+        self.port = None  # the sidecar's, when calls go through one
         self.orphaned = 0
 
     def one(self, i):
@@ -207,6 +208,9 @@ class Storm:
         timeout = HOOKS[name][1]
         env = dict(os.environ, AGENT_HOOKS_PREFORK_IDLE=str(IDLE))
         start = time.monotonic()
+        if self.port is not None:
+            self.one_http(name, nonce, payload, timeout, start)
+            return
         try:
             done = subprocess.run(
                 [BIN, "--workspace", self.root, "fire", "pre_tool_call"],
@@ -224,6 +228,36 @@ class Storm:
         except ValueError:
             self.fail(name, nonce, "exit %d, no JSON: %r %r" % (done.returncode, done.stdout[:200], done.stderr[:300]))
             return
+        self.judge(name, nonce, out, took)
+
+    def one_http(self, name, nonce, payload, timeout, start):
+        """The call through the sidecar: `POST /v1/events/pre_tool_call`."""
+        import http.client
+
+        body = json.dumps(payload).encode()
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout + 60)
+        try:
+            conn.request("POST", "/v1/events/pre_tool_call", body=body,
+                         headers={"Content-Type": "application/json", "Host": "127.0.0.1:%d" % self.port})
+            response = conn.getresponse()
+            data = response.read()
+        except OSError as e:
+            self.fail(name, nonce, "HUNG or failed: %s" % e)
+            return
+        finally:
+            conn.close()
+        took = time.monotonic() - start
+        if took > timeout + BOUND:
+            self.fail(name, nonce, "took %.1f s (timeout %d s)" % (took, timeout))
+        try:
+            out = json.loads(data)
+        except ValueError:
+            self.fail(name, nonce, "HTTP %d, no JSON: %r" % (response.status, data[:300]))
+            return
+        self.judge(name, nonce, out, took)
+
+    def judge(self, name, nonce, out, took):
+        """Checks the outcome `out` of one call, which took `took` seconds."""
         hook = [h for h in out["hooks"] if h["hook"] == name]
         status = hook[0]["status"] if hook else "missing"
         fell_back = [w for w in out.get("warnings", []) if "prefork" in w]
@@ -328,8 +362,10 @@ def after(root, storm, expect_forkers=None):
 
 
 def chaos_spares(root, running):
-    """SIGKILLs a spare of a random forker every 0.3 s."""
+    """SIGKILLs a spare of a random forker every 0.3 s, once the forkers are up (a forker that
+    is starting has a child of its own for a moment, which is not a spare)."""
     killed = 0
+    time.sleep(3)
     while running():
         time.sleep(0.3)
         # A spare holds the workspace's socket and its report channel beside its three
@@ -388,9 +424,6 @@ def main():
         if PHASE == "spares":
             chaos = lambda running: chaos_spares(root, running)
             storm.names = ["fast", "json", "slow", "chatty"]
-            # A spare killed as it takes a call: that call never reached the hook, and runs
-            # as a plain process, saying so.
-            storm.allow_fallback = True
         elif PHASE == "forkers":
             chaos = lambda running: chaos_forkers(root, running)
             storm.names = ["fast", "json", "slow", "nonzero"]
@@ -406,8 +439,25 @@ def main():
             chaos = lambda running: chaos_edits(root, running)
             storm.names = ["fast", "json", "nonzero"]
             storm.allow_skip = True
+        server = None
+        if PHASE.startswith("sidecar"):
+            # The calls go to `agent-hooks serve`, whose forkers are its children.
+            server = subprocess.Popen(
+                [BIN, "--workspace", root, "serve", "--listen", "127.0.0.1:0"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+            storm.port = int(server.stdout.readline().rsplit(b":", 1)[1])
+            if PHASE == "sidecar-kill":
+                chaos = lambda running: chaos_forkers(root, running)
+                storm.names = ["fast", "json", "slow", "nonzero"]
+                storm.allow_orphan = True
         start = time.monotonic()
-        storm.run(CALLS, CONCURRENCY, chaos)
+        try:
+            storm.run(CALLS, CONCURRENCY, chaos)
+        finally:
+            if server is not None:
+                # Its forkers go with it.
+                server.terminate()
+                server.wait()
         print("phase %s: %d calls, %d at once, %.1f s" % (PHASE, CALLS, CONCURRENCY, time.monotonic() - start))
         summary(storm)
         after(root, storm, expect_forkers=None if PHASE == "edits" else len(storm.names))

@@ -13,7 +13,7 @@
 # a hook left, no forker with more children than its two spares, no forker holding more than a
 # handful of descriptors, and every forker gone after its idle time (4 s in this run).
 #
-# Phases (PHASES, default all five):
+# Phases (PHASES, default all seven):
 #   storm    the calls above
 #   burst    one hook, twice CONCURRENCY calls at once: far more than its two spares
 #   spares   SIGKILL a waiting spare every 0.3 s while calls run: a call never hangs, nor runs
@@ -24,6 +24,8 @@
 #   edits    edit or revoke a script and approve it again every 0.7 s while calls run: a call
 #            runs the approved content, or is skipped as drifted, or (edited between the trust
 #            check and the forker's read) ends as an error that says so; never a plain process
+#   sidecar  the storm's calls through `agent-hooks serve` (its forkers are its children)
+#   sidecar-kill  the same, a forker SIGKILLed every second, as in `forkers`
 #
 # Usage: benches/prefork_stress.sh
 #        CALLS=400 CONCURRENCY=12 HOGS=2 PHASES="storm spares" benches/prefork_stress.sh
@@ -45,7 +47,7 @@ for _ in $(seq 1 "${HOGS:-2}"); do
 done
 
 status=0
-for phase in ${PHASES:-storm burst spares forkers edits}; do
+for phase in ${PHASES:-storm burst spares forkers edits sidecar sidecar-kill}; do
   python3 benches/prefork_stress.py "$BIN" "$phase" "${CALLS:-260}" "${CONCURRENCY:-8}" || status=1
 done
 exit $status
