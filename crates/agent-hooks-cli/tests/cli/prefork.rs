@@ -1198,3 +1198,47 @@ fn the_sidecar_replaces_a_forker_that_died_between_calls_for_the_next_call() {
         "a fresh forker took the call: {now:?}"
     );
 }
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn first_calls_at_once_start_one_forker_and_one_warm_up() {
+    let ws = forked_hook(
+        "on_user_message",
+        "warm",
+        "warm.py",
+        "import json, os, sys\nd = json.load(sys.stdin)\nopen(os.path.join(os.environ['STATE_DIR'], 'seen'), 'a').write(d['message'] + '\\n')\n",
+        json!({"warmup": {"message": "warm-up"}}),
+    );
+    // Four processes' first calls, at once: none finds a forker serving yet.
+    let fires: Vec<_> = (0..4)
+        .map(|n| start_fire(&ws, &json!({ "message": format!("call {n}") }).to_string()))
+        .collect();
+    for fire in fires {
+        let out = fire.wait_with_output().expect("a call");
+        let outcome: Value = serde_json::from_slice(&out.stdout).expect("an outcome");
+        assert_eq!(outcome["hooks"][0]["status"], "noop", "{outcome}");
+        assert!(
+            outcome["warnings"].as_array().is_some_and(Vec::is_empty),
+            "{outcome}"
+        );
+    }
+    let mut seen: Vec<String> = ws
+        .read("state/warm/seen")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        ["call 0", "call 1", "call 2", "call 3", "warm-up"],
+        "the warm-up runs once, whichever call starts the forker"
+    );
+    assert!(
+        eventually(Duration::from_secs(10), || forker_pids(&ws).len() == 3),
+        "one forker and its two spares: {:?}",
+        forker_pids(&ws)
+    );
+}

@@ -487,6 +487,12 @@ def _exit_status(code):
 def _serve(cfg):
     """The forker's loop. Returns, in a forked child only, what that child does next: run the
     call it was forked for, or, serving the workspace, wait for the next call as the spare."""
+    lock = None
+    if cfg.get("listen"):
+        lock = _claim(cfg)
+        if lock is None:
+            os.write(1, b'{"ready": true, "already": true}\n')
+            return None
     script = _Script(cfg)
     script.preload()
     warmup = cfg.get("warmup")
@@ -517,9 +523,7 @@ def _serve(cfg):
     report = None
     spares_end = None
     if cfg.get("listen"):
-        listener = _listen(cfg, socket)
-        if listener is None:
-            return None
+        listener = _listen(cfg, socket, lock)
         report, spares_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         report.setblocking(False)
     else:
@@ -901,16 +905,44 @@ def _same_user(call, socket):
     return int.from_bytes(creds[4:8], sys.byteorder) == os.getuid()
 
 
-def _listen(cfg, socket):
-    """Binds the workspace's socket for this script, unless another forker already serves it."""
+def _claim(cfg):
+    """The right to serve the workspace's socket for this script, taken before anything of the
+    script is loaded: of several forkers started at once (the first calls of several processes),
+    one loads the script and runs its warm-up, and the others wait until it listens and leave
+    the calls to it. Returns the lock's descriptor, or None once another forker listens. A
+    forker that fails to start lets go of the lock as it exits, and the next one takes it (the
+    runtime stops waiting for a forker at its start-up timeout)."""
+    before = set(sys.modules)
     import fcntl
+    import socket
+    import time
 
-    lock = os.open(cfg["lock"], os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.write(1, b'{"ready": true, "already": true}\n')
-        return None
+        lock = os.open(cfg["lock"], os.O_RDWR | os.O_CREAT, 0o600)
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return lock
+            except OSError:
+                pass
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                probe.connect(cfg["listen"])
+            except OSError:
+                time.sleep(0.01)
+                continue
+            finally:
+                probe.close()
+            os.close(lock)
+            return None
+    finally:
+        # What the forker imports for itself stays out of what the script's children see.
+        for name in set(sys.modules) - before:
+            del sys.modules[name]
+
+
+def _listen(cfg, socket, lock):
+    """Binds the workspace's socket for this script; `lock` is the claim on it."""
     path = cfg["listen"]
     try:
         os.unlink(path)
