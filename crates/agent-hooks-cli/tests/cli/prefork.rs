@@ -1242,3 +1242,48 @@ fn first_calls_at_once_start_one_forker_and_one_warm_up() {
         forker_pids(&ws)
     );
 }
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_call_given_up_on_while_it_waited_for_a_spare_never_starts() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let ws = workspace()
+        .file(
+            "hooks/marks.py",
+            "import json, os, sys\nopen(os.path.join(os.environ['STATE_DIR'], 'ran-' + json.load(sys.stdin)['message']), 'w').close()\n",
+        )
+        .hook(
+            Entry::new("on_user_message", &command("marks.py"))
+                .name("marks")
+                .timeout(1)
+                .prefork(json!(true)),
+        )
+        .approve_all();
+    ws.fire("on_user_message", json!({"message": "first"}));
+    assert!(ws.exists("state/marks/ran-first"));
+    assert!(eventually(Duration::from_secs(10), || forker_pids(&ws)
+        .len()
+        == 3));
+    // The forker and its spares stopped: the next call waits in the socket's queue until its
+    // deadline, and is answered as timed out.
+    let stopped = forker_pids(&ws);
+    for pid in &stopped {
+        kill(Pid::from_raw(*pid as i32), Signal::SIGSTOP).expect("stop");
+    }
+    let fired = ws.fire("on_user_message", json!({"message": "stale"}));
+    for pid in &stopped {
+        kill(Pid::from_raw(*pid as i32), Signal::SIGCONT).expect("continue");
+    }
+    assert_eq!(fired.status("marks"), "timeout", "{}", fired.outcome);
+    // Woken, a spare finds that call in the queue, already answered: it does not run it.
+    ws.fire("on_user_message", json!({"message": "after"}));
+    assert!(ws.exists("state/marks/ran-after"));
+    assert!(
+        !ws.exists("state/marks/ran-stale"),
+        "the hook of a call answered as timed out ran afterwards"
+    );
+}

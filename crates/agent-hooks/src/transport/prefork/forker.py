@@ -673,6 +673,12 @@ def _serve(cfg):
             call = socket.socket(fileno=fds[0])
         except OSError:
             continue
+        if _abandoned(call, select):
+            # Given up on while it waited (the runtime's deadline passed): not started now.
+            for fd in fds[1:]:
+                os.close(fd)
+            call.close()
+            continue
         try:
             request = _json.loads(message)
             ending = _Ending(mmap, signal, hot)
@@ -778,6 +784,13 @@ def _take_call(script, listener, report, loaded, start, ending):
         except OSError:
             call.close()
             continue
+        if _abandoned(call, select):
+            # The runtime gave up on this call while it waited in the queue (its deadline
+            # passed on a busy machine) and has answered it: the hook must not start now.
+            for fd in fds:
+                os.close(fd)
+            call.close()
+            continue
         forker_gone = False
         try:
             # Nearly always the very request the forker was started with: nothing to read.
@@ -809,6 +822,14 @@ def _take_call(script, listener, report, loaded, start, ending):
             if placed != (start["env"], start["cwd"], start["argv"]):
                 script.place(*placed)
         return script, main, ending
+
+
+def _abandoned(call, select):
+    """Whether the runtime has closed its end of a call socket. It sends nothing after the
+    request, so the socket turns readable only when it is closed."""
+    poller = select.poll()
+    poller.register(call.fileno(), select.POLLIN)
+    return bool(poller.poll(0))
 
 
 def _reports(report, socket):
