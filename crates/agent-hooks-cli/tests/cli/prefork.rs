@@ -1287,3 +1287,88 @@ fn a_call_given_up_on_while_it_waited_for_a_spare_never_starts() {
         "the hook of a call answered as timed out ran afterwards"
     );
 }
+
+/// A workspace whose hook `loads` imports a module that, at import, waits until
+/// `state/loads/go` exists (at most 15 s); its timeout is 1 s.
+fn slow_to_load() -> Ws {
+    workspace()
+        .file(
+            "hooks/waits_at_import.py",
+            "import os, time\nfor _ in range(300):\n    if os.path.exists(os.path.join(os.environ['STATE_DIR'], 'go')):\n        break\n    time.sleep(0.05)\n",
+        )
+        .file(
+            "hooks/loads.py",
+            "import json, sys\nimport waits_at_import\nprint(json.dumps({'context': json.load(sys.stdin)['message']}))\n",
+        )
+        .hook(
+            Entry::new("on_user_message", &command("loads.py"))
+                .name("loads")
+                .timeout(1)
+                .prefork(json!(true)),
+        )
+        .approve_all()
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_call_whose_time_runs_out_while_its_forker_starts_is_answered_and_the_forker_serves_the_next() {
+    let ws = slow_to_load();
+    let release = Release(ws.path("state/loads/go"));
+    let mut fire = start_fire(&ws, r#"{"message": "first"}"#);
+    // Answered while the forker is still importing, not when it is done.
+    assert!(
+        eventually(Duration::from_secs(10), || matches!(
+            fire.try_wait(),
+            Ok(Some(_))
+        )),
+        "the call waited for its forker past its timeout"
+    );
+    let out = fire.wait_with_output().expect("the first call");
+    let outcome: Value = serde_json::from_slice(&out.stdout).expect("an outcome");
+    assert_eq!(outcome["hooks"][0]["status"], "timeout", "{outcome}");
+    assert!(ws.events_of("hook_prefork_fallback").is_empty());
+    drop(release);
+    // The forker left starting finishes, and takes the next call.
+    assert!(eventually(Duration::from_secs(10), || !sockets(&ws).is_empty()));
+    let fired = ws.fire("on_user_message", json!({"message": "second"}));
+    assert_eq!(fired.context(), vec!["second"], "{}", fired.outcome);
+    assert!(ws.events_of("hook_prefork_fallback").is_empty());
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn the_sidecar_answers_a_call_whose_time_runs_out_while_its_forker_starts() {
+    let ws = slow_to_load();
+    let release = Release(ws.path("state/loads/go"));
+    let server = Server::start(&ws);
+    let port = server.port;
+    let call = std::thread::spawn(move || {
+        super::support::http(
+            port,
+            "POST",
+            "/v1/events/on_user_message",
+            br#"{"message": "first"}"#,
+            &format!("127.0.0.1:{port}"),
+        )
+    });
+    assert!(
+        eventually(Duration::from_secs(10), || call.is_finished()),
+        "the call waited for its forker past its timeout"
+    );
+    let (status, outcome) = call.join().expect("the first call");
+    assert_eq!(status, 200);
+    assert_eq!(outcome["hooks"][0]["status"], "timeout", "{outcome}");
+    drop(release);
+    let (_, outcome) = server.post("/v1/events/on_user_message", json!({"message": "second"}));
+    assert_eq!(outcome["context"], json!(["second"]), "{outcome}");
+    assert!(
+        outcome["warnings"].as_array().is_some_and(Vec::is_empty),
+        "{outcome}"
+    );
+}

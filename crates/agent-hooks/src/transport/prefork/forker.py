@@ -489,9 +489,13 @@ def _serve(cfg):
     call it was forked for, or, serving the workspace, wait for the next call as the spare."""
     lock = None
     if cfg.get("listen"):
+        # The runtime that started this forker may stop waiting for it (its call's time ran
+        # out) and leave it starting for the next calls: a start-up that hangs (an import that
+        # never returns) must not hold the socket's claim for ever.
+        _alarm(cfg.get("start_seconds"))
         lock = _claim(cfg)
         if lock is None:
-            os.write(1, b'{"ready": true, "already": true}\n')
+            _tell_started(b'{"ready": true, "already": true}\n')
             return None
     script = _Script(cfg)
     script.preload()
@@ -550,7 +554,8 @@ def _serve(cfg):
     if control is not None:
         control.send(_json.dumps({"ready": True}).encode())
     else:
-        os.write(1, b'{"ready": true}\n')
+        _tell_started(b'{"ready": true}\n')
+        signal.alarm(0)
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
         os.close(null)
@@ -926,6 +931,27 @@ def _same_user(call, socket):
     return int.from_bytes(creds[4:8], sys.byteorder) == os.getuid()
 
 
+def _alarm(seconds):
+    """Ends this process (SIGALRM's default action) if it is still starting after `seconds`."""
+    if not seconds:
+        return
+    before = set(sys.modules)
+    import signal
+
+    signal.alarm(max(1, int(seconds + 0.999)))
+    # What the forker imports for itself stays out of what the script's children see.
+    for name in set(sys.modules) - before:
+        del sys.modules[name]
+
+
+def _tell_started(line):
+    """Tells the runtime that started this forker how its start went, if it still waits."""
+    try:
+        os.write(1, line)
+    except OSError:
+        pass  # it stopped waiting (its call's time ran out): the forker serves the next calls
+
+
 def _claim(cfg):
     """The right to serve the workspace's socket for this script, taken before anything of the
     script is loaded: of several forkers started at once (the first calls of several processes),
@@ -1115,7 +1141,7 @@ except Exception as e:
     else:
         message = _json.dumps({"error": "%s: %s" % (type(e).__name__, e)})
     if _CONFIG.get("listen"):
-        os.write(1, (message + "\n").encode())
+        _tell_started((message + "\n").encode())
     else:
         import socket as _s
 

@@ -234,15 +234,28 @@ impl Pool {
                 ))),
                 fallback: None,
             },
-            Err(Refused::Unavailable(why)) => Ran {
-                result: job
-                    .spec
-                    .run(input, job.env, timeout, job.program, policy)
-                    .await,
-                fallback: Some(format!(
-                    "prefork: {why}; the hook ran as a plain process instead"
-                )),
-            },
+            Err(Refused::Unavailable(why)) => {
+                // In what is left of the call's time (a forker may have taken some to fail).
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                let result = if left.is_zero() {
+                    Err(Failure::Timeout(timeout))
+                } else {
+                    match job
+                        .spec
+                        .run(input, job.env, left, job.program, policy)
+                        .await
+                    {
+                        Err(Failure::Timeout(_)) => Err(Failure::Timeout(timeout)),
+                        other => other,
+                    }
+                };
+                Ran {
+                    result,
+                    fallback: Some(format!(
+                        "prefork: {why}; the hook ran as a plain process instead"
+                    )),
+                }
+            }
         }
     }
 
@@ -280,17 +293,30 @@ impl Pool {
                         .entry(key.clone())
                         .or_default()
                         .clone();
-                    let start = start.clone();
-                    let started = slot
-                        .get_or_init(|| async move {
-                            tokio::task::spawn_blocking(move || Forker::start(&start))
-                                .await
-                                .map_err(|e| Refused::from(format!("cannot start the forker: {e}")))
-                                .and_then(|started| started.map(Arc::new))
-                                .map_err(|why| (why, std::time::Instant::now()))
+                    // Started by a task of its own, which a call whose time runs out first leaves
+                    // to finish: the forker is ready for the calls that follow.
+                    let starting = {
+                        let (slot, start) = (slot.clone(), start.clone());
+                        tokio::spawn(async move {
+                            slot.get_or_init(|| async move {
+                                tokio::task::spawn_blocking(move || Forker::start(&start))
+                                    .await
+                                    .map_err(|e| {
+                                        Refused::from(format!("cannot start the forker: {e}"))
+                                    })
+                                    .and_then(|started| started.map(Arc::new))
+                                    .map_err(|why| (why, std::time::Instant::now()))
+                            })
+                            .await
+                            .clone()
                         })
-                        .await
-                        .clone();
+                    };
+                    let started = match tokio::time::timeout_at(deadline, starting).await {
+                        Err(_) => return Ok(Launched::TimedOut),
+                        Ok(joined) => {
+                            joined.map_err(|e| format!("cannot start the forker: {e}"))?
+                        }
+                    };
                     let forker = match started {
                         Ok(forker) => forker,
                         Err((why, when)) => {
@@ -330,10 +356,17 @@ impl Pool {
                     }
                 }
                 let ws = job.ws.clone();
-                let conn = tokio::task::spawn_blocking(move || connect_or_start(&ws, &key, &start))
-                    .await
-                    .map_err(|e| format!("cannot reach the forker: {e}"))??;
-                Ok(call_on(conn, None, &request, input, deadline).await?)
+                let within = deadline.saturating_duration_since(tokio::time::Instant::now());
+                let conn = tokio::task::spawn_blocking(move || {
+                    connect_or_start(&ws, &key, &start, within)
+                })
+                .await
+                .map_err(|e| format!("cannot reach the forker: {e}"))??;
+                match conn {
+                    Some(conn) => Ok(call_on(conn, None, &request, input, deadline).await?),
+                    // The call's time ran out while its forker started.
+                    None => Ok(Launched::TimedOut),
+                }
             }
         }
     }
@@ -816,15 +849,19 @@ fn socket_dir(ws: &Workspace) -> io::Result<PathBuf> {
 }
 
 /// Connects to the workspace's forker for `key`, starting it when none serves it.
+/// Waits for a forker it starts no longer than `within` (what is left of the call's time):
+/// `None` when that ran out first, the forker left starting for the calls that follow (it ends
+/// itself if it is still starting after [`START_TIMEOUT`]).
 fn connect_or_start(
     ws: &Workspace,
     key: &str,
     start: &Start,
-) -> Result<std::os::unix::net::UnixStream, Refused> {
+    within: Duration,
+) -> Result<Option<std::os::unix::net::UnixStream>, Refused> {
     let dir = socket_dir(ws).map_err(|e| format!("cannot make the forkers' directory: {e}"))?;
     let socket = socket_path(ws, key);
     if let Ok(conn) = std::os::unix::net::UnixStream::connect(&socket) {
-        return Ok(conn);
+        return Ok(Some(conn));
     }
     let idle = std::env::var(IDLE_ENV)
         .ok()
@@ -836,6 +873,7 @@ fn connect_or_start(
         "lock": dir.join(format!("{key}.lock")),
         "approvals": ws.approvals_json(),
         "idle_seconds": idle,
+        "start_seconds": START_TIMEOUT.as_secs_f64(),
     });
     let mut cmd = start.command(Some(listen));
     cmd.stdin(Stdio::null()).stdout(Stdio::piped());
@@ -844,7 +882,10 @@ fn connect_or_start(
         .map_err(|e| format!("cannot start {}: {e}", start.interpreter.display()))?;
     let mut line = Vec::new();
     if let Some(mut out) = process.stdout.take() {
-        if !readable(out.as_fd(), START_TIMEOUT) {
+        if !readable(out.as_fd(), within.min(START_TIMEOUT)) {
+            if within < START_TIMEOUT {
+                return Ok(None);
+            }
             let _ = process.kill();
             return Err(Refused::Unavailable(format!(
                 "the forker did not load the script within {} s",
@@ -866,7 +907,7 @@ fn connect_or_start(
     let mut last = None;
     for _ in 0..100 {
         match std::os::unix::net::UnixStream::connect(&socket) {
-            Ok(conn) => return Ok(conn),
+            Ok(conn) => return Ok(Some(conn)),
             Err(e) => last = Some(e),
         }
         std::thread::sleep(Duration::from_millis(10));
