@@ -177,6 +177,14 @@ def forkers(root):
     return {top: [pid for pid, (ppid, _) in all_.items() if ppid == top] for top in tops}
 
 
+def rss(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            return int(next(line for line in f if line.startswith("VmRSS:")).split()[1])
+    except (OSError, StopIteration, ValueError):
+        return None
+
+
 def fd_count(pid):
     try:
         return len(os.listdir("/proc/%d/fd" % pid))
@@ -339,7 +347,7 @@ def after(root, storm, expect_forkers=None):
     if extra:
         storm.failures.append("forkers with more than their two spares: %s" % extra)
     fds = {f: fd_count(f) for f in forkers(root)}
-    print("  forkers %s, their descriptors %s" % (sorted(fds), fds))
+    print("  forkers %s, their descriptors %s, resident KiB %s" % (sorted(fds), fds, {f: rss(f) for f in fds}))
     for f, n in fds.items():
         if n is not None and n > 16:
             storm.failures.append("forker %d holds %d descriptors" % (f, n))
