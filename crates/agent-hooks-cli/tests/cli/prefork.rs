@@ -1372,3 +1372,34 @@ fn the_sidecar_answers_a_call_whose_time_runs_out_while_its_forker_starts() {
         "{outcome}"
     );
 }
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_deep_workspace_is_served_though_its_socket_path_is_longer_than_an_address_holds() {
+    let ws = Ws::named(&format!("agent-hooks-test-{}", "deep".repeat(20)))
+        .master(true)
+        .file(
+            "hooks/say.py",
+            "import json, sys\nprint(json.dumps({'context': json.load(sys.stdin)['message']}))\n",
+        )
+        .hook(
+            Entry::new("on_user_message", &command("say.py"))
+                .name("say")
+                .prefork(json!(true)),
+        )
+        .approve_all();
+    for message in ["first", "second"] {
+        let fired = ws.fire("on_user_message", json!({ "message": message }));
+        assert_eq!(fired.context(), vec![message], "{}", fired.outcome);
+    }
+    assert!(
+        ws.events_of("hook_prefork_fallback").is_empty(),
+        "{:?}",
+        ws.events_of("hook_prefork_fallback")
+    );
+    let socket = sockets(&ws).pop().expect("a forker serves the workspace");
+    assert!(socket.as_os_str().len() > 108, "{}", socket.display());
+}

@@ -157,8 +157,13 @@ pub(crate) struct Ws {
 
 impl Ws {
     pub(crate) fn new() -> Ws {
+        Ws::named("agent-hooks-test")
+    }
+
+    /// A temporary workspace whose directory's name starts with `prefix`.
+    pub(crate) fn named(prefix: &str) -> Ws {
         let dir = tempfile::Builder::new()
-            .prefix("agent-hooks-test")
+            .prefix(prefix)
             .tempdir()
             .expect("create a temporary workspace");
         std::fs::create_dir_all(dir.path().join("config")).expect("create config/");

@@ -974,7 +974,7 @@ def _claim(cfg):
                 pass
             probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                probe.connect(cfg["listen"])
+                _at_socket(cfg["listen"], probe.connect)
             except OSError:
                 time.sleep(0.01)
                 continue
@@ -998,7 +998,7 @@ def _listen(cfg, socket, lock):
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o177)
     try:
-        listener.bind(path)
+        _at_socket(path, listener.bind)
     finally:
         os.umask(old)
     os.chmod(path, 0o600)
@@ -1007,6 +1007,18 @@ def _listen(cfg, socket, lock):
     _touch(cfg)
     cfg["_lock_fd"] = lock
     return listener
+
+
+def _at_socket(path, act):
+    """`act` (bind, connect) on the socket file `path`, through its directory's descriptor when
+    the path is longer than an AF_UNIX address holds (108 bytes; a deep workspace)."""
+    if len(os.fsencode(path)) < 108:
+        return act(path)
+    directory = os.open(os.path.dirname(path), os.O_PATH | os.O_DIRECTORY)
+    try:
+        return act("/proc/self/fd/%d/%s" % (directory, os.path.basename(path)))
+    finally:
+        os.close(directory)
 
 
 def _unlisten(cfg):

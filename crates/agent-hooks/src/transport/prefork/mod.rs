@@ -830,10 +830,31 @@ fn connect_serving(socket: &Path) -> Option<std::os::unix::net::UnixStream> {
         None,
     )
     .ok()?;
-    connect(fd.as_raw_fd(), &UnixAddr::new(socket).ok()?).ok()?;
+    at_socket(socket, |path| {
+        connect(fd.as_raw_fd(), &UnixAddr::new(path)?).map_err(io::Error::from)
+    })
+    .ok()?;
     let conn = std::os::unix::net::UnixStream::from(fd);
     conn.set_nonblocking(false).ok()?;
     Some(conn)
+}
+
+/// `connect` to the socket file `socket`, through its directory's descriptor when the path is
+/// longer than an AF_UNIX address holds (108 bytes; a deep workspace).
+fn at_socket<T>(socket: &Path, connect: impl FnOnce(&Path) -> io::Result<T>) -> io::Result<T> {
+    use std::os::unix::ffi::OsStrExt;
+    let (Some(dir), Some(name)) = (socket.parent(), socket.file_name()) else {
+        return connect(socket);
+    };
+    if socket.as_os_str().as_bytes().len() < 108 {
+        return connect(socket);
+    }
+    let dir = std::fs::File::open(dir)?;
+    connect(
+        &Path::new("/proc/self/fd")
+            .join(dir.as_raw_fd().to_string())
+            .join(name),
+    )
 }
 
 /// The directory of the workspace's forker sockets, made private to the user.
@@ -860,7 +881,9 @@ fn connect_or_start(
 ) -> Result<Option<std::os::unix::net::UnixStream>, Refused> {
     let dir = socket_dir(ws).map_err(|e| format!("cannot make the forkers' directory: {e}"))?;
     let socket = socket_path(ws, key);
-    if let Ok(conn) = std::os::unix::net::UnixStream::connect(&socket) {
+    if let Ok(conn) = at_socket(&socket, |path| {
+        std::os::unix::net::UnixStream::connect(path)
+    }) {
         return Ok(Some(conn));
     }
     let idle = std::env::var(IDLE_ENV)
@@ -906,7 +929,9 @@ fn connect_or_start(
     // Another process's forker may have taken the socket first and still be binding it.
     let mut last = None;
     for _ in 0..100 {
-        match std::os::unix::net::UnixStream::connect(&socket) {
+        match at_socket(&socket, |path| {
+            std::os::unix::net::UnixStream::connect(path)
+        }) {
             Ok(conn) => return Ok(Some(conn)),
             Err(e) => last = Some(e),
         }
