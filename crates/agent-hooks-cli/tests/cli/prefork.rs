@@ -1403,3 +1403,47 @@ fn a_deep_workspace_is_served_though_its_socket_path_is_longer_than_an_address_h
     let socket = sockets(&ws).pop().expect("a forker serves the workspace");
     assert!(socket.as_os_str().len() > 108, "{}", socket.display());
 }
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn the_sidecar_replaces_a_forker_that_starts_no_call_in_a_calls_whole_time() {
+    // The first call stops its forker (as a wedged forker would be): that call and the next,
+    // which the forker cannot start, time out; the one after gets a fresh forker.
+    let ws = workspace()
+        .file(
+            "hooks/wedge.py",
+            "import json, os, signal, sys, time\nmessage = json.load(sys.stdin)['message']\nmark = os.path.join(os.environ['STATE_DIR'], 'wedged')\nif not os.path.exists(mark):\n    open(mark, 'w').write(str(os.getppid()))\n    os.kill(os.getppid(), signal.SIGSTOP)\n    time.sleep(60)\nprint(json.dumps({'context': message}))\n",
+        )
+        .hook(
+            Entry::new("on_user_message", &command("wedge.py"))
+                .name("wedge")
+                .timeout(1)
+                .prefork(json!(true)),
+        )
+        .approve_all();
+    let server = Server::start(&ws);
+    let mut statuses = Vec::new();
+    for message in ["first", "second"] {
+        let (_, outcome) = server.post("/v1/events/on_user_message", json!({ "message": message }));
+        statuses.push(outcome["hooks"][0]["status"].clone());
+    }
+    let wedged: Option<i32> = std::fs::read_to_string(ws.path("state/wedge/wedged"))
+        .ok()
+        .and_then(|p| p.trim().parse().ok());
+    let (_, third) = server.post("/v1/events/on_user_message", json!({"message": "third"}));
+    let wedged = wedged.expect("the first call ran in a forked child");
+    let still_there = process_running(u32::try_from(wedged).expect("a pid"));
+    if still_there {
+        let pid = nix::unistd::Pid::from_raw(wedged);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+    }
+    assert_eq!(statuses, vec![json!("timeout"), json!("timeout")]);
+    assert_eq!(third["context"], json!(["third"]), "{third}");
+    assert!(
+        !still_there,
+        "the wedged forker {wedged} was left running beside its replacement"
+    );
+}

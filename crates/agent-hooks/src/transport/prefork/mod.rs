@@ -329,6 +329,12 @@ impl Pool {
                         }
                     };
                     match forker.call(&request, input, deadline).await {
+                        Ok(Launched::TimedOut) => {
+                            // Not one fork in the call's whole time: stopped or wedged. The
+                            // call is over; the next one starts a fresh forker.
+                            self.forget(&key, &slot);
+                            return Ok(Launched::TimedOut);
+                        }
                         Ok(launched) => return Ok(launched),
                         Err(why) => {
                             // Dead or wedged: the next call starts a fresh one. Refused before
