@@ -369,38 +369,38 @@ def after(root, storm, expect_forkers=None):
         storm.failures.append("%d hook_prefork_fallback records" % fallbacks)
 
 
-def chaos_spares(root, running):
-    """SIGKILLs a spare of a random forker every 0.3 s, once the forkers are up (a forker that
-    is starting has a child of its own for a moment, which is not a spare)."""
+def kill_one_every(running, interval, candidates, what):
+    """SIGKILLs one of `candidates()`, at random, every `interval` seconds while calls run."""
     killed = 0
-    time.sleep(3)
     while running():
-        time.sleep(0.3)
-        # A spare holds the workspace's socket and its report channel beside its three
-        # streams; a child running a call holds its three streams only.
-        waiting = [kid for kids in forkers(root).values() for kid in kids if (fd_count(kid) or 0) > 3]
-        if waiting:
+        time.sleep(interval)
+        pids = candidates()
+        if pids:
             try:
-                os.kill(random.choice(waiting), signal.SIGKILL)
+                os.kill(random.choice(pids), signal.SIGKILL)
                 killed += 1
             except OSError:
                 pass
-    print("  spares killed: %d" % killed)
+    print("  %s killed: %d" % (what, killed))
+
+
+def chaos_spares(root, running):
+    """SIGKILLs a spare of a random forker every 0.3 s, once the forkers are up (a forker that
+    is starting has a child of its own for a moment, which is not a spare)."""
+    time.sleep(3)
+    # A spare holds the workspace's socket and its report channel beside its three streams; a
+    # child running a call holds its three streams only.
+    kill_one_every(
+        running,
+        0.3,
+        lambda: [kid for kids in forkers(root).values() for kid in kids if (fd_count(kid) or 0) > 3],
+        "spares",
+    )
 
 
 def chaos_forkers(root, running):
     """SIGKILLs a random forker every second."""
-    killed = 0
-    while running():
-        time.sleep(1)
-        tops = list(forkers(root))
-        if tops:
-            try:
-                os.kill(random.choice(tops), signal.SIGKILL)
-                killed += 1
-            except OSError:
-                pass
-    print("  forkers killed: %d" % killed)
+    kill_one_every(running, 1, lambda: list(forkers(root)), "forkers")
 
 
 def chaos_edits(root, running):

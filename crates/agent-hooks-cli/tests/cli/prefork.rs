@@ -100,6 +100,21 @@ fn forked_hook(event: &str, name: &str, script: &str, source: &str, prefork: Val
         .approve_all()
 }
 
+/// A workspace with the fixture hooks and `hooks/<name>.py` holding `source`, declared on
+/// `event` as `name` with `prefork: true` and a timeout of `secs`, and approved.
+fn timed_forked_hook(event: &str, name: &str, source: &str, secs: u64) -> Ws {
+    let script = format!("{name}.py");
+    workspace()
+        .file(&format!("hooks/{script}"), source)
+        .hook(
+            Entry::new(event, &command(&script))
+                .name(name)
+                .timeout(secs)
+                .prefork(json!(true)),
+        )
+        .approve_all()
+}
+
 /// Declares `entries` in two workspaces — as written, and with `prefork: true` — approves
 /// them, fires each of `fires` in both, and asserts the outcomes and the logs are the same, and
 /// that the pre-forked ones really ran pre-forked. Returns the pre-forked workspace's answers.
@@ -563,18 +578,12 @@ fn the_forker_socket_is_private_to_the_user() {
 )]
 #[test]
 fn a_timeout_kills_the_childs_whole_process_group() {
-    let ws = workspace()
-        .file(
-            "hooks/stuck.py",
-            "import os, subprocess, sys, time\nchild = subprocess.Popen(['sleep', '60'])\nwith open(os.path.join(os.environ['STATE_DIR'], 'pids'), 'w') as f:\n    f.write('%d %d' % (os.getpid(), child.pid))\ntime.sleep(60)\n",
-        )
-        .hook(
-            Entry::new("pre_tool_call", &command("stuck.py"))
-                .name("stuck")
-                .timeout(2)
-                .prefork(json!(true)),
-        )
-        .approve_all();
+    let ws = timed_forked_hook(
+        "pre_tool_call",
+        "stuck",
+        "import os, subprocess, sys, time\nchild = subprocess.Popen(['sleep', '60'])\nwith open(os.path.join(os.environ['STATE_DIR'], 'pids'), 'w') as f:\n    f.write('%d %d' % (os.getpid(), child.pid))\ntime.sleep(60)\n",
+        2,
+    );
     let fired = ws.fire("pre_tool_call", json!({"tool_name": "x"}));
     assert_eq!(fired.status("stuck"), "timeout");
     assert!(ws.events_of("hook_prefork_fallback").is_empty());
@@ -962,18 +971,12 @@ fn a_call_whose_caller_is_gone_is_killed() {
 fn a_timed_out_call_is_answered_even_when_its_forker_never_tells_how_it_ended() {
     // The script stops its forker, which then can never report the child's end: the runtime
     // kills the child at the timeout and answers without that report.
-    let ws = workspace()
-        .file(
-            "hooks/stopper.py",
-            "import os, signal, sys, time\nsys.stdin.read()\nopen(os.path.join(os.environ['STATE_DIR'], 'forker'), 'w').write(str(os.getppid()))\nos.kill(os.getppid(), signal.SIGSTOP)\ntime.sleep(60)\n",
-        )
-        .hook(
-            Entry::new("on_user_message", &command("stopper.py"))
-                .name("stopper")
-                .timeout(1)
-                .prefork(json!(true)),
-        )
-        .approve_all();
+    let ws = timed_forked_hook(
+        "on_user_message",
+        "stopper",
+        "import os, signal, sys, time\nsys.stdin.read()\nopen(os.path.join(os.environ['STATE_DIR'], 'forker'), 'w').write(str(os.getppid()))\nos.kill(os.getppid(), signal.SIGSTOP)\ntime.sleep(60)\n",
+        1,
+    );
     let mut fire = start_fire(&ws, r#"{"message": "hi"}"#);
     let answered = eventually(Duration::from_secs(20), || {
         matches!(fire.try_wait(), Ok(Some(_)))
@@ -1251,18 +1254,12 @@ fn first_calls_at_once_start_one_forker_and_one_warm_up() {
 fn a_call_given_up_on_while_it_waited_for_a_spare_never_starts() {
     use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
-    let ws = workspace()
-        .file(
-            "hooks/marks.py",
-            "import json, os, sys\nopen(os.path.join(os.environ['STATE_DIR'], 'ran-' + json.load(sys.stdin)['message']), 'w').close()\n",
-        )
-        .hook(
-            Entry::new("on_user_message", &command("marks.py"))
-                .name("marks")
-                .timeout(1)
-                .prefork(json!(true)),
-        )
-        .approve_all();
+    let ws = timed_forked_hook(
+        "on_user_message",
+        "marks",
+        "import json, os, sys\nopen(os.path.join(os.environ['STATE_DIR'], 'ran-' + json.load(sys.stdin)['message']), 'w').close()\n",
+        1,
+    );
     ws.fire("on_user_message", json!({"message": "first"}));
     assert!(ws.exists("state/marks/ran-first"));
     assert!(eventually(Duration::from_secs(10), || forker_pids(&ws)
@@ -1412,18 +1409,12 @@ fn a_deep_workspace_is_served_though_its_socket_path_is_longer_than_an_address_h
 fn the_sidecar_replaces_a_forker_that_starts_no_call_in_a_calls_whole_time() {
     // The first call stops its forker (as a wedged forker would be): that call and the next,
     // which the forker cannot start, time out; the one after gets a fresh forker.
-    let ws = workspace()
-        .file(
-            "hooks/wedge.py",
-            "import json, os, signal, sys, time\nmessage = json.load(sys.stdin)['message']\nmark = os.path.join(os.environ['STATE_DIR'], 'wedged')\nif not os.path.exists(mark):\n    open(mark, 'w').write(str(os.getppid()))\n    os.kill(os.getppid(), signal.SIGSTOP)\n    time.sleep(60)\nprint(json.dumps({'context': message}))\n",
-        )
-        .hook(
-            Entry::new("on_user_message", &command("wedge.py"))
-                .name("wedge")
-                .timeout(1)
-                .prefork(json!(true)),
-        )
-        .approve_all();
+    let ws = timed_forked_hook(
+        "on_user_message",
+        "wedge",
+        "import json, os, signal, sys, time\nmessage = json.load(sys.stdin)['message']\nmark = os.path.join(os.environ['STATE_DIR'], 'wedged')\nif not os.path.exists(mark):\n    open(mark, 'w').write(str(os.getppid()))\n    os.kill(os.getppid(), signal.SIGSTOP)\n    time.sleep(60)\nprint(json.dumps({'context': message}))\n",
+        1,
+    );
     let server = Server::start(&ws);
     let mut statuses = Vec::new();
     for message in ["first", "second"] {

@@ -5,14 +5,22 @@
 import os
 import sys
 
-# Every module loaded before the forker's own imports: the interpreter's start-up set.
-_BASE = set(sys.modules)
-import json as _json  # noqa: E402  (the protocol's)
 
-# The forker keeps its own modules out of sys.modules, so that what the script imports is
-# told apart from what the forker needs, and a child sees only the script's.
-for _name in set(sys.modules) - _BASE:
-    del sys.modules[_name]
+class _OwnImports:
+    """The forker keeps the modules it imports for itself out of sys.modules, so that what the
+    script imports is told apart from what the forker needs, and a child sees only the
+    script's: what is imported inside `with _OwnImports():` is taken out again at its end."""
+
+    def __enter__(self):
+        self.before = set(sys.modules)
+
+    def __exit__(self, *_):
+        for name in set(sys.modules) - self.before:
+            del sys.modules[name]
+
+
+with _OwnImports():
+    import json as _json  # the protocol's
 
 
 class _Drifted(Exception):
@@ -631,11 +639,12 @@ def _serve(cfg):
         # Before reaping: a spare reports its call before it runs the script.
         take_reports()
         ended = len(running)
-        for pid, call in [(p, c) for p, c in running.items() if p in endings and endings[p].told()]:
+        told = [(p, c, endings[p].told()) for p, c in running.items() if p in endings]
+        for pid, call, end in [t for t in told if t[2] is not None]:
             # Told before it exits: the runtime has its status now; it is reaped later.
             del running[pid]
             watching.pop(call.fileno(), None)
-            _send(call, endings[pid].told())
+            _send(call, end)
             answered[call.fileno()] = call
             ended -= 1  # replaced once the runtime is done with it, unless no spare is left
         for pid in _reap(running, endings, poller, watching, take_reports):
@@ -935,13 +944,10 @@ def _alarm(seconds):
     """Ends this process (SIGALRM's default action) if it is still starting after `seconds`."""
     if not seconds:
         return
-    before = set(sys.modules)
-    import signal
+    with _OwnImports():
+        import signal
 
-    signal.alarm(max(1, int(seconds + 0.999)))
-    # What the forker imports for itself stays out of what the script's children see.
-    for name in set(sys.modules) - before:
-        del sys.modules[name]
+        signal.alarm(max(1, int(seconds + 0.999)))
 
 
 def _tell_started(line):
@@ -959,12 +965,11 @@ def _claim(cfg):
     the calls to it. Returns the lock's descriptor, or None once another forker listens. A
     forker that fails to start lets go of the lock as it exits, and the next one takes it (the
     runtime stops waiting for a forker at its start-up timeout)."""
-    before = set(sys.modules)
-    import fcntl
-    import socket
-    import time
+    with _OwnImports():
+        import fcntl
+        import socket
+        import time
 
-    try:
         lock = os.open(cfg["lock"], os.O_RDWR | os.O_CREAT, 0o600)
         while True:
             try:
@@ -982,10 +987,6 @@ def _claim(cfg):
                 probe.close()
             os.close(lock)
             return None
-    finally:
-        # What the forker imports for itself stays out of what the script's children see.
-        for name in set(sys.modules) - before:
-            del sys.modules[name]
 
 
 def _listen(cfg, socket, lock):

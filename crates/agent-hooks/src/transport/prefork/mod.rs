@@ -293,29 +293,8 @@ impl Pool {
                         .entry(key.clone())
                         .or_default()
                         .clone();
-                    // Started by a task of its own, which a call whose time runs out first leaves
-                    // to finish: the forker is ready for the calls that follow.
-                    let starting = {
-                        let (slot, start) = (slot.clone(), start.clone());
-                        tokio::spawn(async move {
-                            slot.get_or_init(|| async move {
-                                tokio::task::spawn_blocking(move || Forker::start(&start))
-                                    .await
-                                    .map_err(|e| {
-                                        Refused::from(format!("cannot start the forker: {e}"))
-                                    })
-                                    .and_then(|started| started.map(Arc::new))
-                                    .map_err(|why| (why, std::time::Instant::now()))
-                            })
-                            .await
-                            .clone()
-                        })
-                    };
-                    let started = match tokio::time::timeout_at(deadline, starting).await {
-                        Err(_) => return Ok(Launched::TimedOut),
-                        Ok(joined) => {
-                            joined.map_err(|e| format!("cannot start the forker: {e}"))?
-                        }
+                    let Some(started) = started_in(&slot, &start, deadline).await? else {
+                        return Ok(Launched::TimedOut);
                     };
                     let forker = match started {
                         Ok(forker) => forker,
@@ -375,6 +354,34 @@ impl Pool {
                 }
             }
         }
+    }
+}
+
+/// The forker of `slot`, started by a task of its own when it has none yet, which a call whose
+/// time runs out first leaves to finish: the forker is ready for the calls that follow. `None`
+/// when `deadline` passed first.
+async fn started_in(
+    slot: &Slot,
+    start: &Arc<Start>,
+    deadline: tokio::time::Instant,
+) -> Result<Option<Result<Arc<Forker>, (Refused, std::time::Instant)>>, Refused> {
+    let (slot, start) = (slot.clone(), start.clone());
+    let starting = tokio::spawn(async move {
+        slot.get_or_init(|| async move {
+            tokio::task::spawn_blocking(move || Forker::start(&start))
+                .await
+                .map_err(|e| Refused::from(format!("cannot start the forker: {e}")))
+                .and_then(|started| started.map(Arc::new))
+                .map_err(|why| (why, std::time::Instant::now()))
+        })
+        .await
+        .clone()
+    });
+    match tokio::time::timeout_at(deadline, starting).await {
+        Err(_) => Ok(None),
+        Ok(joined) => Ok(Some(
+            joined.map_err(|e| format!("cannot start the forker: {e}"))?,
+        )),
     }
 }
 
@@ -845,6 +852,12 @@ fn connect_serving(socket: &Path) -> Option<std::os::unix::net::UnixStream> {
     Some(conn)
 }
 
+/// A connection to the socket file `socket` that may wait for the forker to accept it (for a
+/// blocking thread; [`connect_serving`] is the one that never waits).
+fn connect_blocking(socket: &Path) -> io::Result<std::os::unix::net::UnixStream> {
+    at_socket(socket, |path| std::os::unix::net::UnixStream::connect(path))
+}
+
 /// `connect` to the socket file `socket`, through its directory's descriptor when the path is
 /// longer than an AF_UNIX address holds (108 bytes; a deep workspace).
 fn at_socket<T>(socket: &Path, connect: impl FnOnce(&Path) -> io::Result<T>) -> io::Result<T> {
@@ -887,9 +900,7 @@ fn connect_or_start(
 ) -> Result<Option<std::os::unix::net::UnixStream>, Refused> {
     let dir = socket_dir(ws).map_err(|e| format!("cannot make the forkers' directory: {e}"))?;
     let socket = socket_path(ws, key);
-    if let Ok(conn) = at_socket(&socket, |path| {
-        std::os::unix::net::UnixStream::connect(path)
-    }) {
+    if let Ok(conn) = connect_blocking(&socket) {
         return Ok(Some(conn));
     }
     let idle = std::env::var(IDLE_ENV)
@@ -935,9 +946,7 @@ fn connect_or_start(
     // Another process's forker may have taken the socket first and still be binding it.
     let mut last = None;
     for _ in 0..100 {
-        match at_socket(&socket, |path| {
-            std::os::unix::net::UnixStream::connect(path)
-        }) {
+        match connect_blocking(&socket) {
             Ok(conn) => return Ok(Some(conn)),
             Err(e) => last = Some(e),
         }
