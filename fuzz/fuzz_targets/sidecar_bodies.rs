@@ -61,7 +61,7 @@ fuzz_target!(|data: &[u8]| {
         .body(Body::from(body.to_vec()))
         .expect("a request");
     let (status, bytes) = RT.block_on(async {
-        let response = agent_hooks::server::router(engine)
+        let response = agent_hooks_server::router(engine)
             .oneshot(request)
             .await
             .expect("the router never fails");

@@ -21,7 +21,7 @@ pub(crate) async fn background(ws: Workspace, ticket: &std::path::Path) -> ExitC
 }
 
 pub(crate) async fn run(ws: Workspace, event: &str, pretty: bool) -> ExitCode {
-    let event: Event = match event.parse() {
+    let event: Event = match agent_hooks::parse_event(event) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("agent-hooks fire: {e}");

@@ -22,8 +22,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agent_hooks::bridge::Agent;
-use agent_hooks::server::ServeOptions;
 use agent_hooks::{Engine, Workspace};
+use agent_hooks_server::ServeOptions;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 const ABOUT: &str =

@@ -5,8 +5,8 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use agent_hooks::server::ServeOptions;
 use agent_hooks::{Engine, Workspace};
+use agent_hooks_server::ServeOptions;
 
 /// The sidecar's default address.
 pub(crate) const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
@@ -34,7 +34,7 @@ pub(crate) fn run(ws: Workspace, listen: &str, options: ServeOptions) -> ExitCod
     runtime.block_on(async move {
         let engine = Arc::new(Engine::open(ws));
         let root = engine.workspace().root().display().to_string();
-        let result = agent_hooks::server::serve(engine, addr, options, |bound| {
+        let result = agent_hooks_server::serve(engine, addr, options, |bound| {
             // One line on stdout when ready, so scripts can wait for it and read the port.
             println!("agent-hooks serving {root} on http://{bound}");
         })

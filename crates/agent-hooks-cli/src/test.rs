@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
-use agent_hooks::{Engine, Event, Workspace};
+use agent_hooks::{Engine, Workspace};
 use serde_json::{Map, Value};
 
 pub(crate) async fn run(
@@ -18,7 +18,7 @@ pub(crate) async fn run(
         eprintln!("agent-hooks test: {message}");
         ExitCode::from(2)
     };
-    let event = match event.map(str::parse::<Event>).transpose() {
+    let event = match event.map(agent_hooks::parse_event).transpose() {
         Ok(event) => event,
         Err(e) => return usage(e.to_string()),
     };

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::rules::Text;
+use crate::rules::{Text, same_bytes};
 
 /// How deep substitutions inside substitutions are parsed (`$(a $(b $(c)))`: three).
 /// Deeper bodies keep their text but no commands ([`Body::parsed`]), so that a text made
@@ -236,11 +236,6 @@ fn is_keyword(word: &str) -> bool {
 /// without the call into `memcmp` that `==` makes.
 pub(crate) fn same(a: &str, b: &str) -> bool {
     same_bytes(a.as_bytes(), b.as_bytes())
-}
-
-/// [`same`] for bytes.
-pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 impl<'s, 'a> SimpleCommand<'s, 'a> {

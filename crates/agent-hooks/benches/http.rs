@@ -3,7 +3,7 @@
 //! settings (no proxy, no redirects, guarded resolver), to the same server, in the same run.
 //! Target: the dispatch costs at most 1.2× the bare POST.
 
-#[path = "../tests/loopback/mod.rs"]
+#[path = "../../agent-hooks-transports/tests/loopback/mod.rs"]
 mod loopback;
 
 use agent_hooks::internals::{ALLOW_LOCAL_ENV, transport_client};

@@ -7,15 +7,17 @@
 
 use serde_json::{Map, Value, json};
 
-pub use crate::agent::{Agent, AgentAnswer, UnknownAgent};
 use crate::config::claude::bridge_agent;
-pub use crate::dialect::claude::InputError;
-use crate::dialect::claude::{BRIDGED, CLAUDE_EVENTS, ClaudeEvent, Sent, from_claude, to_claude};
 use crate::dispatch::DispatchOptions;
 use crate::engine::Engine;
-use crate::event::Event;
-use crate::store::{self, FileLock};
-use crate::workspace::Workspace;
+use agent_hooks_core::event::Event;
+use agent_hooks_core::store::{self, FileLock};
+use agent_hooks_core::workspace::Workspace;
+pub use agent_hooks_dialects::agent::{Agent, AgentAnswer, UnknownAgent};
+pub use agent_hooks_dialects::claude::InputError;
+use agent_hooks_dialects::claude::{
+    BRIDGED, CLAUDE_EVENTS, ClaudeEvent, Sent, from_claude, to_claude,
+};
 
 /// Why a bridge call could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -49,7 +51,7 @@ pub enum BridgeError {
 /// answer. Keeps the Stop redo count per session under `state/claude-bridge/`.
 ///
 /// This is the whole of `agent-hooks claude-hook`: the caller prints
-/// [`ClaudeAnswer::stdout`] and exits with [`ClaudeAnswer::exit`].
+/// [`AgentAnswer::stdout`] and exits with [`AgentAnswer::exit`].
 ///
 /// ```
 /// use agent_hooks::{Engine, Workspace, bridge};
@@ -90,15 +92,15 @@ pub async fn handle_agent(
     let rewrite = engine.snapshot().config.agent.rewrite_permission;
     let (came_as, event, mut payload) = match agent {
         Agent::Gemini => {
-            let t = crate::dialect::gemini::from_gemini(input)?;
+            let t = agent_hooks_dialects::gemini::from_gemini(input)?;
             (CameAs::Gemini(t.gemini), t.gemini.canonical(), t.payload)
         }
         Agent::Cursor => {
-            let t = crate::dialect::cursor::from_cursor(input)?;
+            let t = agent_hooks_dialects::cursor::from_cursor(input)?;
             (CameAs::Cursor(t.cursor), t.cursor.canonical(), t.payload)
         }
         Agent::ClaudeCode | Agent::Codex => {
-            let t = from_claude(agent, input, &aliases)?;
+            let t = from_claude(agent.claude_family(), input, &aliases)?;
             (CameAs::Claude(t.claude), t.event, t.payload)
         }
     };
@@ -154,11 +156,11 @@ pub async fn handle_agent(
     }
     Ok(match came_as {
         CameAs::Claude(claude) if agent == Agent::Codex => {
-            crate::dialect::codex::to_codex(claude, &outcome, &sent)
+            agent_hooks_dialects::codex::to_codex(claude, &outcome, &sent)
         }
         CameAs::Claude(claude) => to_claude(claude, &outcome, &sent, rewrite),
-        CameAs::Gemini(gemini) => crate::dialect::gemini::to_gemini(gemini, &outcome, &sent),
-        CameAs::Cursor(cursor) => crate::dialect::cursor::to_cursor(cursor, &outcome, &sent),
+        CameAs::Gemini(gemini) => agent_hooks_dialects::gemini::to_gemini(gemini, &outcome, &sent),
+        CameAs::Cursor(cursor) => agent_hooks_dialects::cursor::to_cursor(cursor, &outcome, &sent),
     })
 }
 
@@ -167,9 +169,9 @@ enum CameAs {
     /// Claude Code's protocol (Claude Code, Codex).
     Claude(ClaudeEvent),
     /// Gemini CLI's.
-    Gemini(crate::dialect::gemini::GeminiEvent),
+    Gemini(agent_hooks_dialects::gemini::GeminiEvent),
     /// Cursor's.
-    Cursor(crate::dialect::cursor::CursorEvent),
+    Cursor(agent_hooks_dialects::cursor::CursorEvent),
 }
 
 /// Claude Code says only `stop_hook_active`; the redo cap needs a count, kept per session.
@@ -238,7 +240,7 @@ impl RedoCounter {
 fn is_bridge_handler(agent: Agent, handler: &Value) -> bool {
     let field = |k: &str| handler.get(k).and_then(Value::as_str);
     field("command").is_some_and(|c| bridge_agent(c) == Some(agent))
-        || field("url").is_some_and(|url| bridge_url_agent(url) == Some(agent))
+        || field("url").is_some_and(|url| Agent::of_bridge_url(url) == Some(agent))
 }
 
 /// Whether `.claude/settings.json` wires some event to the bridge (so Claude Code runs this
@@ -275,7 +277,7 @@ pub fn unreachable_hooks(engine: &Engine, agent: Agent) -> Vec<String> {
             let events: Vec<&str> = h
                 .events
                 .iter()
-                .filter(|e| !crate::dialect::claude::reachable_from(agent, **e))
+                .filter(|e| !agent.reaches(**e))
                 .map(|e| e.name())
                 .collect();
             (!events.is_empty()).then(|| format!("{} ({})", h.name, events.join(", ")))
@@ -308,19 +310,6 @@ pub enum Wiring {
     Http(String),
 }
 
-/// The agent whose sidecar route a hook URL points at, if it is one.
-fn bridge_url_agent(url: &str) -> Option<Agent> {
-    let url = url.trim_end_matches('/');
-    Agent::ALL
-        .into_iter()
-        .find(|agent| url.ends_with(agent.http_route()))
-}
-
-/// Whether a hook's URL is one of the sidecar's bridge routes.
-pub(crate) fn is_bridge_url(url: &str) -> bool {
-    bridge_url_agent(url).is_some()
-}
-
 /// The handlers listed under one event of `agent`'s configuration: inside matcher groups, or
 /// (Cursor) the list itself.
 fn handlers_mut(agent: Agent, list: &mut [Value]) -> Vec<&mut Value> {
@@ -342,15 +331,15 @@ fn wired_events(agent: Agent) -> Vec<(&'static str, bool)> {
             .map(|(name, c, _)| (*name, tool(*c)))
             .collect(),
         // Codex and Gemini CLI read a group without a matcher as "every tool".
-        Agent::Codex => crate::dialect::codex::CODEX_EVENTS
+        Agent::Codex => agent_hooks_dialects::codex::CODEX_EVENTS
             .iter()
             .map(|c| (c.name(), false))
             .collect(),
-        Agent::Gemini => crate::dialect::gemini::GEMINI_EVENTS
+        Agent::Gemini => agent_hooks_dialects::gemini::GEMINI_EVENTS
             .iter()
             .map(|(name, _, _)| (*name, false))
             .collect(),
-        Agent::Cursor => crate::dialect::cursor::CURSOR_EVENTS
+        Agent::Cursor => agent_hooks_dialects::cursor::CURSOR_EVENTS
             .iter()
             .map(|(name, _, _)| (*name, false))
             .collect(),

@@ -7,12 +7,14 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::agent::Agent;
-use crate::dialect::claude::{CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases};
-use crate::dialect::codex::{CODEX_EVENTS, CODEX_UNMAPPED_EVENTS};
-use crate::dialect::cursor::{CURSOR_EVENTS, CURSOR_UNMAPPED_EVENTS};
-use crate::dialect::gemini::{GEMINI_EVENTS, GEMINI_UNMAPPED_EVENTS};
-use crate::event::Event;
+use agent_hooks_core::event::Event;
+use agent_hooks_dialects::agent::Agent;
+use agent_hooks_dialects::claude::{
+    CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases,
+};
+use agent_hooks_dialects::codex::{CODEX_EVENTS, CODEX_UNMAPPED_EVENTS};
+use agent_hooks_dialects::cursor::{CURSOR_EVENTS, CURSOR_UNMAPPED_EVENTS};
+use agent_hooks_dialects::gemini::{GEMINI_EVENTS, GEMINI_UNMAPPED_EVENTS};
 
 /// The converted configuration and what could not be carried over as it was.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,7 +100,7 @@ pub fn convert(from: Agent, to: Agent, text: &str) -> Result<Conversion, Convert
 fn canonical(from: Agent, name: &str) -> Result<Event, String> {
     let found = match from {
         Agent::ClaudeCode => ClaudeEvent::parse(name).map(ClaudeEvent::canonical),
-        Agent::Codex => crate::dialect::codex::parse(name).map(ClaudeEvent::canonical),
+        Agent::Codex => agent_hooks_dialects::codex::parse(name).map(ClaudeEvent::canonical),
         Agent::Gemini => GEMINI_EVENTS
             .iter()
             .find(|(n, _, _)| *n == name)
@@ -126,7 +128,7 @@ fn canonical(from: Agent, name: &str) -> Result<Event, String> {
 /// The agent's tool names (host name, agent name).
 fn tools(agent: Agent) -> ToolAliases {
     match agent {
-        Agent::Gemini => crate::dialect::gemini::tool_aliases(),
+        Agent::Gemini => agent_hooks_dialects::gemini::tool_aliases(),
         _ => ToolAliases::default(),
     }
 }

@@ -6,22 +6,24 @@
 //! is checked against the event's row of the capability table before it counts; every failure
 //! is logged and reported, and fails open unless the hook says `on_error: block`.
 
+pub(crate) mod background;
+
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use serde_json::{Map, Value};
 
-use crate::answer::{Admitted, Answer, Decision, Effect, Unusable};
-use crate::diag::{DiagKind, DiagRecord, EventLog, LoggedDecision};
-use crate::dialect::{DispatchCache, PayloadView};
-use crate::engine::Snapshot;
-use crate::event::{Event, RewriteRule, complete_payload, redo_count};
 use crate::hook::{Hook, OnError, SourceKind};
-use crate::outcome::{Diagnostic, HookReport, HookStatus, Outcome, ReasonDisplay};
-use crate::transport::{Failure, Ran, TransportSpec};
+use crate::snapshot::Snapshot;
 use crate::trust::{DriftChecker, Verdict};
-use crate::workspace::Workspace;
+use agent_hooks_core::answer::{Admitted, Answer, Decision, Effect, Unusable};
+use agent_hooks_core::diag::{DiagKind, DiagRecord, EventLog, LoggedDecision};
+use agent_hooks_core::event::{Event, RewriteRule, complete_payload, redo_count};
+use agent_hooks_core::outcome::{Diagnostic, HookReport, HookStatus, Outcome, ReasonDisplay};
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_dialects::{DispatchCache, PayloadView};
+use agent_hooks_transports::{Failure, Ran, TransportSpec};
 
 /// How one dispatch runs, beyond its event and payload. `DispatchOptions::default()` runs
 /// every hook of the event.
@@ -57,9 +59,9 @@ pub(crate) struct Runtime<'a> {
     pub seen: std::sync::Mutex<Vec<Diagnostic>>,
     pub drift: &'a DriftChecker,
     /// Where background (async) hooks run.
-    pub detach: &'a crate::background::Detach,
+    pub detach: &'a crate::dispatch::background::Detach,
     /// The forkers of `prefork` hooks.
-    pub prefork: &'a crate::transport::prefork::Pool,
+    pub prefork: &'a agent_hooks_transports::prefork::Pool,
     /// A trial run (doctor, `agent-hooks test`): built-in guards write no state or records,
     /// and command hooks get [`DRY_RUN_ENV`] so theirs can do the same.
     pub dry_run: bool,
@@ -104,7 +106,7 @@ impl Runtime<'_> {
                 .get("session_id")
                 .and_then(Value::as_str)
                 .unwrap_or("");
-            merge.context = crate::background::take(self.ws, session);
+            merge.context = crate::dispatch::background::take(self.ws, session);
         }
         let hooks = snapshot.hooks_for(event);
         merge.reports.reserve_exact(hooks.len());
@@ -112,7 +114,7 @@ impl Runtime<'_> {
         if let Some(messages) = &options.conversation {
             let _ = cache
                 .conversation
-                .set(crate::dialect::skill::host_conversation(
+                .set(agent_hooks_dialects::skill::host_conversation(
                     &merge.payload,
                     messages.clone(),
                 ));
@@ -356,14 +358,15 @@ impl Runtime<'_> {
                     DiagKind::HookNonzeroExit => {
                         // As Python's `returncode`: a signal is its negated number.
                         let code = match reply.exit {
-                            crate::transport::Exit::Code(c) => c,
-                            crate::transport::Exit::Signal(s) => -s,
+                            agent_hooks_transports::Exit::Code(c) => c,
+                            agent_hooks_transports::Exit::Signal(s) => -s,
                         };
                         diag = diag.field("returncode", code);
                     }
                     DiagKind::HookInvalidOutput | DiagKind::HookInvalidJson => {
                         let output = String::from_utf8_lossy(&reply.stdout);
-                        diag = diag.field("output", crate::dialect::read::preview(&output, 500));
+                        diag =
+                            diag.field("output", agent_hooks_dialects::read::preview(&output, 500));
                     }
                     _ => {}
                 }
@@ -386,7 +389,7 @@ impl Runtime<'_> {
 
 impl Runtime<'_> {
     /// Starts a background (async) hook and reports it started; its answer reaches a later
-    /// event of the session ([`crate::background`]).
+    /// event of the session ([`crate::dispatch::background`]).
     fn start_background(
         &self,
         hook: &Arc<Hook>,
@@ -405,10 +408,10 @@ impl Runtime<'_> {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_owned();
-        let started = crate::background::start(
+        let started = crate::dispatch::background::start(
             self.ws,
             self.detach,
-            crate::background::Job {
+            crate::dispatch::background::Job {
                 hook: hook.clone(),
                 event,
                 input: hook.dialect.input(view),
@@ -473,7 +476,7 @@ impl Runtime<'_> {
                 let input = input();
                 let policy = hook.dialect.run_policy(input.len());
                 if let Some(prefork) = &spec.prefork {
-                    let job = crate::transport::prefork::Job {
+                    let job = agent_hooks_transports::prefork::Job {
                         ws: self.ws,
                         hook: &hook.name,
                         entry_env: &hook.env,
@@ -525,7 +528,7 @@ pub(crate) fn hook_env(ws: &Workspace, hook: &Hook, event: Event) -> Vec<(String
             hook.dialect.event_name(event).to_owned(),
         ),
         (
-            crate::workspace::WORKSPACE_ENV.to_owned(),
+            agent_hooks_core::workspace::WORKSPACE_ENV.to_owned(),
             ws.root().to_string_lossy().into_owned(),
         ),
         (
@@ -549,7 +552,7 @@ impl Lapse {
     /// The hook report's detail and the user-facing warning: the hook, the reason, the fix.
     pub(crate) fn describe(&self, hook: &Hook, event: Event) -> Option<(&'static str, String)> {
         let key = hook.approval_key.as_deref().unwrap_or(&hook.name);
-        let approve = crate::inspect::health::approve_command(key);
+        let approve = crate::trust::approve_command(key);
         let (detail, reason, fix) = match self {
             Lapse::None => return None,
             Lapse::MasterOff => (
@@ -614,7 +617,7 @@ struct Merge {
     notes: Vec<String>,
     warnings: Vec<String>,
     model: Option<String>,
-    stop: Option<crate::outcome::Stop>,
+    stop: Option<agent_hooks_core::outcome::Stop>,
     reports: Vec<HookReport>,
     /// Top-level payload fields hooks rewrote, first rewrite first.
     changed: Vec<String>,
@@ -878,7 +881,7 @@ impl Merge {
         if let Some(reason) = &answer.stop {
             self.decided(hook, LoggedDecision::Stop, reason.clone());
             if self.stop.is_none() {
-                self.stop = Some(crate::outcome::Stop {
+                self.stop = Some(agent_hooks_core::outcome::Stop {
                     reason: reason.clone(),
                 });
             }

@@ -7,14 +7,14 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::{Map, Value};
 
-use crate::config::{Config, ConfigError, agent};
-use crate::diag::{DiagKind, DiagRecord, EventLog};
+use crate::config::{Config, agent};
 use crate::dispatch::{DispatchOptions, Lapse, Runtime};
-use crate::event::Event;
-use crate::hook::Hook;
-use crate::outcome::Outcome;
+use crate::snapshot::Snapshot;
 use crate::trust::{self, Approvals, DriftChecker, TrustError};
-use crate::workspace::Workspace;
+use agent_hooks_core::diag::{DiagKind, DiagRecord, EventLog};
+use agent_hooks_core::event::Event;
+use agent_hooks_core::outcome::Outcome;
+use agent_hooks_core::workspace::Workspace;
 
 /// Why an engine operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -56,85 +56,6 @@ pub enum EngineError {
         /// The load error of the entry (`file:line:column: message`).
         error: String,
     },
-}
-
-/// Everything a dispatch reads; cheap to share, never changed once built.
-#[derive(Debug)]
-pub struct Snapshot {
-    /// The loaded configuration.
-    pub(crate) config: Config,
-    /// The approvals in force.
-    pub(crate) approvals: Approvals,
-    /// Hooks per event (indexed by `Event as usize`), in run order.
-    by_event: Vec<Vec<Arc<Hook>>>,
-    /// Some hook runs in the background, so dispatches look for what such hooks left.
-    background: bool,
-}
-
-impl Snapshot {
-    /// Indexes `config`'s hooks by event, so a dispatch finds its hooks without a scan.
-    pub(crate) fn new(config: Config, approvals: Approvals) -> Snapshot {
-        let by_event = Event::all()
-            .map(|event| {
-                let mut hooks: Vec<Arc<Hook>> = config
-                    .hooks
-                    .iter()
-                    .filter(|h| h.handles(event))
-                    .cloned()
-                    .collect();
-                // Stable: declaration order within a source, sources in SPEC §5 order.
-                hooks.sort_by_key(|h| h.source);
-                hooks
-            })
-            .collect();
-        let background = config
-            .hooks
-            .iter()
-            .any(|h| h.dialect.background().is_some());
-        Snapshot {
-            config,
-            approvals,
-            by_event,
-            background,
-        }
-    }
-
-    /// Whether the master switch is on: with it off, no hook that needs approval runs.
-    pub fn master_enabled(&self) -> bool {
-        self.config.master_enabled
-    }
-
-    /// The hooks wired to `event`, in run order.
-    pub(crate) fn hooks_for(&self, event: Event) -> &[Arc<Hook>] {
-        &self.by_event[event as usize]
-    }
-
-    /// Whether any hook runs in the background (Claude Code's `async`).
-    pub(crate) fn has_background(&self) -> bool {
-        self.background
-    }
-
-    /// How many hooks are wired to `event`, whether or not the trust gate lets them run. With
-    /// none, a host may skip building the event's payload.
-    pub fn hook_count(&self, event: Event) -> usize {
-        self.by_event[event as usize].len()
-    }
-
-    /// Every configuration error of the loaded files (`config/agent.yaml` first), located by
-    /// file, line and column. A file that does not load changes which hooks run, so a host
-    /// shows these where its user looks.
-    pub fn errors(&self) -> impl Iterator<Item = &ConfigError> {
-        self.config.errors()
-    }
-
-    /// The approval key of every declared hook that needs one (its command, URL or
-    /// `builtin:<name>`), in declaration order: what [`Engine::approve`] takes.
-    pub fn approval_keys(&self) -> impl Iterator<Item = &str> {
-        self.config
-            .hooks
-            .iter()
-            .filter_map(|h| h.approval_key.as_deref())
-    }
 }
 
 /// A loaded workspace, ready to dispatch.
@@ -200,8 +121,8 @@ pub struct Engine {
     current: RwLock<Arc<Snapshot>>,
     drift: DriftChecker,
     log: EventLog,
-    detach: crate::background::Detach,
-    prefork: crate::transport::prefork::Pool,
+    detach: crate::dispatch::background::Detach,
+    prefork: agent_hooks_transports::prefork::Pool,
 }
 
 impl Engine {
@@ -215,7 +136,7 @@ impl Engine {
     /// [`reload`](Engine::reload) to pick up later edits.
     pub fn open(ws: Workspace) -> Engine {
         let config = Config::load(&ws, None);
-        let log = EventLog::configured(&ws, &config.agent);
+        let log = EventLog::configured(&ws, &config.agent.events_log);
         let snapshot = snapshot_of(&ws, &log, config, None);
         let drift = DriftChecker::new(ws.root());
         Engine {
@@ -223,8 +144,8 @@ impl Engine {
             current: RwLock::new(Arc::new(snapshot)),
             drift,
             log,
-            detach: crate::background::Detach::default(),
-            prefork: crate::transport::prefork::Pool::default(),
+            detach: crate::dispatch::background::Detach::default(),
+            prefork: agent_hooks_transports::prefork::Pool::default(),
         }
     }
 
@@ -232,7 +153,7 @@ impl Engine {
     /// handed to `program background-hook <ticket>`, a supervisor of their own, rather than run
     /// as tasks that would die with this process. `program` is the `agent-hooks` binary.
     pub fn with_background_process(mut self, program: PathBuf) -> Engine {
-        self.detach = crate::background::Detach::Process(program);
+        self.detach = crate::dispatch::background::Detach::Process(program);
         self
     }
 
@@ -241,13 +162,14 @@ impl Engine {
     /// this process, so the next process finds them warm, rather than by forkers that would
     /// die with it. Each exits when its script or the approvals change, or when idle.
     pub fn with_workspace_forkers(mut self) -> Engine {
-        self.prefork =
-            crate::transport::prefork::Pool::new(crate::transport::prefork::Home::Workspace);
+        self.prefork = agent_hooks_transports::prefork::Pool::new(
+            agent_hooks_transports::prefork::Home::Workspace,
+        );
         self
     }
 
     /// The forkers of this engine's `prefork` hooks (doctor tries hooks with them).
-    pub(crate) fn forkers(&self) -> &crate::transport::prefork::Pool {
+    pub(crate) fn forkers(&self) -> &agent_hooks_transports::prefork::Pool {
         &self.prefork
     }
 
@@ -259,7 +181,7 @@ impl Engine {
     /// Why the ticket's hook could not be run (also logged when it concerns the hook).
     pub async fn run_background_ticket(&self, path: &std::path::Path) -> Result<(), String> {
         let snapshot = self.snapshot();
-        crate::background::run_ticket(&self.ws, &snapshot, &self.drift, path).await
+        crate::dispatch::background::run_ticket(&self.ws, &snapshot, &self.drift, path).await
     }
 
     /// The workspace this engine was opened on.
@@ -334,7 +256,19 @@ impl Engine {
 
     /// Dispatches a typed payload (see [`crate::payload`]): the event comes from the payload's
     /// type, so a host cannot pair an event with the wrong fields.
-    pub async fn fire<P: crate::payload::Payload>(&self, payload: P) -> Outcome {
+    ///
+    /// ```no_run
+    /// # async fn demo(engine: &agent_hooks::Engine) {
+    /// use agent_hooks::payload::PreToolCall;
+    /// let outcome = engine
+    ///     .fire(PreToolCall::new("bash", serde_json::json!({"command": "ls -la"})))
+    ///     .await;
+    /// if outcome.is_blocked() {
+    ///     println!("refused: {}", outcome.reason.unwrap_or_default());
+    /// }
+    /// # }
+    /// ```
+    pub async fn fire<P: agent_hooks_core::payload::Payload>(&self, payload: P) -> Outcome {
         self.dispatch(P::EVENT, payload.into_map()).await
     }
 
@@ -581,9 +515,9 @@ fn log_once_per_change(ws: &Workspace, log: &EventLog, broken: Vec<BrokenFile>) 
         return;
     }
     // Without the lock two processes may both log a change once; nothing is lost either way.
-    let _lock = crate::store::FileLock::acquire(ws, &store).ok();
+    let _lock = agent_hooks_core::store::FileLock::acquire(ws, &store).ok();
     let logged: std::collections::BTreeMap<String, String> =
-        match crate::store::read_optional(&store) {
+        match agent_hooks_core::store::read_optional(&store) {
             Ok(Some(text)) => serde_json::from_str(&text).unwrap_or_default(),
             _ => Default::default(),
         };
@@ -604,7 +538,7 @@ fn log_once_per_change(ws: &Workspace, log: &EventLog, broken: Vec<BrokenFile>) 
     } else {
         serde_json::to_vec_pretty(&now)
             .map_err(std::io::Error::other)
-            .and_then(|bytes| crate::store::write_atomic(&store, &bytes))
+            .and_then(|bytes| agent_hooks_core::store::write_atomic(&store, &bytes))
     };
     if let Err(err) = written {
         tracing::warn!(path = %store.display(), %err, "cannot record the configuration errors logged");

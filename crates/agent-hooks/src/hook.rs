@@ -1,49 +1,21 @@
 //! A hook as the dispatcher sees it, whatever file declared it: where it came from, the events
 //! it is wired to, how to run it (transport), how to talk to it (dialect), and how it is trusted.
 
+pub(crate) use agent_hooks_core::store::filesystem_safe;
+pub(crate) use agent_hooks_dialects::agent::SourceKind;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::answer::{Answer, Unusable};
-use crate::dialect::matcher::Matcher;
-use crate::dialect::verdict::Verdict;
-use crate::dialect::{Dialect, PayloadView};
-use crate::event::Event;
-use crate::transport::{Reply, TransportSpec};
+use serde_json::Value;
 
-/// Which kind of file declared a hook. Its order is the run order of SPEC §5: shell hooks,
-/// then skill hooks, then Claude Code, Codex, Gemini CLI and Cursor hooks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SourceKind {
-    /// `config/shell_hooks.yaml`.
-    ShellHooks,
-    /// A skill's `hooks.json`.
-    Skill,
-    /// Claude Code's `settings.json` files.
-    ClaudeCode,
-    /// Codex's `.codex/hooks.json` and the `[hooks]` of `.codex/config.toml`.
-    Codex,
-    /// Gemini CLI's `.gemini/settings.json`.
-    Gemini,
-    /// Cursor's `.cursor/hooks.json`.
-    Cursor,
-}
-
-impl SourceKind {
-    /// How messages name a hook of this kind ("shell hook", ...).
-    pub fn label(self) -> &'static str {
-        match self {
-            SourceKind::ShellHooks => "shell hook",
-            SourceKind::Skill => "skill hook",
-            SourceKind::ClaudeCode => "Claude Code hook",
-            SourceKind::Codex => "Codex hook",
-            SourceKind::Gemini => "Gemini CLI hook",
-            SourceKind::Cursor => "Cursor hook",
-        }
-    }
-}
+use agent_hooks_core::answer::{Answer, Unusable};
+use agent_hooks_core::event::Event;
+use agent_hooks_dialects::matcher::Matcher;
+use agent_hooks_dialects::verdict::Verdict;
+use agent_hooks_dialects::{Dialect, PayloadView};
+use agent_hooks_transports::{Reply, TransportSpec};
 
 /// What happens when a hook fails (cannot start, exits non-zero, times out, answers garbage).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -111,7 +83,7 @@ impl Hook {
             }),
             // Claude Code reads an HTTP hook's body more strictly than a command's stdout.
             TransportSpec::Http(_) if matches!(self.dialect, Dialect::Claude { .. }) => {
-                crate::dialect::claude::require_json_body(reply)?;
+                agent_hooks_dialects::claude::require_json_body(reply)?;
                 self.dialect.interpret(view, reply)
             }
             _ => self.dialect.interpret(view, reply),
@@ -128,24 +100,20 @@ impl fmt::Display for Hook {
 /// The default, the ceiling, and the clamping of hook timeouts.
 pub(crate) const MAX_TIMEOUT_SECS: f64 = 120.0;
 
-/// Makes a hook name safe as one path component under `state/`.
-pub(crate) fn filesystem_safe(name: &str) -> String {
-    let mut out: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    out = out.trim_matches(|c| c == '.' || c == '_').to_owned();
-    if out.len() > 100 {
-        out.truncate(100);
+/// Turns `prefork` on for `hook` as its configuration's `value` says, or says why it cannot be.
+pub(crate) fn configure_prefork(hook: &mut Hook, value: &Value) -> Result<(), String> {
+    let Some(prefork) = agent_hooks_transports::prefork::Prefork::from_config(value)? else {
+        return Ok(());
+    };
+    if hook.dialect.background().is_some() {
+        return Err("prefork: an async hook cannot be pre-forked (drop one of the two)".into());
     }
-    if out.is_empty() {
-        out.push_str("hook");
-    }
-    out
+    let agent_hooks_transports::TransportSpec::Command(spec) = &mut hook.transport else {
+        return Err("prefork: only a command hook can be pre-forked".into());
+    };
+    agent_hooks_transports::command_line::python_call(spec, &hook.env).map_err(|why| {
+        format!("prefork: the command must be a Python interpreter and a script (python3 hooks/x.py): {why}")
+    })?;
+    spec.prefork = Some(prefork);
+    Ok(())
 }

@@ -35,10 +35,10 @@ use std::future::Future;
 
 use serde_json::{Map, Value, json};
 
-use crate::answer::Decision;
 use crate::engine::Engine;
-use crate::event::Event;
-use crate::outcome::Outcome;
+use agent_hooks_core::answer::Decision;
+use agent_hooks_core::event::Event;
+use agent_hooks_core::outcome::Outcome;
 
 /// What to do when a hook answers `ask` and the host cannot ask its user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -348,7 +348,7 @@ impl<'e> Turn<'e> {
 
     /// Fires `on_stop` for the turn's final `response`. On [`StopVerdict::Redo`] the host
     /// should run the model again with the reason and call `stop` again on the same `Turn`;
-    /// after the redo cap (`shell_hooks.redo_cap` in `config/agent.yaml`, default [`REDO_CAP`](crate::event::REDO_CAP)) a
+    /// after the redo cap (`shell_hooks.redo_cap` in `config/agent.yaml`, default [`REDO_CAP`](agent_hooks_core::event::REDO_CAP)) a
     /// block is overruled and the turn stops with a warning.
     pub async fn stop(&mut self, response: &str, tool_names: &[String]) -> StopVerdict {
         let mut p = base(&self.session_id);

@@ -13,20 +13,21 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::answer::{Decision, Effect};
-use crate::dialect::claude::{CLAUDE_EVENTS, ToolAliases};
-use crate::dialect::{Dialect, DispatchCache, PayloadView};
-use crate::engine::{Engine, Snapshot};
-use crate::event::{Event, RewriteRule};
+use crate::engine::Engine;
 use crate::hook::Hook;
-use crate::transport::http::HttpClient;
-use crate::transport::ssrf::{Guard, SystemResolver};
-use crate::transport::{Exit, Reply};
+use crate::snapshot::Snapshot;
 use crate::trust::{DriftChecker, Verdict};
-use crate::workspace::Workspace;
+use agent_hooks_core::answer::{Decision, Effect};
+use agent_hooks_core::event::{Event, RewriteRule};
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_dialects::claude::{CLAUDE_EVENTS, ToolAliases};
+use agent_hooks_dialects::{Dialect, DispatchCache, PayloadView};
+use agent_hooks_transports::http::HttpClient;
+use agent_hooks_transports::ssrf::{Guard, SystemResolver};
+use agent_hooks_transports::{Exit, Reply};
 
 /// The environment variable that lets HTTP hooks reach this machine (`=1`).
-pub const ALLOW_LOCAL_ENV: &str = crate::transport::ssrf::ALLOW_LOCAL_ENV;
+pub const ALLOW_LOCAL_ENV: &str = agent_hooks_transports::ssrf::ALLOW_LOCAL_ENV;
 
 /// The SHA-256 (lowercase hex) the trust gate records for a file.
 ///
@@ -141,7 +142,7 @@ pub fn read_answer(
             include_conversation: false,
         },
         AnswerDialect::Claude => Dialect::Claude {
-            agent: crate::agent::Agent::ClaudeCode,
+            agent: agent_hooks_dialects::agent::Agent::ClaudeCode,
             event: CLAUDE_EVENTS
                 .iter()
                 .find(|(_, _, canonical)| *canonical == event)
@@ -217,5 +218,5 @@ pub fn check_hook_url(url: &str, allow_local: bool) -> Result<String, String> {
 /// The rule of the blocked range `address` lies in (IPv4 inside IPv6 judged as the IPv4), or
 /// `None` for an address a hook may reach.
 pub fn blocked_rule(address: IpAddr) -> Option<&'static str> {
-    crate::transport::ssrf::blocked_range(address).map(|range| range.rule)
+    agent_hooks_transports::ssrf::blocked_range(address).map(|range| range.rule)
 }

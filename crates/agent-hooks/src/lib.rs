@@ -83,48 +83,42 @@
 #![warn(unnameable_types)]
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
-mod agent;
-mod answer;
-mod background;
 pub mod bridge;
-mod command_line;
 pub mod commands;
 mod config;
 pub mod convert;
-mod diag;
-mod dialect;
 mod dispatch;
 mod engine;
-mod event;
 pub mod guards;
 mod hook;
 pub mod host;
 mod inspect;
 #[cfg(feature = "internals")]
 pub mod internals;
-mod outcome;
-pub mod payload;
-#[cfg(feature = "server")]
-pub mod server;
-mod store;
-mod transport;
+mod snapshot;
+#[cfg(test)]
+mod tests;
 mod trust;
-mod wording;
-mod workspace;
 
-pub use answer::Decision;
-pub use command_line::Unreadable as UnreadableCommand;
-pub use config::ConfigError;
-pub use config::agent::SwitchError;
-pub use diag::LoggedDecision;
-pub use dispatch::{DRY_RUN_ENV, DispatchOptions};
-pub use engine::{Engine, EngineError, Snapshot};
-pub use event::{
+pub use agent_hooks_core::answer::Decision;
+pub use agent_hooks_core::config_error::ConfigError;
+pub use agent_hooks_core::diag::LoggedDecision;
+pub use agent_hooks_core::event::{
     COMMON_FIELDS, EVENTS, Event, EventSpec, Field, FieldKind, REDO_CAP, RewriteRule, UnknownEvent,
     complete_payload,
 };
-pub use hook::SourceKind;
-pub use outcome::{Diagnostic, HookReport, HookStatus, Outcome, ReasonDisplay, Stop};
+pub use agent_hooks_core::outcome::{
+    Diagnostic, HookReport, HookStatus, Outcome, ReasonDisplay, Stop,
+};
+pub use agent_hooks_core::payload;
+pub use agent_hooks_core::wording::kind_of as json_kind;
+pub use agent_hooks_core::workspace::{APPROVALS_ENV, WORKSPACE_ENV, Workspace};
+pub use agent_hooks_dialects::agent::SourceKind;
+pub use agent_hooks_dialects::parse_event;
+pub use agent_hooks_transports::command_line::Unreadable as UnreadableCommand;
+pub use config::agent::SwitchError;
+pub use dispatch::{DRY_RUN_ENV, DispatchOptions};
+pub use engine::{Engine, EngineError};
+pub use inspect::health::{HookListing, hook_listing};
+pub use snapshot::Snapshot;
 pub use trust::TrustError;
-pub use wording::kind_of as json_kind;
-pub use workspace::{APPROVALS_ENV, WORKSPACE_ENV, Workspace};

@@ -2,7 +2,7 @@
 //! and an approval of its (event, key) pair that still holds. An approval binds a digest of the
 //! hook's whole effective definition (argv, env, matcher, timeout, on_error, dialect; a Claude
 //! Code hook's `if` and `shell`; a built-in's rules path; an HTTP hook's URL, header templates, `allowed_env` and secret) and
-//! every file its command names, as [`crate::command_line`] reads it with the hook's own
+//! every file its command names, as [`agent_hooks_transports::command_line`] reads it with the hook's own
 //! environment. Drift is any field of the definition changed, a file whose content changed or
 //! that is gone, or a command that now resolves to a file the approval does not pin.
 //!
@@ -15,21 +15,23 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
-use std::io::{self, Read};
+use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+pub(crate) use agent_hooks_transports::pinned::{Pinned, hash_file};
+use agent_hooks_transports::pinned::{hash_reader, hex};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::command_line::{self, Reading, Role};
 use crate::config::ConfigError;
-use crate::event::Event;
 use crate::hook::Hook;
-use crate::store::{self, FileLock};
-use crate::transport::TransportSpec;
-use crate::workspace::Workspace;
+use agent_hooks_core::event::Event;
+use agent_hooks_core::store::{self, FileLock};
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_transports::TransportSpec;
+use agent_hooks_transports::command_line::{self, Reading, Role};
 
 /// Files up to this size are hashed at every check; larger ones keep a stat fingerprint.
 pub(crate) const HASH_EVERY_TIME: u64 = 1024 * 1024;
@@ -109,7 +111,7 @@ impl Approvals {
         let path = ws.approvals_json();
         let display = ws.display(&path).into_owned();
         let text = store::read_optional(&path).map_err(|e| ConfigError {
-            kind: crate::diag::DiagKind::HookConfigError,
+            kind: agent_hooks_core::diag::DiagKind::HookConfigError,
             file: display.clone(),
             line: 0,
             column: 0,
@@ -122,7 +124,7 @@ impl Approvals {
             }),
             Some(text) if text.trim().is_empty() => Ok(Approvals::default()),
             Some(text) => serde_json::from_str(&text).map_err(|e| ConfigError {
-                kind: crate::diag::DiagKind::HookConfigError,
+                kind: agent_hooks_core::diag::DiagKind::HookConfigError,
                 file: display,
                 line: e.line() as u64,
                 column: e.column() as u64,
@@ -202,7 +204,7 @@ pub(crate) fn approve(
         }
     }
     update(ws, |list| {
-        let now = crate::diag::now_rfc3339();
+        let now = agent_hooks_core::diag::now_rfc3339();
         for event in events {
             let mut definitions: Vec<Definition> = hooks
                 .iter()
@@ -331,7 +333,7 @@ pub(crate) fn definition(hook: &Hook) -> Definition {
     ];
     // Fields only some hooks have are bound only when present, so that an approval recorded
     // before they existed still holds for a hook that does not use them.
-    if let crate::dialect::Dialect::Claude {
+    if let agent_hooks_dialects::Dialect::Claude {
         condition: Some(condition),
         ..
     } = &hook.dialect
@@ -394,45 +396,8 @@ pub(crate) fn definition(hook: &Hook) -> Definition {
         .collect()
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn mtime_ns(meta: &fs::Metadata) -> i128 {
     i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
-}
-
-/// SHA-256 of a file, as lowercase hex.
-pub(crate) fn hash_file(path: &Path) -> io::Result<String> {
-    hash_reader(&mut fs::File::open(path)?)
-}
-
-/// SHA-256 of what `file` reads to its end, as lowercase hex.
-fn hash_reader(file: &mut impl Read) -> io::Result<String> {
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hex(&hasher.finalize()))
-}
-
-/// The program an approval pins, as the gate verified it.
-#[derive(Debug, Clone)]
-pub(crate) struct Pinned {
-    /// The program's path, as resolved at approval.
-    pub path: PathBuf,
-    /// A compiled program, opened once and verified through this descriptor: the process is
-    /// started from it, so a file swapped in after the check is never what runs. `None` for a
-    /// `#!` script, which its interpreter opens again by path.
-    pub file: Option<Arc<fs::File>>,
-    /// For a `prefork` hook, each file of the approval with the SHA-256 this check verified:
-    /// its forker compiles the script only from bytes of that hash.
-    pub approved: Vec<(PathBuf, String)>,
 }
 
 /// What the gate says about one (event, command) pair.
@@ -703,4 +668,18 @@ fn unpinned(reading: &Reading, approval: &Approval) -> Option<String> {
         ));
     }
     None
+}
+
+/// The command that approves `key`, as the user would type it.
+pub(crate) fn approve_command(key: &str) -> String {
+    format!("/hooks approve {}", quote(key))
+}
+
+/// A command as the user would type it after `/hooks approve`.
+pub(crate) fn quote(command: &str) -> String {
+    if command.contains(char::is_whitespace) || command.contains(['"', '\'']) {
+        shell_words::quote(command).into_owned()
+    } else {
+        command.to_owned()
+    }
 }

@@ -4,7 +4,7 @@
 
 mod support;
 
-#[path = "../../../agent-hooks/tests/loopback/mod.rs"]
+#[path = "../../../agent-hooks-transports/tests/loopback/mod.rs"]
 mod loopback;
 
 mod bridge_install;

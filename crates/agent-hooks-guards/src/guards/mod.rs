@@ -9,7 +9,6 @@ mod runtime_footer;
 mod security_guard;
 
 /// The security guard's default rules in binary form, whose strings `rules::Text` borrows.
-pub(crate) use security_guard::DEFAULT_RULES_BLOB as SECURITY_GUARD_RULES_BLOB;
 mod tool_audit_log;
 mod verify_code_changes;
 mod verify_commitments;

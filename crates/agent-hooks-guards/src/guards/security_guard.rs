@@ -27,16 +27,9 @@ use paths::Cwd;
 use rule::{Answer, Rule, RuleRaw};
 use scan::{Finding, Scan};
 
-pub(crate) const DEFAULT_RULES: &str = include_str!("../../rules/security_guard.yaml");
+use crate::rules::SECURITY_GUARD_RULES_BLOB as DEFAULT_RULES_BLOB;
 
-/// `DEFAULT_RULES` already parsed, in postcard's compact binary form: the guard is built for
-/// every `agent-hooks guard security_guard` process, and decoding this costs a fraction of
-/// parsing the same rules as JSON (0.75 million instructions, a third of the whole process),
-/// let alone as YAML. A test keeps it equal to the YAML
-/// (`UPDATE_DEFAULTS=1 cargo test -p agent-hooks-guards default_rules_blob` rewrites it).
-/// A `static`, not a `const`: its strings are borrowed where they lie ([`rules::Text`]), which
-/// takes one copy of the bytes at one address.
-pub(crate) static DEFAULT_RULES_BLOB: &[u8] = include_bytes!("security_guard.defaults.postcard");
+pub(crate) const DEFAULT_RULES: &str = include_str!("../../rules/security_guard.yaml");
 
 /// How much of an offending command a reason quotes.
 const QUOTE_CHARS: usize = 200;

@@ -3,7 +3,6 @@
 //! Exits 1 when anything is broken, so it can gate a CI job.
 
 use super::CommandOutput;
-use super::style::{Style, Tone, field, wrap_into};
 use crate::engine::Engine;
 use crate::inspect::doctor::{self, DoctorReport, HookCheck, JUDGE_NOT_CALLED, RunCheck};
 use crate::inspect::health::{FileReport, Report};
@@ -11,6 +10,7 @@ use crate::inspect::render::{
     INDENT, LABEL, entry_errors, facts, files_section, header, other_findings, plural, reasons,
     tone_of,
 };
+use crate::inspect::style::{Style, Tone, field, wrap_into};
 
 pub(crate) async fn run(
     engine: &Engine,

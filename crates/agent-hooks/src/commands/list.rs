@@ -3,13 +3,13 @@
 //! is computed in [`crate::inspect::health`]; this module only lays it out.
 
 use super::CommandOutput;
-use super::style::{Style, wrap_into};
 use crate::engine::Engine;
 use crate::inspect::health::{self, Health, HookHealth, Report};
 use crate::inspect::render::{
     entry_errors, facts, files_section, has_entry_errors, header, other_findings, plural, reasons,
     tone_of,
 };
+use crate::inspect::style::{Style, wrap_into};
 
 pub(crate) fn run(engine: &Engine, json: bool, style: Style) -> CommandOutput {
     let report = health::assess_engine(engine);

@@ -4,12 +4,11 @@
 mod doctor;
 mod install;
 mod list;
-pub(crate) mod style;
 
-pub use style::Style;
+pub use crate::inspect::style::Style;
 
 use crate::engine::Engine;
-use crate::event::Event;
+use agent_hooks_core::event::Event;
 
 /// What a command printed and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,7 +197,7 @@ fn approve(engine: &Engine, rest: &[String]) -> CommandOutput {
         [first, command] if first.parse::<Event>().is_ok() => {
             (first.parse::<Event>().ok(), command.as_str())
         }
-        [first, rest @ ..] if !rest.is_empty() => match first.parse::<Event>() {
+        [first, rest @ ..] if !rest.is_empty() => match agent_hooks_dialects::parse_event(first) {
             // An unquoted command with arguments: the remaining words are the command.
             Ok(event) => {
                 let joined = rest.join(" ");
@@ -304,7 +303,7 @@ pub fn help() -> String {
     // The ready-made hooks, numbered as `install <number>` takes them (crate::guards).
     text.push_str(&crate::guards::numbered_list());
     text.push_str("\nEvents:\n");
-    for spec in &crate::event::EVENTS {
+    for spec in &agent_hooks_core::event::EVENTS {
         text.push_str(&format!("  {:<22} {}\n", spec.name, spec.fires));
     }
     text.push_str("\nGuide: docs/README.md (writing hooks, protocol, troubleshooting).\n");

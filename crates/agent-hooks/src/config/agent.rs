@@ -6,13 +6,18 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use agent_hooks_core::diag::LogDestination;
+
 use super::ConfigError;
 use super::yaml::parse_error;
-use crate::dialect::claude::{RewritePermission, ToolAliases};
-use crate::event::Event;
-use crate::store::{self, FileLock};
-use crate::transport::{JudgeEndpoint, Provider};
-use crate::workspace::Workspace;
+use agent_hooks_core::event::Event;
+use agent_hooks_core::store::{self, FileLock};
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_dialects::claude::{RewritePermission, ToolAliases};
+use agent_hooks_transports::{JudgeEndpoint, Provider};
+
+/// Largest request body the sidecar accepts unless `sidecar.max_body` says otherwise.
+pub(crate) const MAX_BODY: usize = 4 * 1024 * 1024;
 
 /// The parts of `config/agent.yaml` agent-hooks reads.
 #[derive(Debug, Clone)]
@@ -32,7 +37,7 @@ pub(crate) struct AgentSettings {
     /// The file exists but could not be read or parsed: every setting above is its default.
     pub unreadable: bool,
     /// `shell_hooks.redo_cap`: how many redos stop hooks may force in one turn;
-    /// default [`REDO_CAP`](crate::event::REDO_CAP), `0` (stored as `None`) for no cap.
+    /// default [`REDO_CAP`](agent_hooks_core::event::REDO_CAP), `0` (stored as `None`) for no cap.
     pub redo_cap: Option<u64>,
     /// `claude_hooks.rewrite_permission`: how the Claude Code bridge sends a rewritten input.
     pub rewrite_permission: RewritePermission,
@@ -42,7 +47,7 @@ pub(crate) struct AgentSettings {
     /// and `post_shutdown` itself, so `serve` does not (default off: `serve` fires them).
     pub host_lifecycle: bool,
     /// `sidecar.max_body`: the largest request body the sidecar reads, in bytes (default
-    /// [`MAX_BODY`](crate::server::MAX_BODY)); a larger one is refused (413) and no hook runs.
+    /// [`MAX_BODY`]); a larger one is refused (413) and no hook runs.
     pub max_body: usize,
     /// `logs.events`: where the event log goes (default `logs/events.jsonl`; a path, relative
     /// to the workspace or absolute; or `false` for nowhere). Read when a process opens the
@@ -61,11 +66,11 @@ impl Default for AgentSettings {
             claude_user_settings: false,
             tool_aliases: Arc::default(),
             unreadable: false,
-            redo_cap: Some(crate::event::REDO_CAP),
+            redo_cap: Some(agent_hooks_core::event::REDO_CAP),
             rewrite_permission: RewritePermission::default(),
             judge: JudgeEndpoint::default(),
             host_lifecycle: false,
-            max_body: crate::server::MAX_BODY,
+            max_body: MAX_BODY,
             events_log: LogDestination::Default,
             error: None,
         }
@@ -80,7 +85,7 @@ impl AgentSettings {
         let display = ws.display(&path).into_owned();
         let mut settings = AgentSettings {
             self_approve: true,
-            redo_cap: Some(crate::event::REDO_CAP),
+            redo_cap: Some(agent_hooks_core::event::REDO_CAP),
             ..AgentSettings::default()
         };
         let text = match store::read_optional(&path) {
@@ -135,7 +140,7 @@ impl AgentSettings {
                                 &display,
                                 format!(
                                     "shell_hooks.redo_cap: expected a whole number (0 for no cap), found {value}; the default of {} applies",
-                                    crate::event::REDO_CAP
+                                    agent_hooks_core::event::REDO_CAP
                                 ),
                             ));
                         }
@@ -156,7 +161,7 @@ impl AgentSettings {
                                 &display,
                                 format!(
                                     "sidecar.max_body: expected a number of bytes above 0, found {value}; the default of {} applies",
-                                    crate::server::MAX_BODY
+                                    MAX_BODY
                                 ),
                             ));
                         }
@@ -181,7 +186,7 @@ impl AgentSettings {
                             &display,
                             format!(
                                 "llm_judge: {why}; prompt hooks use the defaults (anthropic, {})",
-                                crate::transport::judge::DEFAULT_ANTHROPIC_MODEL
+                                agent_hooks_transports::judge::DEFAULT_ANTHROPIC_MODEL
                             ),
                         ));
                     }
@@ -194,18 +199,6 @@ impl AgentSettings {
         }
         settings
     }
-}
-
-/// Where the event log goes (`logs.events` in `config/agent.yaml`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) enum LogDestination {
-    /// `logs/events.jsonl` in the workspace.
-    #[default]
-    Default,
-    /// Nowhere (`logs.events: false`).
-    Off,
-    /// This file, relative to the workspace unless absolute.
-    File(std::path::PathBuf),
 }
 
 fn log_destination(value: Option<&Value>) -> Result<LogDestination, String> {
@@ -225,7 +218,7 @@ fn log_destination(value: Option<&Value>) -> Result<LogDestination, String> {
 /// for values read from its parsed form, so the message names the key instead.
 fn setting_error(file: &str, message: String) -> ConfigError {
     ConfigError {
-        kind: crate::diag::DiagKind::HookConfigError,
+        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
         file: file.to_owned(),
         line: 0,
         column: 0,
@@ -243,7 +236,7 @@ fn judge_endpoint(section: Option<&Value>) -> Result<JudgeEndpoint, String> {
     if !section.is_object() {
         return Err(format!(
             "expected a map of provider, model, base_url, api_key_env; found {}",
-            crate::wording::kind_of(section)
+            agent_hooks_core::wording::kind_of(section)
         ));
     }
     let text = |key: &str| -> Result<Option<String>, String> {
@@ -306,12 +299,12 @@ fn shape_problem(doc: &Value) -> Option<String> {
             None | Some(Value::Null | Value::Object(_)) => None,
             Some(other) => Some(format!(
                 "shell_hooks: expected a mapping (such as \"enabled: true\"), found {}",
-                crate::wording::kind_of(other)
+                agent_hooks_core::wording::kind_of(other)
             )),
         },
         other => Some(format!(
             "expected a mapping of settings (key: value lines), found {}",
-            crate::wording::kind_of(other)
+            agent_hooks_core::wording::kind_of(other)
         )),
     }
 }

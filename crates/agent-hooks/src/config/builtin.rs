@@ -7,10 +7,10 @@ use serde_json::Value;
 use super::ConfigError;
 use super::yaml::{LocatedMap, error_at};
 use crate::hook::filesystem_safe;
-use crate::transport::BuiltinSpec;
-use crate::transport::builtin::BuiltinError;
-use crate::wording::kind_of;
-use crate::workspace::Workspace;
+use agent_hooks_core::wording::kind_of;
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_transports::BuiltinSpec;
+use agent_hooks_transports::builtin::BuiltinError;
 
 /// Keys that mean nothing to a built-in hook.
 const NOT_FOR_BUILTIN: &[&str] = &["command", "url", "headers", "secret", "allowed_env", "env"];

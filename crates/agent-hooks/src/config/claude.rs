@@ -13,20 +13,20 @@ use serde_json::Value;
 use super::agent::AgentSettings;
 use super::claude_plugins::Plugin;
 use super::{ConfigError, FileLoad, FileState};
-use crate::agent::Agent;
-use crate::background::Background;
-use crate::diag::DiagKind;
-use crate::dialect::Dialect;
-use crate::dialect::Matcher;
-use crate::dialect::claude::{
+use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
+use agent_hooks_core::diag::DiagKind;
+use agent_hooks_core::wording::kind_of as json_kind;
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_dialects::Dialect;
+use agent_hooks_dialects::Matcher;
+use agent_hooks_dialects::agent::Agent;
+use agent_hooks_dialects::claude::Background;
+use agent_hooks_dialects::claude::{
     CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, Condition, ToolAliases, compile_matcher,
 };
-use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
-use crate::transport::http::Template;
-use crate::transport::judge::{AGENT_TIMEOUT_SECS, JudgeKind, PROMPT_TIMEOUT_SECS};
-use crate::transport::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
-use crate::wording::kind_of as json_kind;
-use crate::workspace::Workspace;
+use agent_hooks_transports::http::Template;
+use agent_hooks_transports::judge::{AGENT_TIMEOUT_SECS, JudgeKind, PROMPT_TIMEOUT_SECS};
+use agent_hooks_transports::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
 
 /// Claude Code's default hook timeout; agent-hooks caps every hook at 120 s.
 pub(crate) const CLAUDE_DEFAULT_TIMEOUT_SECS: f64 = 600.0;
@@ -73,7 +73,7 @@ fn settings_docs(files: &[PathBuf]) -> Vec<(PathBuf, Value)> {
     files
         .iter()
         .filter_map(|file| {
-            let text = crate::store::read_optional(file).ok()??;
+            let text = agent_hooks_core::store::read_optional(file).ok()??;
             let doc = serde_json::from_str::<Value>(&text).ok()?;
             Some((file.clone(), doc))
         })
@@ -252,7 +252,7 @@ fn load_file(
     let mut load = FileLoad::new(ws, SourceKind::ClaudeCode, path.clone());
     let display = load.display.clone();
     let note = |message: String| unlocated(&display, message);
-    let text = match crate::store::read_optional(&path) {
+    let text = match agent_hooks_core::store::read_optional(&path) {
         Ok(None) => return load,
         Ok(Some(text)) => text,
         Err(e) => {
@@ -410,8 +410,8 @@ pub(crate) fn load_hooks(
     for (event_name, groups) in hooks {
         let parsed = match agent {
             Agent::Codex => (
-                crate::dialect::codex::parse(event_name),
-                crate::dialect::codex::CODEX_UNMAPPED_EVENTS,
+                agent_hooks_dialects::codex::parse(event_name),
+                agent_hooks_dialects::codex::CODEX_UNMAPPED_EVENTS,
             ),
             _ => (ClaudeEvent::parse(event_name), CLAUDE_UNMAPPED_EVENTS),
         };
@@ -462,7 +462,7 @@ pub(crate) fn load_hooks(
                     .unwrap_or("command");
                 if kind == "http"
                     && let Some(url) = entry.get("url").and_then(Value::as_str)
-                    && crate::bridge::is_bridge_url(url)
+                    && agent_hooks_dialects::agent::Agent::of_bridge_url(url).is_some()
                 {
                     load.warnings.push(note(format!(
                         "{at}: the agent-hooks bridge ({url}) is for Claude Code itself; not run as a hook here"
@@ -665,7 +665,7 @@ pub(crate) fn load_hooks(
                         )),
                         None => TransportSpec::Command({
                             let mut spec = CommandSpec::shell(command, ws.root().to_path_buf())
-                                .with_known_var(crate::workspace::WORKSPACE_ENV, &root);
+                                .with_known_var(agent_hooks_core::workspace::WORKSPACE_ENV, &root);
                             for (name, value) in agent_env(agent, ws, claude, &root) {
                                 spec = spec.with_known_var(&name, &value);
                             }
@@ -695,7 +695,7 @@ pub(crate) fn load_hooks(
                     state_dir: ws.state_dir().join(filesystem_safe(command)),
                 };
                 if let Some(value) = entry.get("prefork")
-                    && let Err(why) = crate::transport::prefork::configure(&mut hook, value)
+                    && let Err(why) = crate::hook::configure_prefork(&mut hook, value)
                 {
                     load.errors
                         .push(note(format!("{at}.{why}; the hook is skipped")));

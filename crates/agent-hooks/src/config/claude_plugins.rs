@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::workspace::Workspace;
+use agent_hooks_core::workspace::Workspace;
 
 /// An enabled plugin.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,7 +143,7 @@ fn plugin(id: &str, root: PathBuf, home: &Path) -> Plugin {
 /// `installed_plugins.json`: `{"plugins": {"name@mkt": [{"scope", "installPath",
 /// "projectPath"?}, …]}}`.
 fn read_registry(path: &Path, problems: &mut Vec<String>) -> Value {
-    match crate::store::read_optional(path) {
+    match agent_hooks_core::store::read_optional(path) {
         Ok(None) => Value::Null,
         Ok(Some(text)) => serde_json::from_str(&text).unwrap_or_else(|e| {
             problems.push(format!("{} is not valid JSON: {e}", path.display()));

@@ -10,8 +10,8 @@ use super::FileLoad;
 use super::agent::AgentSettings;
 use super::claude::{Declared, HookSettings, load_hooks};
 use super::document::{Located, error, parse_json, read};
-use crate::agent::Agent;
-use crate::workspace::Workspace;
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_dialects::agent::Agent;
 
 /// `.codex/hooks.json`, relative to the workspace.
 pub(crate) const HOOKS_JSON: &str = ".codex/hooks.json";

@@ -12,13 +12,13 @@ use super::FileLoad;
 use super::agent::AgentSettings;
 use super::claude::{bridge_agent, declared_event, unlocated, warn_unknown_keys};
 use super::document::{parse_json, read};
-use crate::agent::Agent;
-use crate::dialect::cursor::{CURSOR_UNMAPPED_EVENTS, CursorEvent};
-use crate::dialect::{Dialect, Matcher};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, filesystem_safe};
-use crate::transport::{CommandSpec, TransportSpec};
-use crate::wording::kind_of as json_kind;
-use crate::workspace::Workspace;
+use agent_hooks_core::wording::kind_of as json_kind;
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_dialects::agent::Agent;
+use agent_hooks_dialects::cursor::{CURSOR_UNMAPPED_EVENTS, CursorEvent};
+use agent_hooks_dialects::{Dialect, Matcher};
+use agent_hooks_transports::{CommandSpec, TransportSpec};
 
 /// `.cursor/hooks.json`, relative to the workspace.
 pub(crate) const HOOKS_JSON: &str = ".cursor/hooks.json";
@@ -164,7 +164,7 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
                 matcher,
                 transport: TransportSpec::Command(
                     CommandSpec::shell(command, dir.clone())
-                        .with_known_var(crate::workspace::WORKSPACE_ENV, &root),
+                        .with_known_var(agent_hooks_core::workspace::WORKSPACE_ENV, &root),
                 ),
                 dialect: Dialect::Cursor { event: cursor },
                 timeout: Duration::from_secs_f64(timeout.min(MAX_TIMEOUT_SECS)),

@@ -6,14 +6,14 @@ use serde_json::Value;
 
 use super::claude::unlocated;
 use super::{ConfigError, FileLoad, FileState};
-use crate::wording::kind_of as json_kind;
+use agent_hooks_core::wording::kind_of as json_kind;
 
 /// Reads and parses `load`'s file; `None` when it is missing or broken (recorded in `load`).
 pub(crate) fn read(
     load: &mut FileLoad,
     parse: fn(&str) -> Result<Value, Located>,
 ) -> Option<Value> {
-    let text = match crate::store::read_optional(&load.path) {
+    let text = match agent_hooks_core::store::read_optional(&load.path) {
         Ok(None) => return None,
         Ok(Some(text)) => text,
         Err(e) => {

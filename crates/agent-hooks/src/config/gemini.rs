@@ -13,13 +13,15 @@ use super::agent::AgentSettings;
 use super::claude::{bridge_agent, declared_event, unlocated, warn_unknown_keys};
 use super::document::{parse_json, read};
 use super::{ConfigError, FileLoad};
-use crate::agent::Agent;
-use crate::dialect::gemini::{GEMINI_UNMAPPED_EVENTS, GeminiEvent, compile_matcher, tool_aliases};
-use crate::dialect::{Dialect, Matcher};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, filesystem_safe};
-use crate::transport::{CommandSpec, TransportSpec};
-use crate::wording::kind_of as json_kind;
-use crate::workspace::Workspace;
+use agent_hooks_core::wording::kind_of as json_kind;
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_dialects::agent::Agent;
+use agent_hooks_dialects::gemini::{
+    GEMINI_UNMAPPED_EVENTS, GeminiEvent, compile_matcher, tool_aliases,
+};
+use agent_hooks_dialects::{Dialect, Matcher};
+use agent_hooks_transports::{CommandSpec, TransportSpec};
 
 /// Why an unknown key of a Gemini CLI hook definition is ignored.
 const NO_SUCH_FIELD: &str = "Gemini CLI has no such field";
@@ -156,7 +158,10 @@ fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
                             transport: TransportSpec::Command({
                                 let mut spec =
                                     CommandSpec::shell(&handler.command, ws.root().to_path_buf())
-                                        .with_known_var(crate::workspace::WORKSPACE_ENV, &root);
+                                        .with_known_var(
+                                            agent_hooks_core::workspace::WORKSPACE_ENV,
+                                            &root,
+                                        );
                                 for (name, value) in gemini_env(&root) {
                                     spec = spec.with_known_var(&name, &value);
                                 }

@@ -11,15 +11,15 @@ use serde_saphyr::Spanned;
 
 use super::yaml::{LocatedMap, error_at, parse_error};
 use super::{ConfigError, FileLoad, FileState};
-use crate::dialect::Dialect;
-use crate::dialect::matcher;
-use crate::event::Event;
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
-use crate::transport::http::{HttpSpecError, Template};
-use crate::transport::judge::{AGENT_TIMEOUT_SECS, JudgeKind, PROMPT_TIMEOUT_SECS};
-use crate::transport::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
-use crate::wording::{did_you_mean, kind_of, nearest};
-use crate::workspace::Workspace;
+use agent_hooks_core::event::Event;
+use agent_hooks_core::wording::{did_you_mean, kind_of, nearest};
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_dialects::Dialect;
+use agent_hooks_dialects::matcher;
+use agent_hooks_transports::http::{HttpSpecError, Template};
+use agent_hooks_transports::judge::{AGENT_TIMEOUT_SECS, JudgeKind, PROMPT_TIMEOUT_SECS};
+use agent_hooks_transports::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
 
 /// Default timeout of a shell hook (SPEC §5).
 pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 20.0;
@@ -53,7 +53,7 @@ pub(crate) fn load(ws: &Workspace, agent: &super::agent::AgentSettings) -> Vec<F
     let path = ws.shell_hooks_yaml();
     let display = ws.display(&path).into_owned();
     let mut load = FileLoad::new(ws, SourceKind::ShellHooks, path.clone());
-    match crate::store::read_optional(&path) {
+    match agent_hooks_core::store::read_optional(&path) {
         Ok(None) => {}
         Ok(Some(text)) => {
             let declared = parse_into(ws, judge, &text, &mut load);
@@ -68,7 +68,7 @@ pub(crate) fn load(ws: &Workspace, agent: &super::agent::AgentSettings) -> Vec<F
         Err(err) => {
             load.state = FileState::Broken;
             load.errors.push(ConfigError {
-                kind: crate::diag::DiagKind::HookConfigError,
+                kind: agent_hooks_core::diag::DiagKind::HookConfigError,
                 file: display,
                 line: 0,
                 column: 0,
@@ -93,8 +93,13 @@ fn last_good_path(ws: &Workspace) -> std::path::PathBuf {
 /// workspace whose `state/` cannot be written still loads.
 fn remember_last_good(ws: &Workspace, text: &str) {
     let path = last_good_path(ws);
-    if crate::store::read_optional(&path).ok().flatten().as_deref() != Some(text) {
-        let _ = crate::store::write_atomic(&path, text.as_bytes());
+    if agent_hooks_core::store::read_optional(&path)
+        .ok()
+        .flatten()
+        .as_deref()
+        != Some(text)
+    {
+        let _ = agent_hooks_core::store::write_atomic(&path, text.as_bytes());
     }
 }
 
@@ -102,7 +107,7 @@ fn remember_last_good(ws: &Workspace, text: &str) {
 /// of the last good version in force, with an error saying so: removing every hook takes an
 /// explicit `hooks: []`. Without a last good version the file's own reading stands.
 fn keep_last_good(ws: &Workspace, judge: &JudgeEndpoint, load: &mut FileLoad, why: &str) {
-    let Some(text) = crate::store::read_optional(&last_good_path(ws))
+    let Some(text) = agent_hooks_core::store::read_optional(&last_good_path(ws))
         .ok()
         .flatten()
     else {
@@ -118,7 +123,7 @@ fn keep_last_good(ws: &Workspace, judge: &JudgeEndpoint, load: &mut FileLoad, wh
     load.hooks = previous.hooks;
     load.state = FileState::BrokenKeptPrevious;
     load.errors.push(ConfigError {
-        kind: crate::diag::DiagKind::HookConfigError,
+        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
         file: load.display.clone(),
         line: 0,
         column: 0,
@@ -144,7 +149,7 @@ fn parse_into(ws: &Workspace, judge: &JudgeEndpoint, text: &str, load: &mut File
             for (key, at) in &top {
                 if key != "hooks" {
                     load.warnings.push(ConfigError {
-                        kind: crate::diag::DiagKind::HookConfigError,
+                        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
                         file: file.clone(),
                         line: at.referenced.line(),
                         column: at.referenced.column(),
@@ -210,7 +215,7 @@ fn parse_entry(
     let map = &entry.value;
     let line = entry.referenced.line();
     let whole = |message: String| ConfigError {
-        kind: crate::diag::DiagKind::HookConfigError,
+        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
         file: file.to_owned(),
         line,
         column: entry.referenced.column(),
@@ -231,9 +236,9 @@ fn parse_entry(
         .get("event")
         .ok_or_else(|| whole(format!("hook #{}: missing \"event\"", index + 1)))?;
     let event_name = string(file, "event", event_at)?;
-    let event: Event = event_name
-        .parse()
-        .map_err(|e: crate::event::UnknownEvent| error_at(file, event_at, e.to_string()))?;
+    let event: Event = agent_hooks_dialects::parse_event(&event_name).map_err(
+        |e: agent_hooks_core::event::UnknownEvent| error_at(file, event_at, e.to_string()),
+    )?;
 
     let kind = match map.get("type") {
         None => "command".to_owned(),
@@ -446,7 +451,7 @@ fn parse_entry(
         approval_key: Some(key),
     };
     if let Some(at) = map.get("prefork") {
-        crate::transport::prefork::configure(&mut hook, &at.value)
+        crate::hook::configure_prefork(&mut hook, &at.value)
             .map_err(|why| error_at(file, at, why))?;
     }
     Ok(hook)
@@ -709,7 +714,7 @@ mod tests {
 
     #[test]
     fn http_url_is_guarded_at_load() {
-        if crate::transport::allow_local_enabled() {
+        if agent_hooks_transports::allow_local_enabled() {
             return;
         }
         let load = parse(

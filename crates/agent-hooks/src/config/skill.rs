@@ -13,13 +13,13 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::{ConfigError, FileLoad, FileState};
-use crate::diag::DiagKind;
-use crate::dialect::Dialect;
-use crate::dialect::skill::{SKILL_EVENTS, canonical};
 use crate::hook::{Hook, OnError, SourceKind};
-use crate::transport::{CommandSpec, TransportSpec};
-use crate::wording::{did_you_mean, kind_of as json_kind, nearest};
-use crate::workspace::Workspace;
+use agent_hooks_core::diag::DiagKind;
+use agent_hooks_core::wording::{did_you_mean, kind_of as json_kind, nearest};
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_dialects::Dialect;
+use agent_hooks_dialects::skill::{SKILL_EVENTS, canonical};
+use agent_hooks_transports::{CommandSpec, TransportSpec};
 
 /// Default timeout of a skill hook, as in its source runtime.
 pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
@@ -100,7 +100,7 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
         column,
         message,
     };
-    let text = match crate::store::read_optional(&path) {
+    let text = match agent_hooks_core::store::read_optional(&path) {
         Ok(Some(text)) => text,
         // Removed between discovery and reading: nothing configured, as for any missing file.
         Ok(None) => {
@@ -366,7 +366,7 @@ fn parse_entry(
         state_dir: skill_dir.to_path_buf(),
     };
     if let Some(value) = map.get("prefork") {
-        crate::transport::prefork::configure(&mut hook, value).map_err(|why| {
+        crate::hook::configure_prefork(&mut hook, value).map_err(|why| {
             (
                 DiagKind::HookConfigError,
                 format!("hook #{}: {why}", index + 1),

@@ -27,7 +27,7 @@ pub(crate) fn parse_error(file: &str, err: &serde_saphyr::Error) -> ConfigError 
         _ => first.to_owned(),
     };
     ConfigError {
-        kind: crate::diag::DiagKind::HookConfigError,
+        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
         file: file.to_owned(),
         line,
         column,
@@ -38,7 +38,7 @@ pub(crate) fn parse_error(file: &str, err: &serde_saphyr::Error) -> ConfigError 
 /// An error about the value at `at`.
 pub(crate) fn error_at(file: &str, at: &Spanned<Value>, message: impl Into<String>) -> ConfigError {
     ConfigError {
-        kind: crate::diag::DiagKind::HookConfigError,
+        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
         file: file.to_owned(),
         line: at.referenced.line(),
         column: at.referenced.column(),

@@ -12,17 +12,17 @@ use agent_hooks_guards::{Guard, GuardContext};
 use serde_json::{Map, Value};
 
 use crate::config::Config;
-use crate::diag::EventLog;
-use crate::dialect::Dialect;
-use crate::dialect::claude::{ClaudeEvent, Sent, ToolAliases, from_claude, to_claude};
 use crate::dispatch::{DispatchOptions, Runtime};
-use crate::engine::Snapshot;
-use crate::event::Event;
 use crate::hook::{Hook, OnError, SourceKind, filesystem_safe};
-use crate::transport::TransportSpec;
-use crate::transport::builtin::{self, BuiltinSpec};
+use crate::snapshot::Snapshot;
 use crate::trust::{Approvals, DriftChecker};
-use crate::workspace::Workspace;
+use agent_hooks_core::diag::EventLog;
+use agent_hooks_core::event::Event;
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_dialects::Dialect;
+use agent_hooks_dialects::claude::{ClaudeEvent, Sent, ToolAliases, from_claude, to_claude};
+use agent_hooks_transports::TransportSpec;
+use agent_hooks_transports::builtin::{self, BuiltinSpec};
 
 /// How the answer is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -204,7 +204,7 @@ fn claude_answer(
     let snapshot = Snapshot::new(config, Approvals::default());
     // Read once: it decides both where decisions are logged and how a rewrite is answered.
     let settings = crate::config::agent::AgentSettings::load(ws);
-    let log = EventLog::configured(ws, &settings);
+    let log = EventLog::configured(ws, &settings.events_log);
     let drift = DriftChecker::default();
     let sent = Sent::of(claude, &payload);
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -215,8 +215,8 @@ fn claude_answer(
         Err(e) => return Answer::failed(name, format!("cannot start the async runtime: {e}")),
     };
     let outcome = runtime.block_on(async {
-        let detach = crate::background::Detach::Task;
-        let forkers = crate::transport::prefork::Pool::default();
+        let detach = crate::dispatch::background::Detach::Task;
+        let forkers = agent_hooks_transports::prefork::Pool::default();
         let rt = Runtime {
             prefork: &forkers,
             ws,
@@ -253,7 +253,7 @@ fn read_input(bytes: &[u8], format: Format) -> Result<Input, String> {
     };
     if map.contains_key("hook_event_name") {
         let t = from_claude(
-            crate::agent::Agent::ClaudeCode,
+            &agent_hooks_dialects::claude::ClaudeCode,
             &value,
             &ToolAliases::default(),
         )
@@ -264,12 +264,11 @@ fn read_input(bytes: &[u8], format: Format) -> Result<Input, String> {
             claude: Some(t.claude),
         });
     }
-    let event: Event = map
+    let name = map
         .get("event")
         .and_then(Value::as_str)
-        .ok_or("the payload names no \"event\" (nor Claude Code's \"hook_event_name\")")?
-        .parse()
-        .map_err(|e: crate::event::UnknownEvent| e.to_string())?;
+        .ok_or("the payload names no \"event\" (nor Claude Code's \"hook_event_name\")")?;
+    let event: Event = agent_hooks_dialects::parse_event(name).map_err(|e| e.to_string())?;
     let Value::Object(payload) = value else {
         return Err("the payload on stdin must be one JSON object".into());
     };

@@ -14,12 +14,12 @@ use std::path::Path;
 
 use crate::config::FileState;
 use crate::engine::{Engine, EngineError};
-use crate::event::Event;
 use crate::hook::SourceKind;
-use crate::store;
-use crate::transport::TransportSpec;
-use crate::transport::builtin::APPROVAL_PREFIX;
 use crate::trust::{DriftChecker, Verdict};
+use agent_hooks_core::event::Event;
+use agent_hooks_core::store;
+use agent_hooks_transports::TransportSpec;
+use agent_hooks_transports::builtin::APPROVAL_PREFIX;
 
 use super::GuardInfo;
 
@@ -375,7 +375,7 @@ fn dry_run(ws: &crate::Workspace, guard: &GuardInfo) -> Option<DryRun> {
         .collect();
     let (event, payload) = steps.last()?;
     let rules = rules_path(ws, guard);
-    let guard_fn = match crate::transport::builtin::compile(guard.name, Some(&rules)) {
+    let guard_fn = match agent_hooks_transports::builtin::compile(guard.name, Some(&rules)) {
         Ok((g, _)) => g,
         Err(e) => {
             return Some(DryRun::NotRun { why: e.to_string() });

@@ -7,14 +7,14 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::answer::{Admitted, Answer, Effect};
-use crate::dialect::{Dialect, DispatchCache, PayloadView};
 use crate::dispatch::Runtime;
 use crate::engine::Engine;
-use crate::event::{Event, complete_payload};
 use crate::inspect::health::{self, HookHealth, Report};
-use crate::transport::{Exit, Failure, Reply, TransportSpec};
 use crate::trust::{Approvals, DriftChecker, Verdict};
+use agent_hooks_core::answer::{Admitted, Answer, Effect};
+use agent_hooks_core::event::{Event, complete_payload};
+use agent_hooks_dialects::{Dialect, DispatchCache, PayloadView};
+use agent_hooks_transports::{Exit, Failure, Reply, TransportSpec};
 
 /// A hook slower than this is flagged: every event it is on waits for it.
 pub(crate) const SLOW: Duration = Duration::from_secs(1);
@@ -242,7 +242,7 @@ pub(crate) async fn run_with_progress(
     let snapshot = engine.snapshot();
     let drift = DriftChecker::default();
     // Doctor tries each hook in the foreground, async ones included.
-    let detach = crate::background::Detach::Task;
+    let detach = crate::dispatch::background::Detach::Task;
     let rt = Runtime {
         ws: engine.workspace(),
         log: engine.event_log(),
@@ -376,7 +376,7 @@ pub(crate) async fn run_on(
     let cache = DispatchCache::default();
     let view = PayloadView::new(event, payload, rt.ws, &cache);
     let matched = hook.dialect.matches(hook.matcher.as_ref(), &view);
-    let show = |text: &str| crate::dialect::read::preview(text, preview);
+    let show = |text: &str| agent_hooks_dialects::read::preview(text, preview);
     let started = Instant::now();
     let ran = rt.execute(hook, &view, program).await;
     let result = ran.result;
@@ -436,7 +436,7 @@ pub(crate) async fn run_on(
     let stderr = String::from_utf8_lossy(&reply.stderr);
     let stderr = stderr.trim();
     if !stderr.is_empty() {
-        check.stderr = Some(show(&crate::dialect::read::last_lines(stderr, 3)));
+        check.stderr = Some(show(&agent_hooks_dialects::read::last_lines(stderr, 3)));
     }
     if !reply.stdout.is_empty() {
         check.stdout = Some(show(&String::from_utf8_lossy(&reply.stdout)));
@@ -563,7 +563,7 @@ pub(crate) fn describe_effect(event: Event, answer: &Answer) -> (Vec<String>, Ve
 }
 
 fn preview(text: &str) -> String {
-    crate::dialect::read::preview(text, 60)
+    agent_hooks_dialects::read::preview(text, 60)
 }
 
 #[cfg(test)]
@@ -582,7 +582,7 @@ mod tests {
 
     #[test]
     fn every_field_of_every_event_has_a_realistic_sample() {
-        for spec in &crate::event::EVENTS {
+        for spec in &agent_hooks_core::event::EVENTS {
             for field in spec.fields {
                 if field.name == "error" {
                     continue; // absent on a successful call, as the host sends it

@@ -10,19 +10,21 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::json;
 
-use crate::command_line;
 use crate::config::{ConfigError, FileLoad, FileState};
 use crate::engine::Engine;
-use crate::engine::Snapshot;
-use crate::event::Event;
 use crate::hook::{Hook, SourceKind};
-use crate::transport::TransportSpec;
+use crate::snapshot::Snapshot;
+use crate::trust::quote;
 use crate::trust::{Approvals, DriftChecker, Verdict};
-use crate::workspace::Workspace;
+use agent_hooks_core::event::Event;
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_transports::TransportSpec;
+use agent_hooks_transports::command_line;
 
 /// Lifts the SSRF guard's address rule for HTTP hooks served on this machine (SPEC §5a).
-pub(crate) use crate::transport::ALLOW_LOCAL_ENV as HTTP_ALLOW_LOCAL_ENV;
+pub(crate) use agent_hooks_transports::ALLOW_LOCAL_ENV as HTTP_ALLOW_LOCAL_ENV;
 
 /// The one word `list` shows for a hook, from best to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -381,7 +383,7 @@ pub(crate) fn assess(ws: &Workspace, snapshot: &Snapshot, drift: &DriftChecker) 
     Report {
         workspace: ws.root().to_path_buf(),
         master_enabled: snapshot.config.master_enabled,
-        http_allow_local: crate::transport::allow_local_enabled(),
+        http_allow_local: agent_hooks_transports::allow_local_enabled(),
         host_events,
         approvals: Some((ws.approvals_json(), ws.approvals_outside())),
         files: file_reports(ws, snapshot),
@@ -690,7 +692,7 @@ fn unreachable_from_claude(ws: &crate::Workspace, hook: &Hook) -> Vec<Finding> {
         .events
         .iter()
         .copied()
-        .filter(|e| !crate::dialect::claude::reachable_from_claude(*e))
+        .filter(|e| !agent_hooks_dialects::agent::Agent::ClaudeCode.reaches(*e))
         .collect();
     if unreachable.is_empty() {
         return Vec::new();
@@ -713,7 +715,7 @@ fn runnability(hook: &Hook) -> Vec<Finding> {
     match &hook.transport {
         TransportSpec::Command(spec) => match command_line::read(spec, &hook.env) {
             Ok(reading) => {
-                let mut findings = command_line::inspect(&reading, &spec.cwd);
+                let mut findings = super::command::inspect(&reading, &spec.cwd);
                 findings.extend(prefork_note(hook, spec));
                 findings
             }
@@ -739,7 +741,7 @@ fn runnability(hook: &Hook) -> Vec<Finding> {
 
 /// Whether a Python hook runs pre-forked, or could: most of its time per call is a fresh
 /// interpreter starting and importing, which `prefork: true` pays once.
-fn prefork_note(hook: &Hook, spec: &crate::transport::CommandSpec) -> Option<Finding> {
+fn prefork_note(hook: &Hook, spec: &agent_hooks_transports::CommandSpec) -> Option<Finding> {
     if spec.prefork.is_some() {
         return Some(Finding::new(
             FindingCode::Prefork,
@@ -768,17 +770,63 @@ fn names(events: &[Event]) -> String {
         .join(", ")
 }
 
-/// The command that approves `key`, as the user would type it.
-pub(crate) fn approve_command(key: &str) -> String {
-    format!("/hooks approve {}", quote(key))
+/// Every declared hook as a host reads it (the sidecar's `GET /v1/hooks`): `list`'s health of
+/// each, plus what the host needs to reason about it (its events in its own dialect's names,
+/// timeout, the names of its extra environment, whether it gets the conversation). Env values
+/// are left out: they may be secrets.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HookListing {
+    /// Whether the master switch is on.
+    pub master_enabled: bool,
+    /// One JSON object per declared hook, in declaration order.
+    pub hooks: Vec<serde_json::Value>,
 }
 
-/// A command as the user would type it after `/hooks approve`.
-fn quote(command: &str) -> String {
-    if command.contains(char::is_whitespace) || command.contains(['"', '\'']) {
-        shell_words::quote(command).into_owned()
-    } else {
-        command.to_owned()
+/// The [`HookListing`] of the workspace `engine` has loaded (it re-hashes every recorded
+/// file, so call it off the async threads).
+pub fn hook_listing(engine: &Engine) -> HookListing {
+    let report = assess_engine(engine);
+    let hooks: Vec<serde_json::Value> = report
+        .hooks
+        .iter()
+        .map(|h| {
+            let hook = &h.hook;
+            let include_conversation = matches!(
+                hook.dialect,
+                agent_hooks_dialects::Dialect::Skill {
+                    include_conversation: true
+                }
+            );
+            json!({
+                "name": h.name,
+                "source": h.source,
+                "file": h.file,
+                "line": h.line,
+                "dialect": h.dialect,
+                "events": h.events,
+                "dialect_events": hook.events.iter().map(|e| hook.dialect.event_name(*e)).collect::<Vec<_>>(),
+                "matcher": h.matcher,
+                "transport": h.transport,
+                "run": h.run,
+                "timeout_s": hook.timeout.as_secs_f64(),
+                "on_error": match hook.on_error {
+                    crate::hook::OnError::Continue => "continue",
+                    crate::hook::OnError::Block => "block",
+                },
+                "env": hook.env.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>(),
+                "include_conversation": include_conversation,
+                "approval_key": h.approval_key,
+                "approved_events": h.approved_events,
+                "health": h.health,
+                "why": h.why,
+                "fix": h.fix,
+            })
+        })
+        .collect();
+    HookListing {
+        master_enabled: report.master_enabled,
+        hooks,
     }
 }
 

@@ -4,7 +4,9 @@
 //! text a user reads, one layout for the two. [`trial`] runs one hook on a payload the user
 //! gives (`agent-hooks test`) and explains its answer.
 
+mod command;
 pub(crate) mod doctor;
 pub(crate) mod health;
 pub(crate) mod render;
+pub(crate) mod style;
 pub(crate) mod trial;

@@ -3,7 +3,7 @@
 //! entries that failed to load. Both commands lay out the same [`super::health`] report.
 
 use super::health::{self, FileReport, Finding, FindingCode, Health, HookHealth, Report, Severity};
-use crate::commands::style::{Style, Tone, field, wrap_into};
+use super::style::{Style, Tone, field, wrap_into};
 
 /// Width of the labels under a hook (`events:`, `matcher:`, ...).
 pub(crate) const LABEL: usize = 8;
@@ -47,13 +47,13 @@ pub(crate) fn header(out: &mut String, report: &Report, command: &str, style: St
             format!(
                 "{} (outside the workspace: {})",
                 path.display(),
-                crate::workspace::APPROVALS_ENV
+                agent_hooks_core::workspace::APPROVALS_ENV
             )
         } else {
             format!(
                 "{} (in the workspace; set {} to keep them where the agent cannot write)",
                 path.display(),
-                crate::workspace::APPROVALS_ENV
+                agent_hooks_core::workspace::APPROVALS_ENV
             )
         };
         field(out, 0, "Approvals:", 0, &place);
@@ -110,7 +110,7 @@ pub(crate) fn files_section(out: &mut String, files: &[FileReport], style: Style
         let bridge = match file.bridge.len() {
             0 => String::new(),
             n => {
-                let agent = crate::agent::Agent::ALL
+                let agent = agent_hooks_dialects::agent::Agent::ALL
                     .into_iter()
                     .find(|a| super::health::source_name(a.source()) == file.source)
                     .map_or("agent", |a| a.label());

@@ -10,13 +10,13 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::answer::{Answer, Decision};
 use crate::dispatch::Runtime;
 use crate::engine::Engine;
-use crate::event::{Event, complete_payload};
 use crate::hook::{Hook, OnError};
 use crate::inspect::doctor::{self, RunCheck};
 use crate::trust::{DriftChecker, Verdict};
+use agent_hooks_core::answer::{Answer, Decision};
+use agent_hooks_core::event::{Event, complete_payload};
 
 /// How long the stdout and stderr previews of a trial may be.
 const PREVIEW: usize = 400;
@@ -223,8 +223,7 @@ pub(crate) async fn run(
     let event = match event {
         Some(event) => event,
         None => match payload.get("event").and_then(Value::as_str) {
-            Some(name) => name
-                .parse::<Event>()
+            Some(name) => agent_hooks_dialects::parse_event(name)
                 .map_err(|e| TrialError::BadEvent(e.to_string()))?,
             None if declared.len() == 1 => declared[0],
             None => {
@@ -270,7 +269,7 @@ pub(crate) async fn run(
                     state: "not_approved",
                     detail: format!(
                         "not approved for {event}; after reading it: {}",
-                        crate::inspect::health::approve_command(key)
+                        crate::trust::approve_command(key)
                     ),
                     master_enabled,
                     would_run: false,
@@ -316,7 +315,7 @@ pub(crate) async fn run(
         &mut payload,
         &engine.workspace().root().to_string_lossy(),
     );
-    let detach = crate::background::Detach::Task;
+    let detach = crate::dispatch::background::Detach::Task;
     let rt = Runtime {
         detach: &detach,
         prefork: engine.forkers(),

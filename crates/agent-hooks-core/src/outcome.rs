@@ -1,0 +1,298 @@
+//! The result of one dispatch (SPEC §11): the decision, the rewritten payload, what to inject or
+//! show, and one report per hook of the event saying what it did.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::answer::Decision;
+use crate::event::Event;
+
+/// What happened to one hook in a dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookStatus {
+    /// Ran and answered with an effect.
+    Ok,
+    /// Ran and answered nothing that changes anything.
+    Noop,
+    /// Ran and blocked (or asked).
+    Blocked,
+    /// Not run: no match, not approved, drift, master switch off, an earlier block.
+    Skipped,
+    /// Killed after its timeout (the whole process group).
+    Timeout,
+    /// Could not start, or exited with an error.
+    Error,
+    /// Ran, but its answer could not be used.
+    InvalidOutput,
+}
+
+impl HookStatus {
+    /// The snake_case name used in outcomes, logs and `list`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookStatus::Ok => "ok",
+            HookStatus::Noop => "noop",
+            HookStatus::Blocked => "blocked",
+            HookStatus::Skipped => "skipped",
+            HookStatus::Timeout => "timeout",
+            HookStatus::Error => "error",
+            HookStatus::InvalidOutput => "invalid_output",
+        }
+    }
+
+    /// A failure of the hook (as opposed to a decision or a skip).
+    pub fn is_failure(self) -> bool {
+        matches!(
+            self,
+            HookStatus::Timeout | HookStatus::Error | HookStatus::InvalidOutput
+        )
+    }
+}
+
+/// One hook's line in an outcome.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HookReport {
+    /// The hook's name, as in `list` and the logs.
+    pub hook: Arc<str>,
+    /// The declaring file, workspace-relative.
+    pub source: Arc<str>,
+    /// What happened to the hook.
+    pub status: HookStatus,
+    /// Why the hook was skipped or failed; the common skip reasons are static text.
+    pub detail: Option<Cow<'static, str>>,
+    /// Wall time spent on this hook, in milliseconds.
+    pub ms: f64,
+}
+
+/// The outcome of dispatching one event: everything the host must apply.
+///
+/// A host reads it in this order: if [`decision`](Outcome::decision) is `Block`, refuse the
+/// action and show [`reason`](Outcome::reason); if `Ask`, confirm with the user first; else
+/// carry on with [`payload`](Outcome::payload) (which holds every allowed rewrite) and inject
+/// [`context`](Outcome::context), append [`notes`](Outcome::notes), show
+/// [`warnings`](Outcome::warnings). Effects an event does not allow never reach the outcome.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    /// The event that was dispatched.
+    pub event: Event,
+    /// The strongest decision any hook was allowed to make here.
+    pub decision: Decision,
+    /// Set on a block or an ask.
+    pub reason: Option<String>,
+    /// A synthetic tool result handed to the agent instead of running the tool.
+    pub result: Option<Value>,
+    /// The payload after every rewrite.
+    pub payload: Map<String, Value>,
+    /// Text to inject into the model's prompt, in hook order.
+    pub context: Vec<String>,
+    /// Notes appended to the tool result the agent sees.
+    pub notes: Vec<String>,
+    /// Notes shown to the user, never to the model.
+    pub warnings: Vec<String>,
+    /// The model for the next call, when a hook swapped it.
+    pub model: Option<String>,
+    /// The reason as a UI shows it (`None` without a reason); see [`ReasonDisplay`].
+    pub display: Option<ReasonDisplay>,
+    /// Set when a hook asked the agent to stop its turn altogether (Claude Code's
+    /// `continue: false`), which is more than refusing one action: the host ends the turn.
+    pub stop: Option<Stop>,
+    /// One report per hook wired to the event, in run order, including skipped ones.
+    pub hooks: Vec<HookReport>,
+    /// The payload's top-level fields that hooks rewrote, in the order first rewritten, so a
+    /// host need not compare `payload` with what it sent.
+    pub changed: Vec<String>,
+    /// Every problem this dispatch ran into (a hook's stderr, an answer that could not be
+    /// used, a refused `_block` or rewrite, a timeout, drift), as also written to the event
+    /// log: the host sees them without reading that file.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One problem a dispatch or a reload ran into, as a host reads it: the record type of
+/// `logs/events.jsonl`, the hook and the file concerned, and what happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// The record type (`hook_stderr`, `hook_invalid_output`, `hook_config_error`, ...), as
+    /// `logs/events.jsonl` names it.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The hook concerned, by name; `None` for a configuration file's problem.
+    pub hook: Option<String>,
+    /// The file that declared the hook, or the broken configuration file.
+    pub source: Option<String>,
+    /// What happened, for a human.
+    pub detail: String,
+}
+
+impl Diagnostic {
+    /// The diagnostic of a broken configuration file: its file as `source`, the error with
+    /// its line and column as `detail`.
+    pub fn of_config(error: &crate::config_error::ConfigError) -> Diagnostic {
+        Diagnostic {
+            kind: error.kind.as_str(),
+            hook: None,
+            source: Some(error.file.clone()),
+            detail: error.to_string(),
+        }
+    }
+
+    /// The diagnostic of a log record.
+    pub fn of(record: &crate::diag::DiagRecord) -> Diagnostic {
+        Diagnostic {
+            kind: record.kind.as_str(),
+            hook: record.hook.clone(),
+            source: record.source.clone(),
+            detail: record.detail.clone(),
+        }
+    }
+}
+
+/// A reason split the way the seeds say a UI shows it, so hosts need not each re-implement
+/// it: a leading `[tag]` is dropped, the sentence is capitalised, and what follows the first
+/// `": "` becomes the evidence (shown in a monospace box) when it looks like a payload — it
+/// has a space or is longer than 12 characters. Otherwise the whole reason is the summary.
+///
+/// `[security] Blocked (recursive force-delete): rm -rf /` shows as the summary
+/// `Blocked (recursive force-delete)` over the evidence `rm -rf /`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReasonDisplay {
+    /// The explanation, one sentence.
+    pub summary: String,
+    /// The offending command or payload, if the reason quotes one.
+    pub evidence: Option<String>,
+}
+
+impl ReasonDisplay {
+    /// The longest tail after `": "` that still reads as part of the sentence.
+    const MAX_PLAIN_TAIL: usize = 12;
+
+    /// Splits `reason` for display.
+    pub fn of(reason: &str) -> ReasonDisplay {
+        let text = reason.trim();
+        let text = match text.strip_prefix('[').and_then(|rest| rest.split_once(']')) {
+            Some((tag, rest)) if !tag.is_empty() && !tag.contains(char::is_whitespace) => {
+                rest.trim_start()
+            }
+            _ => text,
+        };
+        let (summary, evidence) = match text.split_once(": ") {
+            Some((head, tail))
+                if !head.trim().is_empty()
+                    && (tail.trim().contains(' ')
+                        || tail.trim().chars().count() > Self::MAX_PLAIN_TAIL) =>
+            {
+                (head.trim_end(), Some(tail.trim().to_owned()))
+            }
+            _ => (text, None),
+        };
+        let mut chars = summary.chars();
+        let summary = match chars.next() {
+            Some(first) => first.to_uppercase().chain(chars).collect(),
+            None => String::new(),
+        };
+        ReasonDisplay { summary, evidence }
+    }
+}
+
+/// A hook's request to end the agent's turn (SPEC §11: `{"reason": …}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stop {
+    /// Why, for the user (Claude Code's `stopReason`); not shown to the model.
+    pub reason: String,
+}
+
+impl Serialize for Event {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl Outcome {
+    /// Whether the host must not perform the action.
+    pub fn is_blocked(&self) -> bool {
+        self.decision == Decision::Block
+    }
+
+    /// The name of the hook whose block decided this outcome, if any.
+    pub fn blocked_by(&self) -> Option<&str> {
+        self.hooks
+            .iter()
+            .find(|h| h.status == HookStatus::Blocked)
+            .map(|h| &*h.hook)
+    }
+
+    /// Adds what `earlier` — an outcome of the same action at an earlier event — gave the
+    /// agent and the user: its notes and warnings (first), a stop, and its hook reports. Its
+    /// decision is not taken: the event it came from could not decide this action.
+    pub fn absorb_observations(&mut self, earlier: Outcome) {
+        let mut notes = earlier.notes;
+        notes.append(&mut self.notes);
+        self.notes = notes;
+        let mut warnings = earlier.warnings;
+        warnings.append(&mut self.warnings);
+        self.warnings = warnings;
+        if self.stop.is_none() {
+            self.stop = earlier.stop;
+        }
+        let mut hooks = earlier.hooks;
+        hooks.append(&mut self.hooks);
+        self.hooks = hooks;
+        let mut diagnostics = earlier.diagnostics;
+        diagnostics.append(&mut self.diagnostics);
+        self.diagnostics = diagnostics;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ReasonDisplay;
+
+    fn shown(reason: &str) -> (String, Option<String>) {
+        let d = ReasonDisplay::of(reason);
+        (d.summary, d.evidence)
+    }
+
+    #[test]
+    fn a_tag_is_dropped_and_a_payload_after_the_colon_is_evidence() {
+        assert_eq!(
+            shown("[security] Blocked (recursive force-delete): rm -rf /"),
+            (
+                "Blocked (recursive force-delete)".into(),
+                Some("rm -rf /".into())
+            )
+        );
+        assert_eq!(
+            shown("[verify-publish] not in the registry: /preview/x-made-up-id/"),
+            (
+                "Not in the registry".into(),
+                Some("/preview/x-made-up-id/".into())
+            )
+        );
+    }
+
+    #[test]
+    fn a_short_word_after_the_colon_stays_in_the_sentence() {
+        assert_eq!(shown("note: careful"), ("Note: careful".into(), None));
+        assert_eq!(
+            shown("[policy] blocked: 123456789012"),
+            ("Blocked: 123456789012".into(), None)
+        );
+        assert_eq!(
+            shown("blocked: 1234567890123"),
+            ("Blocked".into(), Some("1234567890123".into()))
+        );
+    }
+
+    #[test]
+    fn a_reason_without_a_colon_is_one_sentence() {
+        assert_eq!(
+            shown("[security] message holds a seed phrase. It was not sent."),
+            ("Message holds a seed phrase. It was not sent.".into(), None)
+        );
+        assert_eq!(shown("[not a tag] x"), ("[not a tag] x".into(), None));
+        assert_eq!(shown(""), (String::new(), None));
+    }
+}

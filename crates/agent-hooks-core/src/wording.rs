@@ -1,0 +1,70 @@
+//! Words shared by every error message: what a JSON value is called ("found a list"), and the
+//! "did you mean" hint for a misspelt name. One place, so a YAML file, a JSON file, a hook's
+//! answer and the CLI all describe the same mistake the same way.
+
+use serde_json::Value;
+
+/// What a JSON (or YAML) value is called in messages: "expected a string, found a list".
+pub fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The candidate nearest to a misspelt `name` (by Damerau–Levenshtein distance) that `close`
+/// accepts, given the distance and the candidate; the first of equally near ones wins.
+pub fn nearest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    close: impl Fn(usize, &str) -> bool,
+) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|candidate| (strsim::damerau_levenshtein(name, candidate), candidate))
+        .filter(|(distance, candidate)| close(*distance, candidate))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// ` (did you mean "x"?)` for a suggestion, nothing without one: ready to append to a message.
+pub fn did_you_mean(suggestion: Option<&str>) -> String {
+    suggestion
+        .map(|s| format!(" (did you mean \"{s}\"?)"))
+        .unwrap_or_default()
+}
+
+/// At most `max` characters of `text` on one line, for messages about what a hook printed.
+pub fn preview(text: &str, max: usize) -> String {
+    let flat: String = text
+        .trim()
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if flat.chars().count() > max {
+        format!("{}…", flat.chars().take(max).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_takes_the_closest_accepted_candidate() {
+        let names = ["command", "matcher", "timeout"];
+        assert_eq!(nearest("comand", names, |d, _| d <= 2), Some("command"));
+        assert_eq!(nearest("zzzzzz", names, |d, _| d <= 2), None);
+        assert_eq!(
+            did_you_mean(nearest("timout", names, |d, _| d <= 2)),
+            " (did you mean \"timeout\"?)"
+        );
+        assert_eq!(did_you_mean(None), "");
+    }
+}

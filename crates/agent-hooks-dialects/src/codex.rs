@@ -1,0 +1,131 @@
+//! The Codex dialect. Codex speaks Claude Code's hook protocol — the same event names, stdin
+//! fields and answer fields — so its hooks go through the Claude Code dialect (`claude/`) with
+//! the differences kept here: which events Codex has, the two fields its input adds
+//! (`turn_id`, `model`), and the answers Codex refuses (`ask`; `continue: false` before a
+//! tool), which the bridge never sends it.
+
+use serde_json::{Map, Value};
+
+use super::claude::{ClaudeEvent, ClaudeFamily, RewritePermission, Sent, to_claude};
+use crate::agent::{Agent, AgentAnswer};
+use agent_hooks_core::answer::Decision;
+use agent_hooks_core::event::Event;
+use agent_hooks_core::outcome::Outcome;
+
+/// The Claude Code events Codex fires, with the same names and input shapes. (Codex has no
+/// `Notification`, and reports a failed tool call with `PostToolUse`.)
+pub const CODEX_EVENTS: [ClaudeEvent; 6] = [
+    ClaudeEvent::UserPromptSubmit,
+    ClaudeEvent::PreToolUse,
+    ClaudeEvent::PostToolUse,
+    ClaudeEvent::Stop,
+    ClaudeEvent::SessionStart,
+    ClaudeEvent::SessionEnd,
+];
+
+/// Codex events with no canonical twin: hooks on them are listed but never fire here.
+pub const CODEX_UNMAPPED_EVENTS: &[&str] = &[
+    "PermissionRequest",
+    "PreCompact",
+    "PostCompact",
+    "SubagentStart",
+    "SubagentStop",
+    "StopFailure",
+    "Interrupt",
+];
+
+/// The Codex event called `name`, if it has a canonical twin.
+pub fn parse(name: &str) -> Option<ClaudeEvent> {
+    ClaudeEvent::parse(name).filter(|e| CODEX_EVENTS.contains(e))
+}
+
+/// The Codex event a canonical dispatch corresponds to, if any.
+pub fn event_of(event: Event, payload: &Map<String, Value>) -> Option<ClaudeEvent> {
+    match ClaudeEvent::of(event, payload)? {
+        ClaudeEvent::PostToolUseFailure => Some(ClaudeEvent::PostToolUse),
+        other => CODEX_EVENTS.contains(&other).then_some(other),
+    }
+}
+
+/// Codex, as a [`ClaudeFamily`] member: Claude Code's protocol with Codex's events.
+#[derive(Debug, Clone, Copy)]
+pub struct Codex;
+
+impl ClaudeFamily for Codex {
+    fn agent(&self) -> Agent {
+        Agent::Codex
+    }
+
+    fn parse(&self, name: &str) -> Option<ClaudeEvent> {
+        parse(name)
+    }
+
+    fn event_of(&self, event: Event, payload: &Map<String, Value>) -> Option<ClaudeEvent> {
+        event_of(event, payload)
+    }
+
+    fn complete_input(&self, input: &mut Map<String, Value>, payload: &Map<String, Value>) {
+        complete_input(input, payload);
+    }
+}
+
+/// Adds what Codex's input has beyond Claude Code's: the turn's id and the model (the
+/// payload's, when the host gives them).
+pub fn complete_input(input: &mut Map<String, Value>, payload: &Map<String, Value>) {
+    let text = |k: &str| {
+        payload
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    input.insert("turn_id".into(), Value::String(text("turn_id")));
+    input.insert("model".into(), Value::String(text("model")));
+}
+
+/// Writes an outcome as Codex's answer: Claude Code's, without what Codex rejects as invalid
+/// output. Before a tool, an `ask` becomes a deny (Codex cannot ask; SPEC §5: a host with no
+/// way to ask treats it as a block), a stop becomes a deny of the call, and a rewritten input
+/// goes with `permissionDecision: "allow"`, the only decision Codex applies it with.
+pub fn to_codex(claude: ClaudeEvent, outcome: &Outcome, sent: &Sent) -> AgentAnswer {
+    if claude != ClaudeEvent::PreToolUse
+        || (outcome.decision != Decision::Ask && outcome.stop.is_none())
+    {
+        return to_claude(claude, outcome, sent, RewritePermission::Allow);
+    }
+    let mut outcome = outcome.clone();
+    if let Some(stop) = outcome.stop.take()
+        && outcome.decision != Decision::Block
+    {
+        outcome.decision = Decision::Block;
+        outcome.reason = Some(stop.reason);
+    }
+    if outcome.decision == Decision::Ask {
+        outcome.decision = Decision::Block;
+        let why = outcome.reason.take().unwrap_or_default();
+        outcome.reason = Some(if why.is_empty() {
+            "a hook wants this call confirmed, and Codex cannot ask".to_owned()
+        } else {
+            format!("{why} (a hook wants this call confirmed, and Codex cannot ask)")
+        });
+    }
+    to_claude(claude, &outcome, sent, RewritePermission::Allow)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codex_has_no_notification_and_folds_failures_into_post_tool_use() {
+        assert_eq!(parse("Notification"), None);
+        assert_eq!(parse("PreToolUse"), Some(ClaudeEvent::PreToolUse));
+        let mut payload = Map::new();
+        payload.insert("status".into(), Value::from("error"));
+        assert_eq!(
+            event_of(Event::PostToolCall, &payload),
+            Some(ClaudeEvent::PostToolUse)
+        );
+        assert_eq!(event_of(Event::OnOutboundMessage, &Map::new()), None);
+    }
+}

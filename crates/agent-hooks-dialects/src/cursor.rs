@@ -1,0 +1,698 @@
+//! The Cursor dialect, both ways, in one place: Cursor's agent-hook events and their canonical
+//! twins (one canonical event may be several Cursor events: a shell command, an MCP tool and a
+//! file read are all `pre_tool_call`), the stdin a hook declared in `.cursor/hooks.json` reads,
+//! its answer read with Cursor's rules (`permission`, `user_message`/`agent_message`,
+//! `continue`, `followup_message`), and the other direction for the `cursor-hook` bridge.
+
+use serde_json::{Map, Value, json};
+
+use super::PayloadView;
+use super::claude::{InputError, Sent, bridge_log};
+use super::read::{self, Ended, Fields, parse_object};
+use crate::agent::{Agent, AgentAnswer};
+use agent_hooks_core::answer::{Answer, Decision, Unusable};
+use agent_hooks_core::diag::DiagKind;
+use agent_hooks_core::event::Event;
+use agent_hooks_core::outcome::Outcome;
+use agent_hooks_transports::Reply;
+
+/// A Cursor hook event that has a canonical twin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CursorEvent {
+    /// `beforeSubmitPrompt` ↔ `on_user_message`.
+    BeforeSubmitPrompt,
+    /// `beforeShellExecution` ↔ `pre_tool_call` of the shell tool.
+    BeforeShellExecution,
+    /// `beforeMCPExecution` ↔ `pre_tool_call` of any other tool.
+    BeforeMcpExecution,
+    /// `beforeReadFile` ↔ `pre_tool_call` of `read_file`.
+    BeforeReadFile,
+    /// `afterShellExecution` ↔ `post_tool_call` of the shell tool.
+    AfterShellExecution,
+    /// `afterMCPExecution` ↔ `post_tool_call` of any other tool.
+    AfterMcpExecution,
+    /// `afterFileEdit` ↔ `post_tool_call` of `edit_file` / `write_file`.
+    AfterFileEdit,
+    /// `afterAgentResponse` ↔ `on_response_end`.
+    AfterAgentResponse,
+    /// `stop` ↔ `on_stop` (a `followup_message` is a redo).
+    Stop,
+}
+
+/// Cursor event names and their canonical twins.
+pub const CURSOR_EVENTS: [(&str, CursorEvent, Event); 9] = [
+    (
+        "beforeSubmitPrompt",
+        CursorEvent::BeforeSubmitPrompt,
+        Event::OnUserMessage,
+    ),
+    (
+        "beforeShellExecution",
+        CursorEvent::BeforeShellExecution,
+        Event::PreToolCall,
+    ),
+    (
+        "beforeMCPExecution",
+        CursorEvent::BeforeMcpExecution,
+        Event::PreToolCall,
+    ),
+    (
+        "beforeReadFile",
+        CursorEvent::BeforeReadFile,
+        Event::PreToolCall,
+    ),
+    (
+        "afterShellExecution",
+        CursorEvent::AfterShellExecution,
+        Event::PostToolCall,
+    ),
+    (
+        "afterMCPExecution",
+        CursorEvent::AfterMcpExecution,
+        Event::PostToolCall,
+    ),
+    (
+        "afterFileEdit",
+        CursorEvent::AfterFileEdit,
+        Event::PostToolCall,
+    ),
+    (
+        "afterAgentResponse",
+        CursorEvent::AfterAgentResponse,
+        Event::OnResponseEnd,
+    ),
+    ("stop", CursorEvent::Stop, Event::OnStop),
+];
+
+/// Cursor events with no canonical twin: hooks on them are listed but never fire here.
+pub const CURSOR_UNMAPPED_EVENTS: &[&str] = &[
+    "afterAgentThought",
+    "beforeTabFileRead",
+    "afterTabFileEdit",
+    "sessionStart",
+    "sessionEnd",
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "subagentStart",
+    "subagentStop",
+    "preCompact",
+];
+
+/// The host's tool names Cursor has hooks of its own for.
+const SHELL_TOOL: &str = "bash";
+const READ_TOOL: &str = "read_file";
+const EDIT_TOOLS: [&str; 2] = ["edit_file", "write_file"];
+
+impl CursorEvent {
+    /// The event called `name` by Cursor, if it has a twin.
+    pub fn parse(name: &str) -> Option<CursorEvent> {
+        super::named(&CURSOR_EVENTS, name)
+    }
+
+    /// Cursor's name for the event.
+    pub fn name(self) -> &'static str {
+        super::name_of(&CURSOR_EVENTS, self)
+    }
+
+    /// The canonical event it is dispatched as.
+    pub fn canonical(self) -> Event {
+        super::twin_of(&CURSOR_EVENTS, self).unwrap_or(Event::OnUserMessage)
+    }
+
+    /// The Cursor event a canonical dispatch corresponds to, if any: on the tool events the
+    /// tool decides (Cursor has no hook before an edit, nor after a read).
+    pub fn of(event: Event, payload: &Map<String, Value>) -> Option<CursorEvent> {
+        let tool = payload
+            .get("tool_name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        match event {
+            Event::OnUserMessage => Some(CursorEvent::BeforeSubmitPrompt),
+            Event::PreToolCall => match tool {
+                SHELL_TOOL => Some(CursorEvent::BeforeShellExecution),
+                READ_TOOL => Some(CursorEvent::BeforeReadFile),
+                t if EDIT_TOOLS.contains(&t) => None,
+                _ => Some(CursorEvent::BeforeMcpExecution),
+            },
+            Event::PostToolCall => {
+                if payload.get("status").and_then(Value::as_str) == Some("blocked") {
+                    return None;
+                }
+                match tool {
+                    SHELL_TOOL => Some(CursorEvent::AfterShellExecution),
+                    READ_TOOL => None,
+                    t if EDIT_TOOLS.contains(&t) => Some(CursorEvent::AfterFileEdit),
+                    _ => Some(CursorEvent::AfterMcpExecution),
+                }
+            }
+            Event::OnResponseEnd => Some(CursorEvent::AfterAgentResponse),
+            Event::OnStop => Some(CursorEvent::Stop),
+            _ => None,
+        }
+    }
+
+    /// Whether the event asks Cursor's permission (`permission` is read).
+    fn asks_permission(self) -> bool {
+        matches!(
+            self,
+            CursorEvent::BeforeShellExecution
+                | CursorEvent::BeforeMcpExecution
+                | CursorEvent::BeforeReadFile
+        )
+    }
+}
+
+/// What a Cursor hook's `matcher` is matched against: the command on the shell events, the
+/// tool name on the MCP events, the file on the file events; `None` elsewhere.
+pub fn match_target(cursor: CursorEvent, payload: &Map<String, Value>) -> Option<String> {
+    let input = payload.get("tool_input");
+    let input_text = |k: &str| {
+        input
+            .and_then(|i| i.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    match cursor {
+        CursorEvent::BeforeShellExecution | CursorEvent::AfterShellExecution => {
+            Some(input_text("command"))
+        }
+        CursorEvent::BeforeMcpExecution | CursorEvent::AfterMcpExecution => Some(
+            payload
+                .get("tool_name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+        ),
+        CursorEvent::BeforeReadFile | CursorEvent::AfterFileEdit => Some(file_path(payload)),
+        CursorEvent::BeforeSubmitPrompt | CursorEvent::AfterAgentResponse | CursorEvent::Stop => {
+            None
+        }
+    }
+}
+
+/// The file a tool call reads or edits (`file_path`, or `path`).
+fn file_path(payload: &Map<String, Value>) -> String {
+    let input = payload.get("tool_input");
+    ["file_path", "path"]
+        .into_iter()
+        .find_map(|k| input.and_then(|i| i.get(k)).and_then(Value::as_str))
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// A value as the text Cursor passes (a string stays itself; anything else is JSON).
+fn as_text(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Cursor's hook input for a canonical payload; `root` is the workspace (Cursor's
+/// `workspace_roots`).
+pub fn cursor_input(
+    cursor: CursorEvent,
+    payload: &Map<String, Value>,
+    root: &str,
+) -> Map<String, Value> {
+    let text = |k: &str| as_text(payload.get(k));
+    let mut input = Map::new();
+    input.insert("conversation_id".into(), json!(text("session_id")));
+    let generation = ["generation_id", "turn_id"]
+        .into_iter()
+        .map(&text)
+        .find(|s| !s.is_empty())
+        .unwrap_or_default();
+    input.insert("generation_id".into(), json!(generation));
+    if let Some(model) = payload.get("model").filter(|m| m.is_string()) {
+        input.insert("model".into(), model.clone());
+    }
+    input.insert("hook_event_name".into(), json!(cursor.name()));
+    input.insert("workspace_roots".into(), json!([root]));
+    let tool_input = payload.get("tool_input");
+    let field = |k: &str| tool_input.and_then(|i| i.get(k)).cloned();
+    let cwd = || {
+        let cwd = text("cwd");
+        json!(if cwd.is_empty() { root.to_owned() } else { cwd })
+    };
+    match cursor {
+        CursorEvent::BeforeSubmitPrompt => {
+            input.insert("prompt".into(), json!(text("message")));
+            input.insert("attachments".into(), json!([]));
+        }
+        CursorEvent::BeforeShellExecution | CursorEvent::AfterShellExecution => {
+            input.insert("command".into(), json!(as_text(field("command").as_ref())));
+            input.insert("cwd".into(), cwd());
+            if cursor == CursorEvent::AfterShellExecution {
+                input.insert("output".into(), json!(text("tool_result")));
+                input.insert(
+                    "duration".into(),
+                    payload.get("duration").cloned().unwrap_or(json!(0)),
+                );
+            }
+        }
+        CursorEvent::BeforeMcpExecution | CursorEvent::AfterMcpExecution => {
+            input.insert("tool_name".into(), json!(text("tool_name")));
+            input.insert("tool_input".into(), json!(as_text(tool_input)));
+            if cursor == CursorEvent::AfterMcpExecution {
+                input.insert("result_json".into(), json!(text("tool_result")));
+                input.insert(
+                    "duration".into(),
+                    payload.get("duration").cloned().unwrap_or(json!(0)),
+                );
+            }
+        }
+        CursorEvent::BeforeReadFile => {
+            input.insert("file_path".into(), json!(file_path(payload)));
+            input.insert("content".into(), json!(as_text(field("content").as_ref())));
+            input.insert("attachments".into(), json!([]));
+        }
+        CursorEvent::AfterFileEdit => {
+            input.insert("file_path".into(), json!(file_path(payload)));
+            let edits = field("edits").unwrap_or_else(|| {
+                json!([{
+                    "old_string": as_text(field("old_string").as_ref()),
+                    "new_string": as_text(field("new_string").or_else(|| field("content")).as_ref()),
+                }])
+            });
+            input.insert("edits".into(), edits);
+        }
+        CursorEvent::AfterAgentResponse => {
+            input.insert("text".into(), json!(text("response")));
+        }
+        CursorEvent::Stop => {
+            input.insert("status".into(), json!("completed"));
+            input.insert(
+                "loop_count".into(),
+                payload.get("redo_count").cloned().unwrap_or(json!(0)),
+            );
+        }
+    }
+    input
+}
+
+pub fn input(view: &PayloadView<'_>, cursor: CursorEvent) -> Vec<u8> {
+    let root = view.ws.root().to_string_lossy();
+    let input = cursor_input(cursor, view.payload, &root);
+    let mut bytes = serde_json::to_vec(&input).unwrap_or_else(|_| b"{}".to_vec());
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The answer keys Cursor reads, in both spellings its documents use.
+const KNOWN_KEYS: &[&str] = &[
+    "permission",
+    "user_message",
+    "userMessage",
+    "agent_message",
+    "agentMessage",
+    "continue",
+    "followup_message",
+    "followupMessage",
+];
+
+/// Reads a Cursor hook's exit code and stdout with Cursor's rules: exit 0 with one JSON
+/// object decides; exit 2 denies with stderr as the message, as Claude Code's convention that
+/// Cursor follows; any other exit, or stdout that is not JSON, fails open.
+pub fn interpret(cursor: CursorEvent, reply: &Reply) -> Result<Answer, Unusable> {
+    if let Ended::Two(stderr) = read::ended(reply, "Cursor lets the action proceed")? {
+        let reason = if stderr.is_empty() {
+            "blocked by a Cursor hook (exit 2)".to_owned()
+        } else {
+            stderr
+        };
+        return Ok(denied(cursor, reason, None));
+    }
+    let stdout = read::stdout_text(reply)?;
+    let Some(object) = parse_object(stdout)? else {
+        return Ok(Answer::default());
+    };
+    decode(cursor, &object)
+}
+
+/// A denial on `cursor`: the action does not happen (a prompt is not sent, a call not made,
+/// the turn not ended); after an action it can only be shown.
+fn denied(cursor: CursorEvent, reason: String, user: Option<String>) -> Answer {
+    let mut answer = Answer::default();
+    match cursor {
+        CursorEvent::BeforeSubmitPrompt
+        | CursorEvent::BeforeShellExecution
+        | CursorEvent::BeforeMcpExecution
+        | CursorEvent::BeforeReadFile
+        | CursorEvent::Stop => {
+            answer.decision = Some(Decision::Block);
+            answer.reason = Some(reason.clone());
+        }
+        CursorEvent::AfterShellExecution
+        | CursorEvent::AfterMcpExecution
+        | CursorEvent::AfterFileEdit
+        | CursorEvent::AfterAgentResponse => answer.warnings.push(reason.clone()),
+    }
+    if let Some(user) = user.filter(|u| *u != reason) {
+        answer.warnings.push(user);
+    }
+    answer
+}
+
+/// Decodes a Cursor JSON answer with Cursor's rules.
+fn decode(cursor: CursorEvent, object: &Map<String, Value>) -> Result<Answer, Unusable> {
+    let mut fields = Fields::new(object);
+    let either = |fields: &mut Fields<'_>, a: &str, b: &str| -> Result<Option<String>, Unusable> {
+        Ok(fields.string(a)?.or(fields.string(b)?))
+    };
+    let user = either(&mut fields, "user_message", "userMessage")?;
+    let agent = either(&mut fields, "agent_message", "agentMessage")?;
+    let followup = either(&mut fields, "followup_message", "followupMessage")?;
+    let permission = fields.string("permission")?;
+    let mut answer = Answer::default();
+    let reason = || {
+        agent
+            .clone()
+            .or_else(|| user.clone())
+            .unwrap_or_else(|| "denied by a Cursor hook".to_owned())
+    };
+    match permission.as_deref() {
+        None | Some("allow") => {}
+        Some(_) if !cursor.asks_permission() => answer.problems.push((
+            DiagKind::HookInvalidOutput,
+            format!("\"permission\" is not read on {}; ignored", cursor.name()),
+        )),
+        Some("deny") => answer = denied(cursor, reason(), user.clone()),
+        Some("ask") => {
+            answer.decision = Some(Decision::Ask);
+            answer.reason = Some(reason());
+        }
+        Some(other) => {
+            return Err(Unusable {
+                kind: DiagKind::HookInvalidOutput,
+                detail: format!("permission \"{other}\" is not one of allow, deny, ask"),
+            });
+        }
+    }
+    match object.get("continue") {
+        None | Some(Value::Null) | Some(Value::Bool(true)) => {}
+        Some(Value::Bool(false)) if cursor == CursorEvent::BeforeSubmitPrompt => {
+            let why = user
+                .clone()
+                .unwrap_or_else(|| "a Cursor hook stopped this prompt".to_owned());
+            answer = denied(cursor, why, None);
+        }
+        Some(Value::Bool(false)) => answer.problems.push((
+            DiagKind::HookInvalidOutput,
+            format!(
+                "\"continue\" is read on beforeSubmitPrompt only, not {}; ignored",
+                cursor.name()
+            ),
+        )),
+        Some(other) => return Err(read::wrong_type("continue", "a boolean", other)),
+    }
+    if let Some(followup) = followup {
+        if cursor == CursorEvent::Stop {
+            // Cursor sends it as the next user message: the agent goes on (a redo).
+            answer.decision = Some(Decision::Block);
+            answer.reason = Some(followup);
+        } else {
+            answer.problems.push((
+                DiagKind::HookInvalidOutput,
+                format!(
+                    "followup_message is read on stop only, not {}; ignored",
+                    cursor.name()
+                ),
+            ));
+        }
+    }
+    if answer.decision.is_none()
+        && let Some(user) =
+            user.filter(|_| permission.as_deref() == Some("allow") || cursor.asks_permission())
+    {
+        answer.warnings.push(user);
+    }
+    for key in object.keys() {
+        if !KNOWN_KEYS.contains(&key.as_str()) {
+            answer.problems.push((
+                DiagKind::HookInvalidOutput,
+                format!("\"{key}\" is not a Cursor hook output field; ignored"),
+            ));
+        }
+    }
+    Ok(answer)
+}
+
+/// A Cursor hook input translated to a canonical dispatch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Translated {
+    /// The Cursor event it came as, which decides the answer's shape.
+    pub cursor: CursorEvent,
+    /// The canonical payload.
+    pub payload: Map<String, Value>,
+}
+
+/// Maps a Cursor hook input to the canonical event and payload.
+///
+/// # Errors
+///
+/// [`InputError::NotAnInput`] without a `hook_event_name`, `Unmapped` for an event with no
+/// canonical twin.
+pub fn from_cursor(input: &Value) -> Result<Translated, InputError> {
+    let Value::Object(input) = input else {
+        return Err(InputError::NotAnInput);
+    };
+    let name = input
+        .get("hook_event_name")
+        .and_then(Value::as_str)
+        .ok_or(InputError::NotAnInput)?;
+    let cursor = CursorEvent::parse(name).ok_or_else(|| InputError::Unmapped {
+        agent: Agent::Cursor,
+        name: name.to_owned(),
+    })?;
+    let get = |k: &str| input.get(k).cloned();
+    let mut p = Map::new();
+    if let Some(id) = get("conversation_id") {
+        p.insert("session_id".into(), id);
+    }
+    if let Some(id) = get("generation_id") {
+        p.insert("generation_id".into(), id);
+    }
+    let cwd = get("cwd").or_else(|| {
+        input
+            .get("workspace_roots")
+            .and_then(Value::as_array)
+            .and_then(|roots| roots.first())
+            .cloned()
+    });
+    if let Some(cwd) = cwd {
+        p.insert("cwd".into(), cwd);
+    }
+    // MCP arguments come as JSON text or as an object.
+    let mcp_input = || match get("tool_input") {
+        Some(Value::String(text)) => serde_json::from_str::<Value>(&text)
+            .ok()
+            .filter(Value::is_object)
+            .unwrap_or_else(|| json!({"input": text})),
+        Some(value @ Value::Object(_)) => value,
+        _ => json!({}),
+    };
+    let tool = |p: &mut Map<String, Value>, name: Value, tool_input: Value| {
+        p.insert("tool_name".into(), name);
+        p.insert("tool_input".into(), tool_input);
+    };
+    let command = || json!({"command": get("command").unwrap_or(json!(""))});
+    let after = |p: &mut Map<String, Value>, result: Value| {
+        p.insert("tool_result".into(), result);
+        p.insert("status".into(), json!("success"));
+    };
+    match cursor {
+        CursorEvent::BeforeSubmitPrompt => {
+            p.insert("message".into(), get("prompt").unwrap_or(json!("")));
+            p.insert("channel".into(), json!("cursor"));
+        }
+        CursorEvent::BeforeShellExecution => tool(&mut p, json!(SHELL_TOOL), command()),
+        CursorEvent::AfterShellExecution => {
+            tool(&mut p, json!(SHELL_TOOL), command());
+            after(&mut p, get("output").unwrap_or(json!("")));
+        }
+        CursorEvent::BeforeMcpExecution => {
+            tool(&mut p, get("tool_name").unwrap_or(json!("")), mcp_input());
+        }
+        CursorEvent::AfterMcpExecution => {
+            tool(&mut p, get("tool_name").unwrap_or(json!("")), mcp_input());
+            after(&mut p, get("result_json").unwrap_or(Value::Null));
+        }
+        CursorEvent::BeforeReadFile => {
+            let mut args = json!({"file_path": get("file_path").unwrap_or(json!(""))});
+            if let Some(content) = get("content") {
+                args["content"] = content;
+            }
+            tool(&mut p, json!(READ_TOOL), args);
+        }
+        CursorEvent::AfterFileEdit => {
+            let args = json!({"file_path": get("file_path").unwrap_or(json!("")),
+                              "edits": get("edits").unwrap_or(json!([]))});
+            tool(&mut p, json!("edit_file"), args);
+            after(&mut p, Value::Null);
+        }
+        CursorEvent::AfterAgentResponse => {
+            p.insert("response".into(), get("text").unwrap_or(json!("")));
+        }
+        CursorEvent::Stop => {
+            let loops = input.get("loop_count").and_then(Value::as_u64).unwrap_or(0);
+            p.insert("response".into(), json!(""));
+            p.insert("stop_hook_active".into(), json!(loops > 0));
+            p.insert("status".into(), get("status").unwrap_or(json!("completed")));
+        }
+    }
+    Ok(Translated { cursor, payload: p })
+}
+
+/// Turns an outcome into Cursor's answer for `cursor`: always one JSON object (`{}` when there
+/// is nothing to say, which Cursor reads as "go on").
+pub fn to_cursor(cursor: CursorEvent, outcome: &Outcome, sent: &Sent) -> AgentAnswer {
+    let mut out = Map::new();
+    let reason = outcome.reason.clone().unwrap_or_default();
+    let mut notes: Vec<String> = Vec::new();
+    match cursor {
+        CursorEvent::BeforeShellExecution | CursorEvent::BeforeMcpExecution => {
+            let permission = match outcome.decision {
+                Decision::Block => Some("deny"),
+                Decision::Ask => Some("ask"),
+                Decision::Continue => None,
+            };
+            if let Some(permission) = permission {
+                let text = outcome
+                    .result
+                    .as_ref()
+                    .filter(|_| outcome.is_blocked())
+                    .map(|r| as_text(Some(r)))
+                    .unwrap_or(reason);
+                out.insert("permission".into(), json!(permission));
+                out.insert("user_message".into(), json!(text));
+                out.insert("agent_message".into(), json!(text));
+            }
+        }
+        // Cursor reads only the permission here, and cannot ask.
+        CursorEvent::BeforeReadFile => {
+            if outcome.decision != Decision::Continue {
+                out.insert("permission".into(), json!("deny"));
+            }
+        }
+        CursorEvent::BeforeSubmitPrompt => {
+            out.insert("continue".into(), json!(!outcome.is_blocked()));
+            if outcome.is_blocked() {
+                out.insert("user_message".into(), json!(reason));
+            }
+        }
+        CursorEvent::Stop => {
+            if outcome.is_blocked() {
+                out.insert("followup_message".into(), json!(reason));
+            }
+        }
+        CursorEvent::AfterShellExecution
+        | CursorEvent::AfterMcpExecution
+        | CursorEvent::AfterFileEdit
+        | CursorEvent::AfterAgentResponse => {}
+    }
+    if cursor.asks_permission()
+        && outcome.decision == Decision::Continue
+        && !sent.is(outcome.payload.get("tool_input"))
+    {
+        notes.push("a hook rewrote the tool input, which Cursor cannot apply; the call runs as the agent wrote it".into());
+    }
+    // Cursor shows no message for an allowed action: what is for the user goes to its hook
+    // log (stderr), with every failure.
+    notes.extend(outcome.warnings.iter().cloned());
+    notes.extend(bridge_log(outcome));
+    AgentAnswer {
+        stdout: Value::Object(out).to_string(),
+        stderr: notes.join("\n"),
+        exit: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(stdout: &str, code: i32, stderr: &str) -> Reply {
+        Reply::exited(stdout, code, stderr)
+    }
+
+    #[test]
+    fn a_deny_tells_the_agent_its_message_and_the_user_theirs() {
+        let a = interpret(
+            CursorEvent::BeforeShellExecution,
+            &reply(
+                r#"{"permission":"deny","userMessage":"Blocked rm -rf","agentMessage":"Do not delete recursively; remove the files by name."}"#,
+                0,
+                "",
+            ),
+        )
+        .unwrap_or_default();
+        assert_eq!(a.decision, Some(Decision::Block));
+        assert_eq!(
+            a.reason.as_deref(),
+            Some("Do not delete recursively; remove the files by name.")
+        );
+        assert_eq!(a.warnings, vec!["Blocked rm -rf".to_owned()]);
+    }
+
+    #[test]
+    fn a_followup_keeps_the_agent_going_and_continue_false_stops_a_prompt() {
+        let stop = interpret(
+            CursorEvent::Stop,
+            &reply(r#"{"followup_message":"Run the tests."}"#, 0, ""),
+        )
+        .unwrap_or_default();
+        assert_eq!(stop.decision, Some(Decision::Block));
+        assert_eq!(stop.reason.as_deref(), Some("Run the tests."));
+        let prompt = interpret(
+            CursorEvent::BeforeSubmitPrompt,
+            &reply(r#"{"continue":false,"user_message":"no secrets"}"#, 0, ""),
+        )
+        .unwrap_or_default();
+        assert_eq!(prompt.decision, Some(Decision::Block));
+        assert_eq!(prompt.reason.as_deref(), Some("no secrets"));
+    }
+
+    #[test]
+    fn one_canonical_event_is_several_cursor_events_by_tool() {
+        let payload = |tool: &str| {
+            let mut p = Map::new();
+            p.insert("tool_name".into(), json!(tool));
+            p
+        };
+        assert_eq!(
+            CursorEvent::of(Event::PreToolCall, &payload("bash")),
+            Some(CursorEvent::BeforeShellExecution)
+        );
+        assert_eq!(
+            CursorEvent::of(Event::PreToolCall, &payload("read_file")),
+            Some(CursorEvent::BeforeReadFile)
+        );
+        assert_eq!(
+            CursorEvent::of(Event::PreToolCall, &payload("edit_file")),
+            None
+        );
+        assert_eq!(
+            CursorEvent::of(Event::PostToolCall, &payload("write_file")),
+            Some(CursorEvent::AfterFileEdit)
+        );
+        assert_eq!(
+            CursorEvent::of(Event::PreToolCall, &payload("db_query")),
+            Some(CursorEvent::BeforeMcpExecution)
+        );
+    }
+
+    #[test]
+    fn unknown_output_fields_are_reported() {
+        let a = interpret(
+            CursorEvent::BeforeShellExecution,
+            &reply(r#"{"permission":"allow","decision":"block"}"#, 0, ""),
+        )
+        .unwrap_or_default();
+        assert_eq!(a.decision, None);
+        assert!(a.problems[0].1.contains("\"decision\""), "{:?}", a.problems);
+    }
+}

@@ -1,0 +1,158 @@
+//! An LLM judge's answer (a prompt hook's): the model's text read as `{"ok": true}` or
+//! `{"ok": false, "reason": "…", "impossible": true}`, tolerating the Markdown fence or the
+//! sentence around the object that models add. Each dialect then maps a verdict with its own
+//! rules; the decision-protocol mapping ([`shell_answer`]) is here.
+
+use serde_json::{Map, Value};
+
+use agent_hooks_core::answer::{Answer, Decision, Unusable};
+use agent_hooks_core::diag::DiagKind;
+use agent_hooks_core::event::Event;
+use agent_hooks_transports::Reply;
+
+/// What the judge decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// `true`: the action may proceed, the condition holds.
+    pub ok: bool,
+    /// Why not (required with `ok: false`; a placeholder stands in when the model gave none).
+    pub reason: String,
+    /// The model judged the condition can never be met (Claude Code lets a `Stop` end then).
+    pub impossible: bool,
+}
+
+impl Verdict {
+    /// Reads the model's text. Text with no JSON object in it, or an object without a boolean
+    /// `ok`, is an unusable answer, logged with the text like any hook's invalid output.
+    pub fn read(reply: &Reply) -> Result<Verdict, Unusable> {
+        let text = String::from_utf8_lossy(&reply.stdout);
+        let object = json_object(&text).ok_or_else(|| Unusable {
+            kind: DiagKind::HookInvalidJson,
+            detail: format!(
+                "the judge's answer has no JSON object {{\"ok\": …}}: {}",
+                super::read::preview(text.trim(), 300)
+            ),
+        })?;
+        let invalid = |detail: String| Unusable {
+            kind: DiagKind::HookInvalidOutput,
+            detail,
+        };
+        let ok = match object.get("ok") {
+            Some(Value::Bool(ok)) => *ok,
+            Some(other) => {
+                return Err(invalid(format!(
+                    "the judge's \"ok\" must be true or false, found {other}"
+                )));
+            }
+            None => return Err(invalid("the judge's answer has no \"ok\"".to_owned())),
+        };
+        let reason = match object.get("reason") {
+            Some(Value::String(reason)) if !reason.trim().is_empty() => reason.trim().to_owned(),
+            _ if ok => String::new(),
+            _ => "the LLM judge answered ok: false without a reason".to_owned(),
+        };
+        let impossible = object.get("impossible").and_then(Value::as_bool) == Some(true);
+        Ok(Verdict {
+            ok,
+            reason,
+            impossible,
+        })
+    }
+}
+
+/// The JSON object in `text`: all of it, the inside of a Markdown fence, or the span from the
+/// first `{` to the last `}`.
+fn json_object(text: &str) -> Option<Map<String, Value>> {
+    let text = text.trim();
+    let unfenced = text
+        .strip_prefix("```")
+        .map(|rest| rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric()))
+        .and_then(|rest| rest.trim_end().strip_suffix("```"))
+        .unwrap_or(text);
+    let parse = |s: &str| serde_json::from_str::<Map<String, Value>>(s.trim()).ok();
+    parse(unfenced).or_else(|| {
+        let start = text.find('{')?;
+        let end = text.rfind('}')?;
+        (start < end).then(|| parse(&text[start..=end])).flatten()
+    })
+}
+
+/// A verdict under the decision protocol (shell hooks): `ok: false` blocks where the event
+/// lets hooks block, with the reason; elsewhere the reason is a warning for the user.
+pub fn shell_answer(event: Event, verdict: &Verdict) -> Answer {
+    if verdict.ok {
+        return Answer::default();
+    }
+    if event.spec().may_block {
+        Answer {
+            decision: Some(Decision::Block),
+            reason: Some(verdict.reason.clone()),
+            ..Answer::default()
+        }
+    } else {
+        Answer {
+            warnings: vec![format!("LLM judge: {}", verdict.reason)],
+            ..Answer::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Verdict, Unusable> {
+        Verdict::read(&Reply::answered(text.as_bytes().to_vec()))
+    }
+
+    #[test]
+    fn a_fenced_or_embedded_object_is_read() {
+        let fenced = read("```json\n{\"ok\": false, \"reason\": \"tests fail\"}\n```").unwrap();
+        assert_eq!(fenced.reason, "tests fail");
+        assert!(!fenced.ok);
+        let embedded = read("Here is my verdict: {\"ok\": true} — done.").unwrap();
+        assert!(embedded.ok);
+    }
+
+    #[test]
+    fn impossible_is_read_and_a_missing_reason_gets_a_placeholder() {
+        let v = read(r#"{"ok": false, "impossible": true}"#).unwrap();
+        assert!(v.impossible);
+        assert_eq!(
+            v.reason,
+            "the LLM judge answered ok: false without a reason"
+        );
+    }
+
+    #[test]
+    fn text_without_a_verdict_is_unusable() {
+        assert_eq!(
+            read("I think so").unwrap_err().kind,
+            DiagKind::HookInvalidJson
+        );
+        assert_eq!(
+            read(r#"{"ok": "yes"}"#).unwrap_err().kind,
+            DiagKind::HookInvalidOutput
+        );
+        assert_eq!(
+            read(r#"{"reason": "x"}"#).unwrap_err().kind,
+            DiagKind::HookInvalidOutput
+        );
+    }
+
+    #[test]
+    fn the_decision_protocol_blocks_where_the_event_may_block_and_warns_elsewhere() {
+        let no = Verdict {
+            ok: false,
+            reason: "not yet".into(),
+            impossible: false,
+        };
+        assert_eq!(
+            shell_answer(Event::OnStop, &no).decision,
+            Some(Decision::Block)
+        );
+        let observed = shell_answer(Event::PostToolCall, &no);
+        assert_eq!(observed.decision, None);
+        assert_eq!(observed.warnings, vec!["LLM judge: not yet".to_owned()]);
+    }
+}

@@ -1,0 +1,735 @@
+//! # agent-hooks-server
+//!
+//! The sidecar (SPEC §13): a loopback-only HTTP server that keeps a workspace loaded, reloads
+//! it when its files change, and answers dispatches, the self-approve API and `/hooks` commands
+//! for hosts written in any language.
+//!
+//! It refuses to bind anything but a loopback address, refuses peers that are not loopback and
+//! requests whose `Host` is not a loopback name (a web page cannot reach it through DNS
+//! rebinding), caps bodies at 4 MiB, and answers every error as `{"ok": false, "error": ...}`.
+//! Every POST refuses a request carrying an `Origin` header or a body that is not
+//! `application/json`: a web page can send neither without a CORS preflight, and no preflight
+//! is ever granted, so a page on the same machine cannot approve hooks or fire events.
+
+#![warn(missing_docs)]
+#![cfg_attr(not(test), warn(unused_crate_dependencies))]
+
+mod listen;
+mod stats;
+mod watch;
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Map, Value, json};
+
+pub(crate) use stats::Stats;
+pub use watch::{Watcher, watch};
+
+use agent_hooks::{DispatchOptions, Engine, EngineError};
+use agent_hooks_core::event::Event;
+use agent_hooks_core::outcome::Diagnostic;
+
+/// How long shutdown waits for in-flight dispatches before it stops anyway.
+pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The address is not loopback; the sidecar has no authentication, so it never listens
+    /// beyond this machine.
+    #[error(
+        "refusing to listen on {0}: the sidecar binds loopback addresses only (127.0.0.1, ::1)"
+    )]
+    NotLoopback(SocketAddr),
+    /// The address could not be bound (in use, or no permission).
+    #[error("failed to listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The underlying failure.
+        source: std::io::Error,
+    },
+    /// The file watcher that drives hot reload could not start.
+    #[error("{0}")]
+    Watch(String),
+    /// The server failed after it started.
+    #[error("the server stopped with an error: {0}")]
+    Serve(std::io::Error),
+}
+
+/// Shared state of the routes.
+#[derive(Debug)]
+pub(crate) struct AppState {
+    /// The engine every route dispatches through.
+    pub engine: Arc<Engine>,
+    /// Per-hook call counts and latencies, for `GET /v1/stats`.
+    pub stats: Stats,
+    started: std::time::Instant,
+}
+
+/// The router of the sidecar, without the listener (tests and embedders mount it themselves).
+pub fn router(engine: Arc<Engine>) -> Router {
+    // Read once: the limit is the sidecar's, set when it starts.
+    let max_body = engine.snapshot().max_body();
+    let state = Arc::new(AppState {
+        engine,
+        stats: Stats::default(),
+        started: std::time::Instant::now(),
+    });
+    let mut router = Router::new();
+    // One route per agent, each answering in that agent's own format.
+    for agent in agent_hooks_dialects::agent::Agent::ALL {
+        router = router.route(
+            agent.http_route(),
+            post(move |state, body| agent_hook(agent, state, body)),
+        );
+    }
+    router
+        .route("/v1/events/{event}", post(dispatch))
+        .route("/internal/runtime/hooks/approve", post(approve))
+        .route("/internal/runtime/hooks/revoke", post(revoke))
+        .route("/v1/hooks", get(hooks))
+        .route("/v1/hooks/command", post(command))
+        .route("/v1/reload", post(reload))
+        .route("/v1/health", get(health))
+        .route("/v1/stats", get(stats))
+        .route("/metrics", get(metrics))
+        .fallback(not_found)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(DefaultBodyLimit::max(max_body))
+        .layer(middleware::from_fn(not_from_a_web_page))
+        .layer(middleware::from_fn(loopback_only))
+        .with_state(state)
+}
+
+/// How `serve` runs, beyond its address.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServeOptions {
+    /// The host fires the lifecycle events (`pre_startup`, `post_startup`, `pre_shutdown`,
+    /// `post_shutdown`) itself, so the sidecar does not; `sidecar.host_lifecycle: true` in
+    /// `config/agent.yaml` turns it on as well.
+    pub host_lifecycle: bool,
+    /// Stop (as on SIGTERM) when the process that started the sidecar dies, so a host that
+    /// crashes leaves no sidecar behind.
+    pub exit_with_parent: bool,
+    /// Stop (as on SIGTERM) when stdin reaches its end: a host that keeps a pipe to the
+    /// sidecar's stdin open ends it by closing the pipe, or by dying.
+    pub exit_on_stdin_eof: bool,
+}
+
+/// How often the sidecar looks whether its parent is still alive (`--exit-with-parent`).
+const PARENT_POLL: Duration = Duration::from_millis(200);
+
+/// Runs the sidecar on `addr` until SIGTERM or SIGINT: fires `pre_startup`/`post_startup`,
+/// watches the workspace, serves, then fires `pre_shutdown`/`post_shutdown` after in-flight
+/// dispatches finish (at most 30 s) — the four lifecycle events only when the host does not
+/// own them ([`ServeOptions::host_lifecycle`]). `ready` is told the bound address.
+pub async fn serve(
+    engine: Arc<Engine>,
+    addr: SocketAddr,
+    options: ServeOptions,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), ServeError> {
+    if !addr.ip().is_loopback() {
+        return Err(ServeError::NotLoopback(addr));
+    }
+    // Taken first: a parent that dies later is seen as a change of the parent's id.
+    let parent = nix::unistd::getppid();
+    let fires_lifecycle = !(options.host_lifecycle || engine.snapshot().host_lifecycle());
+    let lifecycle = |event: Event, status: &'static str| {
+        let engine = engine.clone();
+        async move {
+            if fires_lifecycle {
+                engine.lifecycle(event, status).await;
+            }
+        }
+    };
+    // Before anything opens descriptors: raise their limit, and size the connection cap by it.
+    let limits = listen::Limits::for_this_process();
+    lifecycle(Event::PreStartup, "starting").await;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind { addr, source })?;
+    let local = listener
+        .local_addr()
+        .map_err(|source| ServeError::Bind { addr, source })?;
+    let _watcher = watch(engine.clone()).map_err(ServeError::Watch)?;
+    lifecycle(Event::PostStartup, "started").await;
+    // Caught from before the address is announced: a host that stops the sidecar as soon as
+    // it has seen the address must get the graceful shutdown, not the signal's default death.
+    let stop_signals = StopSignals::install();
+    ready(local);
+
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let server = tokio::spawn(listen::run(
+        listener,
+        router(engine.clone()),
+        limits,
+        stop_rx.clone(),
+    ));
+    tokio::select! {
+        () = stop_signals.received() => {}
+        () = parent_gone(parent), if options.exit_with_parent => {
+            tracing::info!("the parent process is gone; stopping");
+        }
+        () = stdin_closed(), if options.exit_on_stdin_eof => {
+            tracing::info!("stdin reached its end; stopping");
+        }
+    }
+    lifecycle(Event::PreShutdown, "stopping").await;
+    let _ = stop_tx.send(true);
+    let result = match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(join)) => Err(ServeError::Serve(std::io::Error::other(join))),
+        Err(_) => {
+            tracing::warn!(
+                "in-flight dispatches did not finish within the shutdown grace; stopping"
+            );
+            Ok(())
+        }
+    };
+    lifecycle(Event::PostShutdown, "stopped").await;
+    drop(stop_rx);
+    result
+}
+
+/// Returns once this process's parent is no longer `parent` (it died, and the process was
+/// handed to init or a subreaper). Polled, not `PR_SET_PDEATHSIG`: that signal follows the
+/// parent *thread*, and fires when the thread that spawned the sidecar ends while its process
+/// lives on.
+async fn parent_gone(parent: nix::unistd::Pid) {
+    let mut tick = tokio::time::interval(PARENT_POLL);
+    loop {
+        tick.tick().await;
+        if nix::unistd::getppid() != parent {
+            return;
+        }
+    }
+}
+
+/// Returns once stdin is at its end (or unreadable), reading and dropping whatever comes.
+async fn stdin_closed() {
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    // A plain thread: a blocking read of stdin cannot be cancelled, and it must not hold a
+    // worker of the runtime's blocking pool at shutdown.
+    let spawned = std::thread::Builder::new()
+        .name("stdin-eof".into())
+        .spawn(move || {
+            let mut sink = [0u8; 4096];
+            let mut stdin = std::io::stdin().lock();
+            while matches!(std::io::Read::read(&mut stdin, &mut sink), Ok(n) if n > 0) {}
+            let _ = tx.send(());
+        });
+    if spawned.is_ok() {
+        let _ = rx.await;
+    } else {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// SIGTERM and SIGINT, caught from the moment of [`StopSignals::install`].
+struct StopSignals {
+    term: Option<tokio::signal::unix::Signal>,
+    int: Option<tokio::signal::unix::Signal>,
+}
+
+impl StopSignals {
+    fn install() -> StopSignals {
+        use tokio::signal::unix::{SignalKind, signal};
+        StopSignals {
+            term: signal(SignalKind::terminate()).ok(),
+            int: signal(SignalKind::interrupt()).ok(),
+        }
+    }
+
+    /// Returns at the first of the two signals (never, for one that could not be caught).
+    async fn received(mut self) {
+        async fn next(signal: &mut Option<tokio::signal::unix::Signal>) {
+            match signal {
+                Some(signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        }
+        tokio::select! {
+            () = next(&mut self.term) => {}
+            () = next(&mut self.int) => {}
+        }
+    }
+}
+
+/// An error answer: `{"ok": false, "error": ...}` with its status code.
+#[derive(Debug)]
+struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (
+            self.status,
+            axum::Json(json!({"ok": false, "error": self.message})),
+        )
+            .into_response()
+    }
+}
+
+impl From<BytesRejection> for ApiError {
+    fn from(rejection: BytesRejection) -> ApiError {
+        let status = rejection.status();
+        let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+            "the request body is larger than the sidecar accepts (sidecar.max_body in config/agent.yaml; default 4194304 bytes); no hook ran".to_owned()
+        } else {
+            rejection.body_text()
+        };
+        ApiError::new(status, message)
+    }
+}
+
+impl From<tokio::task::JoinError> for ApiError {
+    fn from(e: tokio::task::JoinError) -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+    }
+}
+
+type ApiResult = Result<Response, ApiError>;
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    ApiError::new(status, message).into_response()
+}
+
+/// Whether a `Host` header names this machine: `localhost`, a 127/8 address or `[::1]`, with
+/// an optional port.
+fn loopback_host(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, port)| {
+            if port.chars().all(|c| c.is_ascii_digit()) {
+                h
+            } else {
+                host
+            }
+        })
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+async fn loopback_only(request: Request, next: Next) -> Response {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0);
+    if let Some(peer) = peer
+        && !peer.ip().is_loopback()
+    {
+        return error(
+            StatusCode::FORBIDDEN,
+            format!(
+                "requests from {} are refused: loopback peers only",
+                peer.ip()
+            ),
+        );
+    }
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if !loopback_host(host) {
+        return error(
+            StatusCode::FORBIDDEN,
+            format!("Host \"{host}\" is refused: the sidecar answers only to loopback names"),
+        );
+    }
+    next.run(request).await
+}
+
+/// Refuses, on every POST, what only a web page sends: an `Origin` header (browsers add it to
+/// every cross-origin POST), or a body that is not `application/json` (a page can send a
+/// "simple" `text/plain` POST to loopback without asking; a JSON one needs a preflight, which
+/// this server never grants).
+async fn not_from_a_web_page(request: Request, next: Next) -> Response {
+    if request.method() != axum::http::Method::POST {
+        return next.run(request).await;
+    }
+    if let Some(origin) = request.headers().get(header::ORIGIN) {
+        return error(
+            StatusCode::FORBIDDEN,
+            format!(
+                "requests with an Origin header ({}) are refused: a web page may not drive the sidecar",
+                origin.to_str().unwrap_or("?")
+            ),
+        );
+    }
+    let has_body = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|len| len.trim() != "0");
+    let json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"));
+    let typed = request.headers().contains_key(header::CONTENT_TYPE);
+    if !json && (has_body || typed) {
+        return error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "the body must be sent as Content-Type: application/json",
+        );
+    }
+    next.run(request).await
+}
+
+/// The request body as one JSON object (an empty body is an empty object).
+fn parse_object(body: Result<Bytes, BytesRejection>) -> Result<Map<String, Value>, ApiError> {
+    let body = body?;
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "the body must be one JSON object",
+        )),
+        Err(e) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("the body is not valid JSON: {e}"),
+        )),
+    }
+}
+
+async fn dispatch(
+    State(state): State<Arc<AppState>>,
+    Path(event): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    // A host may name the event in any dialect: `pre_prompt`, `PreToolUse`, `pre_llm_call`.
+    let event = agent_hooks_dialects::event_named(&event)
+        .map_err(|e| ApiError::new(StatusCode::NOT_FOUND, e.to_string()))?;
+    let mut payload = parse_object(body)?;
+    // The host's own copy of the conversation, for hooks with `include_conversation` only.
+    let options = match payload.remove("conversation") {
+        None | Some(Value::Null) => DispatchOptions::default(),
+        Some(Value::Array(messages)) => DispatchOptions::default().conversation(messages),
+        Some(other) => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "conversation: expected a list of messages, found {}",
+                    agent_hooks_core::wording::kind_of(&other)
+                ),
+            ));
+        }
+    };
+    let outcome = state.engine.dispatch_with(event, payload, &options).await;
+    state.stats.record(&outcome);
+    Ok(axum::Json(outcome).into_response())
+}
+
+fn command_field(map: &Map<String, Value>) -> Result<String, ApiError> {
+    match map.get("command") {
+        Some(Value::String(c)) if !c.trim().is_empty() => Ok(c.clone()),
+        _ => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "expected {\"command\": \"<the command exactly as declared>\"}",
+        )),
+    }
+}
+
+fn self_approve_allowed(state: &AppState, verb: &str) -> Result<(), ApiError> {
+    if state.engine.snapshot().self_approve() {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "self-approve is turned off (config/agent.yaml: shell_hooks.self_approve: false); use /hooks {verb}"
+            ),
+        ))
+    }
+}
+
+fn engine_error(e: EngineError) -> ApiError {
+    match e {
+        // Not 404: the seeds tell agents that a 404 here means "this runtime has no
+        // self-approve API, ask the user to approve by hand".
+        EngineError::NotDeclared { command } => ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "\"{command}\" is not declared in config/shell_hooks.yaml (or another hook source); declare it first, then approve"
+            ),
+        ),
+        other => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, other.to_string()),
+    }
+}
+
+async fn approve(
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    self_approve_allowed(&state, "approve")?;
+    let map = parse_object(body)?;
+    let command = command_field(&map)?;
+    let enable_master = map
+        .get("enable_master")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let engine = state.engine.clone();
+    let events = tokio::task::spawn_blocking(move || {
+        let events = engine.approve(None, &command)?;
+        if enable_master {
+            engine.set_master(true)?;
+        }
+        Ok::<_, EngineError>(events)
+    })
+    .await?
+    .map_err(engine_error)?;
+    let snapshot = state.engine.snapshot();
+    // Hooks that will run now: declared, needing approval, approved for one of their events.
+    let mounted = snapshot.approved_hook_count();
+    Ok(axum::Json(json!({
+        "ok": true,
+        "events": events.iter().map(|e| e.name()).collect::<Vec<_>>(),
+        "mounted": mounted,
+        "master_enabled": snapshot.master_enabled(),
+    }))
+    .into_response())
+}
+
+async fn revoke(
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    self_approve_allowed(&state, "revoke")?;
+    let command = command_field(&parse_object(body)?)?;
+    let engine = state.engine.clone();
+    let removed = tokio::task::spawn_blocking(move || engine.revoke(&command))
+        .await?
+        .map_err(engine_error)?;
+    Ok(axum::Json(json!({"ok": true, "removed": removed})).into_response())
+}
+
+async fn command(
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let map = parse_object(body)?;
+    let Some(line) = map.get("line").and_then(Value::as_str) else {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "expected {\"line\": \"/hooks list\"}",
+        ));
+    };
+    // A line that approves or turns hooks on is the self-approve API by another door.
+    let words = shell_words::split(line.trim()).unwrap_or_default();
+    let verb = words
+        .iter()
+        .map(String::as_str)
+        .find(|w| *w != "/hooks" && *w != "hooks");
+    if let Some(verb @ ("approve" | "on" | "install")) = verb {
+        self_approve_allowed(&state, verb)?;
+    }
+    let out = agent_hooks::commands::run_line(&state.engine, line).await;
+    Ok(
+        axum::Json(json!({"ok": out.status == 0, "status": out.status, "text": out.text}))
+            .into_response(),
+    )
+}
+
+/// An agent's hook input POSTed to its route (Claude Code's `type: "http"` hooks from
+/// `claude-install --http`; any agent through a command that forwards its stdin): the answer
+/// is the bridge's, in that agent's format — 200 with the JSON answer, or an empty body for "no
+/// opinion". An input the bridge cannot map is a 400, which Claude Code treats as a
+/// non-blocking error.
+async fn agent_hook(
+    agent: agent_hooks_dialects::agent::Agent,
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let input = Value::Object(parse_object(body)?);
+    let answer = agent_hooks::bridge::handle_agent(agent, &state.engine, &input)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let mut response = answer.stdout.into_response();
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("application/json"),
+    );
+    Ok(response)
+}
+
+async fn reload(State(state): State<Arc<AppState>>) -> ApiResult {
+    let engine = state.engine.clone();
+    tokio::task::spawn_blocking(move || engine.reload()).await?;
+    let snapshot = state.engine.snapshot();
+    let errors: Vec<String> = snapshot.errors().map(ToString::to_string).collect();
+    let diagnostics = config_diagnostics(&snapshot);
+    Ok(axum::Json(json!({
+        "ok": true,
+        "hooks": snapshot.hook_total(),
+        "errors": errors,
+        "diagnostics": diagnostics,
+    }))
+    .into_response())
+}
+
+/// The configuration errors in force, as diagnostics.
+fn config_diagnostics(snapshot: &agent_hooks::Snapshot) -> Vec<Diagnostic> {
+    snapshot.errors().map(Diagnostic::of_config).collect()
+}
+
+/// Every declared hook as a host reads it ([`agent_hooks::hook_listing`]).
+async fn hooks(State(state): State<Arc<AppState>>) -> ApiResult {
+    let engine = state.engine.clone();
+    let listing = tokio::task::spawn_blocking(move || agent_hooks::hook_listing(&engine)).await?;
+    let snapshot = state.engine.snapshot();
+    let diagnostics = config_diagnostics(&snapshot);
+    Ok(axum::Json(json!({
+        "ok": true,
+        "master_enabled": listing.master_enabled,
+        "hooks": listing.hooks,
+        "diagnostics": diagnostics,
+    }))
+    .into_response())
+}
+
+async fn health(State(state): State<Arc<AppState>>) -> Response {
+    let snapshot = state.engine.snapshot();
+    axum::Json(json!({
+        "ok": true,
+        "workspace": state.engine.workspace().root().to_string_lossy(),
+        "hooks": snapshot.hook_total(),
+        "master_enabled": snapshot.master_enabled(),
+        "config_errors": snapshot.errors().count(),
+        "uptime_s": state.started.elapsed().as_secs(),
+    }))
+    .into_response()
+}
+
+async fn stats(State(state): State<Arc<AppState>>) -> Response {
+    axum::Json(json!({
+        "ok": true,
+        "dispatches": state.stats.dispatches(),
+        "hooks": state.stats.report(),
+    }))
+    .into_response()
+}
+
+/// The dispatches as Prometheus metrics (text exposition format): decisions by event, hook
+/// runs by status, hook run times.
+async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        state.stats.prometheus(),
+    )
+        .into_response()
+}
+
+async fn wrong_method(request: Request) -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!(
+            "{} is not allowed on {}",
+            request.method(),
+            request.uri().path()
+        ),
+    )
+}
+
+async fn not_found(request: Request) -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        format!("no route for {} {}", request.method(), request.uri().path()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tower::ServiceExt;
+
+    /// A request as the listener hands it over, from `peer`.
+    fn request_from(peer: &str, host: &str) -> Request {
+        let mut request = Request::builder()
+            .uri("/v1/health")
+            .header(header::HOST, host)
+            .body(axum::body::Body::empty())
+            .expect("a request");
+        let addr: SocketAddr = peer.parse().expect("an address");
+        request.extensions_mut().insert(ConnectInfo(addr));
+        request
+    }
+
+    #[tokio::test]
+    async fn a_non_loopback_peer_is_refused_even_with_a_loopback_host() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let app = router(Arc::new(Engine::open(agent_hooks::Workspace::new(
+            dir.path(),
+        ))));
+        let refused = app
+            .clone()
+            .oneshot(request_from("192.0.2.7:40000", "127.0.0.1:8787"))
+            .await
+            .expect("an answer");
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        let allowed = app
+            .oneshot(request_from("127.0.0.1:40000", "127.0.0.1:8787"))
+            .await
+            .expect("an answer");
+        assert_eq!(allowed.status(), StatusCode::OK);
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        for ok in [
+            "localhost",
+            "localhost:8080",
+            "127.0.0.1:1",
+            "127.5.5.5",
+            "[::1]:80",
+            "[::1]",
+            "LOCALHOST",
+        ] {
+            assert!(loopback_host(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "example.com",
+            "evil.localhost.example.com",
+            "10.0.0.1:80",
+            "[::2]",
+            "attacker.com:127",
+        ] {
+            assert!(!loopback_host(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! Per-hook counters for `GET /v1/stats`: calls, failures by kind, and latency percentiles over
+//! a bounded window of recent calls, so memory stays flat however long the sidecar runs; and the
+//! same dispatches as Prometheus metrics for `GET /metrics`.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use serde::Serialize;
+
+use agent_hooks_core::outcome::{HookStatus, Outcome};
+
+/// How many recent latencies each hook keeps for its percentiles.
+const WINDOW: usize = 1024;
+
+#[derive(Debug, Default)]
+struct HookStats {
+    calls: u64,
+    failures: HashMap<&'static str, u64>,
+    skipped: u64,
+    recent_ms: VecDeque<f64>,
+}
+
+/// Statistics of every hook the sidecar has dispatched to.
+#[derive(Debug, Default)]
+pub(crate) struct Stats {
+    hooks: Mutex<HashMap<(String, String), HookStats>>,
+    dispatches: Mutex<u64>,
+    metrics: Metrics,
+}
+
+/// The labels of a dispatch's decision.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DecisionLabels {
+    event: String,
+    decision: String,
+}
+
+/// The labels of one hook's run in one dispatch.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct HookLabels {
+    hook: String,
+    source: String,
+    event: String,
+    status: String,
+}
+
+/// The labels of one hook's run time.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LatencyLabels {
+    hook: String,
+    source: String,
+    event: String,
+}
+
+/// The hook's run-time histogram: 0.5 ms to about 65 s, doubling.
+fn latency_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.0005, 2.0, 18))
+}
+
+/// Prometheus metrics of the dispatches: every decision, every hook run by status (failures
+/// included), and hook run times.
+#[derive(Debug)]
+struct Metrics {
+    registry: Registry,
+    decisions: Family<DecisionLabels, Counter>,
+    hook_runs: Family<HookLabels, Counter>,
+    latency: Family<LatencyLabels, Histogram, fn() -> Histogram>,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        let mut registry = Registry::with_prefix("agent_hooks");
+        let decisions = Family::<DecisionLabels, Counter>::default();
+        registry.register(
+            "decisions",
+            "Dispatches by event and final decision (continue, block, ask)",
+            decisions.clone(),
+        );
+        let hook_runs = Family::<HookLabels, Counter>::default();
+        registry.register(
+            "hook_runs",
+            "Hook reports by hook, event and status; failures are the timeout, error and invalid_output statuses",
+            hook_runs.clone(),
+        );
+        let latency = Family::<LatencyLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_histogram,
+        );
+        registry.register(
+            "hook_duration_seconds",
+            "Run time of each hook that ran, in seconds",
+            latency.clone(),
+        );
+        Metrics {
+            registry,
+            decisions,
+            hook_runs,
+            latency,
+        }
+    }
+}
+
+/// One hook's line in `GET /v1/stats`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct HookStatsReport {
+    /// The hook's name.
+    pub hook: String,
+    /// Its declaring file, workspace-relative.
+    pub source: String,
+    /// Dispatches that ran it.
+    pub calls: u64,
+    /// Dispatches that skipped it (no match, not approved, ...).
+    pub skipped: u64,
+    /// Failed runs by status (`timeout`, `error`, `invalid_output`).
+    pub failures: HashMap<&'static str, u64>,
+    /// Median run time over its last 1024 runs, in milliseconds.
+    pub p50_ms: f64,
+    /// 99th-percentile run time over its last 1024 runs, in milliseconds.
+    pub p99_ms: f64,
+}
+
+impl Stats {
+    /// Counts one dispatch and each of its hook reports.
+    pub(crate) fn record(&self, outcome: &Outcome) {
+        *self.dispatches.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        let event = outcome.event.name().to_owned();
+        self.metrics
+            .decisions
+            .get_or_create(&DecisionLabels {
+                event: event.clone(),
+                decision: outcome.decision.as_str().to_owned(),
+            })
+            .inc();
+        if outcome.hooks.is_empty() {
+            return;
+        }
+        for report in &outcome.hooks {
+            self.metrics
+                .hook_runs
+                .get_or_create(&HookLabels {
+                    hook: report.hook.to_string(),
+                    source: report.source.to_string(),
+                    event: event.clone(),
+                    status: report.status.as_str().to_owned(),
+                })
+                .inc();
+            if report.status != HookStatus::Skipped {
+                self.metrics
+                    .latency
+                    .get_or_create(&LatencyLabels {
+                        hook: report.hook.to_string(),
+                        source: report.source.to_string(),
+                        event: event.clone(),
+                    })
+                    .observe(report.ms / 1000.0);
+            }
+        }
+        let mut hooks = self.hooks.lock().unwrap_or_else(|p| p.into_inner());
+        for report in &outcome.hooks {
+            let entry = hooks
+                .entry((report.hook.to_string(), report.source.to_string()))
+                .or_default();
+            if report.status == HookStatus::Skipped {
+                entry.skipped += 1;
+                continue;
+            }
+            entry.calls += 1;
+            if report.status.is_failure() {
+                *entry.failures.entry(report.status.as_str()).or_default() += 1;
+            }
+            if entry.recent_ms.len() == WINDOW {
+                entry.recent_ms.pop_front();
+            }
+            entry.recent_ms.push_back(report.ms);
+        }
+    }
+
+    /// How many dispatches have been recorded.
+    pub(crate) fn dispatches(&self) -> u64 {
+        *self.dispatches.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The metrics in the Prometheus text exposition format.
+    pub(crate) fn prometheus(&self) -> String {
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.metrics.registry);
+        text
+    }
+
+    /// Every hook, slowest (by p99) first.
+    pub(crate) fn report(&self) -> Vec<HookStatsReport> {
+        let hooks = self.hooks.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out: Vec<HookStatsReport> = hooks
+            .iter()
+            .map(|((hook, source), s)| {
+                let mut sorted: Vec<f64> = s.recent_ms.iter().copied().collect();
+                sorted.sort_by(f64::total_cmp);
+                HookStatsReport {
+                    hook: hook.clone(),
+                    source: source.clone(),
+                    calls: s.calls,
+                    skipped: s.skipped,
+                    failures: s.failures.clone(),
+                    p50_ms: percentile(&sorted, 0.50),
+                    p99_ms: percentile(&sorted, 0.99),
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.p99_ms
+                .total_cmp(&a.p99_ms)
+                .then(b.p50_ms.total_cmp(&a.p50_ms))
+        });
+        out
+    }
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}

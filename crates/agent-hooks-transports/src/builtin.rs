@@ -1,0 +1,273 @@
+//! The built-in transport: a ready-made guard (`agent-hooks-guards`) evaluated in this process,
+//! with no process spawned. Its answer is the same decision-protocol object a command hook
+//! prints, handed back as a [`Reply`] so the shell dialect stays the one interpreter.
+//!
+//! Per-session state lives in memory, in a store shared by every dispatch of the workspace and
+//! kept across reloads (keyed by the hook's state directory), so an approval or an edit of
+//! `config/shell_hooks.yaml` does not make a guard forget the edits it was tracking.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use agent_hooks_guards::{Guard, GuardContext};
+use serde_json::{Map, Value};
+
+use super::{Failure, Reply};
+use agent_hooks_core::event::Event;
+
+/// The prefix of a built-in hook's approval key: `builtin:security_guard`.
+pub const APPROVAL_PREFIX: &str = "builtin:";
+
+/// How long the credit-balance lookup of `runtime_footer` may take (issue 8).
+const BALANCE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A `type: builtin` hook: which guard, its rules file, and the compiled guard with its context.
+#[derive(Clone)]
+pub struct BuiltinSpec {
+    /// The guard's name (`security_guard`).
+    pub guard: &'static str,
+    /// The rules file, absolute; `None` runs the defaults.
+    pub rules: Option<PathBuf>,
+    compiled: Arc<Guard>,
+    ctx: Arc<Mutex<GuardContext>>,
+}
+
+/// Compiled guards by (name, rules text): a guard declared for five events, or reloaded with
+/// unchanged rules, compiles its patterns once.
+type CompiledCache = HashMap<(&'static str, Option<String>), Arc<Guard>>;
+
+impl std::fmt::Debug for BuiltinSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuiltinSpec")
+            .field("guard", &self.guard)
+            .field("rules", &self.rules)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a built-in hook could not be set up as written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuiltinError {
+    /// No guard by that name: the entry is unusable.
+    #[error("no ready-made hook named \"{name}\" (known: {known})")]
+    Unknown {
+        /// The name in the entry.
+        name: String,
+        /// The names that exist, for the message.
+        known: String,
+    },
+    /// The rules file is missing, unreadable or invalid: the guard runs on its defaults.
+    #[error("rules {path}: {message}; the hook runs with its default rules until this is fixed")]
+    Rules {
+        /// The rules file, as written in the entry.
+        path: String,
+        /// What is wrong with it, located where the file allows.
+        message: String,
+    },
+}
+
+impl BuiltinSpec {
+    /// Compiles guard `name` with the rules at `rules` (absolute). A rules problem still yields
+    /// a spec — on the defaults — together with the error to report (fail-open, issue 8).
+    /// `state_key` is the hook's `STATE_DIR`, where its per-session state lives, so every hook
+    /// of a workspace keeps its own sessions across reloads and processes.
+    pub fn load(
+        workspace: &Path,
+        name: &str,
+        rules: Option<PathBuf>,
+        state_key: &Path,
+    ) -> Result<(BuiltinSpec, Option<BuiltinError>), BuiltinError> {
+        let Some(info) = agent_hooks_guards::guard_info(name) else {
+            return Err(BuiltinError::Unknown {
+                name: name.to_owned(),
+                known: agent_hooks_guards::GUARDS
+                    .iter()
+                    .map(|g| g.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        };
+        let (compiled, problem) = compile_shared(info.name, rules.as_deref())?;
+        // State on disk under the hook's STATE_DIR, locked per session: a host that runs one
+        // process per event (`fire`, the Claude Code bridge) keeps a guard's sessions exactly
+        // as a long-running one does.
+        let ctx = GuardContext::in_dir(workspace, state_key).with_balance(balance_lookup);
+        let spec = BuiltinSpec {
+            guard: info.name,
+            rules,
+            compiled,
+            ctx: Arc::new(Mutex::new(ctx)),
+        };
+        Ok((spec, problem))
+    }
+
+    /// A spec around an already compiled guard and its context (the `guard` command gives
+    /// state in `STATE_DIR` rather than memory).
+    pub fn with_context(guard: Guard, rules: Option<PathBuf>, ctx: GuardContext) -> BuiltinSpec {
+        BuiltinSpec {
+            guard: guard.name(),
+            rules,
+            compiled: Arc::new(guard),
+            ctx: Arc::new(Mutex::new(ctx)),
+        }
+    }
+
+    /// The approval key: `builtin:<name>`.
+    pub fn approval_key(&self) -> String {
+        format!("{APPROVAL_PREFIX}{}", self.guard)
+    }
+
+    /// Files an approval pins: the rules file, which decides what the guard does.
+    pub fn files(&self) -> Vec<PathBuf> {
+        self.rules.iter().filter(|p| p.is_file()).cloned().collect()
+    }
+
+    /// Evaluates the guard on `payload` for `event` and returns its answer as a reply. With
+    /// `dry_run` (doctor, `agent-hooks test`) it runs on a throwaway context: the answer is the
+    /// same, but neither its state nor its records are touched.
+    pub async fn run(
+        &self,
+        event: Event,
+        payload: &Map<String, Value>,
+        dry_run: bool,
+    ) -> Result<Reply, Failure> {
+        let payload = Value::Object(payload.clone());
+        let answer = if self.may_wait(event) {
+            // The credit lookup is a blocking HTTP GET: keep it off the async threads.
+            let spec = self.clone();
+            tokio::task::spawn_blocking(move || spec.evaluate(event, &payload, dry_run))
+                .await
+                .map_err(|e| Failure::Exec(format!("built-in guard {}: {e}", self.guard)))?
+        } else {
+            self.evaluate(event, &payload, dry_run)
+        };
+        Ok(answer_reply(&answer))
+    }
+
+    /// The guard's answer, synchronously: what `run` does without the reply.
+    fn evaluate(&self, event: Event, payload: &Value, dry_run: bool) -> Value {
+        let mut ctx = self.ctx.lock().unwrap_or_else(|p| p.into_inner());
+        if dry_run {
+            let mut trial =
+                GuardContext::dry_run(ctx.workspace.clone()).with_balance(balance_lookup);
+            drop(ctx);
+            return self.compiled.evaluate(event.name(), payload, &mut trial);
+        }
+        self.compiled.evaluate(event.name(), payload, &mut ctx)
+    }
+
+    /// Whether evaluating may wait on the network at `event` (the guard's registry row says).
+    fn may_wait(&self, event: Event) -> bool {
+        agent_hooks_guards::guard_info(self.guard)
+            .is_some_and(|info| info.waits_on.contains(&event.name()))
+    }
+}
+
+/// [`compile`], shared: the same name and rules text give the same compiled guard.
+fn compile_shared(
+    name: &'static str,
+    rules: Option<&Path>,
+) -> Result<(Arc<Guard>, Option<BuiltinError>), BuiltinError> {
+    static CACHE: OnceLock<Mutex<CompiledCache>> = OnceLock::new();
+    let text = rules.and_then(|p| agent_hooks_core::store::read_optional(p).ok().flatten());
+    let key = (name, text);
+    let cache = CACHE.get_or_init(Mutex::default);
+    if let Some(guard) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok((Arc::clone(guard), None));
+    }
+    let (guard, problem) = compile(name, rules)?;
+    let guard = Arc::new(guard);
+    if problem.is_none() {
+        let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+        // Edited rules leave old entries behind; a bound keeps a long-lived host small.
+        if cache.len() >= 64 {
+            cache.clear();
+        }
+        cache.insert(key, Arc::clone(&guard));
+    }
+    Ok((guard, problem))
+}
+
+/// Compiles a guard, falling back to its defaults when the rules cannot be used (the problem
+/// is returned beside the guard). Fails only for an unknown name.
+pub fn compile(
+    name: &str,
+    rules: Option<&Path>,
+) -> Result<(Guard, Option<BuiltinError>), BuiltinError> {
+    let problem = |message: String| BuiltinError::Rules {
+        path: rules.map(|p| p.display().to_string()).unwrap_or_default(),
+        message,
+    };
+    let text = match rules.map(agent_hooks_core::store::read_optional) {
+        None => None,
+        Some(Ok(Some(text))) => Some(text),
+        Some(Ok(None)) => return defaults(name, Some(problem("cannot read: not found".into()))),
+        Some(Err(e)) => return defaults(name, Some(problem(format!("cannot read: {e}")))),
+    };
+    match Guard::new(name, text.as_deref()) {
+        Ok(guard) => Ok((guard, None)),
+        Err(e) => defaults(name, Some(problem(e.to_string()))),
+    }
+}
+
+fn defaults(
+    name: &str,
+    problem: Option<BuiltinError>,
+) -> Result<(Guard, Option<BuiltinError>), BuiltinError> {
+    Guard::with_defaults(name)
+        .map(|guard| (guard, problem))
+        .map_err(|_| BuiltinError::Unknown {
+            name: name.to_owned(),
+            known: agent_hooks_guards::GUARDS
+                .iter()
+                .map(|g| g.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// A guard answer as the reply of a command that printed it and exited 0 (`{}` prints nothing).
+pub fn answer_reply(answer: &Value) -> Reply {
+    let stdout = match answer {
+        Value::Object(map) if map.is_empty() => Vec::new(),
+        other => serde_json::to_vec(other).unwrap_or_default(),
+    };
+    Reply::answered(stdout)
+}
+
+/// `runtime_footer`'s credit balance: a GET of `url` through the HTTP hooks' client (the same
+/// SSRF guard), 2 s at most, the body's text; `None` on any failure. Blocking: called from a
+/// blocking thread in-process, or from the `guard` command outside any runtime.
+pub fn balance_lookup(url: &str) -> Option<String> {
+    let fetch = async {
+        let client = super::http::HttpClient::shared().ok()?;
+        let url = client.guard().check_url(url).ok()?;
+        let response = client
+            .reqwest()
+            .get(url)
+            .timeout(BALANCE_TIMEOUT)
+            .send()
+            .await
+            .ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let text = response.text().await.ok()?;
+        let text = text.trim();
+        (!text.is_empty() && text.len() <= 64).then(|| text.to_owned())
+    };
+    let bounded = async { tokio::time::timeout(BALANCE_TIMEOUT, fetch).await.ok()? };
+    match tokio::runtime::Handle::try_current() {
+        // In-process this runs on a blocking thread, which may wait on the engine's runtime.
+        Ok(handle) => handle.block_on(bounded),
+        Err(_) => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            rt.block_on(bounded)
+        }
+    }
+}
