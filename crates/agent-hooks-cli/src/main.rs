@@ -2,9 +2,9 @@
 //! the `agent_hooks` crate; this file only wires stdin, stdout and exit codes.
 
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
-// The entry point is `startup::main`: std's own start-up costs a one-shot guard more than it
-// gives it (see startup.rs).
-#![cfg_attr(not(test), no_main)]
+// On glibc Linux the entry point is `startup::main`: std's own start-up costs a one-shot guard
+// more than it gives it (see startup.rs). Every other target starts at `main` below.
+#![cfg_attr(all(not(test), target_os = "linux", target_env = "gnu"), no_main)]
 
 mod agents;
 mod convert;
@@ -13,6 +13,7 @@ mod guard;
 mod log;
 mod logging;
 mod serve;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod startup;
 mod test;
 
@@ -312,10 +313,17 @@ impl From<GuardFormat> for agent_hooks::guards::command::Format {
     }
 }
 
-/// The program, called by `startup::main` (a test build has the test harness's `main`).
+/// The entry point on every target but glibc Linux, with std's start-up (see startup.rs).
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn main() -> ExitCode {
+    run(std::env::args_os().collect())
+}
+
+/// The program on its command line, called by `main` or on glibc Linux `startup::main` (a
+/// test build has the test harness's `main`).
 #[cfg_attr(test, allow(dead_code))]
-fn run() -> ExitCode {
-    let cli = parse(std::env::args_os().collect());
+fn run(args: Vec<OsString>) -> ExitCode {
+    let cli = parse(args);
     logging::init(matches!(cli.command, Some(Command::Guard(_))));
     let command = cli.command.unwrap_or(Command::List { json: false });
     match command {

@@ -24,5 +24,6 @@ mod operator;
 mod prefork;
 mod serve;
 mod skills;
+mod startup;
 mod trial;
 mod usage;
