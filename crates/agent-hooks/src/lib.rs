@@ -20,37 +20,34 @@
 //!                                    Outcome { decision, payload, context, notes, warnings, hooks }
 //! ```
 //!
-//! Each decision has one home (`docs/architecture.md` has the full table); the modules are
-//! private, so these are file names, not API:
+//! Each decision has one home (`docs/architecture.md` has the full table). The library is
+//! split by layer into crates, each depending only on those below it:
 //!
-//! - `event.rs` defines the canonical events, their payloads and the capability table — the one
-//!   place that says what each event lets hooks do; `Answer::admit` in `answer.rs` is the one
-//!   function that applies it to a hook's answer, for the dispatcher and for `doctor` alike.
-//! - `config/` reads each source of hooks (`config/shell_hooks.yaml`, skills' `hooks.json`,
-//!   `.claude/settings*.json`, `.codex/hooks.json` and `.codex/config.toml`, `.gemini/settings.json`,
-//!   `config/agent.yaml`) into hooks and typed settings, with located
-//!   errors ([`ConfigError`]). It imports the dialects' name tables; nothing imports it back on
-//!   the way from a payload to its outcome.
-//! - `dialect/` translates between the canonical payload and what one family of scripts
-//!   speaks: `shell`, `skill`, `claude/`, `codex` (Claude Code's protocol with Codex's events),
-//!   `gemini`; `agent.rs` names the agents (Claude Code, Codex, Gemini CLI) and what each bridge needs; `matcher` decides which payloads a hook runs on and
-//!   `read` how a hook's stdout is read (cap, UTF-8, one JSON object, typed fields).
-//! - `transport/` runs a hook (a process in its own group, with a hard timeout; an HTTP POST
-//!   behind the SSRF guard; a built-in guard in-process) and returns its raw reply.
-//! - `trust.rs` is the gate: master switch, approvals, drift. An approval binds the hook's
-//!   whole definition and every file its command names.
-//! - `dispatch.rs` orders, chains or parallelises hooks and merges their admitted effects into
+//! - `agent-hooks-core`: the canonical events, their payloads and the capability table — the
+//!   one place that says what each event lets hooks do — and `Answer::admit`, the one function
+//!   that applies it to a hook's answer; the outcome, diagnostics, [`ConfigError`], the store.
+//! - `agent-hooks-transports`: running a hook (a process in its own group with a hard timeout,
+//!   a pre-forked Python script, an HTTP POST behind the SSRF guard, an LLM judge, a built-in
+//!   guard in-process), and the one reading of a hook's command line (program and files).
+//! - `agent-hooks-dialects`: translating between the canonical payload and what one family of
+//!   scripts speaks (`shell`, `skill`, Claude Code, Codex, Gemini CLI, Cursor), and the agents
+//!   themselves, one table from an agent to its module.
+//! - this crate, whose modules are private (so these are file names, not API): `config/` reads
+//!   each source of hooks (`config/shell_hooks.yaml`, skills' `hooks.json`,
+//!   `.claude/settings*.json`, `.codex/hooks.json` and `.codex/config.toml`,
+//!   `.gemini/settings.json`, `.cursor/hooks.json`, `config/agent.yaml`) into hooks and typed
+//!   settings with located errors; `trust.rs` is the gate (master switch, approvals, drift: an
+//!   approval binds the hook's whole definition and every file its command names);
+//!   `dispatch.rs` orders, chains or parallelises hooks and merges their admitted effects into
 //!   an [`Outcome`]; [`Engine`] holds the loaded workspace as a [`Snapshot`] and swaps it whole
-//!   on reload. [`DispatchOptions`] narrows one dispatch (the Claude Code bridge skips Claude
-//!   Code's own hooks with it).
-//! - `command_line.rs` is the one reading of a hook's command line (program and files) that
-//!   approval, dispatch, `list` and `doctor` share; `inspect/` judges and tries hooks for
-//!   `list` and `doctor`, and [`commands`] is the `/hooks` commands as text; [`bridge`] runs a
-//!   workspace inside an agent (Claude Code, Codex, Gemini CLI); `server` is the sidecar; [`guards`] wires the ready-made
-//!   guards of `agent-hooks-guards` in (one registry row per guard).
+//!   on reload; [`DispatchOptions`] narrows one dispatch (the Claude Code bridge skips Claude
+//!   Code's own hooks with it); `inspect/` judges and tries hooks for `list` and `doctor`;
+//!   [`commands`] is the `/hooks` commands as text; [`bridge`] runs a workspace inside an
+//!   agent; [`guards`] wires the ready-made guards of `agent-hooks-guards` in.
+//! - `agent-hooks-server`: the sidecar, on this crate's public API.
 //!
 //! Every failure of a hook is visible: in the outcome's per-hook report and in
-//! `logs/events.jsonl` (`diag.rs`). Failure is open (the action proceeds) unless a hook says
+//! `logs/events.jsonl`. Failure is open (the action proceeds) unless a hook says
 //! `on_error: block`.
 //!
 //! ## The public surface
@@ -63,17 +60,18 @@
 //! - The engine: [`Engine`] (open, dispatch, fire, reload, approve, revoke, the master switch),
 //!   [`Snapshot`] (the configuration in force: its errors, hook counts, approval keys),
 //!   [`DispatchOptions`], [`Workspace`], and their errors ([`EngineError`], [`ConfigError`],
-//!   [`TrustError`], [`SwitchError`], [`UnreadableCommand`]).
+//!   [`TrustError`], [`SwitchError`], [`UnreadableCommand`]); [`hook_listing`], every declared
+//!   hook as the sidecar's `GET /v1/hooks` shows it.
 //! - The events: [`Event`], the capability table [`EVENTS`] of [`EventSpec`] rows,
-//!   [`complete_payload`], and the typed [`payload`]s for [`Engine::fire`].
+//!   [`complete_payload`], [`parse_event`], and the typed [`payload`]s for [`Engine::fire`].
 //! - What comes back: [`Outcome`] with its [`Decision`], per-hook [`HookReport`]s and
 //!   [`ReasonDisplay`].
 //! - [`host`]: the helpers an agent loop calls around a tool call and a stop (`call_tool`,
 //!   `Turn`).
 //! - [`commands`]: the `/hooks` chat commands (`run_line`); [`convert`]: one agent's hook
 //!   configuration rewritten as another's; [`guards`]: the ready-made guards,
-//!   `install` and the `guard` command; [`bridge`]: the agents' bridges and installers; `server` (feature
-//!   `server`, on by default): the sidecar's router and `serve`.
+//!   `install` and the `guard` command; [`bridge`]: the agents' bridges and installers. The
+//!   sidecar's router and `serve` are the `agent-hooks-server` crate.
 //!
 //! The crate's benchmarks time a few internals (the trust gate's hash, a bare POST with the
 //! HTTP transport's client) through the `internals` module, compiled only with the feature of
