@@ -88,7 +88,7 @@ def json_objects():
 
 def event_order():
     """The canonical events in the order of agent_hooks::EVENTS (the targets pick by index)."""
-    src = open("crates/agent-hooks/src/event.rs").read()
+    src = open("crates/agent-hooks-core/src/event.rs").read()
     start = src.index("pub static EVENTS")
     return re.findall(r'spec\(\s*Event::\w+,\s*"(\w+)"', src[start:])
 

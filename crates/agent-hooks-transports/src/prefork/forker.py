@@ -1,7 +1,7 @@
 # The forker of agent-hooks (`prefork: true`): started as `<python> [flags] -c <this> <config>`
 # by the runtime, it compiles one approved hook script, imports what the script imports, and
 # then forks one child per call that runs the compiled script as `python3 script.py` would.
-# See crates/agent-hooks/src/transport/prefork/mod.rs for the protocol and the guarantees.
+# See crates/agent-hooks-transports/src/prefork/mod.rs for the protocol and the guarantees.
 import os
 import sys
 
