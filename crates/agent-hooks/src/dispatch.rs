@@ -286,12 +286,14 @@ impl Runtime<'_> {
         let started = Instant::now();
         let ran = self.execute(hook, &view, program.as_ref()).await;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
-        let report = |status, detail: Option<String>| HookReport {
-            hook: hook.name.clone(),
-            source: hook.file_display.clone(),
-            status,
-            detail: detail.map(Cow::Owned),
-            ms: (ms * 10.0).round() / 10.0,
+        let report = |status, detail: Option<String>| {
+            HookReport::new(
+                hook.name.clone(),
+                hook.file_display.clone(),
+                status,
+                detail.map(Cow::Owned),
+                (ms * 10.0).round() / 10.0,
+            )
         };
         let record = |kind: DiagKind, detail: &str| hook_record(hook, event, payload, kind, detail);
         let log = |kind: DiagKind, detail: &str| self.record(record(kind, detail));
@@ -437,13 +439,13 @@ impl Runtime<'_> {
             }
         };
         HookRun {
-            report: HookReport {
-                hook: hook.name.clone(),
-                source: hook.file_display.clone(),
+            report: HookReport::new(
+                hook.name.clone(),
+                hook.file_display.clone(),
                 status,
-                detail: Some(Cow::Owned(detail)),
-                ms: 0.0,
-            },
+                Some(Cow::Owned(detail)),
+                0.0,
+            ),
             answer: None,
             lapse: None,
             fallback: None,
@@ -582,13 +584,13 @@ impl Lapse {
 }
 
 fn skipped(hook: &Hook, why: impl Into<Cow<'static, str>>) -> HookReport {
-    HookReport {
-        hook: hook.name.clone(),
-        source: hook.file_display.clone(),
-        status: HookStatus::Skipped,
-        detail: Some(why.into()),
-        ms: 0.0,
-    }
+    HookReport::new(
+        hook.name.clone(),
+        hook.file_display.clone(),
+        HookStatus::Skipped,
+        Some(why.into()),
+        0.0,
+    )
 }
 
 /// What [`complete_payload`] fills in for `event` (with an empty `cwd`), built once per process
@@ -881,9 +883,7 @@ impl Merge {
         if let Some(reason) = &answer.stop {
             self.decided(hook, LoggedDecision::Stop, reason.clone());
             if self.stop.is_none() {
-                self.stop = Some(agent_hooks_core::outcome::Stop {
-                    reason: reason.clone(),
-                });
+                self.stop = Some(agent_hooks_core::outcome::Stop::new(reason.clone()));
             }
         }
         if !deferred {
@@ -924,9 +924,7 @@ impl Merge {
                     Some(format!("redo cap reached ({count} redos this turn)"))
                 }
                 Ok(_) => None,
-                Err(shown) => Some(format!(
-                    "redo_count {shown} is not a non-negative integer, so the redo cap applies"
-                )),
+                Err(unreadable) => Some(format!("{unreadable}, so the redo cap applies")),
             };
             if let Some(why) = overruled {
                 self.warnings.push(format!(
@@ -963,21 +961,18 @@ impl Merge {
                 !(added && untouched)
             });
         }
-        Outcome {
-            event: self.event,
-            decision: self.decision,
-            result: self.result,
-            payload: self.payload,
-            context: self.context,
-            notes: self.notes,
-            warnings: self.warnings,
-            model: self.model,
-            display: self.reason.as_deref().map(ReasonDisplay::of),
-            reason: self.reason,
-            stop: self.stop,
-            hooks: self.reports,
-            changed: self.changed,
-            diagnostics: Vec::new(),
-        }
+        let mut outcome = Outcome::unchanged(self.event, self.payload);
+        outcome.decision = self.decision;
+        outcome.result = self.result;
+        outcome.context = self.context;
+        outcome.notes = self.notes;
+        outcome.warnings = self.warnings;
+        outcome.model = self.model;
+        outcome.display = self.reason.as_deref().map(ReasonDisplay::of);
+        outcome.reason = self.reason;
+        outcome.stop = self.stop;
+        outcome.hooks = self.reports;
+        outcome.changed = self.changed;
+        outcome
     }
 }
