@@ -36,17 +36,15 @@ pub(crate) fn run(
         eprintln!("agent-hooks guard {name}: cannot read the payload from stdin: {e}");
         return ExitCode::from(1);
     }
-    let request = Request {
-        name,
-        rules,
-        format,
-        workspace: ws,
-        state_dir: std::env::var_os("STATE_DIR")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from),
-        dry_run: std::env::var_os(agent_hooks::DRY_RUN_ENV).is_some_and(|v| v == "1"),
-        nested: std::env::var_os("HOOK_NAME").is_some() && std::env::var_os("HOOK_EVENT").is_some(),
-    };
+    let mut request = Request::new(name, ws);
+    request.rules = rules;
+    request.format = format;
+    request.state_dir = std::env::var_os("STATE_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from);
+    request.dry_run = std::env::var_os(agent_hooks::DRY_RUN_ENV).is_some_and(|v| v == "1");
+    request.nested =
+        std::env::var_os("HOOK_NAME").is_some() && std::env::var_os("HOOK_EVENT").is_some();
     let answer = command::run(&request, &input);
     // One write each: the answer is small, and a hook's stdout is read whole.
     let _ = std::io::stdout().lock().write_all(answer.stdout.as_bytes());

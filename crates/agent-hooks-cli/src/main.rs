@@ -388,15 +388,13 @@ fn run(args: Vec<OsString>) -> ExitCode {
             host_lifecycle,
             exit_with_parent,
             exit_on_stdin_eof,
-        } => serve::run(
-            ws,
-            &listen,
-            ServeOptions {
-                host_lifecycle,
-                exit_with_parent,
-                exit_on_stdin_eof,
-            },
-        ),
+        } => {
+            let mut options = ServeOptions::default();
+            options.host_lifecycle = host_lifecycle;
+            options.exit_with_parent = exit_with_parent;
+            options.exit_on_stdin_eof = exit_on_stdin_eof;
+            serve::run(ws, &listen, options)
+        }
         Command::Fire { event, pretty } => block_on(fire::run(
             ws,
             &event,
@@ -535,7 +533,7 @@ fn definition() -> clap::Command {
     let mut after = String::from("Ready-made hooks (agent-hooks install <name|number>):\n");
     after.push_str(&agent_hooks::guards::numbered_list());
     after.push_str("\nEvents:\n");
-    for spec in &agent_hooks::EVENTS {
+    for spec in agent_hooks::EVENTS {
         after.push_str(&format!("  {:<22} {}\n", spec.name, spec.fires));
     }
     after.push_str(

@@ -94,6 +94,7 @@ impl DiagKind {
 /// "continue" is not logged; everything that changed the action, or kept a hook from judging
 /// it, is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LoggedDecision {
     /// The hook blocked the action (or, on `on_stop`/`on_completion_claim`, forced a redo).
     Block,

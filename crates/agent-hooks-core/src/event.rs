@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 /// # Ok::<(), agent_hooks_core::event::UnknownEvent>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Event {
     /// `on_user_message`: a user message arrives, before the model sees it.
     OnUserMessage,
@@ -70,6 +71,7 @@ pub enum Event {
 /// The default a missing payload field gets, so a hook that indexes a documented field never
 /// trips on its absence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FieldKind {
     /// A string; defaults to `""`.
     Text,
@@ -87,6 +89,7 @@ pub enum FieldKind {
 
 /// A payload field of one event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Field {
     /// The field's key in the payload.
     pub name: &'static str,
@@ -99,6 +102,9 @@ const fn f(name: &'static str, kind: FieldKind) -> Field {
 }
 
 /// How a hook's rewrite of a payload field is applied.
+///
+/// Exhaustive on purpose: the dispatcher must apply every rule, and a wildcard arm there would
+/// have no right behaviour to fall back on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RewriteRule {
     /// The value replaces the field (a string stays a string).
@@ -109,6 +115,7 @@ pub enum RewriteRule {
 
 /// What hooks may do at one event. One row per event in [`EVENTS`].
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct EventSpec {
     /// The event this row describes.
     pub event: Event,
@@ -175,7 +182,7 @@ const fn spec(event: Event, name: &'static str, fires: &'static str) -> EventSpe
 /// Rows are in [`Event`] declaration order, so `EVENTS[event as usize]` is that event's row
 /// ([`Event::spec`] relies on it). Adding an event means adding a variant and a row here; the
 /// dispatcher, `doctor` and `help` pick it up from this table.
-pub static EVENTS: [EventSpec; 16] = [
+pub static EVENTS: &[EventSpec] = &[
     EventSpec {
         fields: &[f("message", Text), f("channel", Text)],
         may_block: true,
@@ -350,7 +357,7 @@ pub static EVENTS: [EventSpec; 16] = [
 ];
 
 /// The fields every payload carries (SPEC §3). They are not searched by matchers.
-pub const COMMON_FIELDS: [&str; 4] = ["event", "session_id", "agent_id", "cwd"];
+pub const COMMON_FIELDS: &[&str] = &["event", "session_id", "agent_id", "cwd"];
 
 /// How many redos hooks may force in one turn before a block is no longer honoured (SPEC §8).
 pub const REDO_CAP: u64 = 3;
@@ -360,7 +367,7 @@ pub const REDO_CAP: u64 = 3;
 /// above any cap). Anything else — negative, fractional, a word, a list — is rejected with the
 /// value as shown, and callers treat it as the cap reached: a count nobody can read must never
 /// let a hook force redos forever.
-pub fn redo_count(value: Option<&Value>) -> Result<u64, String> {
+pub fn redo_count(value: Option<&Value>) -> Result<u64, UnreadableCount> {
     fn integral(n: f64) -> Option<u64> {
         // `as` saturates, and NaN or infinity fail the `fract` test.
         (n >= 0.0 && n.fract() == 0.0).then_some(n as u64)
@@ -376,7 +383,18 @@ pub fn redo_count(value: Option<&Value>) -> Result<u64, String> {
         }
         Some(_) => None,
     };
-    count.ok_or_else(|| value.map(Value::to_string).unwrap_or_default())
+    count.ok_or_else(|| UnreadableCount {
+        shown: value.map(Value::to_string).unwrap_or_default(),
+    })
+}
+
+/// A `redo_count` that is not a count (see [`redo_count`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("redo_count {shown} is not a non-negative integer")]
+#[non_exhaustive]
+pub struct UnreadableCount {
+    /// The value as given, as JSON.
+    pub shown: String,
 }
 
 impl Event {
@@ -415,6 +433,7 @@ impl fmt::Display for Event {
 /// An event name that is not in the table.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown event \"{name}\"{}", crate::wording::did_you_mean(*.suggestion))]
+#[non_exhaustive]
 pub struct UnknownEvent {
     /// The name as given.
     pub name: String,
@@ -494,7 +513,7 @@ mod tests {
         let names: Vec<&str> = rows.iter().map(|r| r[0].trim_matches('`')).collect();
         let expected: Vec<&str> = EVENTS.iter().map(|s| s.name).collect();
         assert_eq!(names, expected, "docs/protocol.md lists other events");
-        for (row, spec) in rows.iter().zip(&EVENTS) {
+        for (row, spec) in rows.iter().zip(EVENTS) {
             let [_, fires, gets, answers] = row[..] else {
                 panic!("{}: expected four cells, found {row:?}", spec.name);
             };
@@ -574,7 +593,7 @@ mod tests {
 
     #[test]
     fn blocking_events_are_sequential() {
-        for spec in &EVENTS {
+        for spec in EVENTS {
             if spec.event == Event::PostToolCall {
                 continue;
             }

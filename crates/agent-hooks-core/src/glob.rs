@@ -4,6 +4,17 @@
 
 use std::path::Path;
 
+/// A glob that does not compile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("glob \"{glob}\": {why}")]
+#[non_exhaustive]
+pub struct BadGlob {
+    /// The glob, without a leading `./`.
+    pub glob: String,
+    /// What is wrong with it.
+    pub why: String,
+}
+
 /// One compiled path glob.
 #[derive(Debug, Clone)]
 pub struct PathGlob {
@@ -17,13 +28,16 @@ impl PathGlob {
     /// # Errors
     ///
     /// What is wrong with the glob, naming it.
-    pub fn new(glob: &str) -> Result<PathGlob, String> {
+    pub fn new(glob: &str) -> Result<PathGlob, BadGlob> {
         let text = glob.trim_start_matches("./");
         let matcher = globset::GlobBuilder::new(text)
             .literal_separator(true)
             .backslash_escape(true)
             .build()
-            .map_err(|e| format!("glob \"{text}\": {}", e.kind()))?
+            .map_err(|e| BadGlob {
+                glob: text.to_owned(),
+                why: e.kind().to_string(),
+            })?
             .compile_matcher();
         Ok(PathGlob {
             text: text.to_owned(),
@@ -85,6 +99,6 @@ mod tests {
     #[test]
     fn a_broken_glob_is_an_error_naming_it() {
         let err = PathGlob::new("src/[a").unwrap_err();
-        assert!(err.starts_with("glob \"src/[a\""), "{err}");
+        assert!(err.to_string().starts_with("glob \"src/[a\""), "{err}");
     }
 }

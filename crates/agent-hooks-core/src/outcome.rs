@@ -13,6 +13,7 @@ use crate::event::Event;
 /// What happened to one hook in a dispatch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum HookStatus {
     /// Ran and answered with an effect.
     Ok,
@@ -55,6 +56,7 @@ impl HookStatus {
 
 /// One hook's line in an outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct HookReport {
     /// The hook's name, as in `list` and the logs.
     pub hook: Arc<str>,
@@ -76,6 +78,7 @@ pub struct HookReport {
 /// [`context`](Outcome::context), append [`notes`](Outcome::notes), show
 /// [`warnings`](Outcome::warnings). Effects an event does not allow never reach the outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Outcome {
     /// The event that was dispatched.
     pub event: Event,
@@ -114,6 +117,7 @@ pub struct Outcome {
 /// One problem a dispatch or a reload ran into, as a host reads it: the record type of
 /// `logs/events.jsonl`, the hook and the file concerned, and what happened.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// The record type (`hook_stderr`, `hook_invalid_output`, `hook_config_error`, ...), as
     /// `logs/events.jsonl` names it.
@@ -125,6 +129,26 @@ pub struct Diagnostic {
     pub source: Option<String>,
     /// What happened, for a human.
     pub detail: String,
+}
+
+impl HookReport {
+    /// The report of `hook`, declared in `source`, that ended as `status` after `ms`
+    /// milliseconds; `detail` says why it was skipped or failed.
+    pub fn new(
+        hook: Arc<str>,
+        source: Arc<str>,
+        status: HookStatus,
+        detail: Option<Cow<'static, str>>,
+        ms: f64,
+    ) -> HookReport {
+        HookReport {
+            hook,
+            source,
+            status,
+            detail,
+            ms,
+        }
+    }
 }
 
 impl Diagnostic {
@@ -158,6 +182,7 @@ impl Diagnostic {
 /// `[security] Blocked (recursive force-delete): rm -rf /` shows as the summary
 /// `Blocked (recursive force-delete)` over the evidence `rm -rf /`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ReasonDisplay {
     /// The explanation, one sentence.
     pub summary: String,
@@ -199,9 +224,19 @@ impl ReasonDisplay {
 
 /// A hook's request to end the agent's turn (SPEC §11: `{"reason": …}`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Stop {
     /// Why, for the user (Claude Code's `stopReason`); not shown to the model.
     pub reason: String,
+}
+
+impl Stop {
+    /// A request to end the turn, for `reason`.
+    pub fn new(reason: impl Into<String>) -> Stop {
+        Stop {
+            reason: reason.into(),
+        }
+    }
 }
 
 impl Serialize for Event {
@@ -211,6 +246,28 @@ impl Serialize for Event {
 }
 
 impl Outcome {
+    /// The outcome of `event` when no hook changed anything: `continue`, `payload` as given,
+    /// nothing to inject or show, no hook reports. A dispatcher starts from it and fills in what
+    /// its hooks did.
+    pub fn unchanged(event: Event, payload: Map<String, Value>) -> Outcome {
+        Outcome {
+            event,
+            decision: Decision::Continue,
+            reason: None,
+            result: None,
+            payload,
+            context: Vec::new(),
+            notes: Vec::new(),
+            warnings: Vec::new(),
+            model: None,
+            display: None,
+            stop: None,
+            hooks: Vec::new(),
+            changed: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
     /// Whether the host must not perform the action.
     pub fn is_blocked(&self) -> bool {
         self.decision == Decision::Block

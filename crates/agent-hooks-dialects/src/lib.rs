@@ -14,12 +14,23 @@
 //! This crate knows the core's vocabulary and the transports' raw [`Reply`]; it knows nothing
 //! of configuration files, trust or dispatch.
 
+#![warn(missing_docs)]
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
 pub mod agent;
 pub mod claude;
 pub mod codex;
+// `cursor` and `gemini` are being reworked with the other agents' modules; their last
+// undocumented items (`input`, `GeminiEvent::is_tool_event`) get documented there.
+#[allow(
+    missing_docs,
+    reason = "documented in the rework of the agents' modules"
+)]
 pub mod cursor;
+#[allow(
+    missing_docs,
+    reason = "documented in the rework of the agents' modules"
+)]
 pub mod gemini;
 pub mod matcher;
 pub mod read;
@@ -154,6 +165,7 @@ pub fn event_named(name: &str) -> Result<Event, agent_hooks_core::event::Unknown
 /// skill hook's `include_conversation` reads).
 #[derive(Debug, Default)]
 pub struct DispatchCache {
+    /// The conversation skill hooks with `include_conversation` get, read once.
     pub conversation: OnceLock<Value>,
     /// The `tool_use_id` generated for Claude Code hooks when the payload has none, so every
     /// hook of the dispatch sees the same one.
@@ -178,6 +190,7 @@ pub struct PayloadView<'a> {
     pub payload: &'a Map<String, Value>,
     /// The workspace, for paths hooks get (transcript, state).
     pub ws: &'a Workspace,
+    /// What this dispatch computes at most once for all its hooks.
     pub cache: &'a DispatchCache,
     match_text: OnceLock<String>,
     /// The dispatcher's copy of the match text, shared by every hook that sees the payload in

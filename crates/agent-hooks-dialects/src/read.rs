@@ -113,14 +113,17 @@ pub fn parse_object(stdout: &str) -> Result<Option<Map<String, Value>>, Unusable
 /// Typed access to the fields of an answer object; a wrong type makes the answer unusable.
 #[derive(Debug)]
 pub struct Fields<'a> {
+    /// The answer object.
     pub object: &'a Map<String, Value>,
 }
 
 impl<'a> Fields<'a> {
+    /// Typed access to `object`.
     pub fn new(object: &'a Map<String, Value>) -> Self {
         Fields { object }
     }
 
+    /// The string at `key`; absent or null is `None`.
     pub fn string(&mut self, key: &str) -> Result<Option<String>, Unusable> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
@@ -129,6 +132,7 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// The string or list of strings at `key`, as a list; absent, null or empty is `None`.
     pub fn text_or_list(&mut self, key: &str) -> Result<Option<Vec<String>>, Unusable> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
@@ -144,6 +148,7 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// The object at `key`; absent or null is `None`.
     pub fn object_field(&mut self, key: &str) -> Result<Option<&'a Map<String, Value>>, Unusable> {
         match self.object.get(key) {
             None | Some(Value::Null) => Ok(None),
@@ -153,6 +158,7 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// The unusable answer whose `key` holds `found` where `expected` belongs.
 pub fn wrong_type(key: &str, expected: &str, found: &Value) -> Unusable {
     Unusable {
         kind: DiagKind::HookInvalidOutput,

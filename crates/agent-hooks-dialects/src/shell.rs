@@ -11,12 +11,15 @@ use agent_hooks_core::diag::DiagKind;
 use agent_hooks_core::event::Event;
 use agent_hooks_transports::{Exit, Reply};
 
+/// What a shell hook reads on stdin: the canonical payload as one line of JSON.
 pub fn input(view: &PayloadView<'_>) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(view.payload).unwrap_or_else(|_| b"{}".to_vec());
     bytes.push(b'\n');
     bytes
 }
 
+/// A shell hook's reply read as the decision protocol (SPEC §5): its exit status and its
+/// stdout's JSON object.
 pub fn interpret(event: Event, reply: &Reply) -> Result<Answer, Unusable> {
     let stdout = read::stdout_text(reply)?;
     match reply.exit {

@@ -161,6 +161,8 @@ fn view_object(view: &PayloadView<'_>) -> Map<String, Value> {
     obj
 }
 
+/// What a skill hook reads on stdin: the event its source runtime would pass (as the chain of
+/// skill hooks left it), with the conversation when the hook asks for it.
 pub fn input(view: &PayloadView<'_>, include_conversation: bool) -> Vec<u8> {
     let mut obj = with_chain(view, |chain| chain.current.clone());
     if include_conversation {
@@ -250,6 +252,8 @@ fn conversation(payload: &Map<String, Value>, all: Vec<Value>, source: &str) -> 
     Value::Object(conversation)
 }
 
+/// A skill hook's reply read as its source runtime reads it: a non-zero exit is a failure, the
+/// stdout's object the (possibly rewritten) event.
 pub fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusable> {
     if reply.exit != Exit::Code(0) {
         let stderr = String::from_utf8_lossy(&reply.stderr);

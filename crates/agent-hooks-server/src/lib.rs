@@ -33,7 +33,7 @@ use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 
 pub(crate) use stats::Stats;
-pub use watch::{Watcher, watch};
+pub use watch::{WatchError, Watcher, watch};
 
 use agent_hooks::{DispatchOptions, Engine, EngineError};
 use agent_hooks_core::event::Event;
@@ -44,6 +44,7 @@ pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ServeError {
     /// The address is not loopback; the sidecar has no authentication, so it never listens
     /// beyond this machine.
@@ -60,8 +61,8 @@ pub enum ServeError {
         source: std::io::Error,
     },
     /// The file watcher that drives hot reload could not start.
-    #[error("{0}")]
-    Watch(String),
+    #[error(transparent)]
+    Watch(#[from] WatchError),
     /// The server failed after it started.
     #[error("the server stopped with an error: {0}")]
     Serve(std::io::Error),
@@ -114,6 +115,7 @@ pub fn router(engine: Arc<Engine>) -> Router {
 
 /// How `serve` runs, beyond its address.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ServeOptions {
     /// The host fires the lifecycle events (`pre_startup`, `post_startup`, `pre_shutdown`,
     /// `post_shutdown`) itself, so the sidecar does not; `sidecar.host_lifecycle: true` in

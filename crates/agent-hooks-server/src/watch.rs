@@ -21,6 +21,31 @@ use agent_hooks::Engine;
 /// How long the watcher waits for a burst of file events to settle before reloading.
 pub(super) const DEBOUNCE: Duration = Duration::from_millis(150);
 
+/// Why hot reload could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WatchError {
+    /// The operating system's file watcher could not be created.
+    #[error("cannot start the file watcher: {0}")]
+    Start(notify::Error),
+    /// The workspace could not be watched.
+    #[error("cannot watch {}: {source}", path.display())]
+    Root {
+        /// The workspace root.
+        path: PathBuf,
+        /// The underlying failure.
+        source: notify::Error,
+    },
+    /// The directory of an approvals file outside the workspace could not be watched.
+    #[error("cannot watch the approvals directory {}: {source}", path.display())]
+    Approvals {
+        /// The approvals file's directory.
+        path: PathBuf,
+        /// The underlying failure.
+        source: notify::Error,
+    },
+}
+
 /// Keeps the watcher alive; dropping it stops hot reload (and the task that reloads).
 pub struct Watcher {
     _watcher: RecommendedWatcher,
@@ -84,7 +109,7 @@ fn look_at(path: &Path) -> Seen {
 /// (`AGENT_HOOKS_APPROVALS`), so a revocation made elsewhere stops the hook here too; each
 /// settled burst of changes that altered some file's content triggers a reload on a blocking
 /// thread.
-pub fn watch(engine: Arc<Engine>) -> Result<Watcher, String> {
+pub fn watch(engine: Arc<Engine>) -> Result<Watcher, WatchError> {
     let root = engine.workspace().root().to_path_buf();
     let approvals = engine.workspace().approvals_json();
     let outside = (!approvals.starts_with(&root)).then_some(approvals);
@@ -105,20 +130,21 @@ pub fn watch(engine: Arc<Engine>) -> Result<Watcher, String> {
             }
         }
     })
-    .map_err(|e| format!("cannot start the file watcher: {e}"))?;
+    .map_err(WatchError::Start)?;
     // The root, recursively: config/, skills/ or .claude/ may be created later.
     watcher
         .watch(&root, RecursiveMode::Recursive)
-        .map_err(|e| format!("cannot watch {}: {e}", root.display()))?;
+        .map_err(|source| WatchError::Root {
+            path: root.clone(),
+            source,
+        })?;
     // The approvals file's directory: the file is replaced by a rename at every change.
     if let Some(dir) = outside.as_deref().and_then(Path::parent) {
         watcher
             .watch(dir, RecursiveMode::NonRecursive)
-            .map_err(|e| {
-                format!(
-                    "cannot watch the approvals directory {}: {e}",
-                    dir.display()
-                )
+            .map_err(|source| WatchError::Approvals {
+                path: dir.to_path_buf(),
+                source,
             })?;
     }
     tokio::spawn(reload_on_change(engine, rx));

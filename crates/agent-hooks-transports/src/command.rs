@@ -271,8 +271,11 @@ impl Started for tokio::process::Child {
 /// The runtime's ends of a started hook's standard streams.
 #[derive(Debug)]
 pub struct Streams<I, O, E> {
+    /// Where the hook's input is written; taken by the task that writes it.
     pub stdin: Option<I>,
+    /// The hook's answer; taken by the task that reads it.
     pub stdout: Option<O>,
+    /// The hook's diagnostics; taken by the task that reads them.
     pub stderr: Option<E>,
 }
 
@@ -378,10 +381,6 @@ where
     })
 }
 
-/// The process to start: the pinned program when the gate pinned one — from its verified
-/// descriptor when it is a compiled program, so check and exec are one act (what `fexecve`
-/// does: the kernel opens `/proc/self/fd/N`, the very file that was verified) — else `word` as
-/// `PATH` finds it.
 /// `<shell> -c <line>`, the shell started from the pinned file when there is one.
 fn shell_command(program: Option<&crate::pinned::Pinned>, shell: &str, line: &str) -> Command {
     let mut cmd = command_for(program, shell);
@@ -389,6 +388,10 @@ fn shell_command(program: Option<&crate::pinned::Pinned>, shell: &str, line: &st
     cmd
 }
 
+/// The process to start: the pinned program when the gate pinned one — from its verified
+/// descriptor when it is a compiled program, so check and exec are one act (what `fexecve`
+/// does: the kernel opens `/proc/self/fd/N`, the very file that was verified) — else `word` as
+/// `PATH` finds it.
 pub fn command_for(program: Option<&crate::pinned::Pinned>, word: &str) -> Command {
     use std::os::fd::AsRawFd;
     let Some(pinned) = program else {

@@ -15,6 +15,7 @@
 //! This crate knows the core's events and payloads and nothing of dialects, configuration or
 //! trust decisions: the runtime hands it what the trust gate verified.
 
+#![warn(missing_docs)]
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
 pub mod builtin;

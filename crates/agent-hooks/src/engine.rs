@@ -18,6 +18,7 @@ use agent_hooks_core::workspace::Workspace;
 
 /// Why an engine operation failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum EngineError {
     /// `config/agent.yaml` could not be read or rewritten to flip the master switch.
     #[error(transparent)]
@@ -179,7 +180,10 @@ impl Engine {
     /// # Errors
     ///
     /// Why the ticket's hook could not be run (also logged when it concerns the hook).
-    pub async fn run_background_ticket(&self, path: &std::path::Path) -> Result<(), String> {
+    pub async fn run_background_ticket(
+        &self,
+        path: &std::path::Path,
+    ) -> Result<(), crate::dispatch::background::TicketError> {
         let snapshot = self.snapshot();
         crate::dispatch::background::run_ticket(&self.ws, &snapshot, &self.drift, path).await
     }

@@ -42,6 +42,7 @@ use agent_hooks_core::outcome::Outcome;
 
 /// What to do when a hook answers `ask` and the host cannot ask its user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AskPolicy {
     /// Treat the ask as a block (SPEC §5: a host with no way to ask blocks).
     Block,
@@ -51,6 +52,7 @@ pub enum AskPolicy {
 
 /// How a tool call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ToolStatus {
     /// The tool ran and returned a result.
     Success,
@@ -73,6 +75,7 @@ impl ToolStatus {
 
 /// The result of [`call_tool`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The tool that was called.
     pub tool_name: String,
@@ -122,6 +125,7 @@ impl ToolCall {
 /// `PermissionError`, ...), which `post_tool_call` hooks get as `error_class` — skill hooks'
 /// source runtime sends the exception's class name there.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolError {
     /// What went wrong, as the agent and hooks read it.
     pub message: String,
@@ -307,6 +311,9 @@ where
 }
 
 /// What the stop hooks decided.
+///
+/// Exhaustive on purpose: a turn either ends or is done again, and a host's loop must handle
+/// both; a wildcard arm would have no right behaviour to fall back on.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StopVerdict {
     /// The turn ends. `warnings` include the redo-cap notice when hooks were overruled.

@@ -60,8 +60,8 @@
 //! - The engine: [`Engine`] (open, dispatch, fire, reload, approve, revoke, the master switch),
 //!   [`Snapshot`] (the configuration in force: its errors, hook counts, approval keys),
 //!   [`DispatchOptions`], [`Workspace`], and their errors ([`EngineError`], [`ConfigError`],
-//!   [`TrustError`], [`SwitchError`], [`UnreadableCommand`]); [`hook_listing`], every declared
-//!   hook as the sidecar's `GET /v1/hooks` shows it.
+//!   [`TrustError`], [`SwitchError`], [`UnreadableCommand`], [`TicketError`]);
+//!   [`hook_listing`], every declared hook as the sidecar's `GET /v1/hooks` shows it.
 //! - The events: [`Event`], the capability table [`EVENTS`] of [`EventSpec`] rows,
 //!   [`complete_payload`], [`parse_event`], and the typed [`payload`]s for [`Engine::fire`].
 //! - What comes back: [`Outcome`] with its [`Decision`], per-hook [`HookReport`]s and
@@ -115,6 +115,7 @@ pub use agent_hooks_dialects::agent::SourceKind;
 pub use agent_hooks_dialects::parse_event;
 pub use agent_hooks_transports::command_line::Unreadable as UnreadableCommand;
 pub use config::agent::SwitchError;
+pub use dispatch::background::TicketError;
 pub use dispatch::{DRY_RUN_ENV, DispatchOptions};
 pub use engine::{Engine, EngineError};
 pub use inspect::health::{HookListing, hook_listing};

@@ -151,6 +151,7 @@ impl Approvals {
 
 /// Why a write to the allowlist failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TrustError {
     /// The approvals file could not be locked, read or written.
     #[error("failed to update {path}: {source}")]

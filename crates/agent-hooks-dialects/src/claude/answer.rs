@@ -17,9 +17,13 @@ use agent_hooks_transports::Reply;
 /// `hookSpecificOutput.permissionDecision`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Permission {
+    /// `allow`: run the tool without asking.
     Allow,
+    /// `deny`: refuse the call.
     Deny,
+    /// `ask`: confirm with the user first.
     Ask,
+    /// `defer`: no opinion; leave the call to the other hooks and the agent.
     Defer,
 }
 

@@ -4,10 +4,36 @@
 
 use std::path::Path;
 
-use agent_hooks_core::glob::PathGlob;
+use agent_hooks_core::glob::{BadGlob, PathGlob};
 use serde_json::{Map, Value};
 
 use super::event::{ClaudeEvent, ToolAliases};
+
+/// Why an `if` rule does not parse.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum BadRule {
+    /// An opening parenthesis without its closing one.
+    #[error(
+        "\"{rule}\" is not a permission rule such as \"Bash(git push *)\" (no closing parenthesis)"
+    )]
+    Unclosed {
+        /// The rule as written.
+        rule: String,
+    },
+    /// No tool name before the parenthesis (or characters a tool name cannot have).
+    #[error("\"{rule}\" is not a permission rule such as \"Bash(git push *)\" or \"Edit(src/**)\"")]
+    NotARule {
+        /// The rule as written.
+        rule: String,
+    },
+    /// A `Bash(...)` pattern that does not compile.
+    #[error("{0}")]
+    Pattern(#[from] regex::Error),
+    /// A file tool's path glob that does not compile.
+    #[error(transparent)]
+    Glob(#[from] BadGlob),
+}
 
 /// A parsed `if` rule.
 #[derive(Debug, Clone)]
@@ -49,23 +75,23 @@ impl Condition {
     /// # Errors
     ///
     /// A message saying what is wrong with `text`.
-    pub fn parse(text: &str) -> Result<Condition, String> {
+    pub fn parse(text: &str) -> Result<Condition, BadRule> {
         let text = text.trim();
         let (tool, specifier) = match text.split_once('(') {
             None => (text, None),
             Some((tool, rest)) => {
                 let Some(inner) = rest.strip_suffix(')') else {
-                    return Err(format!(
-                        "\"{text}\" is not a permission rule such as \"Bash(git push *)\" (no closing parenthesis)"
-                    ));
+                    return Err(BadRule::Unclosed {
+                        rule: text.to_owned(),
+                    });
                 };
                 (tool.trim(), Some(inner.trim()))
             }
         };
         if tool.is_empty() || !tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!(
-                "\"{text}\" is not a permission rule such as \"Bash(git push *)\" or \"Edit(src/**)\""
-            ));
+            return Err(BadRule::NotARule {
+                rule: text.to_owned(),
+            });
         }
         let specifier = match specifier {
             None | Some("" | "*") => None,
@@ -125,7 +151,7 @@ impl Condition {
 
 /// `git push *` → `^git push(?: .*)?$`: `*` is anything, a trailing ` *` or `:*` also
 /// matches the bare command.
-fn command_specifier(spec: &str) -> Result<Specifier, String> {
+fn command_specifier(spec: &str) -> Result<Specifier, regex::Error> {
     let (stem, open_tail) = match spec.strip_suffix(" *").or_else(|| spec.strip_suffix(":*")) {
         Some(stem) => (stem, true),
         None => (spec, false),
@@ -141,7 +167,7 @@ fn command_specifier(spec: &str) -> Result<Specifier, String> {
         pattern.push_str("(?:\\s.*)?");
     }
     pattern.push('$');
-    let regex = regex::Regex::new(&pattern).map_err(|e| e.to_string())?;
+    let regex = regex::Regex::new(&pattern)?;
     Ok(Specifier::Command {
         regex,
         names_more: stem.trim().contains(' '),

@@ -161,6 +161,7 @@ impl ClaudeEvent {
         )
     }
 
+    /// Whether the event concerns one tool call (and so carries a tool name and input).
     pub fn is_tool_event(self) -> bool {
         matches!(
             self,

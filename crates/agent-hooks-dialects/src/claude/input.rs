@@ -155,6 +155,8 @@ pub(crate) fn claude_input(
     input
 }
 
+/// The JSON a Claude Code-style hook reads on stdin for the payload in `view`, in the event
+/// and field names of `family`'s agent.
 pub fn input(
     view: &PayloadView<'_>,
     family: &dyn super::ClaudeFamily,

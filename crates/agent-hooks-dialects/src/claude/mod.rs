@@ -20,7 +20,7 @@ mod reverse;
 mod transcript;
 
 pub use answer::{ClaudeOutput, Permission, interpret, judged, require_json_body};
-pub use condition::Condition;
+pub use condition::{BadRule, Condition};
 pub use event::{
     CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeCode, ClaudeEvent, ClaudeFamily, ToolAliases,
     compile_matcher, match_target,

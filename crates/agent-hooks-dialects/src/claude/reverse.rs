@@ -358,30 +358,13 @@ mod tests {
         let Value::Object(payload) = payload else {
             unreachable!("test payloads are objects")
         };
-        Outcome {
-            event,
-            decision: Decision::Continue,
-            reason: None,
-            result: None,
-            payload,
-            context: Vec::new(),
-            notes: Vec::new(),
-            warnings: Vec::new(),
-            model: None,
-            display: None,
-            stop: None,
-            hooks: Vec::new(),
-            changed: Vec::new(),
-            diagnostics: Vec::new(),
-        }
+        Outcome::unchanged(event, payload)
     }
 
     #[test]
     fn a_stop_is_continue_false_with_its_reason() {
         let mut done = outcome(Event::OnSessionStart, json!({}));
-        done.stop = Some(Stop {
-            reason: "budget spent".into(),
-        });
+        done.stop = Some(Stop::new("budget spent"));
         let answer = to_claude(
             ClaudeEvent::SessionStart,
             &done,

@@ -191,7 +191,10 @@ impl Confined {
         glob: Option<&str>,
     ) -> Result<String, String> {
         let regex = Regex::new(pattern).map_err(|e| format!("pattern: {e}"))?;
-        let filter = glob.map(PathGlob::new).transpose()?;
+        let filter = glob
+            .map(PathGlob::new)
+            .transpose()
+            .map_err(|e| e.to_string())?;
         let start = self.resolve(under.unwrap_or("."))?;
         let mut out = Vec::new();
         let mut truncated = false;
@@ -233,7 +236,7 @@ impl Confined {
     }
 
     fn glob(&self, pattern: &str, under: Option<&str>) -> Result<String, String> {
-        let matcher = PathGlob::new(pattern)?;
+        let matcher = PathGlob::new(pattern).map_err(|e| e.to_string())?;
         let start = self.resolve(under.unwrap_or("."))?;
         let base = self.relative(&start).to_path_buf();
         let mut out = Vec::new();

@@ -103,11 +103,15 @@ pub struct Pool {
 /// One call of a `prefork` hook.
 #[derive(Debug)]
 pub struct Job<'a> {
+    /// The workspace the hook runs in.
     pub ws: &'a Workspace,
     /// The hook's name and its entry's `env`: two hooks on one script get forkers of their own.
     pub hook: &'a str,
+    /// The entry's own `env:`, which keys the forker with the name.
     pub entry_env: &'a [(String, String)],
+    /// The hook's command, as the trust gate verified it.
     pub spec: &'a CommandSpec,
+    /// The entry's `prefork` settings.
     pub prefork: &'a Prefork,
     /// The hook's environment on top of the runtime's.
     pub env: &'a [(String, String)],

@@ -12,6 +12,7 @@ use agent_hooks_core::event::Event;
 
 /// What a command printed and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CommandOutput {
     /// What the command printed, newline-terminated; plain unless a colour [`Style`] was asked for.
     pub text: String,
@@ -303,7 +304,7 @@ pub fn help() -> String {
     // The ready-made hooks, numbered as `install <number>` takes them (crate::guards).
     text.push_str(&crate::guards::numbered_list());
     text.push_str("\nEvents:\n");
-    for spec in &agent_hooks_core::event::EVENTS {
+    for spec in agent_hooks_core::event::EVENTS {
         text.push_str(&format!("  {:<22} {}\n", spec.name, spec.fires));
     }
     text.push_str("\nGuide: docs/README.md (writing hooks, protocol, troubleshooting).\n");

@@ -133,6 +133,44 @@ pub(crate) fn start(ws: &Workspace, detach: &Detach, job: Job) -> Result<(), Str
     }
 }
 
+/// Why the hook of a background-hook ticket could not be run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TicketError {
+    /// The ticket file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The ticket file.
+        path: PathBuf,
+        /// The underlying failure.
+        source: std::io::Error,
+    },
+    /// The file is not a ticket `fire` wrote.
+    #[error("{} is not a background-hook ticket: {source}", path.display())]
+    NotATicket {
+        /// The ticket file.
+        path: PathBuf,
+        /// What does not parse.
+        source: serde_json::Error,
+    },
+    /// The ticket names an event this runtime does not know.
+    #[error(transparent)]
+    Event(#[from] agent_hooks_core::event::UnknownEvent),
+    /// The configuration no longer declares the hook for the event.
+    #[error("the background hook \"{key}\" of {file} is no longer declared for {event}")]
+    NoLongerDeclared {
+        /// The hook's approval key.
+        key: String,
+        /// The file that declared it.
+        file: String,
+        /// The event it was started for.
+        event: Event,
+    },
+    /// The hook, or the master switch, is no longer approved as it was (also logged).
+    #[error("not run: it is no longer approved as it was when it was started")]
+    NoLongerApproved,
+}
+
 /// Runs the hook of the ticket at `path` (a supervisor process's whole job) and removes it.
 /// The hook must still be declared and approved as it was.
 pub(crate) async fn run_ticket(
@@ -140,19 +178,26 @@ pub(crate) async fn run_ticket(
     snapshot: &crate::snapshot::Snapshot,
     drift: &crate::trust::DriftChecker,
     path: &Path,
-) -> Result<(), String> {
-    let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+) -> Result<(), TicketError> {
+    let text = std::fs::read(path).map_err(|source| TicketError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let _ = std::fs::remove_file(path);
-    let ticket: Ticket = serde_json::from_slice(&text)
-        .map_err(|e| format!("{} is not a background-hook ticket: {e}", path.display()))?;
-    let event: Event = ticket.event.parse().map_err(|e| format!("{e}"))?;
+    let ticket: Ticket =
+        serde_json::from_slice(&text).map_err(|source| TicketError::NotATicket {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let event: Event = ticket.event.parse()?;
     let Some(hook) = snapshot.hooks_for(event).iter().find(|h| {
         *h.file_display == *ticket.file && h.approval_key.as_deref() == Some(&ticket.key)
     }) else {
-        return Err(format!(
-            "the background hook \"{}\" of {} is no longer declared for {event}",
-            ticket.key, ticket.file
-        ));
+        return Err(TicketError::NoLongerDeclared {
+            key: ticket.key,
+            file: ticket.file,
+            event,
+        });
     };
     let log = EventLog::configured(
         ws,
@@ -161,9 +206,9 @@ pub(crate) async fn run_ticket(
     let program = match drift.check(&snapshot.approvals, event, hook) {
         crate::trust::Verdict::Approved(program) if snapshot.master_enabled() => program,
         _ => {
-            let why = "not run: it is no longer approved as it was when it was started";
-            log.write(record(hook, event, DiagKind::HookDrift, why));
-            return Err(why.to_owned());
+            let error = TicketError::NoLongerApproved;
+            log.write(record(hook, event, DiagKind::HookDrift, &error.to_string()));
+            return Err(error);
         }
     };
     let env = crate::dispatch::hook_env(ws, hook, event);

@@ -26,6 +26,7 @@ use agent_hooks_transports::builtin::{self, BuiltinSpec};
 
 /// How the answer is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Format {
     /// The decision protocol of SPEC §5 (what a shell hook prints).
     #[default]
@@ -36,6 +37,7 @@ pub enum Format {
 
 /// One `guard` invocation.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Request {
     /// The guard to run (a name of `agent_hooks_guards::GUARDS`).
     pub name: String,
@@ -55,8 +57,26 @@ pub struct Request {
     pub nested: bool,
 }
 
+impl Request {
+    /// A run of the guard `name` in `workspace` with its built-in rules, answering in the
+    /// decision protocol, keeping state in its default place, for real (not a trial) and not as
+    /// a hook of agent-hooks itself; set the fields to change any of that.
+    pub fn new(name: impl Into<String>, workspace: Workspace) -> Request {
+        Request {
+            name: name.into(),
+            rules: None,
+            format: Format::Protocol,
+            workspace,
+            state_dir: None,
+            dry_run: false,
+            nested: false,
+        }
+    }
+}
+
 /// What to print and how to exit.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Answer {
     /// One JSON object and a newline, or empty for "no opinion".
     pub stdout: String,

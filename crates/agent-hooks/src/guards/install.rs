@@ -25,6 +25,7 @@ use super::GuardInfo;
 
 /// Why an install could not be done.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum InstallError {
     /// A word that names no ready-made hook (`known` lists the names).
     #[error("no ready-made hook \"{word}\"; pick a name or number from: {known}, or all")]
@@ -62,6 +63,7 @@ pub enum InstallError {
 
 /// What [`install`] did, step by step; the command layer (`commands/install.rs`) says it.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct InstallReport {
     /// Per guard, in install order, what each step found or did.
     pub guards: Vec<GuardSteps>,
@@ -77,6 +79,7 @@ pub struct InstallReport {
 
 /// One guard's steps.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct GuardSteps {
     /// The guard's name.
     pub guard: &'static str,
@@ -94,6 +97,7 @@ pub struct GuardSteps {
 
 /// The rules file step.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RulesStep {
     /// A file was there and was kept; `edited` when it differs from the defaults.
     Kept {
@@ -111,6 +115,7 @@ pub enum RulesStep {
 
 /// The declaration step.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DeclaredStep {
     /// Every event of the guard was declared already.
     Already,
@@ -120,6 +125,7 @@ pub enum DeclaredStep {
 
 /// The approval step.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ApprovedStep {
     /// Every declared event held an approval without drift.
     Already {
@@ -137,6 +143,7 @@ pub enum ApprovedStep {
 
 /// What `doctor` found of one guard.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum DoctorStep {
     /// Every answer usable.
     Usable {
@@ -156,6 +163,7 @@ pub enum DoctorStep {
 
 /// The guard run on its sample event in a scratch workspace.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum DryRun {
     /// The guard could not be compiled with its rules.
     NotRun {
@@ -175,6 +183,7 @@ pub enum DryRun {
 
 /// The master switch after an install.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Master {
     /// It was on already.
     #[default]

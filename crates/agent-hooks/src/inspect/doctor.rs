@@ -582,7 +582,7 @@ mod tests {
 
     #[test]
     fn every_field_of_every_event_has_a_realistic_sample() {
-        for spec in &agent_hooks_core::event::EVENTS {
+        for spec in agent_hooks_core::event::EVENTS {
             for field in spec.fields {
                 if field.name == "error" {
                     continue; // absent on a successful call, as the host sends it
