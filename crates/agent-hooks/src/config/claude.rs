@@ -14,7 +14,7 @@ use super::agent::AgentSettings;
 use super::claude_plugins::Plugin;
 use super::{ConfigError, FileLoad, FileState};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
-use agent_hooks_core::diag::DiagKind;
+use agent_hooks_core::config_error::Location;
 use agent_hooks_core::wording::kind_of as json_kind;
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::Dialect;
@@ -188,13 +188,10 @@ pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
             load.hooks.clear();
             if &load.path == file {
                 let display = load.display.clone();
-                load.warnings.push(ConfigError {
-                    kind: DiagKind::HookConfigError,
-                    file: display,
-                    line: 0,
-                    column: 0,
-                    message: "disableAllHooks is true: no Claude Code hook of the settings or of plugins runs (as in Claude Code)".to_owned(),
-                });
+                load.warnings.push(ConfigError::whole_file(
+                    display,
+                    "disableAllHooks is true: no Claude Code hook of the settings or of plugins runs (as in Claude Code)",
+                ));
             }
         }
         return loads;
@@ -226,13 +223,9 @@ pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
             .find(|l| l.path == ws.root().join(".claude/settings.json"))
     {
         for message in problems {
-            project.warnings.push(ConfigError {
-                kind: DiagKind::HookConfigError,
-                file: project.display.clone(),
-                line: 0,
-                column: 0,
-                message,
-            });
+            project
+                .warnings
+                .push(ConfigError::whole_file(&project.display, message));
         }
     }
     loads
@@ -251,7 +244,7 @@ fn load_file(
 ) -> FileLoad {
     let mut load = FileLoad::new(ws, SourceKind::ClaudeCode, path.clone());
     let display = load.display.clone();
-    let note = |message: String| unlocated(&display, message);
+    let note = |message: String| ConfigError::whole_file(&display, message);
     let text = match agent_hooks_core::store::read_optional(&path) {
         Ok(None) => return load,
         Ok(Some(text)) => text,
@@ -265,11 +258,11 @@ fn load_file(
         Ok(doc) => doc,
         Err(e) => {
             load.state = FileState::Broken;
-            load.errors.push(ConfigError {
-                line: e.line() as u64,
-                column: e.column() as u64,
-                ..note(format!("not valid JSON: {e}"))
-            });
+            load.errors.push(ConfigError::located(
+                &display,
+                Location::from_parser(e.line() as u64, e.column() as u64),
+                format!("not valid JSON: {e}"),
+            ));
             return load;
         }
     };
@@ -303,7 +296,7 @@ pub(super) fn warn_unknown_keys(
     why: &str,
 ) {
     for key in object.keys().filter(|key| !known.contains(&key.as_str())) {
-        let warning = unlocated(
+        let warning = ConfigError::whole_file(
             &load.display,
             format!("{at}: unknown key \"{key}\" ({why}); ignored"),
         );
@@ -323,13 +316,14 @@ pub(super) fn declared_event<'v, E>(
     what: &str,
 ) -> Option<(E, &'v [Value])> {
     let Some(event) = parsed else {
-        let warning = unlocated(&load.display, skipped_event(agent, event_name, unmapped));
+        let warning =
+            ConfigError::whole_file(&load.display, skipped_event(agent, event_name, unmapped));
         load.warnings.push(warning);
         return None;
     };
     let list = value.as_array();
     if list.is_none() {
-        let error = unlocated(
+        let error = ConfigError::whole_file(
             &load.display,
             format!(
                 "hooks.{event_name} must be a list of {what}, found {}",
@@ -351,18 +345,6 @@ fn skipped_event(agent: Agent, event_name: &str, unmapped: &[&str]) -> String {
             "unknown {} event \"{event_name}\"; its hooks are skipped",
             agent.label()
         )
-    }
-}
-
-/// A problem of the file `display` not tied to a line (the JSON reader gives no positions
-/// inside a parsed document).
-pub(crate) fn unlocated(display: &str, message: String) -> ConfigError {
-    ConfigError {
-        kind: DiagKind::HookConfigError,
-        file: display.to_owned(),
-        line: 0,
-        column: 0,
-        message,
     }
 }
 
@@ -395,7 +377,7 @@ pub(crate) fn load_hooks(
     } = *declared;
     let path = load.path.clone();
     let display = load.display.clone();
-    let note = |message: String| unlocated(&display, message);
+    let note = |message: String| ConfigError::whole_file(&display, message);
     let hooks = match hooks {
         None | Some(Value::Null) => return,
         Some(Value::Object(hooks)) => hooks,
@@ -937,7 +919,7 @@ mod tests {
         assert!(off.iter().all(|f| f.hooks.is_empty()));
         assert!(
             off[1].warnings[0]
-                .message
+                .message()
                 .contains("disableAllHooks is true")
         );
         let project = TWO_HOOKS.replacen('{', r#"{"disableAllHooks": true, "#, 1);
@@ -965,7 +947,7 @@ mod tests {
             allowed[0]
                 .warnings
                 .iter()
-                .any(|w| w.message.contains("$KEY is not in allowedEnvVars")),
+                .any(|w| w.message().contains("$KEY is not in allowedEnvVars")),
             "{:?}",
             allowed[0].warnings
         );
@@ -976,7 +958,7 @@ mod tests {
         assert_eq!(refused[0].hooks.len(), 1, "only the command hook");
         assert!(
             refused[0].warnings[0]
-                .message
+                .message()
                 .contains("matches no pattern of allowedHttpHookUrls")
         );
         let none = loaded_with_local(TWO_HOOKS, r#"{"allowedHttpHookUrls": []}"#);
@@ -998,7 +980,7 @@ mod tests {
         let names: Vec<&str> = files[0].hooks.iter().map(|h| &*h.name).collect();
         assert_eq!(names, vec!["b"]);
         assert_eq!(files[0].errors.len(), 1);
-        assert!(files[0].errors[0].message.contains("must be a string"));
+        assert!(files[0].errors[0].message().contains("must be a string"));
     }
 
     #[test]
@@ -1006,7 +988,7 @@ mod tests {
         let files = loaded("[1, 2]");
         assert_eq!(files[0].state, FileState::Broken);
         assert!(
-            files[0].errors[0].message.contains("found a list"),
+            files[0].errors[0].message().contains("found a list"),
             "{:?}",
             files[0].errors
         );
@@ -1059,7 +1041,7 @@ mod tests {
         let warnings: Vec<String> = files[0]
             .warnings
             .iter()
-            .map(|w| w.message.clone())
+            .map(|w| w.message().to_owned())
             .collect();
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].contains("PreCompact hooks never fire in this host"));

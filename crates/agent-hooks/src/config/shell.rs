@@ -9,7 +9,7 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_saphyr::Spanned;
 
-use super::yaml::{LocatedMap, error_at, parse_error};
+use super::yaml::{LocatedMap, error_at, parse_error, place};
 use super::{ConfigError, FileLoad, FileState};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
 use agent_hooks_core::event::Event;
@@ -67,13 +67,10 @@ pub(crate) fn load(ws: &Workspace, agent: &super::agent::AgentSettings) -> Vec<F
         }
         Err(err) => {
             load.state = FileState::Broken;
-            load.errors.push(ConfigError {
-                kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-                file: display,
-                line: 0,
-                column: 0,
-                message: format!("cannot read: {err}"),
-            });
+            load.errors.push(ConfigError::whole_file(
+                display,
+                format!("cannot read: {err}"),
+            ));
             keep_last_good(ws, judge, &mut load, "cannot be read");
         }
     }
@@ -122,16 +119,13 @@ fn keep_last_good(ws: &Workspace, judge: &JudgeEndpoint, load: &mut FileLoad, wh
     }
     load.hooks = previous.hooks;
     load.state = FileState::BrokenKeptPrevious;
-    load.errors.push(ConfigError {
-        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-        file: load.display.clone(),
-        line: 0,
-        column: 0,
-        message: format!(
+    load.errors.push(ConfigError::whole_file(
+        &load.display,
+        format!(
             "{why}, so its last good hooks ({}) stay in force (a file caught mid-write must not disarm them); to remove every hook, write \"hooks: []\"",
             load.hooks.len()
         ),
-    });
+    ));
 }
 
 /// Parses the text of a `shell_hooks.yaml` into `load` (hooks, errors, warnings). Returns
@@ -148,13 +142,11 @@ fn parse_into(ws: &Workspace, judge: &JudgeEndpoint, text: &str, load: &mut File
         Ok(Some(top)) => {
             for (key, at) in &top {
                 if key != "hooks" {
-                    load.warnings.push(ConfigError {
-                        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-                        file: file.clone(),
-                        line: at.referenced.line(),
-                        column: at.referenced.column(),
-                        message: format!("unknown key \"{key}\" ignored (expected \"hooks\")"),
-                    });
+                    load.warnings.push(ConfigError::located(
+                        &file,
+                        place(at),
+                        format!("unknown key \"{key}\" ignored (expected \"hooks\")"),
+                    ));
                 }
             }
         }
@@ -165,8 +157,8 @@ fn parse_into(ws: &Workspace, judge: &JudgeEndpoint, text: &str, load: &mut File
         Err(err) => {
             load.state = FileState::Broken;
             let mut e = parse_error(&file, &err);
-            if e.message.contains("expected") && !text.contains("hooks:") {
-                e.message = format!("{} (expected a mapping with a \"hooks\" list)", e.message);
+            if e.message().contains("expected") && !text.contains("hooks:") {
+                e = e.map_message(|m| format!("{m} (expected a mapping with a \"hooks\" list)"));
             }
             load.errors.push(e);
             return false;
@@ -176,8 +168,8 @@ fn parse_into(ws: &Workspace, judge: &JudgeEndpoint, text: &str, load: &mut File
         Ok(parsed) => parsed,
         Err(err) => {
             load.state = FileState::Broken;
-            let mut e = parse_error(&file, &err);
-            e.message = format!("{} (\"hooks\" must be a list of mappings)", e.message);
+            let e = parse_error(&file, &err)
+                .map_message(|m| format!("{m} (\"hooks\" must be a list of mappings)"));
             load.errors.push(e);
             return false;
         }
@@ -214,13 +206,7 @@ fn parse_entry(
 ) -> Result<Hook, ConfigError> {
     let map = &entry.value;
     let line = entry.referenced.line();
-    let whole = |message: String| ConfigError {
-        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-        file: file.to_owned(),
-        line,
-        column: entry.referenced.column(),
-        message,
-    };
+    let whole = |message: String| ConfigError::located(file, place(entry), message);
     for (key, at) in map {
         if !KNOWN_KEYS.contains(&key.as_str()) {
             let hint = did_you_mean(nearest(key, KNOWN_KEYS.iter().copied(), |d, _| d <= 2));
@@ -649,7 +635,7 @@ mod tests {
     fn broken_yaml_is_one_located_error() {
         let load = parse("hooks:\n  - event: on_stop\n   command: [\n");
         assert_eq!(load.state, FileState::Broken);
-        assert_eq!(load.errors[0].line, 3);
+        assert_eq!(load.errors[0].location().map(|l| l.line()), Some(3));
         assert!(
             load.errors[0]
                 .to_string()
@@ -741,10 +727,10 @@ mod tests {
             "hooks:\n  - event: on_stop\n    type: grpc\n    command: /x\n  - event: on_stop\n    command: /x\n    matcher: \"(\"\n",
         );
         assert_eq!(load.hooks.len(), 0);
-        assert!(load.errors[0].message.contains("unknown type \"grpc\""));
+        assert!(load.errors[0].message().contains("unknown type \"grpc\""));
         assert!(
             load.errors[1]
-                .message
+                .message()
                 .contains("matcher is not a valid regex")
         );
     }

@@ -7,16 +7,16 @@ use serde_json::Value;
 use serde_saphyr::Spanned;
 
 use super::ConfigError;
+use agent_hooks_core::config_error::Location;
 
 /// A YAML mapping whose values remember where they were written.
 pub(crate) type LocatedMap = BTreeMap<String, Spanned<Value>>;
 
 /// Turns a parser error into a [`ConfigError`] for `file`.
 pub(crate) fn parse_error(file: &str, err: &serde_saphyr::Error) -> ConfigError {
-    let (line, column) = err
+    let location = err
         .location()
-        .map(|l| (l.line(), l.column()))
-        .unwrap_or((0, 0));
+        .and_then(|l| Location::from_parser(l.line(), l.column()));
     // The parser's Display starts with "error: line L column C: <message>" and then draws a
     // snippet; keep just the message.
     let text = err.to_string();
@@ -26,22 +26,15 @@ pub(crate) fn parse_error(file: &str, err: &serde_saphyr::Error) -> ConfigError 
         Some((prefix, rest)) if prefix.starts_with("line ") => rest.to_owned(),
         _ => first.to_owned(),
     };
-    ConfigError {
-        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-        file: file.to_owned(),
-        line,
-        column,
-        message: format!("invalid YAML: {message}"),
-    }
+    ConfigError::located(file, location, format!("invalid YAML: {message}"))
 }
 
 /// An error about the value at `at`.
 pub(crate) fn error_at(file: &str, at: &Spanned<Value>, message: impl Into<String>) -> ConfigError {
-    ConfigError {
-        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-        file: file.to_owned(),
-        line: at.referenced.line(),
-        column: at.referenced.column(),
-        message: message.into(),
-    }
+    ConfigError::located(file, place(at), message)
+}
+
+/// Where the value `at` was written.
+pub(crate) fn place<T>(at: &Spanned<T>) -> Option<Location> {
+    Location::from_parser(at.referenced.line(), at.referenced.column())
 }
