@@ -14,6 +14,7 @@ mod document;
 mod gemini;
 pub(crate) mod shell;
 pub(crate) mod skill;
+mod typed;
 mod yaml;
 
 use std::path::PathBuf;

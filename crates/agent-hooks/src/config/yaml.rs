@@ -1,16 +1,12 @@
-//! Reading YAML with positions: files are parsed into maps of located values, so every error
-//! can say file, line and column, and unknown keys can be pointed at rather than ignored.
+//! Reading YAML with positions: files are read into typed structs whose values are
+//! [`Spanned`], so every error can say file, line and column, and unknown keys can be pointed
+//! at rather than ignored.
 
-use std::collections::BTreeMap;
-
-use serde_json::Value;
 use serde_saphyr::Spanned;
 
 use super::ConfigError;
+use super::typed::Given;
 use agent_hooks_core::config_error::Location;
-
-/// A YAML mapping whose values remember where they were written.
-pub(crate) type LocatedMap = BTreeMap<String, Spanned<Value>>;
 
 /// Turns a parser error into a [`ConfigError`] for `file`.
 pub(crate) fn parse_error(file: &str, err: &serde_saphyr::Error) -> ConfigError {
@@ -30,11 +26,27 @@ pub(crate) fn parse_error(file: &str, err: &serde_saphyr::Error) -> ConfigError 
 }
 
 /// An error about the value at `at`.
-pub(crate) fn error_at(file: &str, at: &Spanned<Value>, message: impl Into<String>) -> ConfigError {
-    ConfigError::located(file, place(at), message)
+pub(crate) fn error_at<T>(file: &str, at: &Spanned<T>, message: impl Into<String>) -> ConfigError {
+    error_here(file, &at.referenced, message)
 }
 
 /// Where the value `at` was written.
 pub(crate) fn place<T>(at: &Spanned<T>) -> Option<Location> {
     Location::from_parser(at.referenced.line(), at.referenced.column())
+}
+
+impl<T> Given<Spanned<T>> {
+    /// Where the key's value is written, when the key is there.
+    pub(crate) fn written(&self) -> Option<&serde_saphyr::Location> {
+        self.0.as_ref().map(|at| &at.referenced)
+    }
+}
+
+/// An error about what is written at `at`.
+pub(crate) fn error_here(
+    file: &str,
+    at: &serde_saphyr::Location,
+    message: impl Into<String>,
+) -> ConfigError {
+    ConfigError::located(file, Location::from_parser(at.line(), at.column()), message)
 }
