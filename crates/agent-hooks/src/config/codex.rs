@@ -7,7 +7,8 @@
 use serde_json::Value;
 
 use super::agent::AgentSettings;
-use super::claude::{Declared, HookSettings, load_hooks};
+use super::claude::{Declared, HookSettings};
+use super::claude_hooks::load_hooks;
 use super::document::{Located, parse_json, read};
 use super::{ConfigError, FileLoad};
 use agent_hooks_core::workspace::Workspace;

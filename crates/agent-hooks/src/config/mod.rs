@@ -7,6 +7,7 @@
 pub(crate) mod agent;
 mod builtin;
 pub(crate) mod claude;
+mod claude_hooks;
 pub(crate) mod claude_plugins;
 pub(crate) mod codex;
 mod cursor;

@@ -12,21 +12,22 @@ use serde_json::Value;
 use agent_hooks_core::wording::kind_of;
 
 /// A field's value: of the type the field declares, or, when written with another type, what
-/// was found instead (`"a list"`, `"null"` ...), so the reader can say what it expected.
+/// was written instead, so the reader can say what it expected and what it found.
 #[derive(Debug, Clone)]
 pub(crate) enum Typed<T> {
     /// The value, of the declared type.
     Valid(T),
-    /// The kind of value written instead, as [`kind_of`] words it.
-    Wrong(&'static str),
+    /// The value written instead.
+    Wrong(Value),
 }
 
 impl<T> Typed<T> {
-    /// The value, or the kind of what was written instead.
+    /// The value, or the kind of what was written instead (`"a list"`, `"null"` ...), as
+    /// [`kind_of`] words it.
     pub(crate) fn get(&self) -> Result<&T, &'static str> {
         match self {
             Typed::Valid(value) => Ok(value),
-            Typed::Wrong(found) => Err(found),
+            Typed::Wrong(found) => Err(kind_of(found)),
         }
     }
 }
@@ -34,10 +35,9 @@ impl<T> Typed<T> {
 impl<'de, T: DeserializeOwned> Deserialize<'de> for Typed<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        let found = kind_of(&value);
-        Ok(match serde_json::from_value(value) {
+        Ok(match T::deserialize(&value) {
             Ok(typed) => Typed::Valid(typed),
-            Err(_) => Typed::Wrong(found),
+            Err(_) => Typed::Wrong(value),
         })
     }
 }
