@@ -156,9 +156,9 @@ impl Diagnostic {
     /// its line and column as `detail`.
     pub fn of_config(error: &crate::config_error::ConfigError) -> Diagnostic {
         Diagnostic {
-            kind: error.kind.as_str(),
+            kind: error.kind().as_str(),
             hook: None,
-            source: Some(error.file.clone()),
+            source: Some(error.file().to_owned()),
             detail: error.to_string(),
         }
     }

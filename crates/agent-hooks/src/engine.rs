@@ -350,7 +350,7 @@ impl Engine {
             if let Some(error) = snapshot
                 .config
                 .errors()
-                .find(|e| e.message.contains(command) || names_at(&self.ws, e, command))
+                .find(|e| e.message().contains(command) || names_at(&self.ws, e, command))
             {
                 return Err(EngineError::NotLoaded {
                     command: command.to_owned(),
@@ -404,10 +404,13 @@ impl Engine {
 /// Whether the line an error points at names `command` (a refused URL's error names the reason,
 /// not the URL).
 fn names_at(ws: &Workspace, error: &crate::config::ConfigError, command: &str) -> bool {
-    let Some(index) = (error.line as usize).checked_sub(1) else {
+    let Some(location) = error.location() else {
         return false;
     };
-    std::fs::read_to_string(ws.root().join(&error.file))
+    let Some(index) = (location.line() as usize).checked_sub(1) else {
+        return false;
+    };
+    std::fs::read_to_string(ws.root().join(error.file()))
         .ok()
         .and_then(|text| text.lines().nth(index).map(|l| l.contains(command)))
         .unwrap_or(false)
@@ -431,10 +434,10 @@ fn snapshot_of(
         Err(err) => {
             broken.push(BrokenFile::new(
                 ws,
-                &err.file,
+                err.file(),
                 vec![
                     DiagRecord::new(DiagKind::HookConfigError, err.to_string())
-                        .source(err.file.clone()),
+                        .source(err.file().to_owned()),
                 ],
             ));
             // Keep what was trusted before rather than trusting nothing or everything.
@@ -444,8 +447,8 @@ fn snapshot_of(
     if let Some(err) = &config.agent.error {
         broken.push(BrokenFile::new(
             ws,
-            &err.file,
-            vec![DiagRecord::new(err.kind, err.to_string()).source(err.file.clone())],
+            err.file(),
+            vec![DiagRecord::new(err.kind(), err.to_string()).source(err.file().to_owned())],
         ));
     }
     for file in config.files.iter().filter(|f| !f.errors.is_empty()) {
@@ -453,7 +456,8 @@ fn snapshot_of(
             .errors
             .iter()
             .map(|err| {
-                let record = DiagRecord::new(err.kind, err.to_string()).source(err.file.clone());
+                let record =
+                    DiagRecord::new(err.kind(), err.to_string()).source(err.file().to_owned());
                 // Skill files are logged the way their source runtime logs them.
                 if file.source == crate::hook::SourceKind::Skill {
                     record.open_strix(None, None)

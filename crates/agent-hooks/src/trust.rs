@@ -27,6 +27,7 @@ use sha2::{Digest, Sha256};
 
 use crate::config::ConfigError;
 use crate::hook::Hook;
+use agent_hooks_core::config_error::Location;
 use agent_hooks_core::event::Event;
 use agent_hooks_core::store::{self, FileLock};
 use agent_hooks_core::workspace::Workspace;
@@ -110,25 +111,20 @@ impl Approvals {
     pub(crate) fn load(ws: &Workspace) -> Result<Approvals, ConfigError> {
         let path = ws.approvals_json();
         let display = ws.display(&path).into_owned();
-        let text = store::read_optional(&path).map_err(|e| ConfigError {
-            kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-            file: display.clone(),
-            line: 0,
-            column: 0,
-            message: format!("cannot read: {e}"),
-        })?;
+        let text = store::read_optional(&path)
+            .map_err(|e| ConfigError::whole_file(&display, format!("cannot read: {e}")))?;
         match text {
             None => Ok(Approvals {
                 version: 1,
                 approvals: Vec::new(),
             }),
             Some(text) if text.trim().is_empty() => Ok(Approvals::default()),
-            Some(text) => serde_json::from_str(&text).map_err(|e| ConfigError {
-                kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-                file: display,
-                line: e.line() as u64,
-                column: e.column() as u64,
-                message: format!("not a valid approvals file: {e}"),
+            Some(text) => serde_json::from_str(&text).map_err(|e| {
+                ConfigError::located(
+                    display,
+                    Location::from_parser(e.line() as u64, e.column() as u64),
+                    format!("not a valid approvals file: {e}"),
+                )
             }),
         }
     }

@@ -217,13 +217,7 @@ fn log_destination(value: Option<&Value>) -> Result<LogDestination, String> {
 /// A setting of `config/agent.yaml` with a value of the wrong kind; the file has no positions
 /// for values read from its parsed form, so the message names the key instead.
 fn setting_error(file: &str, message: String) -> ConfigError {
-    ConfigError {
-        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-        file: file.to_owned(),
-        line: 0,
-        column: 0,
-        message,
-    }
+    ConfigError::whole_file(file, message)
 }
 
 /// `llm_judge` in `config/agent.yaml`: `provider` (`anthropic`, the default, or `openai` for
@@ -525,7 +519,7 @@ mod tests {
             let error = AgentSettings::load(&ws)
                 .error
                 .expect("a configuration error");
-            assert!(error.message.contains("mapping"), "{text}: {error}");
+            assert!(error.message().contains("mapping"), "{text}: {error}");
         }
     }
 
@@ -540,7 +534,7 @@ mod tests {
         let error = AgentSettings::load(&ws)
             .error
             .expect("a configuration error");
-        assert!(error.message.contains("shell_hooks"), "{error}");
+        assert!(error.message().contains("shell_hooks"), "{error}");
     }
 
     #[test]

@@ -2,18 +2,13 @@
 //! optional `rules` file. A rules file that cannot be used is a located configuration error,
 //! yet the hook still loads and runs on its defaults (fail-open, issue 8).
 
-use serde_json::Value;
-
 use super::ConfigError;
-use super::yaml::{LocatedMap, error_at};
+use super::shell::{Entry, string};
+use super::yaml::{error_at, error_here};
 use crate::hook::filesystem_safe;
-use agent_hooks_core::wording::kind_of;
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_transports::BuiltinSpec;
 use agent_hooks_transports::builtin::BuiltinError;
-
-/// Keys that mean nothing to a built-in hook.
-const NOT_FOR_BUILTIN: &[&str] = &["command", "url", "headers", "secret", "allowed_env", "env"];
 
 /// Reads one `type: builtin` entry. `Err` drops the entry (no or an unknown `name`); a rules
 /// problem comes back beside the spec, to be reported while the hook runs on its defaults.
@@ -21,13 +16,22 @@ pub(super) fn entry(
     ws: &Workspace,
     file: &str,
     index: usize,
-    map: &LocatedMap,
+    entry: &Entry,
     warnings: &mut Vec<ConfigError>,
     missing_name: impl FnOnce() -> ConfigError,
 ) -> Result<(BuiltinSpec, Option<ConfigError>), ConfigError> {
-    for key in NOT_FOR_BUILTIN {
-        if let Some(at) = map.get(*key) {
-            warnings.push(error_at(
+    // Keys that mean nothing to a built-in hook.
+    let not_for_builtin = [
+        ("command", entry.command.written()),
+        ("url", entry.url.written()),
+        ("headers", entry.headers.written()),
+        ("secret", entry.secret.written()),
+        ("allowed_env", entry.allowed_env.written()),
+        ("env", entry.env.written()),
+    ];
+    for (key, at) in not_for_builtin {
+        if let Some(at) = at {
+            warnings.push(error_here(
                 file,
                 at,
                 format!(
@@ -37,23 +41,20 @@ pub(super) fn entry(
             ));
         }
     }
-    let name_at = map.get("name").ok_or_else(missing_name)?;
-    let Value::String(name) = &name_at.value else {
-        return Err(error_at(
-            file,
-            name_at,
-            format!("name: expected a string, found {}", kind_of(&name_at.value)),
-        ));
-    };
-    let rules = match map.get("rules") {
+    let name_at = entry.name.0.as_ref().ok_or_else(missing_name)?;
+    let name = string(file, "name", name_at)?;
+    let rules = match &entry.rules.0 {
         None => None,
-        Some(at) => match &at.value {
-            Value::String(path) if !path.trim().is_empty() => Some((ws.resolve_path(path), at)),
-            other => {
+        Some(at) => match at.value.get() {
+            Ok(path) if !path.trim().is_empty() => Some((ws.resolve_path(path), at)),
+            found => {
                 return Err(error_at(
                     file,
                     at,
-                    format!("rules: expected a file path, found {}", kind_of(other)),
+                    format!(
+                        "rules: expected a file path, found {}",
+                        found.err().unwrap_or("a string")
+                    ),
                 ));
             }
         },

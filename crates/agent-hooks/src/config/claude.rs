@@ -4,35 +4,28 @@
 //! that runs through `sh -c` in the workspace with `CLAUDE_PROJECT_DIR` set, goes through the
 //! trust gate like a shell hook, and speaks the Claude Code dialect.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
 
 use super::agent::AgentSettings;
+use super::claude_hooks::load_hooks;
 use super::claude_plugins::Plugin;
 use super::{ConfigError, FileLoad, FileState};
-use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
-use agent_hooks_core::diag::DiagKind;
+use crate::hook::SourceKind;
+use agent_hooks_core::config_error::Location;
 use agent_hooks_core::wording::kind_of as json_kind;
 use agent_hooks_core::workspace::Workspace;
-use agent_hooks_dialects::Dialect;
-use agent_hooks_dialects::Matcher;
 use agent_hooks_dialects::agent::Agent;
-use agent_hooks_dialects::claude::Background;
-use agent_hooks_dialects::claude::{
-    CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, Condition, ToolAliases, compile_matcher,
-};
-use agent_hooks_transports::http::Template;
-use agent_hooks_transports::judge::{AGENT_TIMEOUT_SECS, JudgeKind, PROMPT_TIMEOUT_SECS};
-use agent_hooks_transports::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
+use agent_hooks_dialects::claude::ToolAliases;
+use agent_hooks_transports::JudgeEndpoint;
 
 /// Claude Code's default hook timeout; agent-hooks caps every hook at 120 s.
 pub(crate) const CLAUDE_DEFAULT_TIMEOUT_SECS: f64 = 600.0;
 
 /// Claude Code's default timeout of a `SessionEnd` hook that sets none.
-const SESSION_END_TIMEOUT_SECS: f64 = 1.5;
+pub(super) const SESSION_END_TIMEOUT_SECS: f64 = 1.5;
 
 /// Whether a command is an agent-hooks bridge (`agent-hooks claude-hook`, `codex-hook`, ...),
 /// which the agent runs; running it from here would dispatch the workspace into itself.
@@ -91,7 +84,7 @@ pub(crate) struct HookSettings {
     http_urls: Option<Vec<String>>,
     /// `httpHookAllowedEnvVars`: when some file sets it, an outer limit on every HTTP hook's
     /// `allowedEnvVars`.
-    http_env: Option<Vec<String>>,
+    pub(super) http_env: Option<Vec<String>>,
 }
 
 impl HookSettings {
@@ -124,7 +117,7 @@ impl HookSettings {
 
     /// Whether `allowedHttpHookUrls` lets an HTTP hook POST to `url`. Scheme and host compare
     /// without case, and a host's trailing dot is ignored, as in Claude Code.
-    fn allows_url(&self, url: &str) -> bool {
+    pub(super) fn allows_url(&self, url: &str) -> bool {
         let Some(patterns) = &self.http_urls else {
             return true;
         };
@@ -188,13 +181,10 @@ pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
             load.hooks.clear();
             if &load.path == file {
                 let display = load.display.clone();
-                load.warnings.push(ConfigError {
-                    kind: DiagKind::HookConfigError,
-                    file: display,
-                    line: 0,
-                    column: 0,
-                    message: "disableAllHooks is true: no Claude Code hook of the settings or of plugins runs (as in Claude Code)".to_owned(),
-                });
+                load.warnings.push(ConfigError::whole_file(
+                    display,
+                    "disableAllHooks is true: no Claude Code hook of the settings or of plugins runs (as in Claude Code)",
+                ));
             }
         }
         return loads;
@@ -226,13 +216,9 @@ pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
             .find(|l| l.path == ws.root().join(".claude/settings.json"))
     {
         for message in problems {
-            project.warnings.push(ConfigError {
-                kind: DiagKind::HookConfigError,
-                file: project.display.clone(),
-                line: 0,
-                column: 0,
-                message,
-            });
+            project
+                .warnings
+                .push(ConfigError::whole_file(&project.display, message));
         }
     }
     loads
@@ -251,7 +237,7 @@ fn load_file(
 ) -> FileLoad {
     let mut load = FileLoad::new(ws, SourceKind::ClaudeCode, path.clone());
     let display = load.display.clone();
-    let note = |message: String| unlocated(&display, message);
+    let note = |message: String| ConfigError::whole_file(&display, message);
     let text = match agent_hooks_core::store::read_optional(&path) {
         Ok(None) => return load,
         Ok(Some(text)) => text,
@@ -265,11 +251,11 @@ fn load_file(
         Ok(doc) => doc,
         Err(e) => {
             load.state = FileState::Broken;
-            load.errors.push(ConfigError {
-                line: e.line() as u64,
-                column: e.column() as u64,
-                ..note(format!("not valid JSON: {e}"))
-            });
+            load.errors.push(ConfigError::located(
+                &display,
+                Location::from_parser(e.line() as u64, e.column() as u64),
+                format!("not valid JSON: {e}"),
+            ));
             return load;
         }
     };
@@ -303,7 +289,7 @@ pub(super) fn warn_unknown_keys(
     why: &str,
 ) {
     for key in object.keys().filter(|key| !known.contains(&key.as_str())) {
-        let warning = unlocated(
+        let warning = ConfigError::whole_file(
             &load.display,
             format!("{at}: unknown key \"{key}\" ({why}); ignored"),
         );
@@ -323,13 +309,14 @@ pub(super) fn declared_event<'v, E>(
     what: &str,
 ) -> Option<(E, &'v [Value])> {
     let Some(event) = parsed else {
-        let warning = unlocated(&load.display, skipped_event(agent, event_name, unmapped));
+        let warning =
+            ConfigError::whole_file(&load.display, skipped_event(agent, event_name, unmapped));
         load.warnings.push(warning);
         return None;
     };
     let list = value.as_array();
     if list.is_none() {
-        let error = unlocated(
+        let error = ConfigError::whole_file(
             &load.display,
             format!(
                 "hooks.{event_name} must be a list of {what}, found {}",
@@ -354,18 +341,6 @@ fn skipped_event(agent: Agent, event_name: &str, unmapped: &[&str]) -> String {
     }
 }
 
-/// A problem of the file `display` not tied to a line (the JSON reader gives no positions
-/// inside a parsed document).
-pub(crate) fn unlocated(display: &str, message: String) -> ConfigError {
-    ConfigError {
-        kind: DiagKind::HookConfigError,
-        file: display.to_owned(),
-        line: 0,
-        column: 0,
-        message,
-    }
-}
-
 /// What the hooks of one file are declared for: the agent whose event names and conventions
 /// they use, and what they share.
 pub(crate) struct Declared<'a> {
@@ -376,530 +351,10 @@ pub(crate) struct Declared<'a> {
     pub(crate) plugin: Option<&'a Plugin>,
 }
 
-/// Reads the `hooks` object of a file in Claude Code's layout (event name → matcher groups →
-/// handlers) into `load`, with the event names of `declared.agent`. Codex's files use the same
-/// layout.
-pub(crate) fn load_hooks(
-    ws: &Workspace,
-    load: &mut FileLoad,
-    hooks: Option<&Value>,
-    declared: &Declared<'_>,
-    earlier: &mut [FileLoad],
-) {
-    let Declared {
-        agent,
-        aliases,
-        judge,
-        settings,
-        plugin,
-    } = *declared;
-    let path = load.path.clone();
-    let display = load.display.clone();
-    let note = |message: String| unlocated(&display, message);
-    let hooks = match hooks {
-        None | Some(Value::Null) => return,
-        Some(Value::Object(hooks)) => hooks,
-        Some(other) => {
-            load.errors.push(note(format!(
-                "\"hooks\" must be an object of event name → matcher groups, found {}",
-                json_kind(other)
-            )));
-            return;
-        }
-    };
-    for (event_name, groups) in hooks {
-        let parsed = match agent {
-            Agent::Codex => (
-                agent_hooks_dialects::codex::parse(event_name),
-                agent_hooks_dialects::codex::CODEX_UNMAPPED_EVENTS,
-            ),
-            _ => (ClaudeEvent::parse(event_name), CLAUDE_UNMAPPED_EVENTS),
-        };
-        let Some((claude, groups)) =
-            declared_event(load, agent, (event_name, groups), parsed, "matcher groups")
-        else {
-            continue;
-        };
-        for (g, group) in groups.iter().enumerate() {
-            let pattern = match group.get("matcher") {
-                None | Some(Value::Null) => "",
-                Some(Value::String(p)) => p.as_str(),
-                // Read as "match everything", a mistyped matcher would widen the hook.
-                Some(other) => {
-                    load.errors.push(note(format!(
-                        "hooks.{event_name}[{g}].matcher must be a string, found {}; the group is skipped",
-                        json_kind(other)
-                    )));
-                    continue;
-                }
-            };
-            let matcher =
-                match compile_matcher(pattern) {
-                    Ok(None) => None,
-                    Ok(Some(regex)) => Some(Matcher {
-                        pattern: pattern.to_owned(),
-                        regex,
-                    }),
-                    Err(e) => {
-                        load.errors.push(note(format!(
-                        "hooks.{event_name}[{g}].matcher \"{pattern}\" is not a valid regex: {}",
-                        e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
-                    )));
-                        continue;
-                    }
-                };
-            let Some(entries) = group.get("hooks").and_then(Value::as_array) else {
-                load.errors.push(note(format!(
-                    "hooks.{event_name}[{g}] needs a \"hooks\" list of {{\"type\": \"command\", \"command\": ...}}"
-                )));
-                continue;
-            };
-            for (h, entry) in entries.iter().enumerate() {
-                let at = format!("hooks.{event_name}[{g}].hooks[{h}]");
-                let kind = entry
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .unwrap_or("command");
-                if kind == "http"
-                    && let Some(url) = entry.get("url").and_then(Value::as_str)
-                    && agent_hooks_dialects::agent::Agent::of_bridge_url(url).is_some()
-                {
-                    load.warnings.push(note(format!(
-                        "{at}: the agent-hooks bridge ({url}) is for Claude Code itself; not run as a hook here"
-                    )));
-                    continue;
-                }
-                // A handler that is not a command brings its own transport.
-                let (command, handler) = match kind {
-                    "command" => match entry.get("command").and_then(Value::as_str) {
-                        Some(command) => (command.to_owned(), None),
-                        None => {
-                            load.errors.push(note(format!("{at}: missing \"command\"")));
-                            continue;
-                        }
-                    },
-                    "prompt" | "agent" => {
-                        match judge_handler(entry, kind, claude, judge, ws.root()) {
-                            Ok(spec) => (spec.prompt.clone(), Some(TransportSpec::Judge(spec))),
-                            Err(why) => {
-                                load.errors
-                                    .push(note(format!("{at}: {why}; the hook is skipped")));
-                                continue;
-                            }
-                        }
-                    }
-                    "http" => match http_handler(entry, claude, settings.http_env.as_deref()) {
-                        Ok((spec, _)) if !settings.allows_url(&spec.url) => {
-                            load.warnings.push(note(format!(
-                                "{at}: {} matches no pattern of allowedHttpHookUrls; skipped (as in Claude Code)",
-                                spec.url
-                            )));
-                            continue;
-                        }
-                        Ok((spec, dropped)) => {
-                            for (header, name) in dropped {
-                                load.warnings.push(note(format!(
-                                    "{at}.headers.{header}: ${name} is not in allowedEnvVars (or is outside httpHookAllowedEnvVars), so it is sent empty (as Claude Code does)"
-                                )));
-                            }
-                            (spec.url.clone(), Some(TransportSpec::Http(spec)))
-                        }
-                        Err(why) => {
-                            load.errors
-                                .push(note(format!("{at}: {why}; the hook is skipped")));
-                            continue;
-                        }
-                    },
-                    _ => {
-                        load.warnings.push(note(format!(
-                            "{at}: type \"{kind}\" is not supported here (only \"command\", \"http\", \"prompt\" and \"agent\"); skipped"
-                        )));
-                        continue;
-                    }
-                };
-                // A plugin's commands name its files through ${CLAUDE_PLUGIN_ROOT}.
-                let command = match plugin {
-                    Some(plugin) => plugin.expand(&command),
-                    None => command,
-                };
-                // Exec form: `command` and `args` as the argument vector, no shell; the path
-                // placeholders are written out in each word, and the words as they run are
-                // what `list` shows and what is approved.
-                let exec = match entry.get("args") {
-                    None | Some(Value::Null) => None,
-                    Some(_) if handler.is_some() => None,
-                    Some(Value::Array(items)) => {
-                        let Some(args) = items
-                            .iter()
-                            .map(|v| v.as_str().map(str::to_owned))
-                            .collect::<Option<Vec<String>>>()
-                        else {
-                            load.errors.push(note(format!(
-                                "{at}.args must be a list of strings; the hook is skipped"
-                            )));
-                            continue;
-                        };
-                        let root = ws.root().to_string_lossy();
-                        let words: Vec<String> = std::iter::once(command.clone())
-                            .chain(args)
-                            .map(|w| {
-                                let w = w.replace("${CLAUDE_PROJECT_DIR}", &root);
-                                plugin.map_or(w.clone(), |p| p.expand(&w))
-                            })
-                            .collect();
-                        Some(words)
-                    }
-                    Some(other) => {
-                        load.errors.push(note(format!(
-                            "{at}.args must be a list of strings, found {}; the hook is skipped",
-                            json_kind(other)
-                        )));
-                        continue;
-                    }
-                };
-                let command = match &exec {
-                    Some(words) => shell_words::join(words),
-                    None => command,
-                };
-                let command = command.as_str();
-                // The bridge (claude-install) is for Claude Code itself: not a hook here, and
-                // not a problem either.
-                if is_bridge_command(command) {
-                    if !load.bridge.contains(event_name) {
-                        load.bridge.push(event_name.clone());
-                    }
-                    continue;
-                }
-                // Claude Code runs identical commands once; so does this source. Widen the
-                // first declaration's matcher so the duplicate's tools still reach it.
-                let first = load
-                    .hooks
-                    .iter_mut()
-                    .chain(earlier.iter_mut().flat_map(|l| l.hooks.iter_mut()))
-                    .find(|h| declares(h, agent, claude, command));
-                if let Some(first) = first {
-                    widen_matcher(first, matcher.as_ref());
-                    load.warnings.push(note(format!(
-                        "{at}: \"{command}\" is already declared for {event_name}; it runs once"
-                    )));
-                    continue;
-                }
-                let condition = match entry.get("if") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(rule)) => match Condition::parse(rule) {
-                        Ok(condition) => Some(Arc::new(condition)),
-                        Err(why) => {
-                            // Read as "always", a mistyped rule would widen the hook.
-                            load.errors
-                                .push(note(format!("{at}.if: {why}; the hook is skipped")));
-                            continue;
-                        }
-                    },
-                    Some(other) => {
-                        load.errors.push(note(format!(
-                            "{at}.if must be a permission rule string, found {}; the hook is skipped",
-                            json_kind(other)
-                        )));
-                        continue;
-                    }
-                };
-                let bash = match entry.get("shell") {
-                    None | Some(Value::Null) => false,
-                    Some(Value::String(shell)) if shell == "bash" => true,
-                    Some(Value::String(shell)) if shell == "powershell" => {
-                        load.errors.push(note(format!(
-                            "{at}.shell \"powershell\" runs only on Windows (as in Claude Code); the hook is skipped"
-                        )));
-                        continue;
-                    }
-                    Some(other) => {
-                        load.errors.push(note(format!(
-                            "{at}.shell must be \"bash\" or \"powershell\", found {other}; the hook is skipped"
-                        )));
-                        continue;
-                    }
-                };
-                let flag = |key: &str| entry.get(key).and_then(Value::as_bool) == Some(true);
-                let background = match (flag("asyncRewake"), flag("async")) {
-                    _ if handler.is_some() => {
-                        if flag("async") || flag("asyncRewake") {
-                            load.warnings.push(note(format!(
-                                "{at}: async is only for command hooks (as in Claude Code); this {kind} hook runs in the foreground"
-                            )));
-                        }
-                        None
-                    }
-                    (true, _) => Some(Background::AsyncRewake),
-                    (false, true) => Some(Background::Async),
-                    (false, false) => None,
-                };
-                let root = ws.root().to_string_lossy().into_owned();
-                let own_transport = handler.is_some();
-                let timeout = match entry.get("timeout").and_then(Value::as_f64) {
-                    Some(t) if t > 0.0 => t,
-                    _ => match &handler {
-                        Some(TransportSpec::Judge(spec)) if spec.is_agent() => AGENT_TIMEOUT_SECS,
-                        Some(TransportSpec::Judge(_)) => PROMPT_TIMEOUT_SECS,
-                        // Claude Code lowers its default to 30 s on UserPromptSubmit, and
-                        // gives SessionEnd hooks 1.5 s unless they set their own.
-                        _ if claude == ClaudeEvent::UserPromptSubmit => PROMPT_TIMEOUT_SECS,
-                        _ if claude == ClaudeEvent::SessionEnd => SESSION_END_TIMEOUT_SECS,
-                        _ => CLAUDE_DEFAULT_TIMEOUT_SECS,
-                    },
-                }
-                .min(MAX_TIMEOUT_SECS);
-                let mut hook = Hook {
-                    name: command.into(),
-                    source: agent.source(),
-                    file: path.clone(),
-                    file_display: display.as_str().into(),
-                    line: 0,
-                    events: vec![claude.canonical()],
-                    matcher: matcher.clone(),
-                    transport: match handler {
-                        Some(transport) => transport,
-                        None if exec.is_some() => TransportSpec::Command(CommandSpec::words(
-                            command,
-                            exec.unwrap_or_default(),
-                            ws.root().to_path_buf(),
-                        )),
-                        None => TransportSpec::Command({
-                            let mut spec = CommandSpec::shell(command, ws.root().to_path_buf())
-                                .with_known_var(agent_hooks_core::workspace::WORKSPACE_ENV, &root);
-                            for (name, value) in agent_env(agent, ws, claude, &root) {
-                                spec = spec.with_known_var(&name, &value);
-                            }
-                            for (name, value) in plugin.map(Plugin::env).unwrap_or_default() {
-                                spec = spec.with_known_var(&name, &value);
-                            }
-                            if bash { spec.in_bash() } else { spec }
-                        }),
-                    },
-                    dialect: Dialect::Claude {
-                        agent,
-                        event: claude,
-                        aliases: aliases.clone(),
-                        condition: condition.clone(),
-                        background,
-                    },
-                    timeout: Duration::from_secs_f64(timeout),
-                    on_error: OnError::Continue,
-                    env: if own_transport {
-                        Vec::new()
-                    } else {
-                        let mut env = agent_env(agent, ws, claude, &root);
-                        env.extend(plugin.map(Plugin::env).unwrap_or_default());
-                        env
-                    },
-                    approval_key: Some(command.to_owned()),
-                    state_dir: ws.state_dir().join(filesystem_safe(command)),
-                };
-                if let Some(value) = entry.get("prefork")
-                    && let Err(why) = crate::hook::configure_prefork(&mut hook, value)
-                {
-                    load.errors
-                        .push(note(format!("{at}.{why}; the hook is skipped")));
-                    continue;
-                }
-                load.hooks.push(hook);
-            }
-        }
-    }
-}
-
-/// The variables `agent` sets for a hook: Claude Code's (below); Codex sets none of its own.
-fn agent_env(
-    agent: Agent,
-    ws: &Workspace,
-    claude: ClaudeEvent,
-    root: &str,
-) -> Vec<(String, String)> {
-    match agent {
-        Agent::ClaudeCode => claude_env(ws, claude, root),
-        _ => Vec::new(),
-    }
-}
-
-/// The variables Claude Code sets for a hook: `CLAUDE_PROJECT_DIR`, and on `SessionStart`
-/// `CLAUDE_ENV_FILE`, a file where the hook appends `export` lines for the host's later shell
-/// commands (`state/claude-env.sh`; a host that runs shell commands may source it).
-fn claude_env(ws: &Workspace, claude: ClaudeEvent, root: &str) -> Vec<(String, String)> {
-    let mut env = vec![("CLAUDE_PROJECT_DIR".to_owned(), root.to_owned())];
-    if claude == ClaudeEvent::SessionStart {
-        let file = ws.state_dir().join("claude-env.sh");
-        env.push((
-            "CLAUDE_ENV_FILE".to_owned(),
-            file.to_string_lossy().into_owned(),
-        ));
-    }
-    env
-}
-
-/// A `type: "prompt"` or `type: "agent"` handler (`kind`): its `prompt`, `model` and, for a
-/// prompt hook, `continueOnBlock`, on an event Claude Code runs such hooks on. An agent hook
-/// reads the workspace (`root`) and, having no `continueOnBlock`, is handled on `ok: false` as
-/// a prompt hook with `continueOnBlock: true` (Claude Code's reference).
-fn judge_handler(
-    entry: &Value,
-    kind: &str,
-    claude: ClaudeEvent,
-    judge: &JudgeEndpoint,
-    root: &Path,
-) -> Result<JudgeSpec, String> {
-    if matches!(
-        claude,
-        ClaudeEvent::SessionStart | ClaudeEvent::SessionEnd | ClaudeEvent::Notification
-    ) {
-        return Err(format!(
-            "{kind} hooks do not run on {} in Claude Code",
-            claude.name()
-        ));
-    }
-    let agent = kind == "agent";
-    let prompt = match entry.get("prompt") {
-        Some(Value::String(prompt)) if !prompt.trim().is_empty() => prompt.clone(),
-        Some(other) if !other.is_null() => {
-            return Err(format!(
-                "\"prompt\" must be a string, found {}",
-                json_kind(other)
-            ));
-        }
-        _ => return Err("missing \"prompt\" (what the model judges)".to_owned()),
-    };
-    let model = match entry.get("model") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(model)) => Some(model.clone()),
-        Some(other) => {
-            return Err(format!(
-                "\"model\" must be a string, found {}",
-                json_kind(other)
-            ));
-        }
-    };
-    let continue_on_block = match entry.get("continueOnBlock") {
-        _ if agent => true,
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => {
-            return Err(format!(
-                "\"continueOnBlock\" must be true or false, found {}",
-                json_kind(other)
-            ));
-        }
-    };
-    Ok(JudgeSpec {
-        kind: if agent {
-            JudgeKind::Agent {
-                root: root.to_path_buf(),
-            }
-        } else {
-            JudgeKind::Prompt
-        },
-        prompt,
-        model,
-        continue_on_block,
-        endpoint: judge.clone(),
-    })
-}
-
-/// A `type: "http"` handler: `url`, and `headers` whose `$VAR`/`${VAR}` name only variables
-/// of `allowedEnvVars` — within `outer` (`httpHookAllowedEnvVars`) when the settings set it;
-/// others are sent empty, as in Claude Code, and come back as (header, variable) pairs for a
-/// warning. The URL passes the HTTP hooks' SSRF guard like any other.
-fn http_handler(
-    entry: &Value,
-    claude: ClaudeEvent,
-    outer: Option<&[String]>,
-) -> Result<(HttpSpec, Vec<(String, String)>), String> {
-    if claude == ClaudeEvent::SessionStart {
-        return Err("http hooks do not run on SessionStart in Claude Code".to_owned());
-    }
-    let url = match entry.get("url") {
-        Some(Value::String(url)) if !url.trim().is_empty() => url.clone(),
-        Some(other) if !other.is_null() => {
-            return Err(format!(
-                "\"url\" must be a string, found {}",
-                json_kind(other)
-            ));
-        }
-        _ => return Err("missing \"url\" (where to POST the hook input)".to_owned()),
-    };
-    let allowed: Vec<String> = match entry.get("allowedEnvVars") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(names)) => names
-            .iter()
-            .map(|n| n.as_str().map(str::to_owned))
-            .collect::<Option<_>>()
-            .ok_or("\"allowedEnvVars\" must be a list of variable names")?,
-        Some(other) => {
-            return Err(format!(
-                "\"allowedEnvVars\" must be a list of variable names, found {}",
-                json_kind(other)
-            ));
-        }
-    };
-    let allowed: Vec<String> = match outer {
-        Some(outer) => allowed.into_iter().filter(|n| outer.contains(n)).collect(),
-        None => allowed,
-    };
-    let mut headers = Vec::new();
-    let mut dropped = Vec::new();
-    match entry.get("headers") {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(map)) => {
-            for (name, value) in map {
-                let Value::String(value) = value else {
-                    return Err(format!(
-                        "headers.{name} must be a string, found {}",
-                        json_kind(value)
-                    ));
-                };
-                let (template, unlisted) = Template::parse_claude(value, &allowed);
-                dropped.extend(unlisted.into_iter().map(|var| (name.clone(), var)));
-                headers.push((name.clone(), template));
-            }
-        }
-        Some(other) => {
-            return Err(format!(
-                "\"headers\" must be an object of name: value, found {}",
-                json_kind(other)
-            ));
-        }
-    }
-    let mut spec = HttpSpec::new(&url, headers, None).map_err(|e| e.to_string())?;
-    spec.allowed_env = allowed;
-    Ok((spec, dropped))
-}
-
-/// Whether `hook` is this source's hook for (`claude`, `command`).
-fn declares(hook: &Hook, agent: Agent, claude: ClaudeEvent, command: &str) -> bool {
-    hook.approval_key.as_deref() == Some(command)
-        && matches!(&hook.dialect, Dialect::Claude { agent: a, event, .. } if *event == claude && *a == agent)
-}
-
-/// Lets `hook` also match what `extra` matches (no matcher on either side: everything).
-fn widen_matcher(hook: &mut Hook, extra: Option<&Matcher>) {
-    hook.matcher = match (hook.matcher.take(), extra) {
-        (None, _) | (_, None) => None,
-        (Some(a), Some(b)) => {
-            let pattern = format!("{}|{}", a.pattern, b.pattern);
-            match regex::Regex::new(&format!(
-                "(?:{})|(?:{})",
-                a.regex.as_str(),
-                b.regex.as_str()
-            )) {
-                Ok(regex) => Some(Matcher { pattern, regex }),
-                // Both compiled alone, so this cannot fail; matching everything errs on the
-                // side of running the hook.
-                Err(_) => None,
-            }
-        }
-    };
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agent_hooks_transports::TransportSpec;
 
     #[test]
     fn bridge_commands_are_recognised() {
@@ -937,7 +392,7 @@ mod tests {
         assert!(off.iter().all(|f| f.hooks.is_empty()));
         assert!(
             off[1].warnings[0]
-                .message
+                .message()
                 .contains("disableAllHooks is true")
         );
         let project = TWO_HOOKS.replacen('{', r#"{"disableAllHooks": true, "#, 1);
@@ -965,7 +420,7 @@ mod tests {
             allowed[0]
                 .warnings
                 .iter()
-                .any(|w| w.message.contains("$KEY is not in allowedEnvVars")),
+                .any(|w| w.message().contains("$KEY is not in allowedEnvVars")),
             "{:?}",
             allowed[0].warnings
         );
@@ -976,7 +431,7 @@ mod tests {
         assert_eq!(refused[0].hooks.len(), 1, "only the command hook");
         assert!(
             refused[0].warnings[0]
-                .message
+                .message()
                 .contains("matches no pattern of allowedHttpHookUrls")
         );
         let none = loaded_with_local(TWO_HOOKS, r#"{"allowedHttpHookUrls": []}"#);
@@ -998,7 +453,7 @@ mod tests {
         let names: Vec<&str> = files[0].hooks.iter().map(|h| &*h.name).collect();
         assert_eq!(names, vec!["b"]);
         assert_eq!(files[0].errors.len(), 1);
-        assert!(files[0].errors[0].message.contains("must be a string"));
+        assert!(files[0].errors[0].message().contains("must be a string"));
     }
 
     #[test]
@@ -1006,7 +461,7 @@ mod tests {
         let files = loaded("[1, 2]");
         assert_eq!(files[0].state, FileState::Broken);
         assert!(
-            files[0].errors[0].message.contains("found a list"),
+            files[0].errors[0].message().contains("found a list"),
             "{:?}",
             files[0].errors
         );
@@ -1059,7 +514,7 @@ mod tests {
         let warnings: Vec<String> = files[0]
             .warnings
             .iter()
-            .map(|w| w.message.clone())
+            .map(|w| w.message().to_owned())
             .collect();
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].contains("PreCompact hooks never fire in this host"));

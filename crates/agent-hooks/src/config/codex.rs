@@ -6,10 +6,11 @@
 
 use serde_json::Value;
 
-use super::FileLoad;
 use super::agent::AgentSettings;
-use super::claude::{Declared, HookSettings, load_hooks};
-use super::document::{Located, error, parse_json, read};
+use super::claude::{Declared, HookSettings};
+use super::claude_hooks::load_hooks;
+use super::document::{Located, parse_json, read};
+use super::{ConfigError, FileLoad};
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::agent::Agent;
 
@@ -83,10 +84,8 @@ fn warn_unknown_root_keys(load: &mut FileLoad, doc: &Value) {
     let Value::Object(root) = doc else { return };
     for key in root.keys() {
         if key != "description" && key != "hooks" {
-            let warning = error(
-                load,
-                0,
-                0,
+            let warning = ConfigError::whole_file(
+                &load.display,
                 format!(
                     "unknown key \"{key}\" (Codex accepts only \"description\" and \"hooks\" here, and refuses the file otherwise)"
                 ),
@@ -151,12 +150,13 @@ timeout = 30
             ),
         ]);
         assert_eq!(files[1].state, FileState::Broken);
-        assert_eq!(files[1].errors[0].line, 1, "{:?}", files[1].errors);
-        let warnings: Vec<&str> = files[0]
-            .warnings
-            .iter()
-            .map(|w| w.message.as_str())
-            .collect();
+        assert_eq!(
+            files[1].errors[0].location().map(|l| l.line()),
+            Some(1),
+            "{:?}",
+            files[1].errors
+        );
+        let warnings: Vec<&str> = files[0].warnings.iter().map(|w| w.message()).collect();
         assert_eq!(warnings.len(), 3, "{warnings:?}");
         assert!(warnings.iter().any(|w| w.contains("$schema")));
         assert!(

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::FileLoad;
 use super::agent::AgentSettings;
-use super::claude::{bridge_agent, declared_event, unlocated, warn_unknown_keys};
+use super::claude::{bridge_agent, declared_event, warn_unknown_keys};
 use super::document::{parse_json, read};
+use super::{ConfigError, FileLoad};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, filesystem_safe};
 use agent_hooks_core::wording::kind_of as json_kind;
 use agent_hooks_core::workspace::Workspace;
@@ -39,7 +39,7 @@ pub(crate) fn load(ws: &Workspace, _agent: &AgentSettings) -> Vec<FileLoad> {
 
 fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
     let display = load.display.clone();
-    let note = |message: String| unlocated(&display, message);
+    let note = |message: String| ConfigError::whole_file(&display, message);
     match doc.get("version") {
         Some(Value::Number(n)) if n.as_u64() == Some(1) => {}
         None => load
@@ -213,7 +213,7 @@ mod tests {
             r#"{"version": 1, "hooks": {"afterAgentThought": [{"command": "a"}],
                                          "stop": [{"command": "b", "loop_limit": 3}]}}"#,
         );
-        let warnings: Vec<&str> = file.warnings.iter().map(|w| w.message.as_str()).collect();
+        let warnings: Vec<&str> = file.warnings.iter().map(|w| w.message()).collect();
         assert_eq!(file.hooks.len(), 1);
         assert!(
             warnings

@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::claude::unlocated;
 use super::{ConfigError, FileLoad, FileState};
+use agent_hooks_core::config_error::Location;
 use agent_hooks_core::wording::kind_of as json_kind;
 
 /// Reads and parses `load`'s file; `None` when it is missing or broken (recorded in `load`).
@@ -18,7 +18,7 @@ pub(crate) fn read(
         Ok(Some(text)) => text,
         Err(e) => {
             load.state = FileState::Broken;
-            let error = error(load, 0, 0, format!("cannot read: {e}"));
+            let error = ConfigError::whole_file(&load.display, format!("cannot read: {e}"));
             load.errors.push(error);
             return None;
         }
@@ -30,10 +30,8 @@ pub(crate) fn read(
         }
         Ok(other) => {
             load.state = FileState::Broken;
-            let error = error(
-                load,
-                0,
-                0,
+            let error = ConfigError::whole_file(
+                &load.display,
                 format!("must be one JSON object, found {}", json_kind(&other)),
             );
             load.errors.push(error);
@@ -45,18 +43,11 @@ pub(crate) fn read(
             message,
         }) => {
             load.state = FileState::Broken;
-            let error = error(load, line, column, message);
+            let error =
+                ConfigError::located(&load.display, Location::from_parser(line, column), message);
             load.errors.push(error);
             None
         }
-    }
-}
-
-pub(crate) fn error(load: &FileLoad, line: u64, column: u64, message: String) -> ConfigError {
-    ConfigError {
-        line,
-        column,
-        ..unlocated(&load.display, message)
     }
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::agent::AgentSettings;
-use super::claude::{bridge_agent, declared_event, unlocated, warn_unknown_keys};
+use super::claude::{bridge_agent, declared_event, warn_unknown_keys};
 use super::document::{parse_json, read};
 use super::{ConfigError, FileLoad};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, filesystem_safe};
@@ -45,7 +45,7 @@ pub(crate) fn load(ws: &Workspace, _agent: &AgentSettings) -> Vec<FileLoad> {
 
 fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
     let display = load.display.clone();
-    let note = |message: String| unlocated(&display, message);
+    let note = |message: String| ConfigError::whole_file(&display, message);
     let config = doc.get("hooksConfig");
     let disabled: Vec<&str> = config
         .and_then(|c| c.get("disabled"))
@@ -211,7 +211,7 @@ fn handler(
     disabled: &[&str],
 ) -> Result<Option<Handler>, ConfigError> {
     let display = load.display.clone();
-    let note = |message: String| unlocated(&display, message);
+    let note = |message: String| ConfigError::whole_file(&display, message);
     let Some(entry) = entry.as_object() else {
         return Err(note(format!("{at} must be an object")));
     };
@@ -332,7 +332,7 @@ mod tests {
                               {"type": "command", "command": "b", "name": "old-guard"},
                               {"type": "command", "command": "c", "retries": 3}]}]}}"#,
         );
-        let warnings: Vec<&str> = file.warnings.iter().map(|w| w.message.as_str()).collect();
+        let warnings: Vec<&str> = file.warnings.iter().map(|w| w.message()).collect();
         assert_eq!(file.hooks.len(), 1, "{warnings:?}");
         assert!(
             warnings

@@ -7,6 +7,7 @@
 pub(crate) mod agent;
 mod builtin;
 pub(crate) mod claude;
+mod claude_hooks;
 pub(crate) mod claude_plugins;
 pub(crate) mod codex;
 mod cursor;
@@ -14,6 +15,7 @@ mod document;
 mod gemini;
 pub(crate) mod shell;
 pub(crate) mod skill;
+mod typed;
 mod yaml;
 
 use std::path::PathBuf;

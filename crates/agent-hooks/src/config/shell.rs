@@ -9,11 +9,12 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_saphyr::Spanned;
 
-use super::yaml::{LocatedMap, error_at, parse_error};
+use super::typed::{Entries, Given, Scalar, Typed, field_names};
+use super::yaml::{error_at, error_here, parse_error, place};
 use super::{ConfigError, FileLoad, FileState};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
 use agent_hooks_core::event::Event;
-use agent_hooks_core::wording::{did_you_mean, kind_of, nearest};
+use agent_hooks_core::wording::{did_you_mean, nearest};
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::Dialect;
 use agent_hooks_dialects::matcher;
@@ -24,28 +25,41 @@ use agent_hooks_transports::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, Tr
 /// Default timeout of a shell hook (SPEC §5).
 pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 20.0;
 
-const KNOWN_KEYS: &[&str] = &[
-    "event",
-    "matcher",
-    "command",
-    "timeout",
-    "type",
-    "name",
-    "on_error",
-    "env",
-    "prefork",
-    "url",
-    "headers",
-    "secret",
-    "allowed_env",
-    "rules",
-    "prompt",
-    "model",
-];
+/// One entry of `hooks:` as written, each value with where it was written. A value of the
+/// wrong type is kept as such ([`Typed`]) so the entry can say what it expected, in the order
+/// the entry is checked.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(super) struct Entry {
+    pub(super) event: Given<Spanned<Typed<String>>>,
+    pub(super) matcher: Given<Spanned<Typed<String>>>,
+    pub(super) command: Given<Spanned<Typed<String>>>,
+    pub(super) timeout: Given<Spanned<Typed<f64>>>,
+    #[serde(rename = "type")]
+    pub(super) kind: Given<Spanned<Typed<String>>>,
+    pub(super) name: Given<Spanned<Typed<String>>>,
+    pub(super) on_error: Given<Spanned<Typed<String>>>,
+    pub(super) env: Given<Spanned<Typed<Entries<Typed<Scalar>>>>>,
+    /// Read by [`crate::hook::configure_prefork`], which owns its layout.
+    pub(super) prefork: Given<Spanned<Value>>,
+    pub(super) url: Given<Spanned<Typed<String>>>,
+    pub(super) headers: Given<Spanned<Typed<Entries<Typed<Scalar>>>>>,
+    pub(super) secret: Given<Spanned<Typed<String>>>,
+    pub(super) allowed_env: Given<Spanned<Typed<Vec<String>>>>,
+    pub(super) rules: Given<Spanned<Typed<String>>>,
+    pub(super) prompt: Given<Spanned<Typed<String>>>,
+    pub(super) model: Given<Spanned<Typed<String>>>,
+}
 
 #[derive(Deserialize)]
 struct ShellHooksFile {
-    hooks: Option<Vec<Spanned<LocatedMap>>>,
+    hooks: Option<Vec<Spanned<Entry>>>,
+}
+
+/// The same file read for its entries' keys only, to point at the unknown ones.
+#[derive(Deserialize)]
+struct ShellHooksKeys {
+    hooks: Option<Vec<BTreeMap<String, Spanned<IgnoredAny>>>>,
 }
 
 pub(crate) fn load(ws: &Workspace, agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
@@ -67,13 +81,10 @@ pub(crate) fn load(ws: &Workspace, agent: &super::agent::AgentSettings) -> Vec<F
         }
         Err(err) => {
             load.state = FileState::Broken;
-            load.errors.push(ConfigError {
-                kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-                file: display,
-                line: 0,
-                column: 0,
-                message: format!("cannot read: {err}"),
-            });
+            load.errors.push(ConfigError::whole_file(
+                display,
+                format!("cannot read: {err}"),
+            ));
             keep_last_good(ws, judge, &mut load, "cannot be read");
         }
     }
@@ -122,16 +133,13 @@ fn keep_last_good(ws: &Workspace, judge: &JudgeEndpoint, load: &mut FileLoad, wh
     }
     load.hooks = previous.hooks;
     load.state = FileState::BrokenKeptPrevious;
-    load.errors.push(ConfigError {
-        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-        file: load.display.clone(),
-        line: 0,
-        column: 0,
-        message: format!(
+    load.errors.push(ConfigError::whole_file(
+        &load.display,
+        format!(
             "{why}, so its last good hooks ({}) stay in force (a file caught mid-write must not disarm them); to remove every hook, write \"hooks: []\"",
             load.hooks.len()
         ),
-    });
+    ));
 }
 
 /// Parses the text of a `shell_hooks.yaml` into `load` (hooks, errors, warnings). Returns
@@ -148,13 +156,11 @@ fn parse_into(ws: &Workspace, judge: &JudgeEndpoint, text: &str, load: &mut File
         Ok(Some(top)) => {
             for (key, at) in &top {
                 if key != "hooks" {
-                    load.warnings.push(ConfigError {
-                        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-                        file: file.clone(),
-                        line: at.referenced.line(),
-                        column: at.referenced.column(),
-                        message: format!("unknown key \"{key}\" ignored (expected \"hooks\")"),
-                    });
+                    load.warnings.push(ConfigError::located(
+                        &file,
+                        place(at),
+                        format!("unknown key \"{key}\" ignored (expected \"hooks\")"),
+                    ));
                 }
             }
         }
@@ -165,8 +171,8 @@ fn parse_into(ws: &Workspace, judge: &JudgeEndpoint, text: &str, load: &mut File
         Err(err) => {
             load.state = FileState::Broken;
             let mut e = parse_error(&file, &err);
-            if e.message.contains("expected") && !text.contains("hooks:") {
-                e.message = format!("{} (expected a mapping with a \"hooks\" list)", e.message);
+            if e.message().contains("expected") && !text.contains("hooks:") {
+                e = e.map_message(|m| format!("{m} (expected a mapping with a \"hooks\" list)"));
             }
             load.errors.push(e);
             return false;
@@ -176,8 +182,8 @@ fn parse_into(ws: &Workspace, judge: &JudgeEndpoint, text: &str, load: &mut File
         Ok(parsed) => parsed,
         Err(err) => {
             load.state = FileState::Broken;
-            let mut e = parse_error(&file, &err);
-            e.message = format!("{} (\"hooks\" must be a list of mappings)", e.message);
+            let e = parse_error(&file, &err)
+                .map_message(|m| format!("{m} (\"hooks\" must be a list of mappings)"));
             load.errors.push(e);
             return false;
         }
@@ -186,16 +192,23 @@ fn parse_into(ws: &Workspace, judge: &JudgeEndpoint, text: &str, load: &mut File
     let Some(entries) = parsed.hooks else {
         return false;
     };
+    // The typed reading above succeeded, so this one (of the same mappings) does too.
+    let keys = serde_saphyr::from_str::<ShellHooksKeys>(text)
+        .ok()
+        .and_then(|k| k.hooks)
+        .unwrap_or_default();
     for (index, entry) in entries.into_iter().enumerate() {
-        match parse_entry(
+        if let Some(keys) = keys.get(index) {
+            warn_unknown_keys(&file, index, keys, &mut load.warnings);
+        }
+        let read = EntryReader {
             ws,
             judge,
-            &file,
+            file: &file,
             index,
-            &entry,
-            &mut load.warnings,
-            &mut load.errors,
-        ) {
+            entry: &entry,
+        };
+        match read.hook(&mut load.warnings, &mut load.errors) {
             Ok(hook) => load.hooks.push(hook),
             Err(err) => load.errors.push(err),
         }
@@ -203,27 +216,17 @@ fn parse_into(ws: &Workspace, judge: &JudgeEndpoint, text: &str, load: &mut File
     true
 }
 
-fn parse_entry(
-    ws: &Workspace,
-    judge: &JudgeEndpoint,
+/// Warns about each key of entry #`index` that [`Entry`] does not declare.
+fn warn_unknown_keys(
     file: &str,
     index: usize,
-    entry: &Spanned<LocatedMap>,
+    keys: &BTreeMap<String, Spanned<IgnoredAny>>,
     warnings: &mut Vec<ConfigError>,
-    errors: &mut Vec<ConfigError>,
-) -> Result<Hook, ConfigError> {
-    let map = &entry.value;
-    let line = entry.referenced.line();
-    let whole = |message: String| ConfigError {
-        kind: agent_hooks_core::diag::DiagKind::HookConfigError,
-        file: file.to_owned(),
-        line,
-        column: entry.referenced.column(),
-        message,
-    };
-    for (key, at) in map {
-        if !KNOWN_KEYS.contains(&key.as_str()) {
-            let hint = did_you_mean(nearest(key, KNOWN_KEYS.iter().copied(), |d, _| d <= 2));
+) {
+    let known = field_names::<Entry>();
+    for (key, at) in keys {
+        if !known.contains(&key.as_str()) {
+            let hint = did_you_mean(nearest(key, known.iter().copied(), |d, _| d <= 2));
             warnings.push(error_at(
                 file,
                 at,
@@ -231,363 +234,382 @@ fn parse_entry(
             ));
         }
     }
+}
 
-    let event_at = map
-        .get("event")
-        .ok_or_else(|| whole(format!("hook #{}: missing \"event\"", index + 1)))?;
-    let event_name = string(file, "event", event_at)?;
-    let event: Event = agent_hooks_dialects::parse_event(&event_name).map_err(
-        |e: agent_hooks_core::event::UnknownEvent| error_at(file, event_at, e.to_string()),
-    )?;
+/// Reads one entry of `hooks:` into a [`Hook`].
+struct EntryReader<'a> {
+    ws: &'a Workspace,
+    judge: &'a JudgeEndpoint,
+    file: &'a str,
+    index: usize,
+    entry: &'a Spanned<Entry>,
+}
 
-    let kind = match map.get("type") {
-        None => "command".to_owned(),
-        Some(at) => string(file, "type", at)?,
-    };
-    let (transport, key) = match kind.as_str() {
-        "command" => {
-            for http_only in ["url", "headers", "secret", "allowed_env"] {
-                if let Some(at) = map.get(http_only) {
-                    warnings.push(error_at(
+impl EntryReader<'_> {
+    /// The hook, or the error that drops the entry. Warnings, and a rules problem of a
+    /// built-in hook that still loads, go to `warnings` and `errors`.
+    fn hook(
+        &self,
+        warnings: &mut Vec<ConfigError>,
+        errors: &mut Vec<ConfigError>,
+    ) -> Result<Hook, ConfigError> {
+        let (file, ws, entry) = (self.file, self.ws, &self.entry.value);
+        let event_at =
+            entry.event.0.as_ref().ok_or_else(|| {
+                self.whole(format!("hook #{}: missing \"event\"", self.index + 1))
+            })?;
+        let event_name = string(file, "event", event_at)?;
+        let event: Event = agent_hooks_dialects::parse_event(event_name).map_err(
+            |e: agent_hooks_core::event::UnknownEvent| error_at(file, event_at, e.to_string()),
+        )?;
+        let kind = match &entry.kind.0 {
+            None => "command",
+            Some(at) => string(file, "type", at)?,
+        };
+        let (transport, key) = self.transport(event, kind, event_at, warnings, errors)?;
+        self.warn_misplaced(kind, warnings);
+        let matcher = match &entry.matcher.0 {
+            None => None,
+            Some(at) => matcher(file, at)?,
+        };
+        let timeout = self.timeout(kind, warnings)?;
+        let on_error = match &entry.on_error.0 {
+            None => OnError::Continue,
+            Some(at) => match string(file, "on_error", at)? {
+                "continue" => OnError::Continue,
+                "block" => OnError::Block,
+                other => {
+                    return Err(error_at(
+                        file,
+                        at,
+                        format!("on_error: expected \"continue\" or \"block\", found \"{other}\""),
+                    ));
+                }
+            },
+        };
+        let env = match &entry.env.0 {
+            None => Vec::new(),
+            Some(at) => scalars(file, "env", "a mapping of NAME: value", at)?,
+        };
+        let name = match &entry.name.0 {
+            None => key.clone(),
+            Some(at) => string(file, "name", at)?.to_owned(),
+        };
+        let mut hook = Hook {
+            state_dir: ws.state_dir().join(filesystem_safe(&name)),
+            name: name.into(),
+            source: SourceKind::ShellHooks,
+            file: ws.shell_hooks_yaml(),
+            file_display: file.into(),
+            line: self.entry.referenced.line(),
+            events: vec![event],
+            matcher,
+            transport,
+            dialect: Dialect::Shell,
+            timeout: Duration::from_secs_f64(timeout),
+            on_error,
+            env,
+            approval_key: Some(key),
+        };
+        if let Some(at) = &entry.prefork.0 {
+            crate::hook::configure_prefork(&mut hook, &at.value)
+                .map_err(|why| error_at(file, at, why))?;
+        }
+        Ok(hook)
+    }
+
+    /// An error about the entry as a whole (a key it lacks).
+    fn whole(&self, message: String) -> ConfigError {
+        error_at(self.file, self.entry, message)
+    }
+
+    /// The transport of a `type: kind` entry, and the text it is approved by.
+    fn transport(
+        &self,
+        event: Event,
+        kind: &str,
+        event_at: &Spanned<Typed<String>>,
+        warnings: &mut Vec<ConfigError>,
+        errors: &mut Vec<ConfigError>,
+    ) -> Result<(TransportSpec, String), ConfigError> {
+        let (file, ws, entry, n) = (self.file, self.ws, &self.entry.value, self.index + 1);
+        match kind {
+            "command" => {
+                let http_only = [
+                    ("url", entry.url.written()),
+                    ("headers", entry.headers.written()),
+                    ("secret", entry.secret.written()),
+                    ("allowed_env", entry.allowed_env.written()),
+                ];
+                for (key, at) in http_only {
+                    if let Some(at) = at {
+                        warnings.push(error_here(
+                            file,
+                            at,
+                            format!("hook #{n}: \"{key}\" is only for type: http; ignored"),
+                        ));
+                    }
+                }
+                let command_at = entry.command.0.as_ref().ok_or_else(|| {
+                    self.whole(format!(
+                        "hook #{n} ({event}): missing \"command\" (the program to run, e.g. \"/abs/path/hooks/guard.py\")"
+                    ))
+                })?;
+                let command = string(file, "command", command_at)?;
+                let spec = CommandSpec::argv(ws, command)
+                    .map_err(|msg| error_at(file, command_at, format!("command: {msg}")))?;
+                Ok((TransportSpec::Command(spec), command.to_owned()))
+            }
+            "http" => {
+                let spec = http_spec(file, entry, || {
+                    self.whole(format!(
+                        "hook #{n} ({event}): missing \"url\" (where to POST, e.g. \"https://guard.example.com/hook\")"
+                    ))
+                })?;
+                if let Some(at) = entry.env.written() {
+                    warnings.push(error_here(
+                        file,
+                        at,
+                        format!("hook #{n}: \"env\" is only for command hooks; ignored (an http hook sends `headers`)"),
+                    ));
+                }
+                let url = spec.url.clone();
+                Ok((TransportSpec::Http(spec), url))
+            }
+            "builtin" => {
+                let (spec, problem) = super::builtin::entry(
+                    ws,
+                    file,
+                    self.index,
+                    entry,
+                    warnings,
+                    || {
+                        self.whole(format!(
+                            "hook #{n} ({event}): missing \"name\" (the ready-made hook, e.g. \"security_guard\")"
+                        ))
+                    },
+                )?;
+                errors.extend(problem);
+                let key = spec.approval_key();
+                Ok((TransportSpec::Builtin(spec), key))
+            }
+            "prompt" | "agent" => self.judge(event, kind),
+            other => {
+                let at = entry.kind.written().unwrap_or(&event_at.referenced);
+                Err(error_here(
+                    file,
+                    at,
+                    format!(
+                        "unknown type \"{other}\" (expected \"command\", \"http\", \"builtin\", \"prompt\" or \"agent\")"
+                    ),
+                ))
+            }
+        }
+    }
+
+    /// A `type: prompt` or `type: agent` (`kind`) entry: its `prompt` and `model`.
+    fn judge(&self, event: Event, kind: &str) -> Result<(TransportSpec, String), ConfigError> {
+        let (file, ws, entry, n) = (self.file, self.ws, &self.entry.value, self.index + 1);
+        let prompt_at = entry.prompt.0.as_ref().ok_or_else(|| {
+            self.whole(format!(
+                "hook #{n} ({event}): missing \"prompt\" (what the model judges; $ARGUMENTS stands for the payload)"
+            ))
+        })?;
+        let prompt = string(file, "prompt", prompt_at)?.to_owned();
+        let model = match &entry.model.0 {
+            None => None,
+            Some(at) => Some(string(file, "model", at)?.to_owned()),
+        };
+        let spec = JudgeSpec {
+            kind: if kind == "agent" {
+                JudgeKind::Agent {
+                    root: ws.root().to_path_buf(),
+                }
+            } else {
+                JudgeKind::Prompt
+            },
+            prompt: prompt.clone(),
+            model,
+            continue_on_block: false,
+            endpoint: self.judge.clone(),
+        };
+        Ok((TransportSpec::Judge(spec), prompt))
+    }
+
+    /// Warns about keys of another type's entries (`prompt` on a command hook ...).
+    fn warn_misplaced(&self, kind: &str, warnings: &mut Vec<ConfigError>) {
+        let (file, entry, n) = (self.file, &self.entry.value, self.index + 1);
+        if kind != "prompt" && kind != "agent" {
+            for (key, at) in [
+                ("prompt", entry.prompt.written()),
+                ("model", entry.model.written()),
+            ] {
+                if let Some(at) = at {
+                    warnings.push(error_here(
                         file,
                         at,
                         format!(
-                            "hook #{}: \"{http_only}\" is only for type: http; ignored",
-                            index + 1
+                            "hook #{n}: \"{key}\" is only for type: prompt and type: agent; ignored"
                         ),
                     ));
                 }
             }
-            let command_at = map.get("command").ok_or_else(|| {
-                whole(format!(
-                    "hook #{} ({event}): missing \"command\" (the program to run, e.g. \"/abs/path/hooks/guard.py\")",
-                    index + 1
-                ))
-            })?;
-            let command = string(file, "command", command_at)?;
-            let spec = CommandSpec::argv(ws, &command)
-                .map_err(|msg| error_at(file, command_at, format!("command: {msg}")))?;
-            (TransportSpec::Command(spec), command)
         }
-        "http" => {
-            let spec = http_spec(file, map, || {
-                whole(format!(
-                    "hook #{} ({event}): missing \"url\" (where to POST, e.g. \"https://guard.example.com/hook\")",
-                    index + 1
-                ))
-            })?;
-            if let Some(at) = map.get("env") {
-                warnings.push(error_at(
-                    file,
-                    at,
-                    format!("hook #{}: \"env\" is only for command hooks; ignored (an http hook sends `headers`)", index + 1),
-                ));
-            }
-            let url = spec.url.clone();
-            (TransportSpec::Http(spec), url)
-        }
-        "builtin" => {
-            let (spec, problem) = super::builtin::entry(ws, file, index, map, warnings, || {
-                whole(format!(
-                    "hook #{} ({event}): missing \"name\" (the ready-made hook, e.g. \"security_guard\")",
-                    index + 1
-                ))
-            })?;
-            errors.extend(problem);
-            let key = spec.approval_key();
-            (TransportSpec::Builtin(spec), key)
-        }
-        "prompt" | "agent" => {
-            let prompt_at = map.get("prompt").ok_or_else(|| {
-                whole(format!(
-                    "hook #{} ({event}): missing \"prompt\" (what the model judges; $ARGUMENTS stands for the payload)",
-                    index + 1
-                ))
-            })?;
-            let prompt = string(file, "prompt", prompt_at)?;
-            let model = match map.get("model") {
-                None => None,
-                Some(at) => Some(string(file, "model", at)?),
-            };
-            let spec = JudgeSpec {
-                kind: if kind == "agent" {
-                    JudgeKind::Agent {
-                        root: ws.root().to_path_buf(),
-                    }
-                } else {
-                    JudgeKind::Prompt
-                },
-                prompt: prompt.clone(),
-                model,
-                continue_on_block: false,
-                endpoint: judge.clone(),
-            };
-            (TransportSpec::Judge(spec), prompt)
-        }
-        other => {
-            let at = map.get("type").unwrap_or(event_at);
-            return Err(error_at(
-                file,
-                at,
-                format!(
-                    "unknown type \"{other}\" (expected \"command\", \"http\", \"builtin\", \"prompt\" or \"agent\")"
-                ),
-            ));
-        }
-    };
-    for prompt_only in ["prompt", "model"] {
-        if kind != "prompt"
-            && kind != "agent"
-            && let Some(at) = map.get(prompt_only)
+        if kind != "builtin"
+            && let Some(at) = entry.rules.written()
         {
-            warnings.push(error_at(
+            warnings.push(error_here(
                 file,
                 at,
-                format!(
-                    "hook #{}: \"{prompt_only}\" is only for type: prompt and type: agent; ignored",
-                    index + 1
-                ),
+                format!("hook #{n}: \"rules\" is only for type: builtin; ignored"),
             ));
         }
     }
-    if kind != "builtin"
-        && let Some(at) = map.get("rules")
-    {
-        warnings.push(error_at(
-            file,
-            at,
-            format!(
-                "hook #{}: \"rules\" is only for type: builtin; ignored",
-                index + 1
-            ),
-        ));
-    }
 
-    let matcher = match map.get("matcher") {
-        None => None,
-        Some(at) => {
-            let pattern = string(file, "matcher", at)?;
-            if pattern.is_empty() {
-                None
-            } else {
-                Some(matcher::multi_line(pattern).map_err(|e| {
-                    error_at(
-                        file,
-                        at,
-                        format!("matcher is not a valid regex: {}", one_line(&e.to_string())),
-                    )
-                })?)
-            }
-        }
-    };
-
-    let timeout = match map.get("timeout") {
-        None if kind == "prompt" => PROMPT_TIMEOUT_SECS,
-        None if kind == "agent" => AGENT_TIMEOUT_SECS,
-        None => DEFAULT_TIMEOUT_SECS,
-        Some(at) => {
-            let secs = at.value.as_f64().filter(|s| *s > 0.0).ok_or_else(|| {
-                error_at(
-                    file,
+    /// `timeout`, in seconds: the type's default when left out, clamped to the ceiling.
+    fn timeout(&self, kind: &str, warnings: &mut Vec<ConfigError>) -> Result<f64, ConfigError> {
+        let Some(at) = &self.entry.value.timeout.0 else {
+            return Ok(match kind {
+                "prompt" => PROMPT_TIMEOUT_SECS,
+                "agent" => AGENT_TIMEOUT_SECS,
+                _ => DEFAULT_TIMEOUT_SECS,
+            });
+        };
+        let secs = match at.value.get() {
+            Ok(secs) if *secs > 0.0 => *secs,
+            found => {
+                return Err(error_at(
+                    self.file,
                     at,
                     format!(
                         "timeout: expected a positive number of seconds, found {}",
-                        kind_of(&at.value)
+                        found.err().unwrap_or("a number")
                     ),
-                )
-            })?;
-            if secs > MAX_TIMEOUT_SECS {
-                warnings.push(error_at(
-                    file,
-                    at,
-                    format!("timeout {secs} s is above the {MAX_TIMEOUT_SECS} s ceiling; using {MAX_TIMEOUT_SECS} s"),
                 ));
-                MAX_TIMEOUT_SECS
-            } else {
-                secs
             }
+        };
+        if secs > MAX_TIMEOUT_SECS {
+            warnings.push(error_at(
+                self.file,
+                at,
+                format!("timeout {secs} s is above the {MAX_TIMEOUT_SECS} s ceiling; using {MAX_TIMEOUT_SECS} s"),
+            ));
+            return Ok(MAX_TIMEOUT_SECS);
         }
-    };
-
-    let on_error = match map.get("on_error") {
-        None => OnError::Continue,
-        Some(at) => match string(file, "on_error", at)?.as_str() {
-            "continue" => OnError::Continue,
-            "block" => OnError::Block,
-            other => {
-                return Err(error_at(
-                    file,
-                    at,
-                    format!("on_error: expected \"continue\" or \"block\", found \"{other}\""),
-                ));
-            }
-        },
-    };
-
-    let env = match map.get("env") {
-        None => Vec::new(),
-        Some(at) => env_map(file, at)?,
-    };
-
-    let name = match map.get("name") {
-        None => key.clone(),
-        Some(at) => string(file, "name", at)?,
-    };
-
-    let mut hook = Hook {
-        state_dir: ws.state_dir().join(filesystem_safe(&name)),
-        name: name.into(),
-        source: SourceKind::ShellHooks,
-        file: ws.shell_hooks_yaml(),
-        file_display: file.into(),
-        line,
-        events: vec![event],
-        matcher,
-        transport,
-        dialect: Dialect::Shell,
-        timeout: Duration::from_secs_f64(timeout),
-        on_error,
-        env,
-        approval_key: Some(key),
-    };
-    if let Some(at) = map.get("prefork") {
-        crate::hook::configure_prefork(&mut hook, &at.value)
-            .map_err(|why| error_at(file, at, why))?;
+        Ok(secs)
     }
-    Ok(hook)
+}
+
+/// `matcher`: a regex over the tool name and the input's strings; empty is no matcher.
+fn matcher(
+    file: &str,
+    at: &Spanned<Typed<String>>,
+) -> Result<Option<agent_hooks_dialects::Matcher>, ConfigError> {
+    let pattern = string(file, "matcher", at)?;
+    if pattern.is_empty() {
+        return Ok(None);
+    }
+    matcher::multi_line(pattern.to_owned())
+        .map(Some)
+        .map_err(|e| {
+            error_at(
+                file,
+                at,
+                format!("matcher is not a valid regex: {}", one_line(&e.to_string())),
+            )
+        })
 }
 
 /// `type: http`: the URL (through the SSRF guard), `headers` whose `${NAME}`s must be in
 /// `allowed_env`, and `secret` (SPEC §5a).
 fn http_spec(
     file: &str,
-    map: &LocatedMap,
+    entry: &Entry,
     missing_url: impl FnOnce() -> ConfigError,
 ) -> Result<HttpSpec, ConfigError> {
-    if let Some(at) = map.get("command") {
-        return Err(error_at(
+    if let Some(at) = entry.command.written() {
+        return Err(error_here(
             file,
             at,
             "an http hook takes \"url\", not \"command\" (drop `type: http` to run a command)",
         ));
     }
-    let url_at = map.get("url").ok_or_else(missing_url)?;
+    let url_at = entry.url.0.as_ref().ok_or_else(missing_url)?;
     let url = string(file, "url", url_at)?;
-    let allowed_env: Vec<String> = match map.get("allowed_env") {
+    let allowed_env: Vec<String> = match &entry.allowed_env.0 {
         None => Vec::new(),
-        Some(at) => {
-            let names = match &at.value {
-                Value::Array(items) => items
-                    .iter()
-                    .map(|v| v.as_str().map(str::to_owned))
-                    .collect::<Option<Vec<_>>>(),
-                _ => None,
-            };
-            names.ok_or_else(|| {
-                error_at(
-                    file,
-                    at,
-                    format!(
-                        "allowed_env: expected a list of variable names, found {}",
-                        kind_of(&at.value)
-                    ),
-                )
-            })?
-        }
-    };
-    let template = |at: &Spanned<Value>, what: &str, raw: &str| {
-        Template::parse(raw, &allowed_env).map_err(|e| error_at(file, at, format!("{what}: {e}")))
-    };
-    let mut headers = Vec::new();
-    if let Some(at) = map.get("headers") {
-        let Value::Object(entries) = &at.value else {
-            return Err(error_at(
+        Some(at) => at.value.get().cloned().map_err(|found| {
+            error_at(
                 file,
                 at,
-                format!(
-                    "headers: expected a mapping of Name: value, found {}",
-                    kind_of(&at.value)
-                ),
-            ));
-        };
-        for (name, value) in entries {
-            let value = match value {
-                Value::String(s) => s.clone(),
-                Value::Number(n) => n.to_string(),
-                Value::Bool(b) => b.to_string(),
-                other => {
-                    return Err(error_at(
-                        file,
-                        at,
-                        format!(
-                            "headers.{name}: expected a string, found {}",
-                            kind_of(other)
-                        ),
-                    ));
-                }
-            };
-            headers.push((
-                name.clone(),
-                template(at, &format!("headers.{name}"), &value)?,
-            ));
+                format!("allowed_env: expected a list of variable names, found {found}"),
+            )
+        })?,
+    };
+    let mut headers = Vec::new();
+    if let Some(at) = &entry.headers.0 {
+        for (name, value) in scalars(file, "headers", "a mapping of Name: value", at)? {
+            let what = format!("headers.{name}");
+            let template = Template::parse(&value, &allowed_env)
+                .map_err(|e| error_at(file, at, format!("{what}: {e}")))?;
+            headers.push((name, template));
         }
     }
-    let secret = match map.get("secret") {
+    let secret = match &entry.secret.0 {
         None => None,
-        Some(at) => Some(template(at, "secret", &string(file, "secret", at)?)?),
+        Some(at) => Some(
+            Template::parse(string(file, "secret", at)?, &allowed_env)
+                .map_err(|e| error_at(file, at, format!("secret: {e}")))?,
+        ),
     };
-    let mut spec = HttpSpec::new(&url, headers, secret).map_err(|e| {
+    let mut spec = HttpSpec::new(url, headers, secret).map_err(|e| {
         let at = match &e {
-            HttpSpecError::Url(_) => url_at,
-            HttpSpecError::Header(_) => map.get("headers").unwrap_or(url_at),
+            HttpSpecError::Url(_) => &url_at.referenced,
+            HttpSpecError::Header(_) => entry.headers.written().unwrap_or(&url_at.referenced),
         };
-        error_at(file, at, e.to_string())
+        error_here(file, at, e.to_string())
     })?;
     spec.allowed_env = allowed_env;
     Ok(spec)
 }
 
-fn string(file: &str, key: &str, at: &Spanned<Value>) -> Result<String, ConfigError> {
-    match &at.value {
-        Value::String(s) => Ok(s.clone()),
-        other => Err(error_at(
-            file,
-            at,
-            format!("{key}: expected a string, found {}", kind_of(other)),
-        )),
-    }
+/// The string written at `at` under `key`, or an error saying what was found instead.
+pub(super) fn string<'a>(
+    file: &str,
+    key: &str,
+    at: &'a Spanned<Typed<String>>,
+) -> Result<&'a str, ConfigError> {
+    at.value
+        .get()
+        .map(String::as_str)
+        .map_err(|found| error_at(file, at, format!("{key}: expected a string, found {found}")))
 }
 
-/// `env:` — a mapping of names to scalar values (numbers and booleans are written as text).
-pub(crate) fn env_map(
+/// A mapping of names to scalars (`env`, `headers`; numbers and booleans are written as
+/// text), in the order written; `expected` says what `key` should be.
+fn scalars(
     file: &str,
-    at: &Spanned<Value>,
+    key: &str,
+    expected: &str,
+    at: &Spanned<Typed<Entries<Typed<Scalar>>>>,
 ) -> Result<Vec<(String, String)>, ConfigError> {
-    let Value::Object(map) = &at.value else {
-        return Err(error_at(
+    let entries = at.value.get().map_err(|found| {
+        error_at(
             file,
             at,
-            format!(
-                "env: expected a mapping of NAME: value, found {}",
-                kind_of(&at.value)
-            ),
-        ));
-    };
-    map.iter()
-        .map(|(k, v)| {
-            let value = match v {
-                Value::String(s) => s.clone(),
-                Value::Number(n) => n.to_string(),
-                Value::Bool(b) => b.to_string(),
-                other => {
-                    return Err(error_at(
-                        file,
-                        at,
-                        format!("env.{k}: expected a string, found {}", kind_of(other)),
-                    ));
-                }
-            };
-            Ok((k.clone(), value))
+            format!("{key}: expected {expected}, found {found}"),
+        )
+    })?;
+    entries
+        .0
+        .iter()
+        .map(|(name, value)| match value.get() {
+            Ok(Scalar(text)) => Ok((name.clone(), text.clone())),
+            Err(found) => Err(error_at(
+                file,
+                at,
+                format!("{key}.{name}: expected a string, found {found}"),
+            )),
         })
         .collect()
 }
@@ -649,7 +671,7 @@ mod tests {
     fn broken_yaml_is_one_located_error() {
         let load = parse("hooks:\n  - event: on_stop\n   command: [\n");
         assert_eq!(load.state, FileState::Broken);
-        assert_eq!(load.errors[0].line, 3);
+        assert_eq!(load.errors[0].location().map(|l| l.line()), Some(3));
         assert!(
             load.errors[0]
                 .to_string()
@@ -741,10 +763,10 @@ mod tests {
             "hooks:\n  - event: on_stop\n    type: grpc\n    command: /x\n  - event: on_stop\n    command: /x\n    matcher: \"(\"\n",
         );
         assert_eq!(load.hooks.len(), 0);
-        assert!(load.errors[0].message.contains("unknown type \"grpc\""));
+        assert!(load.errors[0].message().contains("unknown type \"grpc\""));
         assert!(
             load.errors[1]
-                .message
+                .message()
                 .contains("matcher is not a valid regex")
         );
     }

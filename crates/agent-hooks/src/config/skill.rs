@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use super::{ConfigError, FileLoad, FileState};
 use crate::hook::{Hook, OnError, SourceKind};
+use agent_hooks_core::config_error::Location;
 use agent_hooks_core::diag::DiagKind;
 use agent_hooks_core::wording::{did_you_mean, kind_of as json_kind, nearest};
 use agent_hooks_core::workspace::Workspace;
@@ -93,12 +94,8 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
     let display = ws.display(&path).into_owned();
     let mut load = FileLoad::new(ws, SourceKind::Skill, path.clone());
     load.state = FileState::Loaded;
-    let error = |kind, line, column, message: String| ConfigError {
-        kind,
-        file: display.clone(),
-        line,
-        column,
-        message,
+    let error = |kind, line, column, message: String| {
+        ConfigError::located(&display, Location::from_parser(line, column), message).with_kind(kind)
     };
     let text = match agent_hooks_core::store::read_optional(&path) {
         Ok(Some(text)) => text,

@@ -308,10 +308,10 @@ pub(crate) struct ConfigErrorReport {
 impl From<&ConfigError> for ConfigErrorReport {
     fn from(e: &ConfigError) -> Self {
         ConfigErrorReport {
-            file: e.file.clone(),
-            line: e.line,
-            column: e.column,
-            message: e.message.clone(),
+            file: e.file().to_owned(),
+            line: e.location().map_or(0, |l| l.line()),
+            column: e.location().map_or(0, |l| l.column()),
+            message: e.message().to_owned(),
             text: e.to_string(),
         }
     }

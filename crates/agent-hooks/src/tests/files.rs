@@ -104,8 +104,8 @@ fn a_fifo_as_the_approvals_file_is_an_error_not_a_hang() {
     let ws = Workspace::new(&root);
     let result = within_deadline("reading the approvals", move || Approvals::load(&ws));
     let err = result.expect_err("a FIFO is not an approvals file");
-    assert_eq!(err.file, "config/hook_approvals.json");
-    assert!(err.message.contains("it is a FIFO"), "{err}");
+    assert_eq!(err.file(), "config/hook_approvals.json");
+    assert!(err.message().contains("it is a FIFO"), "{err}");
 }
 
 #[test]
@@ -118,7 +118,7 @@ fn an_oversized_approvals_file_is_refused_before_it_is_parsed() {
     text.push_str("\"}");
     std::fs::write(&path, text).expect("write");
     let err = Approvals::load(&Workspace::new(&root)).expect_err("too big");
-    assert!(err.message.contains("over the 4 MiB limit"), "{err}");
+    assert!(err.message().contains("over the 4 MiB limit"), "{err}");
 }
 
 #[test]
