@@ -7,7 +7,10 @@
 //! - [`shell`] and [`skill`]: agent-hooks' own dialect and open-strix skills';
 //! - [`claude`] (Claude Code, both ways), [`codex`], [`gemini`] and [`cursor`]: each agent's
 //!   events, hook input and answers, and its bridge's reading and writing;
-//! - [`agent`]: the agents agent-hooks protects, and where each keeps its hooks;
+//! - [`agent`]: the agents agent-hooks protects; [`home`]: the one trait, [`home::AgentHome`],
+//!   through which the bridge, the sidecar, `convert` and the installers ask anything that
+//!   differs between agents (each agent implements it in its own module; `Agent::home` is the
+//!   table from an agent to it);
 //! - [`matcher`] decides which payloads a hook runs on, [`read`] how a hook's stdout is read,
 //!   and [`verdict`] how an LLM judge's answer is.
 //!
@@ -21,6 +24,7 @@ pub mod claude;
 pub mod codex;
 pub mod cursor;
 pub mod gemini;
+pub mod home;
 pub mod matcher;
 pub mod read;
 pub mod shell;
