@@ -133,8 +133,8 @@ pub fn parse_event(name: &str) -> Result<Event, agent_hooks_core::event::Unknown
 }
 
 /// The canonical event `name` stands for: a canonical name (`pre_llm_call`), a skill hook's
-/// (`pre_prompt`) or a Claude Code event's (`PreToolUse`), so a host may speak its own
-/// dialect. An unknown name's error suggests the nearest canonical one.
+/// (`pre_prompt`) or any agent's event name (`PreToolUse`, `BeforeTool`), so a host may speak
+/// its own dialect. An unknown name's error suggests the nearest canonical one.
 ///
 /// # Errors
 ///
@@ -143,13 +143,10 @@ pub fn event_named(name: &str) -> Result<Event, agent_hooks_core::event::Unknown
     name.parse().or_else(|unknown| {
         skill::canonical(name)
             .or_else(|| {
-                claude::CLAUDE_EVENTS
-                    .iter()
-                    .find(|(claude, _, _)| *claude == name)
-                    .map(|(_, _, event)| *event)
+                agent::Agent::ALL
+                    .into_iter()
+                    .find_map(|agent| agent.home().twin_of(name))
             })
-            .or_else(|| gemini::GeminiEvent::parse(name).map(gemini::GeminiEvent::canonical))
-            .or_else(|| cursor::CursorEvent::parse(name).map(cursor::CursorEvent::canonical))
             .ok_or(unknown)
     })
 }
