@@ -1,6 +1,5 @@
 //! `agent-hooks <agent>-hook`, `<agent>-install` and `<agent>-uninstall` (claude, codex,
-//! gemini): the
-//! bridges from the shell. The agent runs `<agent>-hook` as a command hook; it answers in the
+//! gemini, cursor): the bridges from the shell. The agent runs `<agent>-hook` as a command hook; it answers in the
 //! agent's format.
 
 use std::io::Read;
@@ -11,19 +10,10 @@ use agent_hooks::bridge::Agent;
 use agent_hooks::{Engine, Workspace, bridge};
 use serde_json::Value;
 
-/// The environment variable an agent sets to its project directory for its hooks.
-pub(crate) fn project_dir_var(agent: Agent) -> Option<&'static str> {
-    match agent {
-        Agent::ClaudeCode => Some("CLAUDE_PROJECT_DIR"),
-        Agent::Gemini => Some("GEMINI_PROJECT_DIR"),
-        Agent::Codex | Agent::Cursor => None,
-    }
-}
-
 /// The workspace of a bridge call: `--workspace`, else the agent's project directory, else the
 /// usual resolution.
 pub(crate) fn workspace(agent: Agent, flag: Option<&Path>) -> Workspace {
-    let project = project_dir_var(agent).and_then(std::env::var_os);
+    let project = agent.home().project_dir_var().and_then(std::env::var_os);
     match (flag, project) {
         (Some(dir), _) => Workspace::new(dir),
         (None, Some(dir)) if !dir.is_empty() => Workspace::new(std::path::PathBuf::from(dir)),
@@ -35,20 +25,15 @@ pub(crate) fn workspace(agent: Agent, flag: Option<&Path>) -> Workspace {
 /// project variable), so the hook input's own idea of it does not apply.
 pub(crate) fn named(agent: Agent, flag: Option<&Path>) -> bool {
     let set = |var: &str| std::env::var_os(var).is_some_and(|v| !v.is_empty());
-    flag.is_some() || set(agent_hooks::WORKSPACE_ENV) || project_dir_var(agent).is_some_and(set)
+    flag.is_some()
+        || set(agent_hooks::WORKSPACE_ENV)
+        || agent.home().project_dir_var().is_some_and(set)
 }
 
-/// The workspace a hook input names: Cursor's first `workspace_roots` entry (Cursor runs hooks
-/// from the directory of `hooks.json`, not from the project).
+/// The workspace a hook input names, for an agent that does not run its hooks from the
+/// project (Cursor runs them from the directory of `hooks.json`).
 fn input_workspace(agent: Agent, input: &Value) -> Option<Workspace> {
-    if agent != Agent::Cursor {
-        return None;
-    }
-    let root = input
-        .get("workspace_roots")?
-        .as_array()?
-        .first()?
-        .as_str()?;
+    let root = agent.home().input_workspace(input)?;
     Path::new(root)
         .is_dir()
         .then(|| Workspace::new(PathBuf::from(root)))

@@ -1,8 +1,7 @@
-//! The agents whose hooks this runtime speaks, and the facts about each that more than one
-//! module needs: the name used on the command line (`codex-hook`, `convert --from codex`), the
-//! sidecar route that answers in its format, and which source its hooks load as. Each agent's
-//! event table lives with its dialect (`dialect/claude/event.rs`, `dialect/codex.rs`,
-//! `dialect/gemini.rs`, `dialect/cursor.rs`).
+//! The agents whose hooks this runtime speaks, and the list of them. What each one is — its
+//! name on the command line (`codex-hook`, `convert --from codex`), its sidecar route, its
+//! files, its events — is its home's (`home.rs`), implemented in its module (`claude/`,
+//! `codex.rs`, `gemini.rs`, `cursor.rs`) and found through `table.rs`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -22,44 +21,14 @@ pub enum Agent {
 }
 
 impl Agent {
-    /// Every agent, in source order.
-    pub const ALL: [Agent; 4] = [
+    /// Every agent, in source order. Its facts and behaviour are its home's
+    /// ([`Agent::home`], in `table.rs`).
+    pub const ALL: Agents = Agents(&[
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Gemini,
         Agent::Cursor,
-    ];
-
-    /// The agent's short name: `claude`, `codex` — the prefix of its bridge commands
-    /// (`codex-hook`) and the value of `convert --from`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Cursor => "cursor",
-        }
-    }
-
-    /// How messages and docs name the agent.
-    pub fn label(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "Claude Code",
-            Agent::Codex => "Codex",
-            Agent::Gemini => "Gemini CLI",
-            Agent::Cursor => "Cursor",
-        }
-    }
-
-    /// The sidecar route that answers this agent's hook input in its own format.
-    pub fn http_route(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "/v1/hooks/claude-code",
-            Agent::Codex => "/v1/hooks/codex",
-            Agent::Gemini => "/v1/hooks/gemini",
-            Agent::Cursor => "/v1/hooks/cursor",
-        }
-    }
+    ]);
 
     /// The agent whose sidecar route a hook URL points at, if it is one of those routes.
     pub fn of_bridge_url(url: &str) -> Option<Agent> {
@@ -68,41 +37,31 @@ impl Agent {
             .into_iter()
             .find(|agent| url.ends_with(agent.http_route()))
     }
+}
 
-    /// The subcommand the agent runs as its bridge hook (`claude-hook`, `codex-hook`).
-    pub fn hook_command(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-hook",
-            Agent::Codex => "codex-hook",
-            Agent::Gemini => "gemini-hook",
-            Agent::Cursor => "cursor-hook",
-        }
+/// Every agent ([`Agent::ALL`]), iterated by value. A list of unfixed length, so adding an
+/// agent changes no public type.
+#[derive(Debug, Clone, Copy)]
+pub struct Agents(&'static [Agent]);
+
+impl Agents {
+    /// The agents as a slice.
+    pub fn as_slice(self) -> &'static [Agent] {
+        self.0
     }
 
-    /// Which source the hooks declared in this agent's own configuration load as.
-    pub fn source(self) -> SourceKind {
-        match self {
-            Agent::ClaudeCode => SourceKind::ClaudeCode,
-            Agent::Codex => SourceKind::Codex,
-            Agent::Gemini => SourceKind::Gemini,
-            Agent::Cursor => SourceKind::Cursor,
-        }
+    /// The agents, by value.
+    pub fn iter(self) -> std::iter::Copied<std::slice::Iter<'static, Agent>> {
+        self.0.iter().copied()
     }
+}
 
-    /// The agent's project file of hooks, relative to the workspace: what its installer
-    /// writes and what `convert` reads by default.
-    pub fn config_file(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => ".claude/settings.json",
-            Agent::Codex => ".codex/hooks.json",
-            Agent::Gemini => ".gemini/settings.json",
-            Agent::Cursor => ".cursor/hooks.json",
-        }
-    }
+impl IntoIterator for Agents {
+    type Item = Agent;
+    type IntoIter = std::iter::Copied<std::slice::Iter<'static, Agent>>;
 
-    /// Whether the agent itself can call an HTTP hook (and so its installer has `--http`).
-    pub fn has_http_hooks(self) -> bool {
-        matches!(self, Agent::ClaudeCode)
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
     }
 }
 
@@ -129,7 +88,11 @@ impl fmt::Display for Agent {
 pub struct UnknownAgent(pub String);
 
 fn agent_names() -> String {
-    Agent::ALL.map(Agent::name).join(", ")
+    Agent::ALL
+        .into_iter()
+        .map(Agent::name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl FromStr for Agent {

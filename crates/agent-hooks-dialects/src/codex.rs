@@ -6,8 +6,13 @@
 
 use serde_json::{Map, Value};
 
-use super::claude::{ClaudeEvent, ClaudeFamily, RewritePermission, Sent, to_claude};
-use crate::agent::{Agent, AgentAnswer};
+use super::claude::{
+    CLAUDE_HOOKS_FILE, ClaudeEvent, ClaudeFamily, RewritePermission, Sent, claude_matcher,
+    from_claude, to_claude,
+};
+use crate::agent::{Agent, AgentAnswer, SourceKind};
+use crate::home::{AgentHome, Bridged, HooksFile, InputError, ToolAliases};
+use crate::matcher::Matcher;
 use agent_hooks_core::answer::Decision;
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::Outcome;
@@ -66,6 +71,76 @@ impl ClaudeFamily for Codex {
 
     fn complete_input(&self, input: &mut Map<String, Value>, payload: &Map<String, Value>) {
         complete_input(input, payload);
+    }
+}
+
+impl AgentHome for Codex {
+    fn name(&self) -> &'static str {
+        "codex"
+    }
+
+    fn label(&self) -> &'static str {
+        "Codex"
+    }
+
+    fn hook_command(&self) -> &'static str {
+        "codex-hook"
+    }
+
+    fn http_route(&self) -> &'static str {
+        "/v1/hooks/codex"
+    }
+
+    fn config_file(&self) -> &'static str {
+        ".codex/hooks.json"
+    }
+
+    fn source(&self) -> SourceKind {
+        SourceKind::Codex
+    }
+
+    fn events(&self) -> Vec<(&'static str, Event)> {
+        CODEX_EVENTS
+            .iter()
+            .map(|c| (c.name(), c.canonical()))
+            .collect()
+    }
+
+    fn unmapped_events(&self) -> &'static [&'static str] {
+        CODEX_UNMAPPED_EVENTS
+    }
+
+    fn hooks_file(&self) -> HooksFile {
+        CLAUDE_HOOKS_FILE
+    }
+
+    /// `.codex/hooks.json`, or the `[hooks]` of `.codex/config.toml`.
+    fn parse_config(&self, text: &str) -> Result<Value, String> {
+        serde_json::from_str(text).or_else(|json_error| {
+            toml::from_str(text).map_err(|e: toml::de::Error| {
+                format!("neither JSON ({json_error}) nor TOML ({})", e.message())
+            })
+        })
+    }
+
+    fn matcher(&self, _event: &str, pattern: &str) -> Result<Option<Matcher>, regex::Error> {
+        claude_matcher(pattern)
+    }
+
+    fn read_input(
+        &self,
+        input: &Value,
+        aliases: &ToolAliases,
+        _rewrite: RewritePermission,
+    ) -> Result<Bridged, InputError> {
+        let t = from_claude(self, input, aliases)?;
+        let sent = Sent::of_event(t.event, &t.payload);
+        let claude = t.claude;
+        Ok(Bridged {
+            event: t.event,
+            payload: t.payload,
+            answer: Box::new(move |outcome| to_codex(claude, outcome, &sent)),
+        })
     }
 }
 

@@ -7,9 +7,14 @@
 use serde_json::{Map, Value, json};
 
 use super::PayloadView;
-use super::claude::{InputError, Sent, bridge_log};
+use super::claude::{Sent, bridge_log};
 use super::read::{self, Ended, Fields, parse_object};
-use crate::agent::{Agent, AgentAnswer};
+use crate::agent::{Agent, AgentAnswer, SourceKind};
+use crate::home::{
+    AgentHome, Bridged, HooksFile, InputError, RewritePermission, Selector, TimeoutUnit,
+    ToolAliases,
+};
+use crate::matcher::Matcher;
 use agent_hooks_core::answer::{Answer, Decision, Unusable};
 use agent_hooks_core::diag::DiagKind;
 use agent_hooks_core::event::Event;
@@ -160,6 +165,167 @@ impl CursorEvent {
                 | CursorEvent::BeforeMcpExecution
                 | CursorEvent::BeforeReadFile
         )
+    }
+}
+
+/// Compiles a Cursor hook's `matcher`: empty or `*` match everything (`None`), anything else
+/// is an unanchored regex.
+///
+/// # Errors
+///
+/// The pattern is not a valid regex.
+pub fn compile_matcher(pattern: &str) -> Result<Option<Matcher>, regex::Error> {
+    if pattern.trim().is_empty() || pattern == "*" {
+        return Ok(None);
+    }
+    Ok(Some(Matcher {
+        pattern: pattern.to_owned(),
+        regex: regex::Regex::new(pattern)?,
+    }))
+}
+
+/// Cursor, as an [`AgentHome`]: a flat list of handlers per event, a `version`, and one
+/// canonical tool event split by tool into several of its own.
+#[derive(Debug, Clone, Copy)]
+pub struct Cursor;
+
+impl AgentHome for Cursor {
+    fn name(&self) -> &'static str {
+        "cursor"
+    }
+
+    fn label(&self) -> &'static str {
+        "Cursor"
+    }
+
+    fn hook_command(&self) -> &'static str {
+        "cursor-hook"
+    }
+
+    fn http_route(&self) -> &'static str {
+        "/v1/hooks/cursor"
+    }
+
+    fn config_file(&self) -> &'static str {
+        ".cursor/hooks.json"
+    }
+
+    fn source(&self) -> SourceKind {
+        SourceKind::Cursor
+    }
+
+    fn events(&self) -> Vec<(&'static str, Event)> {
+        CURSOR_EVENTS.iter().map(|(n, _, e)| (*n, *e)).collect()
+    }
+
+    fn unmapped_events(&self) -> &'static [&'static str] {
+        CURSOR_UNMAPPED_EVENTS
+    }
+
+    fn hooks_file(&self) -> HooksFile {
+        HooksFile {
+            grouped: false,
+            typed: false,
+            version: Some(1),
+            timeout_unit: TimeoutUnit::Seconds,
+        }
+    }
+
+    fn matcher(&self, _event: &str, pattern: &str) -> Result<Option<Matcher>, regex::Error> {
+        compile_matcher(pattern)
+    }
+
+    /// Cursor's handlers are a command alone.
+    fn bridge_handler(&self, command: String) -> Value {
+        json!({ "command": command })
+    }
+
+    fn tools_of(&self, name: &str) -> Option<Vec<String>> {
+        let tools: &[&str] = match CursorEvent::parse(name)? {
+            CursorEvent::BeforeShellExecution | CursorEvent::AfterShellExecution => &[SHELL_TOOL],
+            CursorEvent::BeforeReadFile => &[READ_TOOL],
+            CursorEvent::AfterFileEdit => &EDIT_TOOLS,
+            _ => return None,
+        };
+        Some(tools.iter().map(|t| (*t).to_owned()).collect())
+    }
+
+    /// Before a call: the shell, the file read, and MCP for every other tool; after it: the
+    /// shell, the file edit, and MCP again.
+    fn events_for(&self, hook: &Selector<'_>) -> Vec<&'static str> {
+        let (shell, mcp, file, file_tools): (_, _, _, &[&str]) = match hook.event {
+            Event::PreToolCall => (
+                CursorEvent::BeforeShellExecution,
+                CursorEvent::BeforeMcpExecution,
+                CursorEvent::BeforeReadFile,
+                &[READ_TOOL],
+            ),
+            Event::PostToolCall => (
+                CursorEvent::AfterShellExecution,
+                CursorEvent::AfterMcpExecution,
+                CursorEvent::AfterFileEdit,
+                &EDIT_TOOLS,
+            ),
+            other => {
+                return CURSOR_EVENTS
+                    .iter()
+                    .find(|(_, _, e)| *e == other)
+                    .map(|(n, _, _)| *n)
+                    .into_iter()
+                    .collect();
+            }
+        };
+        let own = [SHELL_TOOL, READ_TOOL, EDIT_TOOLS[0], EDIT_TOOLS[1]];
+        let other = hook.every_tool()
+            || hook.pattern.is_some()
+            || hook
+                .tools
+                .unwrap_or_default()
+                .iter()
+                .any(|t| !own.contains(&t.as_str()));
+        let mut names = Vec::new();
+        if hook.has_tool(SHELL_TOOL) {
+            names.push(shell.name());
+        }
+        if other {
+            names.push(mcp.name());
+        }
+        if file_tools.iter().any(|t| hook.has_tool(t)) {
+            names.push(file.name());
+        }
+        names
+    }
+
+    /// Cursor has no hook before an edit, nor after a read.
+    fn tools_without_hook(&self, event: Event) -> &'static [&'static str] {
+        match event {
+            Event::PreToolCall => &EDIT_TOOLS,
+            Event::PostToolCall => &[READ_TOOL],
+            _ => &[],
+        }
+    }
+
+    fn read_input(
+        &self,
+        input: &Value,
+        _aliases: &ToolAliases,
+        _rewrite: RewritePermission,
+    ) -> Result<Bridged, InputError> {
+        let t = from_cursor(input)?;
+        let event = t.cursor.canonical();
+        let sent = Sent::of_event(event, &t.payload);
+        let cursor = t.cursor;
+        Ok(Bridged {
+            event,
+            payload: t.payload,
+            answer: Box::new(move |outcome| to_cursor(cursor, outcome, &sent)),
+        })
+    }
+
+    /// Cursor runs hooks from the directory of `hooks.json`, not from the project: its first
+    /// `workspace_roots` entry is the project.
+    fn input_workspace<'a>(&self, input: &'a Value) -> Option<&'a str> {
+        input.get("workspace_roots")?.as_array()?.first()?.as_str()
     }
 }
 

@@ -7,9 +7,13 @@
 use serde_json::{Map, Value, json};
 
 use super::PayloadView;
-use super::claude::{Sent, ToolAliases, answer_with};
+use super::claude::{Sent, answer_with};
 use super::read::{self, Ended, Fields, parse_object};
-use crate::agent::{Agent, AgentAnswer};
+use crate::agent::{Agent, AgentAnswer, SourceKind};
+use crate::home::{
+    AgentHome, Bridged, HooksFile, InputError, RewritePermission, TimeoutUnit, ToolAliases,
+};
+use crate::matcher::Matcher;
 use agent_hooks_core::answer::{Answer, Decision, Rewrite, Unusable};
 use agent_hooks_core::diag::DiagKind;
 use agent_hooks_core::event::{Event, RewriteRule};
@@ -152,14 +156,100 @@ pub fn compile_matcher(
     gemini: GeminiEvent,
     pattern: &str,
 ) -> Result<Option<regex::Regex>, regex::Error> {
+    compile(gemini.is_tool_event(), pattern)
+}
+
+fn compile(tool_event: bool, pattern: &str) -> Result<Option<regex::Regex>, regex::Error> {
     let p = pattern.trim();
     if p.is_empty() || p == "*" {
         return Ok(None);
     }
-    if gemini.is_tool_event() {
+    if tool_event {
         regex::Regex::new(p).map(Some)
     } else {
         regex::Regex::new(&format!("^{}$", regex::escape(p))).map(Some)
+    }
+}
+
+/// Gemini CLI, as an [`AgentHome`]: its hooks file counts timeouts in milliseconds.
+#[derive(Debug, Clone, Copy)]
+pub struct Gemini;
+
+impl AgentHome for Gemini {
+    fn name(&self) -> &'static str {
+        "gemini"
+    }
+
+    fn label(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
+    fn hook_command(&self) -> &'static str {
+        "gemini-hook"
+    }
+
+    fn http_route(&self) -> &'static str {
+        "/v1/hooks/gemini"
+    }
+
+    fn config_file(&self) -> &'static str {
+        ".gemini/settings.json"
+    }
+
+    fn source(&self) -> SourceKind {
+        SourceKind::Gemini
+    }
+
+    fn project_dir_var(&self) -> Option<&'static str> {
+        Some("GEMINI_PROJECT_DIR")
+    }
+
+    fn events(&self) -> Vec<(&'static str, Event)> {
+        GEMINI_EVENTS.iter().map(|(n, _, e)| (*n, *e)).collect()
+    }
+
+    fn unmapped_events(&self) -> &'static [&'static str] {
+        GEMINI_UNMAPPED_EVENTS
+    }
+
+    fn hooks_file(&self) -> HooksFile {
+        HooksFile {
+            grouped: true,
+            typed: true,
+            version: None,
+            timeout_unit: TimeoutUnit::Milliseconds,
+        }
+    }
+
+    /// By [`compile_matcher`]'s rules for `event`; an event Gemini CLI lacks counts as a
+    /// lifecycle event (an exact string).
+    fn matcher(&self, event: &str, pattern: &str) -> Result<Option<Matcher>, regex::Error> {
+        let tool_event = GeminiEvent::parse(event).is_some_and(GeminiEvent::is_tool_event);
+        Ok(compile(tool_event, pattern)?.map(|regex| Matcher {
+            pattern: pattern.to_owned(),
+            regex,
+        }))
+    }
+
+    fn tool_aliases(&self) -> ToolAliases {
+        tool_aliases()
+    }
+
+    fn read_input(
+        &self,
+        input: &Value,
+        _aliases: &ToolAliases,
+        _rewrite: RewritePermission,
+    ) -> Result<Bridged, InputError> {
+        let t = from_gemini(input)?;
+        let event = t.gemini.canonical();
+        let sent = Sent::of_event(event, &t.payload);
+        let gemini = t.gemini;
+        Ok(Bridged {
+            event,
+            payload: t.payload,
+            answer: Box::new(move |outcome| to_gemini(gemini, outcome, &sent)),
+        })
     }
 }
 
@@ -462,10 +552,9 @@ pub struct Translated {
 ///
 /// # Errors
 ///
-/// [`InputError::NotAnInput`](super::claude::InputError) without a `hook_event_name`, and
+/// [`InputError::NotAnInput`] without a `hook_event_name`, and
 /// `Unmapped` for an event with no canonical twin.
-pub fn from_gemini(input: &Value) -> Result<Translated, super::claude::InputError> {
-    use super::claude::InputError;
+pub fn from_gemini(input: &Value) -> Result<Translated, InputError> {
     let Value::Object(input) = input else {
         return Err(InputError::NotAnInput);
     };

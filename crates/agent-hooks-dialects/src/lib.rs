@@ -7,7 +7,10 @@
 //! - [`shell`] and [`skill`]: agent-hooks' own dialect and open-strix skills';
 //! - [`claude`] (Claude Code, both ways), [`codex`], [`gemini`] and [`cursor`]: each agent's
 //!   events, hook input and answers, and its bridge's reading and writing;
-//! - [`agent`]: the agents agent-hooks protects, and where each keeps its hooks;
+//! - [`agent`]: the agents agent-hooks protects; [`home`]: the one trait, [`home::AgentHome`],
+//!   through which the bridge, the sidecar, `convert` and the installers ask anything that
+//!   differs between agents (each agent implements it in its own module; `Agent::home` is the
+//!   table from an agent to it);
 //! - [`matcher`] decides which payloads a hook runs on, [`read`] how a hook's stdout is read,
 //!   and [`verdict`] how an LLM judge's answer is.
 //!
@@ -32,6 +35,7 @@ pub mod cursor;
     reason = "documented in the rework of the agents' modules"
 )]
 pub mod gemini;
+pub mod home;
 pub mod matcher;
 pub mod read;
 pub mod shell;
@@ -140,8 +144,8 @@ pub fn parse_event(name: &str) -> Result<Event, agent_hooks_core::event::Unknown
 }
 
 /// The canonical event `name` stands for: a canonical name (`pre_llm_call`), a skill hook's
-/// (`pre_prompt`) or a Claude Code event's (`PreToolUse`), so a host may speak its own
-/// dialect. An unknown name's error suggests the nearest canonical one.
+/// (`pre_prompt`) or any agent's event name (`PreToolUse`, `BeforeTool`), so a host may speak
+/// its own dialect. An unknown name's error suggests the nearest canonical one.
 ///
 /// # Errors
 ///
@@ -150,13 +154,10 @@ pub fn event_named(name: &str) -> Result<Event, agent_hooks_core::event::Unknown
     name.parse().or_else(|unknown| {
         skill::canonical(name)
             .or_else(|| {
-                claude::CLAUDE_EVENTS
-                    .iter()
-                    .find(|(claude, _, _)| *claude == name)
-                    .map(|(_, _, event)| *event)
+                agent::Agent::ALL
+                    .into_iter()
+                    .find_map(|agent| agent.home().twin_of(name))
             })
-            .or_else(|| gemini::GeminiEvent::parse(name).map(gemini::GeminiEvent::canonical))
-            .or_else(|| cursor::CursorEvent::parse(name).map(cursor::CursorEvent::canonical))
             .ok_or(unknown)
     })
 }

@@ -14,10 +14,9 @@ use agent_hooks_core::event::Event;
 use agent_hooks_core::store::{self, FileLock};
 use agent_hooks_core::workspace::Workspace;
 pub use agent_hooks_dialects::agent::{Agent, AgentAnswer, UnknownAgent};
+use agent_hooks_dialects::claude::BRIDGED;
 pub use agent_hooks_dialects::claude::InputError;
-use agent_hooks_dialects::claude::{
-    BRIDGED, CLAUDE_EVENTS, ClaudeEvent, Sent, from_claude, to_claude,
-};
+use agent_hooks_dialects::home::Bridged;
 
 /// Why a bridge call could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -90,27 +89,17 @@ pub async fn handle_agent(
 ) -> Result<AgentAnswer, BridgeError> {
     let aliases = engine.snapshot().config.agent.tool_aliases.clone();
     let rewrite = engine.snapshot().config.agent.rewrite_permission;
-    let (came_as, event, mut payload) = match agent {
-        Agent::Gemini => {
-            let t = agent_hooks_dialects::gemini::from_gemini(input)?;
-            (CameAs::Gemini(t.gemini), t.gemini.canonical(), t.payload)
-        }
-        Agent::Cursor => {
-            let t = agent_hooks_dialects::cursor::from_cursor(input)?;
-            (CameAs::Cursor(t.cursor), t.cursor.canonical(), t.payload)
-        }
-        Agent::ClaudeCode | Agent::Codex => {
-            let t = from_claude(agent.claude_family(), input, &aliases)?;
-            (CameAs::Claude(t.claude), t.event, t.payload)
-        }
-    };
+    let Bridged {
+        event,
+        mut payload,
+        answer,
+    } = agent.home().read_input(input, &aliases, rewrite)?;
     let mut counter = RedoCounter::new(agent, engine.workspace(), &payload);
     let mut redo_count = 0;
     if event == Event::OnStop {
         redo_count = counter.current(&payload);
         payload.insert("redo_count".into(), json!(redo_count));
     }
-    let sent = Sent::of_event(event, &payload);
     // After a tool ran, this host first lets `transform_tool_result` hooks append notes to the
     // result (host::call_tool does the same); the agents have one event for both.
     let succeeded = payload.get("status").and_then(Value::as_str) == Some("success");
@@ -154,24 +143,7 @@ pub async fn handle_agent(
     if event == Event::OnStop {
         counter.record(redo_count, outcome.is_blocked());
     }
-    Ok(match came_as {
-        CameAs::Claude(claude) if agent == Agent::Codex => {
-            agent_hooks_dialects::codex::to_codex(claude, &outcome, &sent)
-        }
-        CameAs::Claude(claude) => to_claude(claude, &outcome, &sent, rewrite),
-        CameAs::Gemini(gemini) => agent_hooks_dialects::gemini::to_gemini(gemini, &outcome, &sent),
-        CameAs::Cursor(cursor) => agent_hooks_dialects::cursor::to_cursor(cursor, &outcome, &sent),
-    })
-}
-
-/// The agent's own event a bridge call came as, which decides the answer's shape.
-enum CameAs {
-    /// Claude Code's protocol (Claude Code, Codex).
-    Claude(ClaudeEvent),
-    /// Gemini CLI's.
-    Gemini(agent_hooks_dialects::gemini::GeminiEvent),
-    /// Cursor's.
-    Cursor(agent_hooks_dialects::cursor::CursorEvent),
+    Ok(answer(&outcome))
 }
 
 /// Claude Code says only `stop_hook_active`; the redo cap needs a count, kept per session.
@@ -246,7 +218,8 @@ fn is_bridge_handler(agent: Agent, handler: &Value) -> bool {
 /// Whether `.claude/settings.json` wires some event to the bridge (so Claude Code runs this
 /// workspace's hooks).
 pub(crate) fn is_installed(ws: &Workspace) -> bool {
-    let Ok(Some(text)) = store::read_optional(&ws.root().join(".claude/settings.json")) else {
+    let agent = Agent::ClaudeCode;
+    let Ok(Some(text)) = store::read_optional(&ws.root().join(agent.config_file())) else {
         return false;
     };
     let Ok(Value::Object(doc)) = serde_json::from_str::<Value>(&text) else {
@@ -261,7 +234,7 @@ pub(crate) fn is_installed(ws: &Workspace) -> bool {
         .flatten()
         .filter_map(|g| g.get("hooks").and_then(Value::as_array))
         .flatten()
-        .any(|h| is_bridge_handler(Agent::ClaudeCode, h))
+        .any(|h| is_bridge_handler(agent, h))
 }
 
 /// The workspace's hooks (other than `agent`'s own) on events `agent`'s bridge never
@@ -313,37 +286,13 @@ pub enum Wiring {
 /// The handlers listed under one event of `agent`'s configuration: inside matcher groups, or
 /// (Cursor) the list itself.
 fn handlers_mut(agent: Agent, list: &mut [Value]) -> Vec<&mut Value> {
-    if agent == Agent::Cursor {
+    if !agent.home().hooks_file().grouped {
         return list.iter_mut().collect();
     }
     list.iter_mut()
         .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
         .flatten()
         .collect()
-}
-
-/// The events of `agent` its installer wires, with whether they take a tool matcher.
-fn wired_events(agent: Agent) -> Vec<(&'static str, bool)> {
-    let tool = |c: ClaudeEvent| c.is_tool_event();
-    match agent {
-        Agent::ClaudeCode => CLAUDE_EVENTS
-            .iter()
-            .map(|(name, c, _)| (*name, tool(*c)))
-            .collect(),
-        // Codex and Gemini CLI read a group without a matcher as "every tool".
-        Agent::Codex => agent_hooks_dialects::codex::CODEX_EVENTS
-            .iter()
-            .map(|c| (c.name(), false))
-            .collect(),
-        Agent::Gemini => agent_hooks_dialects::gemini::GEMINI_EVENTS
-            .iter()
-            .map(|(name, _, _)| (*name, false))
-            .collect(),
-        Agent::Cursor => agent_hooks_dialects::cursor::CURSOR_EVENTS
-            .iter()
-            .map(|(name, _, _)| (*name, false))
-            .collect(),
-    }
 }
 
 /// Writes bridge entries for every mapped event into `.claude/settings.json`, wired as
@@ -416,29 +365,14 @@ pub fn install_agent(
         path: display.clone(),
         source,
     };
-    // Gemini CLI counts a hook's timeout in milliseconds, the others in seconds.
-    let timeout = match agent {
-        Agent::Gemini => 120_000,
-        _ => 120,
-    };
+    let home = agent.home();
+    let file = home.hooks_file();
     let handler = match wiring {
-        // Cursor's handlers are a command alone.
-        Wiring::Command(exe) if agent == Agent::Cursor => json!({
-            "command": format!(
-                "{} {}",
-                shell_words::quote(&exe.to_string_lossy()),
-                agent.hook_command()
-            ),
-        }),
-        Wiring::Command(exe) => json!({
-            "type": "command",
-            "command": format!(
-                "{} {}",
-                shell_words::quote(&exe.to_string_lossy()),
-                agent.hook_command()
-            ),
-            "timeout": timeout,
-        }),
+        Wiring::Command(exe) => home.bridge_handler(format!(
+            "{} {}",
+            shell_words::quote(&exe.to_string_lossy()),
+            agent.hook_command()
+        )),
         Wiring::Http(_) if !agent.has_http_hooks() => return Err(BridgeError::NoHttp(agent)),
         Wiring::Http(base) => json!({
             "type": "http",
@@ -466,7 +400,7 @@ pub fn install_agent(
         already: Vec::new(),
         updated: Vec::new(),
     };
-    for (name, tool_event) in wired_events(agent) {
+    for (name, _) in home.events() {
         let groups = hooks
             .entry(name)
             .or_insert_with(|| Value::Array(Vec::new()));
@@ -492,20 +426,22 @@ pub fn install_agent(
             report.already.push(name);
             continue;
         }
-        if agent == Agent::Cursor {
+        if !file.grouped {
             groups.push(handler.clone());
         } else {
             let mut group = Map::new();
-            if tool_event {
-                group.insert("matcher".into(), json!("*"));
+            if let Some(matcher) = home.bridge_matcher(name) {
+                group.insert("matcher".into(), json!(matcher));
             }
             group.insert("hooks".into(), json!([handler.clone()]));
             groups.push(Value::Object(group));
         }
         report.added.push(name);
     }
-    if agent == Agent::Cursor && !doc.contains_key("version") {
-        doc.insert("version".into(), json!(1));
+    if let Some(version) = file.version
+        && !doc.contains_key("version")
+    {
+        doc.insert("version".into(), json!(version));
     }
     if !report.added.is_empty() || !report.updated.is_empty() {
         write_settings(&path, &display, doc)?;
@@ -545,6 +481,7 @@ pub fn uninstall_agent(ws: &Workspace, agent: Agent) -> Result<(String, Vec<Stri
     let _lock = FileLock::acquire(ws, &path).map_err(io)?;
     let mut doc = read_settings(&path, &display)?;
     let mut removed = Vec::new();
+    let grouped = agent.home().hooks_file().grouped;
     if let Some(Value::Object(hooks)) = doc.get_mut("hooks") {
         for (event, groups) in hooks.iter_mut() {
             let Value::Array(groups) = groups else {
@@ -552,11 +489,11 @@ pub fn uninstall_agent(ws: &Workspace, agent: Agent) -> Result<(String, Vec<Stri
             };
             let before = groups.len();
             let mut had = false;
-            if agent == Agent::Cursor {
+            if !grouped {
                 // Cursor lists its handlers directly under the event.
                 groups.retain(|h| !is_bridge_handler(agent, h));
             }
-            for group in groups.iter_mut().filter(|_| agent != Agent::Cursor) {
+            for group in groups.iter_mut().filter(|_| grouped) {
                 if let Some(Value::Array(entries)) = group.get_mut("hooks") {
                     let n = entries.len();
                     entries.retain(|h| !is_bridge_handler(agent, h));

@@ -9,12 +9,8 @@ use serde_json::{Map, Value, json};
 
 use agent_hooks_core::event::Event;
 use agent_hooks_dialects::agent::Agent;
-use agent_hooks_dialects::claude::{
-    CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, ToolAliases,
-};
-use agent_hooks_dialects::codex::{CODEX_EVENTS, CODEX_UNMAPPED_EVENTS};
-use agent_hooks_dialects::cursor::{CURSOR_EVENTS, CURSOR_UNMAPPED_EVENTS};
-use agent_hooks_dialects::gemini::{GEMINI_EVENTS, GEMINI_UNMAPPED_EVENTS};
+use agent_hooks_dialects::claude::tool_names;
+use agent_hooks_dialects::home::Selector;
 
 /// The converted configuration and what could not be carried over as it was.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +45,8 @@ struct Entry {
     event: Event,
     /// The source agent's event name.
     from_event: String,
+    /// The source agent declared it for failed tool calls only.
+    failure: bool,
     /// Tool names (host names) the matcher lists, when it is a plain list of names.
     tools: Option<Vec<String>>,
     /// The matcher as written, when it is not a plain list of tool names.
@@ -65,27 +63,16 @@ struct Entry {
 ///
 /// [`ConvertError`] when `text` does not parse or has no `hooks` object.
 pub fn convert(from: Agent, to: Agent, text: &str) -> Result<Conversion, ConvertError> {
-    let doc: Value = match serde_json::from_str(text) {
-        Ok(doc) => doc,
-        Err(json_error) if from == Agent::Codex => {
-            toml::from_str(text).map_err(|e| ConvertError::Unreadable {
-                agent: from,
-                error: format!("neither JSON ({json_error}) nor TOML ({})", e.message()),
-            })?
-        }
-        Err(e) => {
-            return Err(ConvertError::Unreadable {
-                agent: from,
-                error: e.to_string(),
-            });
-        }
-    };
+    let doc = from
+        .home()
+        .parse_config(text)
+        .map_err(|error| ConvertError::Unreadable { agent: from, error })?;
     let Some(Value::Object(hooks)) = doc.get("hooks") else {
         return Err(ConvertError::NoHooks(from));
     };
     let mut notes = Vec::new();
     let entries = read(from, hooks, &mut notes);
-    let output = write(to, &entries, &mut notes);
+    let output = write(from, to, &entries, &mut notes);
     if !entries.is_empty() && from != to {
         notes.push(format!(
             "commands are copied as written: a script that reads {}'s input or prints its answers must be adapted to {}'s (docs/agents.md compares them)",
@@ -98,26 +85,9 @@ pub fn convert(from: Agent, to: Agent, text: &str) -> Result<Conversion, Convert
 
 /// The canonical event of `from`'s event `name`; `Err` with why not.
 fn canonical(from: Agent, name: &str) -> Result<Event, String> {
-    let found = match from {
-        Agent::ClaudeCode => ClaudeEvent::parse(name).map(ClaudeEvent::canonical),
-        Agent::Codex => agent_hooks_dialects::codex::parse(name).map(ClaudeEvent::canonical),
-        Agent::Gemini => GEMINI_EVENTS
-            .iter()
-            .find(|(n, _, _)| *n == name)
-            .map(|(_, _, e)| *e),
-        Agent::Cursor => CURSOR_EVENTS
-            .iter()
-            .find(|(n, _, _)| *n == name)
-            .map(|(_, _, e)| *e),
-    };
-    let unmapped = match from {
-        Agent::ClaudeCode => CLAUDE_UNMAPPED_EVENTS,
-        Agent::Codex => CODEX_UNMAPPED_EVENTS,
-        Agent::Gemini => GEMINI_UNMAPPED_EVENTS,
-        Agent::Cursor => CURSOR_UNMAPPED_EVENTS,
-    };
-    found.ok_or_else(|| {
-        if unmapped.contains(&name) {
+    let home = from.home();
+    home.twin_of(name).ok_or_else(|| {
+        if home.unmapped_events().contains(&name) {
             format!("{name} has no counterpart in agent-hooks")
         } else {
             format!("{name} is not a {} event", from.label())
@@ -125,34 +95,21 @@ fn canonical(from: Agent, name: &str) -> Result<Event, String> {
     })
 }
 
-/// The agent's tool names (host name, agent name).
-fn tools(agent: Agent) -> ToolAliases {
-    match agent {
-        Agent::Gemini => agent_hooks_dialects::gemini::tool_aliases(),
-        _ => ToolAliases::default(),
-    }
-}
-
 /// A matcher read as a list of host tool names, when it is a plain `A|B` list.
 fn tool_list(from: Agent, pattern: &str) -> Option<Vec<String>> {
-    let p = pattern.trim();
-    let plain = !p.is_empty()
-        && p.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '|' | ' ' | ','));
-    if !plain {
-        return None;
-    }
-    let aliases = tools(from);
+    let aliases = from.home().tool_aliases();
+    let names = tool_names(pattern)?;
     Some(
-        p.split(['|', ','])
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
+        names
+            .into_iter()
             .map(|n| aliases.to_host(n).to_owned())
             .collect(),
     )
 }
 
 fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec<Entry> {
+    let home = from.home();
+    let file = home.hooks_file();
     let mut entries = Vec::new();
     for (name, groups) in hooks {
         let event = match canonical(from, name) {
@@ -169,9 +126,9 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
             continue;
         };
         for (g, group) in groups.iter().enumerate() {
-            // Cursor lists handlers directly; the others group them under a matcher.
+            // Grouped files put handlers under a matcher; the others (Cursor) list them.
             let (handlers, group_at, group_fields): (Vec<Value>, String, Map<String, Value>) =
-                if from == Agent::Cursor {
+                if !file.grouped {
                     (
                         vec![group.clone()],
                         format!("hooks.{name}[{g}]"),
@@ -192,7 +149,7 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
                 .remove("matcher")
                 .and_then(|m| m.as_str().map(str::to_owned));
             for (h, handler) in handlers.iter().enumerate() {
-                let at = if from == Agent::Cursor {
+                let at = if !file.grouped {
                     group_at.clone()
                 } else {
                     format!("{group_at}.hooks[{h}]")
@@ -226,15 +183,16 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
                 let timeout_secs = extra
                     .remove("timeout")
                     .and_then(|t| t.as_f64())
-                    .map(|t| if from == Agent::Gemini { t / 1000.0 } else { t });
-                let matcher = if from == Agent::Cursor {
+                    .map(|t| file.timeout_unit.to_secs(t));
+                let matcher = if !file.grouped {
                     extra
                         .remove("matcher")
                         .and_then(|m| m.as_str().map(str::to_owned))
                 } else {
                     matcher.clone()
                 };
-                let (tools, pattern) = cursor_tools(from, name)
+                let (tools, pattern) = home
+                    .tools_of(name)
                     .map(|t| (Some(t), matcher.clone()))
                     .unwrap_or_else(|| match matcher.as_deref().map(str::trim) {
                         None | Some("" | "*") => (None, None),
@@ -250,6 +208,7 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
                     at,
                     event,
                     from_event: name.clone(),
+                    failure: home.is_failure_event(name),
                     tools,
                     pattern,
                     command,
@@ -266,125 +225,38 @@ fn is_tool_event(event: Event) -> bool {
     matches!(event, Event::PreToolCall | Event::PostToolCall)
 }
 
-/// The tools a Cursor event stands for (its matcher narrows something else).
-fn cursor_tools(from: Agent, name: &str) -> Option<Vec<String>> {
-    if from != Agent::Cursor {
-        return None;
-    }
-    match name {
-        "beforeShellExecution" | "afterShellExecution" => Some(vec!["bash".into()]),
-        "beforeReadFile" => Some(vec!["read_file".into()]),
-        "afterFileEdit" => Some(vec!["edit_file".into(), "write_file".into()]),
-        _ => None,
-    }
-}
-
-/// The target's event names for `entry` (Cursor splits a tool event by tool).
+/// The target's event names for `entry` (an agent may split a tool event by tool).
 fn target_events(to: Agent, entry: &Entry) -> Vec<&'static str> {
-    let first = |table: &[(&'static str, Event)]| {
-        table
-            .iter()
-            .filter(|(_, e)| *e == entry.event)
-            .map(|(n, _)| *n)
-            .take(1)
-            .collect::<Vec<_>>()
-    };
-    match to {
-        Agent::ClaudeCode => {
-            let failure = entry.from_event == "PostToolUseFailure";
-            let table: Vec<(&str, Event)> = CLAUDE_EVENTS
-                .iter()
-                .filter(|(n, _, _)| {
-                    (*n == "PostToolUseFailure") == failure || !is_tool_event(entry.event)
-                })
-                .map(|(n, _, e)| (*n, *e))
-                .collect();
-            first(&table)
-        }
-        Agent::Codex => first(
-            &CODEX_EVENTS
-                .iter()
-                .map(|c| (c.name(), c.canonical()))
-                .collect::<Vec<_>>(),
-        ),
-        Agent::Gemini => first(
-            &GEMINI_EVENTS
-                .iter()
-                .map(|(n, _, e)| (*n, *e))
-                .collect::<Vec<_>>(),
-        ),
-        Agent::Cursor => {
-            let pre = entry.event == Event::PreToolCall;
-            let post = entry.event == Event::PostToolCall;
-            if !pre && !post {
-                return first(
-                    &CURSOR_EVENTS
-                        .iter()
-                        .map(|(n, _, e)| (*n, *e))
-                        .collect::<Vec<_>>(),
-                );
-            }
-            let tools = entry.tools.clone().unwrap_or_default();
-            let every = entry.tools.is_none() && entry.pattern.is_none();
-            let has = |t: &str| every || tools.iter().any(|x| x == t);
-            let other = every
-                || entry.pattern.is_some()
-                || tools.iter().any(|t| {
-                    !["bash", "read_file", "edit_file", "write_file"].contains(&t.as_str())
-                });
-            let mut names = Vec::new();
-            if pre {
-                if has("bash") {
-                    names.push("beforeShellExecution");
-                }
-                if other {
-                    names.push("beforeMCPExecution");
-                }
-                if has("read_file") {
-                    names.push("beforeReadFile");
-                }
-            } else {
-                if has("bash") {
-                    names.push("afterShellExecution");
-                }
-                if other {
-                    names.push("afterMCPExecution");
-                }
-                if has("edit_file") || has("write_file") {
-                    names.push("afterFileEdit");
-                }
-            }
-            names
-        }
-    }
+    to.home().events_for(&Selector {
+        event: entry.event,
+        failure: entry.failure,
+        tools: entry.tools.as_deref(),
+        pattern: entry.pattern.as_deref(),
+    })
 }
 
-fn write(to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> Value {
+fn write(from: Agent, to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> Value {
+    let home = to.home();
+    let file = home.hooks_file();
     let mut hooks: Map<String, Value> = Map::new();
-    let aliases = tools(to);
+    let aliases = home.tool_aliases();
     for entry in entries {
         let names = target_events(to, entry);
-        if to == Agent::Cursor {
-            // Cursor has no hook before an edit, nor after a read.
-            let missing: &[&str] = match entry.event {
-                Event::PreToolCall => &["edit_file", "write_file"],
-                Event::PostToolCall => &["read_file"],
-                _ => &[],
-            };
-            for tool in entry
-                .tools
-                .iter()
-                .flatten()
-                .filter(|t| missing.contains(&t.as_str()))
-            {
-                notes.push(format!(
-                    "not converted: {} ({}): Cursor has no {} hook for {tool}: {}",
-                    entry.at,
-                    entry.from_event,
-                    entry.event.name(),
-                    entry.command
-                ));
-            }
+        let missing = home.tools_without_hook(entry.event);
+        for tool in entry
+            .tools
+            .iter()
+            .flatten()
+            .filter(|t| missing.contains(&t.as_str()))
+        {
+            notes.push(format!(
+                "not converted: {} ({}): {} has no {} hook for {tool}: {}",
+                entry.at,
+                entry.from_event,
+                to.label(),
+                entry.event.name(),
+                entry.command
+            ));
         }
         if names.is_empty() {
             notes.push(format!(
@@ -398,17 +270,12 @@ fn write(to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> Value {
             continue;
         }
         let mut handler = Map::new();
-        if to != Agent::Cursor {
+        if file.typed {
             handler.insert("type".into(), json!("command"));
         }
         handler.insert("command".into(), json!(entry.command));
         if let Some(secs) = entry.timeout_secs {
-            let value = if to == Agent::Gemini {
-                json!((secs * 1000.0).round() as u64)
-            } else {
-                json!(secs)
-            };
-            handler.insert("timeout".into(), value);
+            handler.insert("timeout".into(), file.timeout_unit.from_secs(secs));
         }
         for (key, value) in &entry.extra {
             notes.push(format!(
@@ -419,11 +286,12 @@ fn write(to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> Value {
             handler.insert(key.clone(), value.clone());
         }
         let matcher = match (&entry.tools, &entry.pattern) {
-            (Some(list), pattern) if to != Agent::Cursor => {
+            (Some(list), pattern) if file.grouped => {
                 if let Some(pattern) = pattern {
                     notes.push(format!(
-                        "not converted: {}.matcher \"{pattern}\": Cursor matches it against the command or file, {} matches tool names only",
+                        "not converted: {}.matcher \"{pattern}\": {} matches it against the command or file, {} matches tool names only",
                         entry.at,
+                        from.label(),
                         to.label()
                     ));
                 }
@@ -449,7 +317,7 @@ fn write(to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> Value {
                 .entry(name)
                 .or_insert_with(|| Value::Array(Vec::new()));
             let Value::Array(list) = list else { continue };
-            if to == Agent::Cursor {
+            if !file.grouped {
                 let mut handler = handler.clone();
                 if let Some(pattern) = &entry.pattern {
                     handler.insert("matcher".into(), json!(pattern));
@@ -466,8 +334,8 @@ fn write(to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> Value {
         }
     }
     let mut out = Map::new();
-    if to == Agent::Cursor {
-        out.insert("version".into(), json!(1));
+    if let Some(version) = file.version {
+        out.insert("version".into(), json!(version));
     }
     out.insert("hooks".into(), Value::Object(hooks));
     Value::Object(out)

@@ -7,7 +7,8 @@ use std::path::Path;
 use agent_hooks_core::glob::{BadGlob, PathGlob};
 use serde_json::{Map, Value};
 
-use super::event::{ClaudeEvent, ToolAliases};
+use super::event::ClaudeEvent;
+use crate::home::ToolAliases;
 
 /// Why an `if` rule does not parse.
 #[derive(Debug, Clone, thiserror::Error)]

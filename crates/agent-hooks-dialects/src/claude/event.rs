@@ -2,10 +2,9 @@
 //! matchers are read: the tables both directions of the dialect (a source of hooks, and the
 //! `claude-hook` bridge) translate through.
 
-use std::collections::BTreeMap;
-
 use serde_json::{Map, Value};
 
+use crate::home::ToolAliases;
 use agent_hooks_core::event::Event;
 
 /// A Claude Code hook event that has a canonical twin.
@@ -170,69 +169,6 @@ impl ClaudeEvent {
     }
 }
 
-/// Host tool name ↔ Claude Code tool name, so matchers like `Bash` or `Edit|Write` match this
-/// host's tools. Configurable in `config/agent.yaml` under `claude_hooks.tool_aliases`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolAliases {
-    host_to_claude: BTreeMap<String, String>,
-}
-
-impl Default for ToolAliases {
-    fn default() -> Self {
-        let host_to_claude = [
-            ("bash", "Bash"),
-            ("edit_file", "Edit"),
-            ("write_file", "Write"),
-            ("read_file", "Read"),
-        ]
-        .into_iter()
-        .map(|(h, c)| (h.to_owned(), c.to_owned()))
-        .collect();
-        ToolAliases { host_to_claude }
-    }
-}
-
-impl ToolAliases {
-    /// Exactly these (host name, agent name) pairs, for an agent with other tool names.
-    pub fn from_pairs(pairs: &[(&str, &str)]) -> ToolAliases {
-        ToolAliases {
-            host_to_claude: pairs
-                .iter()
-                .map(|(h, c)| ((*h).to_owned(), (*c).to_owned()))
-                .collect(),
-        }
-    }
-
-    /// The defaults, overridden and extended by `overrides` (`claude_hooks.tool_aliases` in
-    /// `config/agent.yaml`: host name → Claude Code name).
-    pub fn with_overrides(overrides: Option<&Value>) -> ToolAliases {
-        let mut aliases = ToolAliases::default();
-        if let Some(Value::Object(map)) = overrides {
-            for (host, claude) in map {
-                if let Some(claude) = claude.as_str() {
-                    aliases
-                        .host_to_claude
-                        .insert(host.clone(), claude.to_owned());
-                }
-            }
-        }
-        aliases
-    }
-
-    /// Claude Code's name for the host tool `host`; unaliased names pass through.
-    pub fn to_claude<'a>(&'a self, host: &'a str) -> &'a str {
-        self.host_to_claude.get(host).map_or(host, String::as_str)
-    }
-
-    /// The host's name for the Claude Code tool `claude`; unaliased names pass through.
-    pub fn to_host<'a>(&'a self, claude: &'a str) -> &'a str {
-        self.host_to_claude
-            .iter()
-            .find(|(_, c)| c.as_str() == claude)
-            .map_or(claude, |(h, _)| h.as_str())
-    }
-}
-
 /// What a Claude Code hook's matcher is matched against for `event` (SPEC §7): the aliased tool
 /// name, or `source` / `reason` / `notification_type`; `None` where Claude Code ignores matchers.
 pub fn match_target<'a>(
@@ -265,24 +201,30 @@ pub(crate) fn session_cause(claude: ClaudeEvent, payload: &Map<String, Value>) -
         .unwrap_or(default)
 }
 
+/// The names a matcher lists when it is a plain list of names (`Bash`, `Edit|Write`,
+/// `Edit, Write`) rather than a regex.
+pub fn tool_names(pattern: &str) -> Option<Vec<&str>> {
+    let p = pattern.trim();
+    let plain = !p.is_empty()
+        && p.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' ' | ',' | '|'));
+    plain.then(|| {
+        p.split(['|', ','])
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .collect()
+    })
+}
+
 /// Compiles a Claude Code matcher: empty, missing or `*` match everything (`None`); a plain
-/// list of names (`Bash`, `Edit|Write`, `Edit, Write`) matches exactly; anything else is an
-/// unanchored regex.
+/// list of names ([`tool_names`]) matches exactly; anything else is an unanchored regex.
 pub fn compile_matcher(pattern: &str) -> Result<Option<regex::Regex>, regex::Error> {
     let p = pattern.trim();
     if p.is_empty() || p == "*" {
         return Ok(None);
     }
-    let plain = p
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' ' | ',' | '|'));
-    if plain {
-        let names: Vec<String> = p
-            .split(['|', ','])
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-            .map(regex::escape)
-            .collect();
+    if let Some(names) = tool_names(p) {
+        let names: Vec<String> = names.into_iter().map(regex::escape).collect();
         return regex::Regex::new(&format!("^(?:{})$", names.join("|"))).map(Some);
     }
     regex::Regex::new(p).map(Some)

@@ -5,9 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Map, Value};
 
-use super::event::{ClaudeEvent, ToolAliases, session_cause};
+use super::event::{ClaudeEvent, session_cause};
 use super::transcript;
 use crate::PayloadView;
+use crate::home::ToolAliases;
 
 /// A tool-use id for payloads that bring none, unique enough within one machine.
 pub fn generate_tool_use_id() -> String {

@@ -15,6 +15,7 @@
 mod answer;
 mod condition;
 mod event;
+mod home;
 mod input;
 mod reverse;
 mod transcript;
@@ -22,14 +23,14 @@ mod transcript;
 pub use answer::{ClaudeOutput, Permission, interpret, judged, require_json_body};
 pub use condition::{BadRule, Condition};
 pub use event::{
-    CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeCode, ClaudeEvent, ClaudeFamily, ToolAliases,
-    compile_matcher, match_target,
+    CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeCode, ClaudeEvent, ClaudeFamily, compile_matcher,
+    match_target, tool_names,
 };
+// Spoken by every agent's home; re-exported where callers first found them.
+pub use crate::home::{InputError, RewritePermission, ToolAliases};
+pub use home::{CLAUDE_HOOKS_FILE, claude_matcher};
 pub use input::{generate_tool_use_id, input};
-pub use reverse::InputError;
-pub use reverse::{
-    BRIDGED, RewritePermission, Sent, answer_with, bridge_log, from_claude, to_claude,
-};
+pub use reverse::{BRIDGED, Sent, answer_with, bridge_log, from_claude, to_claude};
 
 /// A handler's background mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,28 +5,12 @@
 
 use serde_json::{Map, Value, json};
 
-use super::event::{ClaudeEvent, ToolAliases};
-use crate::agent::{Agent, AgentAnswer};
+use super::event::ClaudeEvent;
+use crate::agent::AgentAnswer;
+use crate::home::{InputError, RewritePermission, ToolAliases};
 use agent_hooks_core::answer::Decision;
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::{HookStatus, Outcome};
-
-/// Why an agent's hook input cannot be dispatched.
-#[derive(Debug, thiserror::Error)]
-pub enum InputError {
-    /// Stdin was not a hook input of the agent.
-    #[error("the hook input is not a JSON object with a \"hook_event_name\"")]
-    NotAnInput,
-    /// An event of the agent that agent-hooks has no event for; the bridge should not be
-    /// wired to it.
-    #[error("{agent} event \"{name}\" has no counterpart in agent-hooks")]
-    Unmapped {
-        /// The agent that sent it.
-        agent: Agent,
-        /// The agent's name for the event.
-        name: String,
-    },
-}
 
 /// A Claude Code hook input translated to a canonical dispatch.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,41 +147,6 @@ impl Sent {
     /// Whether `now` is still what was sent (no hook rewrote it).
     pub fn is(&self, now: Option<&Value>) -> bool {
         self.0.as_ref() == now
-    }
-}
-
-/// The permission decision sent with a rewritten tool input (`updatedInput`), which Claude
-/// Code applies only together with one. `claude_hooks.rewrite_permission` in
-/// `config/agent.yaml`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RewritePermission {
-    /// `"ask"` (the default): Claude Code shows the user the rewritten input to confirm, so a
-    /// rewrite never skips a prompt the user would have had.
-    #[default]
-    Ask,
-    /// `"allow"`: the rewritten call runs without a prompt. This loosens Claude Code's
-    /// permissions (its deny and ask rules still apply), so it is opt-in.
-    Allow,
-}
-
-impl RewritePermission {
-    /// The setting in `document` (`config/agent.yaml`); anything but `allow` is `ask`.
-    pub fn from_settings(document: &Value) -> RewritePermission {
-        let value = document
-            .get("claude_hooks")
-            .and_then(|c| c.get("rewrite_permission"))
-            .and_then(Value::as_str);
-        match value {
-            Some("allow") => RewritePermission::Allow,
-            _ => RewritePermission::Ask,
-        }
-    }
-
-    fn as_str(self) -> &'static str {
-        match self {
-            RewritePermission::Ask => "ask",
-            RewritePermission::Allow => "allow",
-        }
     }
 }
 
