@@ -134,6 +134,7 @@ pub struct Diagnostic {
 impl HookReport {
     /// The report of `hook`, declared in `source`, that ended as `status` after `ms`
     /// milliseconds; `detail` says why it was skipped or failed.
+    #[inline]
     pub fn new(
         hook: Arc<str>,
         source: Arc<str>,
@@ -232,6 +233,7 @@ pub struct Stop {
 
 impl Stop {
     /// A request to end the turn, for `reason`.
+    #[inline]
     pub fn new(reason: impl Into<String>) -> Stop {
         Stop {
             reason: reason.into(),
@@ -249,6 +251,7 @@ impl Outcome {
     /// The outcome of `event` when no hook changed anything: `continue`, `payload` as given,
     /// nothing to inject or show, no hook reports. A dispatcher starts from it and fills in what
     /// its hooks did.
+    #[inline]
     pub fn unchanged(event: Event, payload: Map<String, Value>) -> Outcome {
         Outcome {
             event,

@@ -100,7 +100,11 @@ impl Runtime<'_> {
         // the first `given` ones and everything after them was filled in or added by hooks.
         let given = payload.len();
         let hooks = snapshot.hooks_for(event);
-        let (mut merge, cache) = self.start(snapshot, event, payload, hooks.len(), options);
+        // Built here, in the dispatch's own state, and lent to `start`: a large value returned
+        // from a function into an async body is copied on the way.
+        let mut merge = Merge::new(event, payload);
+        let cache = DispatchCache::default();
+        self.start(snapshot, event, hooks.len(), options, &mut merge, &cache);
         // The matchers' text of the payload as it stands; renewed whenever the payload changes.
         let mut match_text = OnceLock::new();
         // The documented defaults are filled in only once some hook is about to run: a dispatch
@@ -186,17 +190,17 @@ impl Runtime<'_> {
         outcome
     }
 
-    /// The outcome as it stands before any hook runs (with what background hooks of the
-    /// session left for it), and the dispatch's cache (with the host's conversation, if given).
+    /// Readies the outcome before any hook runs (with what background hooks of the session
+    /// left for it), and the dispatch's cache (with the host's conversation, if given).
     fn start(
         &self,
         snapshot: &Snapshot,
         event: Event,
-        payload: Map<String, Value>,
         hooks: usize,
         options: &DispatchOptions,
-    ) -> (Merge, DispatchCache) {
-        let mut merge = Merge::new(event, payload);
+        merge: &mut Merge,
+        cache: &DispatchCache,
+    ) {
         // What background hooks of this session left since its last event that takes context.
         if snapshot.has_background() && event.spec().context {
             let session = merge
@@ -207,7 +211,6 @@ impl Runtime<'_> {
             merge.context = crate::dispatch::background::take(self.ws, session);
         }
         merge.reports.reserve_exact(hooks);
-        let cache = DispatchCache::default();
         if let Some(messages) = &options.conversation {
             let _ = cache
                 .conversation
@@ -216,7 +219,6 @@ impl Runtime<'_> {
                     messages.clone(),
                 ));
         }
-        (merge, cache)
     }
 
     /// Runs the matched hooks of `group` (hooks that only observe) concurrently on the payload

@@ -60,6 +60,7 @@ struct OpenBlock {
 }
 
 impl Merge {
+    #[inline]
     pub(super) fn new(event: Event, payload: Map<String, Value>) -> Merge {
         Merge {
             event,
@@ -361,6 +362,7 @@ impl Merge {
     /// Logs the dispatch's decisions and builds the outcome.
     /// `given`: how many keys the caller's payload had, when the defaults were filled in.
     /// `redo_cap`: `config/agent.yaml`'s cap on redos in a turn (`None`: no cap).
+    #[inline]
     pub(super) fn finish(
         mut self,
         log: Option<&EventLog>,
