@@ -612,33 +612,13 @@ async fn call_on(
     let (stdin_r, stdin_w) = pipe()?;
     let (stdout_r, stdout_w) = pipe()?;
     let (stderr_r, stderr_w) = pipe()?;
-    let sent = match &via {
-        Some((forker, theirs)) => send_fds(
-            forker.control.as_fd(),
-            request,
-            &[
-                theirs.as_raw_fd(),
-                stdin_r.as_raw_fd(),
-                stdout_w.as_raw_fd(),
-                stderr_w.as_raw_fd(),
-            ],
-        ),
-        None => {
-            let mut framed = (request.len() as u32).to_be_bytes().to_vec();
-            framed.extend_from_slice(request);
-            send_fds(
-                conn.as_fd(),
-                &framed,
-                &[
-                    stdin_r.as_raw_fd(),
-                    stdout_w.as_raw_fd(),
-                    stderr_w.as_raw_fd(),
-                ],
-            )
-            .and_then(|n| (&conn).write_all(&framed[n..]).map(|()| framed.len()))
-        }
-    };
-    sent.map_err(|e| format!("the forker cannot be reached: {e}"))?;
+    let ends = [
+        stdin_r.as_raw_fd(),
+        stdout_w.as_raw_fd(),
+        stderr_w.as_raw_fd(),
+    ];
+    send_request(&conn, via.as_ref(), request, ends)
+        .map_err(|e| format!("the forker cannot be reached: {e}"))?;
     // The child has its copies now; ours would keep its stdin open and its output unfinished.
     drop((via, stdin_r, stdout_w, stderr_w));
     // The input goes into the pipe while the forker hands the call to a child, so the script
@@ -663,18 +643,7 @@ async fn call_on(
         Ok(Ok(None)) => return Err("the forker closed the call without starting it".into()),
         Ok(Err(e)) => return Err(format!("the forker cannot be reached: {e}")),
     };
-    let answer: Value =
-        serde_json::from_str(&first).map_err(|_| format!("the forker answered {first}"))?;
-    let Some(pid) = answer
-        .get("pid")
-        .and_then(Value::as_u64)
-        .and_then(|p| u32::try_from(p).ok())
-    else {
-        return Err(answer
-            .get("error")
-            .and_then(Value::as_str)
-            .map_or_else(|| format!("the forker answered {first}"), str::to_owned));
-    };
+    let pid = pid_of(&first)?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     let reader = tokio::spawn(async move {
         let status = match lines.next_line().await {
@@ -687,30 +656,87 @@ async fn call_on(
         let _ = tx.send(status);
     })
     .abort_handle();
-    let streams = Streams {
-        stdin: stdin_w
-            .map(tokio::net::unix::pipe::Sender::from_owned_fd)
-            .transpose()
-            .map_err(|e| format!("cannot use the hook's stdin: {e}"))?,
-        stdout: Some(
-            tokio::net::unix::pipe::Receiver::from_owned_fd(stdout_r)
-                .map_err(|e| format!("cannot use the hook's stdout: {e}"))?,
-        ),
-        stderr: Some(
-            tokio::net::unix::pipe::Receiver::from_owned_fd(stderr_r)
-                .map_err(|e| format!("cannot use the hook's stderr: {e}"))?,
-        ),
-    };
     Ok(Launched::Started(Forked {
         pid,
         input: rest,
-        streams,
+        streams: streams_of(stdin_w, stdout_r, stderr_r)?,
         status: Status {
             report: Some(rx),
             ended: None,
             reader,
         },
     }))
+}
+
+/// Sends `request` with the child's stream ends `ends` (stdin, stdout, stderr): to a forker
+/// child on its control socket, `conn`'s other end first; to a serving forker on `conn`
+/// itself, length-framed. Returns how many bytes went.
+fn send_request(
+    conn: &std::os::unix::net::UnixStream,
+    via: Option<&(&Forker, OwnedFd)>,
+    request: &[u8],
+    ends: [i32; 3],
+) -> io::Result<usize> {
+    let [stdin, stdout, stderr] = ends;
+    match via {
+        Some((forker, theirs)) => send_fds(
+            forker.control.as_fd(),
+            request,
+            &[theirs.as_raw_fd(), stdin, stdout, stderr],
+        ),
+        None => {
+            let mut framed = (request.len() as u32).to_be_bytes().to_vec();
+            framed.extend_from_slice(request);
+            send_fds(conn.as_fd(), &framed, &ends)
+                .and_then(|n| (&*conn).write_all(&framed[n..]).map(|()| framed.len()))
+        }
+    }
+}
+
+/// The child's pid from the forker's first line, or the error it answered instead.
+fn pid_of(first: &str) -> Result<u32, String> {
+    let answer: Value =
+        serde_json::from_str(first).map_err(|_| format!("the forker answered {first}"))?;
+    answer
+        .get("pid")
+        .and_then(Value::as_u64)
+        .and_then(|p| u32::try_from(p).ok())
+        .ok_or_else(|| {
+            answer
+                .get("error")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("the forker answered {first}"), str::to_owned)
+        })
+}
+
+/// Our ends of the child's pipes as the streams a supervised run reads and writes; no stdin
+/// when the whole input went in before the child started.
+fn streams_of(
+    stdin: Option<OwnedFd>,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+) -> Result<
+    Streams<
+        tokio::net::unix::pipe::Sender,
+        tokio::net::unix::pipe::Receiver,
+        tokio::net::unix::pipe::Receiver,
+    >,
+    String,
+> {
+    Ok(Streams {
+        stdin: stdin
+            .map(tokio::net::unix::pipe::Sender::from_owned_fd)
+            .transpose()
+            .map_err(|e| format!("cannot use the hook's stdin: {e}"))?,
+        stdout: Some(
+            tokio::net::unix::pipe::Receiver::from_owned_fd(stdout)
+                .map_err(|e| format!("cannot use the hook's stdout: {e}"))?,
+        ),
+        stderr: Some(
+            tokio::net::unix::pipe::Receiver::from_owned_fd(stderr)
+                .map_err(|e| format!("cannot use the hook's stderr: {e}"))?,
+        ),
+    })
 }
 
 fn exit_of(line: &str) -> io::Result<Exit> {
