@@ -19,7 +19,7 @@ mod test;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent_hooks::bridge::Agent;
@@ -334,54 +334,62 @@ fn run(args: Vec<OsString>) -> ExitCode {
                 "agent-hooks",
                 &mut std::io::stdout(),
             );
-            return ExitCode::SUCCESS;
+            ExitCode::SUCCESS
         }
-        Command::Man => {
-            return match clap_mangen::Man::new(definition()).render(&mut std::io::stdout()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("agent-hooks man: {e}");
-                    ExitCode::FAILURE
-                }
-            };
-        }
-        _ => {}
+        Command::Man => match clap_mangen::Man::new(definition()).render(&mut std::io::stdout()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("agent-hooks man: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        command => match workspace(&command, cli.workspace.as_deref()) {
+            Ok(ws) => dispatch(command, ws, cli.workspace.as_deref()),
+            Err(code) => code,
+        },
     }
-    let ws = match &command {
-        Command::ClaudeHook => agents::workspace(Agent::ClaudeCode, cli.workspace.as_deref()),
-        Command::CodexHook => agents::workspace(Agent::Codex, cli.workspace.as_deref()),
-        Command::GeminiHook => agents::workspace(Agent::Gemini, cli.workspace.as_deref()),
-        Command::CursorHook => agents::workspace(Agent::Cursor, cli.workspace.as_deref()),
-        _ => Workspace::resolve(cli.workspace.as_deref()),
+}
+
+/// The agent whose bridge `command` is (`claude-hook`, `codex-hook`, ...), if it is one.
+fn bridge_agent(command: &Command) -> Option<Agent> {
+    match command {
+        Command::ClaudeHook => Some(Agent::ClaudeCode),
+        Command::CodexHook => Some(Agent::Codex),
+        Command::GeminiHook => Some(Agent::Gemini),
+        Command::CursorHook => Some(Agent::Cursor),
+        _ => None,
+    }
+}
+
+/// The workspace `command` works on (`flag` is `--workspace`), or the exit status to end with
+/// when it is not a directory.
+fn workspace(command: &Command, flag: Option<&Path>) -> Result<Workspace, ExitCode> {
+    let bridge = bridge_agent(command);
+    let ws = match bridge {
+        Some(agent) => agents::workspace(agent, flag),
+        None => Workspace::resolve(flag),
     };
     // Every command works on an existing workspace: a mistyped --workspace must not create
     // config files somewhere new, nor report a healthy empty workspace.
-    if !ws.root().is_dir() {
-        eprintln!(
-            "agent-hooks: the workspace {} is not a directory (from {})",
-            ws.root().display(),
-            match (&command, &cli.workspace) {
-                (_, Some(_)) => "--workspace",
-                (Command::ClaudeHook, None) => "$CLAUDE_PROJECT_DIR",
-                (Command::GeminiHook, None) => "$GEMINI_PROJECT_DIR",
-                (_, None) => "$AGENT_HOOKS_WORKSPACE",
-            }
-        );
-        // A bridge exits 1: a non-blocking error for its agent.
-        return ExitCode::from(
-            if matches!(
-                command,
-                Command::ClaudeHook
-                    | Command::CodexHook
-                    | Command::GeminiHook
-                    | Command::CursorHook
-            ) {
-                1
-            } else {
-                2
-            },
-        );
+    if ws.root().is_dir() {
+        return Ok(ws);
     }
+    eprintln!(
+        "agent-hooks: the workspace {} is not a directory (from {})",
+        ws.root().display(),
+        match (command, flag) {
+            (_, Some(_)) => "--workspace",
+            (Command::ClaudeHook, None) => "$CLAUDE_PROJECT_DIR",
+            (Command::GeminiHook, None) => "$GEMINI_PROJECT_DIR",
+            (_, None) => "$AGENT_HOOKS_WORKSPACE",
+        }
+    );
+    // A bridge exits 1: a non-blocking error for its agent.
+    Err(ExitCode::from(if bridge.is_some() { 1 } else { 2 }))
+}
+
+/// Runs `command` on `ws` (`flag` is `--workspace`).
+fn dispatch(command: Command, ws: Workspace, flag: Option<&Path>) -> ExitCode {
     match command {
         Command::Serve {
             listen,
@@ -401,26 +409,10 @@ fn run(args: Vec<OsString>) -> ExitCode {
             pretty || std::io::stdout().is_terminal(),
         )),
         Command::BackgroundHook { ticket } => block_on(fire::background(ws, &ticket)),
-        Command::ClaudeHook => block_on(agents::hook(
-            ws,
-            Agent::ClaudeCode,
-            agents::named(Agent::ClaudeCode, cli.workspace.as_deref()),
-        )),
-        Command::CodexHook => block_on(agents::hook(
-            ws,
-            Agent::Codex,
-            agents::named(Agent::Codex, cli.workspace.as_deref()),
-        )),
-        Command::GeminiHook => block_on(agents::hook(
-            ws,
-            Agent::Gemini,
-            agents::named(Agent::Gemini, cli.workspace.as_deref()),
-        )),
-        Command::CursorHook => block_on(agents::hook(
-            ws,
-            Agent::Cursor,
-            agents::named(Agent::Cursor, cli.workspace.as_deref()),
-        )),
+        Command::ClaudeHook => bridge(ws, Agent::ClaudeCode, flag),
+        Command::CodexHook => bridge(ws, Agent::Codex, flag),
+        Command::GeminiHook => bridge(ws, Agent::Gemini, flag),
+        Command::CursorHook => bridge(ws, Agent::Cursor, flag),
         Command::Test {
             hook,
             event,
@@ -470,18 +462,23 @@ fn run(args: Vec<OsString>) -> ExitCode {
         Command::Doctor { json } => block_on(doctor(ws, json)),
         Command::On => block_on(hooks(ws, vec!["on".into()], false)),
         Command::Off => block_on(hooks(ws, vec!["off".into()], false)),
-        Command::Approve { words } => {
-            let mut args = vec!["approve".to_owned()];
-            args.extend(words);
-            block_on(hooks(ws, args, false))
-        }
-        Command::Revoke { command } => {
-            let mut args = vec!["revoke".to_owned()];
-            args.extend(command);
-            block_on(hooks(ws, args, false))
-        }
+        Command::Approve { words } => with_verb(ws, "approve", words),
+        Command::Revoke { command } => with_verb(ws, "revoke", command),
+        // Answered by `run` before a workspace is resolved.
         Command::Completions { .. } | Command::Man => ExitCode::SUCCESS,
     }
+}
+
+/// An agent's bridge (`claude-hook`, ...) on one hook input.
+fn bridge(ws: Workspace, agent: Agent, flag: Option<&Path>) -> ExitCode {
+    block_on(agents::hook(ws, agent, agents::named(agent, flag)))
+}
+
+/// `approve` / `revoke` with their words, as the library's `/hooks` command takes them.
+fn with_verb(ws: Workspace, verb: &str, words: Vec<String>) -> ExitCode {
+    let mut args = vec![verb.to_owned()];
+    args.extend(words);
+    block_on(hooks(ws, args, false))
 }
 
 /// Parses the command line, or exits with clap's message (usage errors, help, version).

@@ -111,7 +111,7 @@ pub enum LoggedDecision {
 
 impl LoggedDecision {
     /// Every decision, in the order `agent-hooks log --decision` lists them.
-    pub const ALL: [LoggedDecision; 5] = [
+    pub const ALL: &'static [LoggedDecision] = &[
         LoggedDecision::Block,
         LoggedDecision::Ask,
         LoggedDecision::Rewrite,

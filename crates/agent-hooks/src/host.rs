@@ -231,37 +231,17 @@ where
     // Context for the model about this call goes next to its result, as Claude Code places a
     // PreToolUse hook's additionalContext.
     let mut notes = before.context.clone();
-    let mut duration = None;
-    let (status, mut result, error, blocked_reason) = if refused {
-        let reason = before
-            .reason
-            .clone()
-            .or_else(|| stop.clone())
-            .unwrap_or_default();
-        let shown = before
-            .result
-            .clone()
-            .unwrap_or_else(|| json!(format!("[blocked by a hook] {reason}")));
-        (ToolStatus::Blocked, shown, None, Some(reason))
+    let ran = if refused {
+        Ran::refused(&before, stop.as_ref())
     } else {
-        let started = std::time::Instant::now();
-        match run(input.clone()).await {
-            Ok(result) => {
-                duration = Some(started.elapsed());
-                (ToolStatus::Success, result, None, None)
-            }
-            Err(error) => {
-                let error: ToolError = error.into();
-                (ToolStatus::Error, json!(error.message), Some(error), None)
-            }
-        }
+        Ran::run(run, input.clone()).await
     };
     outcomes.push(before);
 
-    if status != ToolStatus::Blocked {
+    if ran.status != ToolStatus::Blocked {
         let mut transform = base(session_id);
         transform.insert("tool_name".into(), json!(tool_name));
-        transform.insert("tool_result".into(), result.clone());
+        transform.insert("tool_result".into(), ran.result.clone());
         let t = engine.dispatch(Event::TransformToolResult, transform).await;
         notes.extend(t.notes.iter().cloned());
         warnings.extend(t.warnings.iter().cloned());
@@ -269,24 +249,14 @@ where
         outcomes.push(t);
     }
 
-    let mut post = base(session_id);
-    post.insert("tool_name".into(), json!(tool_name));
-    post.insert("tool_input".into(), input.clone());
-    post.insert("tool_result".into(), result.clone());
-    post.insert("status".into(), json!(status.as_str()));
-    if let Some(error) = &error {
-        post.insert("error".into(), json!(error.message));
-        post.insert("error_class".into(), json!(error.class));
-    }
-    if let Some(reason) = &blocked_reason {
-        post.insert("block_reason".into(), json!(reason));
-    }
-    if let Some(duration) = duration {
-        // Microseconds, as the source runtime rounds it.
-        let seconds = (duration.as_secs_f64() * 1e6).round() / 1e6;
-        post.insert("duration_seconds".into(), json!(seconds));
-    }
+    let post = ran.post_payload(session_id, tool_name, &input);
     let after = engine.dispatch(Event::PostToolCall, post).await;
+    let Ran {
+        status,
+        mut result,
+        blocked_reason,
+        ..
+    } = ran;
     if status == ToolStatus::Success
         && let Some(replaced) = after.payload.get("tool_result")
     {
@@ -307,6 +277,84 @@ where
         warnings,
         stop,
         outcomes,
+    }
+}
+
+/// How the tool step of a call ended: what `post_tool_call` reports and the agent sees.
+struct Ran {
+    status: ToolStatus,
+    result: Value,
+    error: Option<ToolError>,
+    blocked_reason: Option<String>,
+    /// How long the tool took, when it succeeded.
+    duration: Option<std::time::Duration>,
+}
+
+impl Ran {
+    /// The tool did not run: `before` (with its `stop`) refused it.
+    fn refused(before: &Outcome, stop: Option<&String>) -> Ran {
+        let reason = before
+            .reason
+            .clone()
+            .or_else(|| stop.cloned())
+            .unwrap_or_default();
+        let shown = before
+            .result
+            .clone()
+            .unwrap_or_else(|| json!(format!("[blocked by a hook] {reason}")));
+        Ran {
+            status: ToolStatus::Blocked,
+            result: shown,
+            error: None,
+            blocked_reason: Some(reason),
+            duration: None,
+        }
+    }
+
+    /// Runs the host's tool on `input`.
+    async fn run<F, Fut, E>(run: F, input: Value) -> Ran
+    where
+        F: FnOnce(Value) -> Fut,
+        Fut: Future<Output = Result<Value, E>>,
+        E: Into<ToolError>,
+    {
+        let started = std::time::Instant::now();
+        let (status, result, error, duration) = match run(input).await {
+            Ok(result) => (ToolStatus::Success, result, None, Some(started.elapsed())),
+            Err(error) => {
+                let error: ToolError = error.into();
+                (ToolStatus::Error, json!(error.message), Some(error), None)
+            }
+        };
+        Ran {
+            status,
+            result,
+            error,
+            blocked_reason: None,
+            duration,
+        }
+    }
+
+    /// The `post_tool_call` payload: what skill hooks' source runtime sends for this ending.
+    fn post_payload(&self, session_id: &str, tool_name: &str, input: &Value) -> Map<String, Value> {
+        let mut post = base(session_id);
+        post.insert("tool_name".into(), json!(tool_name));
+        post.insert("tool_input".into(), input.clone());
+        post.insert("tool_result".into(), self.result.clone());
+        post.insert("status".into(), json!(self.status.as_str()));
+        if let Some(error) = &self.error {
+            post.insert("error".into(), json!(error.message));
+            post.insert("error_class".into(), json!(error.class));
+        }
+        if let Some(reason) = &self.blocked_reason {
+            post.insert("block_reason".into(), json!(reason));
+        }
+        if let Some(duration) = self.duration {
+            // Microseconds, as the source runtime rounds it.
+            let seconds = (duration.as_secs_f64() * 1e6).round() / 1e6;
+            post.insert("duration_seconds".into(), json!(seconds));
+        }
+        post
     }
 }
 

@@ -118,6 +118,6 @@ pub use config::agent::SwitchError;
 pub use dispatch::background::TicketError;
 pub use dispatch::{DRY_RUN_ENV, DispatchOptions};
 pub use engine::{Engine, EngineError};
-pub use inspect::health::{HookListing, hook_listing};
+pub use inspect::listing::{HookListing, hook_listing};
 pub use snapshot::Snapshot;
 pub use trust::TrustError;

@@ -200,53 +200,15 @@ impl SecurityGuard {
         let own = user
             .destructive
             .map(|rules| (Text::from("destructive"), rules));
-        // Sized once: a compiled rule is large, and growing the list rule by rule copied and
-        // touched twice the memory, in a process that builds it for one event.
-        let count = packs
-            .values()
-            .chain(own.as_ref().map(|(_, r)| r))
-            .map(Vec::len)
-            .sum();
-        let mut rules = Vec::with_capacity(count);
-        let packs = packs
-            .into_iter()
-            .map(|pack| (pack, packs_origin))
-            .chain(own.map(|pack| (pack, Origin::User)));
-        for ((pack, raws), origin) in packs {
-            for (i, raw) in raws.into_iter().enumerate() {
-                rules.push(compile_rule(
-                    raw,
-                    &pack,
-                    &format_args!("packs.{pack}[{i}]"),
-                    origin,
-                    &answers,
-                    &mut programs,
-                )?);
-            }
-        }
+        let rules = compile_packs(packs, packs_origin, own, &answers, &mut programs)?;
         let mut interpreters = Vec::new();
         for (name, lang) in interpreters_raw {
             let field = format_args!("interpreters.{name}.program");
             let index = programs.index(interpreters_origin, &field, &lang.program)?;
             interpreters.push((index, lang));
         }
-        let mut program_rules = vec![Vec::new(); programs.regexes.len()];
-        let (mut redirect_rules, mut code_rules) = (Vec::new(), Vec::new());
-        for (index, rule) in rules.iter().enumerate() {
-            if rule.answer == Answer::Off {
-                continue;
-            }
-            match (rule.program, &rule.redirect, &rule.code) {
-                (Some(program), _, _) => {
-                    if let Some(list) = program_rules.get_mut(program) {
-                        list.push(index);
-                    }
-                }
-                (None, Some(_), _) => redirect_rules.push(index),
-                (None, None, Some(_)) => code_rules.push(index),
-                (None, None, None) => {}
-            }
-        }
+        let (program_rules, redirect_rules, code_rules) =
+            rule_indexes(&rules, programs.regexes.len());
         let network_index = match &exfil.network_programs {
             Some(p) if !p.is_empty() => {
                 Some(programs.index(exfil_origin, &"exfiltration.network_programs", p)?)
@@ -283,20 +245,7 @@ impl SecurityGuard {
             program_rules,
             redirect_rules,
             code_rules,
-            exfiltration: Exfiltration {
-                credential_files: rules::optional_regex_from(
-                    exfil_origin,
-                    &"exfiltration.credential_files",
-                    exfil.credential_files.as_ref(),
-                )?,
-                env_dump_programs: rules::optional_regex_from(
-                    exfil_origin,
-                    &"exfiltration.env_dump_programs",
-                    exfil.env_dump_programs.as_ref(),
-                )?,
-                env_dump_args: exfil.env_dump_args,
-                output_options: exfil.output_options,
-            },
+            exfiltration: Exfiltration::compile(exfil, exfil_origin)?,
             scanner: Scanner::new(credentials, wallet, mask)?,
             messages,
         })
@@ -514,6 +463,85 @@ fn quote(text: &str) -> String {
 
 /// Compiles one pack rule. Its answer is, in order: `answers` for the rule's name, `answers`
 /// for its pack, the rule's own `answer`, block.
+/// Every rule of the packs, then the user's own `destructive` rules, compiled in that order
+/// (the order their indexes keep).
+fn compile_packs(
+    packs: BTreeMap<Text, Vec<RuleRaw>>,
+    packs_origin: Origin,
+    own: Option<(Text, Vec<RuleRaw>)>,
+    answers: &HashMap<Text, Answer>,
+    programs: &mut ProgramSet,
+) -> Result<Vec<Rule>, RulesError> {
+    // Sized once: a compiled rule is large, and growing the list rule by rule copied and
+    // touched twice the memory, in a process that builds it for one event.
+    let count = packs
+        .values()
+        .chain(own.as_ref().map(|(_, r)| r))
+        .map(Vec::len)
+        .sum();
+    let mut rules = Vec::with_capacity(count);
+    let packs = packs
+        .into_iter()
+        .map(|pack| (pack, packs_origin))
+        .chain(own.map(|pack| (pack, Origin::User)));
+    for ((pack, raws), origin) in packs {
+        for (i, raw) in raws.into_iter().enumerate() {
+            rules.push(compile_rule(
+                raw,
+                &pack,
+                &format_args!("packs.{pack}[{i}]"),
+                origin,
+                answers,
+                programs,
+            )?);
+        }
+    }
+    Ok(rules)
+}
+
+/// Which rules (by index) a command can meet: per program regex, on an output redirection
+/// alone, and on the code's shape alone. Rules answered `off` are in none.
+fn rule_indexes(rules: &[Rule], programs: usize) -> (Vec<Vec<usize>>, Vec<usize>, Vec<usize>) {
+    let mut program_rules = vec![Vec::new(); programs];
+    let (mut redirect_rules, mut code_rules) = (Vec::new(), Vec::new());
+    for (index, rule) in rules.iter().enumerate() {
+        if rule.answer == Answer::Off {
+            continue;
+        }
+        match (rule.program, &rule.redirect, &rule.code) {
+            (Some(program), _, _) => {
+                if let Some(list) = program_rules.get_mut(program) {
+                    list.push(index);
+                }
+            }
+            (None, Some(_), _) => redirect_rules.push(index),
+            (None, None, Some(_)) => code_rules.push(index),
+            (None, None, None) => {}
+        }
+    }
+    (program_rules, redirect_rules, code_rules)
+}
+
+impl Exfiltration {
+    /// The exfiltration rules with their regexes compiled; `origin` says whose they are.
+    fn compile(exfil: ExfiltrationRaw, origin: Origin) -> Result<Exfiltration, RulesError> {
+        Ok(Exfiltration {
+            credential_files: rules::optional_regex_from(
+                origin,
+                &"exfiltration.credential_files",
+                exfil.credential_files.as_ref(),
+            )?,
+            env_dump_programs: rules::optional_regex_from(
+                origin,
+                &"exfiltration.env_dump_programs",
+                exfil.env_dump_programs.as_ref(),
+            )?,
+            env_dump_args: exfil.env_dump_args,
+            output_options: exfil.output_options,
+        })
+    }
+}
+
 fn compile_rule(
     raw: RuleRaw,
     pack: &str,

@@ -25,12 +25,13 @@
 //! when its script or the approvals file changes, or after [`IDLE`] without a call. Its socket
 //! is named after everything it was started with, the approved hash included, so a call never
 //! reaches a forker holding other content.
+//! Those sockets, and how a process reaches or starts its forker, are `socket`'s.
 //!
 //! A forker that cannot be started or reached is never silent: the call runs as a plain spawn
 //! and says so ([`Ran::fallback`]), in the outcome's warnings and in `logs/events.jsonl`.
 
 use std::collections::HashMap;
-use std::io::{self, IoSlice, Read, Write};
+use std::io::{self, IoSlice, Write};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -49,6 +50,9 @@ use super::{Exit, Failure, Ran};
 use crate::command_line::PythonCall;
 use crate::pinned::Pinned;
 use agent_hooks_core::workspace::Workspace;
+use socket::{connect_or_start, connect_serving, socket_path};
+
+mod socket;
 
 /// The forker program.
 const FORKER: &str = include_str!("forker.py");
@@ -608,33 +612,13 @@ async fn call_on(
     let (stdin_r, stdin_w) = pipe()?;
     let (stdout_r, stdout_w) = pipe()?;
     let (stderr_r, stderr_w) = pipe()?;
-    let sent = match &via {
-        Some((forker, theirs)) => send_fds(
-            forker.control.as_fd(),
-            request,
-            &[
-                theirs.as_raw_fd(),
-                stdin_r.as_raw_fd(),
-                stdout_w.as_raw_fd(),
-                stderr_w.as_raw_fd(),
-            ],
-        ),
-        None => {
-            let mut framed = (request.len() as u32).to_be_bytes().to_vec();
-            framed.extend_from_slice(request);
-            send_fds(
-                conn.as_fd(),
-                &framed,
-                &[
-                    stdin_r.as_raw_fd(),
-                    stdout_w.as_raw_fd(),
-                    stderr_w.as_raw_fd(),
-                ],
-            )
-            .and_then(|n| (&conn).write_all(&framed[n..]).map(|()| framed.len()))
-        }
-    };
-    sent.map_err(|e| format!("the forker cannot be reached: {e}"))?;
+    let ends = [
+        stdin_r.as_raw_fd(),
+        stdout_w.as_raw_fd(),
+        stderr_w.as_raw_fd(),
+    ];
+    send_request(&conn, via.as_ref(), request, ends)
+        .map_err(|e| format!("the forker cannot be reached: {e}"))?;
     // The child has its copies now; ours would keep its stdin open and its output unfinished.
     drop((via, stdin_r, stdout_w, stderr_w));
     // The input goes into the pipe while the forker hands the call to a child, so the script
@@ -659,18 +643,7 @@ async fn call_on(
         Ok(Ok(None)) => return Err("the forker closed the call without starting it".into()),
         Ok(Err(e)) => return Err(format!("the forker cannot be reached: {e}")),
     };
-    let answer: Value =
-        serde_json::from_str(&first).map_err(|_| format!("the forker answered {first}"))?;
-    let Some(pid) = answer
-        .get("pid")
-        .and_then(Value::as_u64)
-        .and_then(|p| u32::try_from(p).ok())
-    else {
-        return Err(answer
-            .get("error")
-            .and_then(Value::as_str)
-            .map_or_else(|| format!("the forker answered {first}"), str::to_owned));
-    };
+    let pid = pid_of(&first)?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     let reader = tokio::spawn(async move {
         let status = match lines.next_line().await {
@@ -683,30 +656,87 @@ async fn call_on(
         let _ = tx.send(status);
     })
     .abort_handle();
-    let streams = Streams {
-        stdin: stdin_w
-            .map(tokio::net::unix::pipe::Sender::from_owned_fd)
-            .transpose()
-            .map_err(|e| format!("cannot use the hook's stdin: {e}"))?,
-        stdout: Some(
-            tokio::net::unix::pipe::Receiver::from_owned_fd(stdout_r)
-                .map_err(|e| format!("cannot use the hook's stdout: {e}"))?,
-        ),
-        stderr: Some(
-            tokio::net::unix::pipe::Receiver::from_owned_fd(stderr_r)
-                .map_err(|e| format!("cannot use the hook's stderr: {e}"))?,
-        ),
-    };
     Ok(Launched::Started(Forked {
         pid,
         input: rest,
-        streams,
+        streams: streams_of(stdin_w, stdout_r, stderr_r)?,
         status: Status {
             report: Some(rx),
             ended: None,
             reader,
         },
     }))
+}
+
+/// Sends `request` with the child's stream ends `ends` (stdin, stdout, stderr): to a forker
+/// child on its control socket, `conn`'s other end first; to a serving forker on `conn`
+/// itself, length-framed. Returns how many bytes went.
+fn send_request(
+    conn: &std::os::unix::net::UnixStream,
+    via: Option<&(&Forker, OwnedFd)>,
+    request: &[u8],
+    ends: [i32; 3],
+) -> io::Result<usize> {
+    let [stdin, stdout, stderr] = ends;
+    match via {
+        Some((forker, theirs)) => send_fds(
+            forker.control.as_fd(),
+            request,
+            &[theirs.as_raw_fd(), stdin, stdout, stderr],
+        ),
+        None => {
+            let mut framed = (request.len() as u32).to_be_bytes().to_vec();
+            framed.extend_from_slice(request);
+            send_fds(conn.as_fd(), &framed, &ends)
+                .and_then(|n| (&*conn).write_all(&framed[n..]).map(|()| framed.len()))
+        }
+    }
+}
+
+/// The child's pid from the forker's first line, or the error it answered instead.
+fn pid_of(first: &str) -> Result<u32, String> {
+    let answer: Value =
+        serde_json::from_str(first).map_err(|_| format!("the forker answered {first}"))?;
+    answer
+        .get("pid")
+        .and_then(Value::as_u64)
+        .and_then(|p| u32::try_from(p).ok())
+        .ok_or_else(|| {
+            answer
+                .get("error")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("the forker answered {first}"), str::to_owned)
+        })
+}
+
+/// Our ends of the child's pipes as the streams a supervised run reads and writes; no stdin
+/// when the whole input went in before the child started.
+fn streams_of(
+    stdin: Option<OwnedFd>,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+) -> Result<
+    Streams<
+        tokio::net::unix::pipe::Sender,
+        tokio::net::unix::pipe::Receiver,
+        tokio::net::unix::pipe::Receiver,
+    >,
+    String,
+> {
+    Ok(Streams {
+        stdin: stdin
+            .map(tokio::net::unix::pipe::Sender::from_owned_fd)
+            .transpose()
+            .map_err(|e| format!("cannot use the hook's stdin: {e}"))?,
+        stdout: Some(
+            tokio::net::unix::pipe::Receiver::from_owned_fd(stdout)
+                .map_err(|e| format!("cannot use the hook's stdout: {e}"))?,
+        ),
+        stderr: Some(
+            tokio::net::unix::pipe::Receiver::from_owned_fd(stderr)
+                .map_err(|e| format!("cannot use the hook's stderr: {e}"))?,
+        ),
+    })
 }
 
 fn exit_of(line: &str) -> io::Result<Exit> {
@@ -756,142 +786,4 @@ fn send_fds(socket: std::os::fd::BorrowedFd<'_>, data: &[u8], fds: &[i32]) -> io
         None,
     )
     .map_err(io::Error::from)
-}
-
-/// The directory of the workspace's forker sockets.
-fn sockets_of(ws: &Workspace) -> PathBuf {
-    ws.state_dir().join(".agent-hooks").join("prefork")
-}
-
-/// Where the workspace's forker for `key` listens.
-fn socket_path(ws: &Workspace, key: &str) -> PathBuf {
-    sockets_of(ws).join(format!("{key}.sock"))
-}
-
-/// Connects to the forker listening at `socket`, when one does, without waiting: a forker
-/// that is up answers at once, so the common call needs no thread; anything else (no forker,
-/// a full backlog) goes the way that may start one.
-fn connect_serving(socket: &Path) -> Option<std::os::unix::net::UnixStream> {
-    use nix::sys::socket::{UnixAddr, connect, socket as new_socket};
-    let fd = new_socket(
-        AddressFamily::Unix,
-        SockType::Stream,
-        SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK,
-        None,
-    )
-    .ok()?;
-    at_socket(socket, |path| {
-        connect(fd.as_raw_fd(), &UnixAddr::new(path)?).map_err(io::Error::from)
-    })
-    .ok()?;
-    let conn = std::os::unix::net::UnixStream::from(fd);
-    conn.set_nonblocking(false).ok()?;
-    Some(conn)
-}
-
-/// A connection to the socket file `socket` that may wait for the forker to accept it (for a
-/// blocking thread; [`connect_serving`] is the one that never waits).
-fn connect_blocking(socket: &Path) -> io::Result<std::os::unix::net::UnixStream> {
-    at_socket(socket, |path| std::os::unix::net::UnixStream::connect(path))
-}
-
-/// `connect` to the socket file `socket`, through its directory's descriptor when the path is
-/// longer than an AF_UNIX address holds (108 bytes; a deep workspace).
-fn at_socket<T>(socket: &Path, connect: impl FnOnce(&Path) -> io::Result<T>) -> io::Result<T> {
-    use std::os::unix::ffi::OsStrExt;
-    let (Some(dir), Some(name)) = (socket.parent(), socket.file_name()) else {
-        return connect(socket);
-    };
-    if socket.as_os_str().as_bytes().len() < 108 {
-        return connect(socket);
-    }
-    let dir = std::fs::File::open(dir)?;
-    connect(
-        &Path::new("/proc/self/fd")
-            .join(dir.as_raw_fd().to_string())
-            .join(name),
-    )
-}
-
-/// The directory of the workspace's forker sockets, made private to the user.
-fn socket_dir(ws: &Workspace) -> io::Result<PathBuf> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-    let dir = sockets_of(ws);
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&dir)?;
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
-    Ok(dir)
-}
-
-/// Connects to the workspace's forker for `key`, starting it when none serves it.
-/// Waits for a forker it starts no longer than `within` (what is left of the call's time):
-/// `None` when that ran out first, the forker left starting for the calls that follow (it ends
-/// itself if it is still starting after [`START_TIMEOUT`]).
-fn connect_or_start(
-    ws: &Workspace,
-    key: &str,
-    start: &Start,
-    within: Duration,
-) -> Result<Option<std::os::unix::net::UnixStream>, Refused> {
-    let dir = socket_dir(ws).map_err(|e| format!("cannot make the forkers' directory: {e}"))?;
-    let socket = socket_path(ws, key);
-    if let Ok(conn) = connect_blocking(&socket) {
-        return Ok(Some(conn));
-    }
-    let idle = std::env::var(IDLE_ENV)
-        .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .filter(|s| *s > 0.0)
-        .unwrap_or(IDLE.as_secs_f64());
-    let listen = json!({
-        "listen": socket,
-        "lock": dir.join(format!("{key}.lock")),
-        "approvals": ws.approvals_json(),
-        "idle_seconds": idle,
-        "start_seconds": START_TIMEOUT.as_secs_f64(),
-    });
-    let mut cmd = start.command(Some(listen));
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped());
-    let mut process = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", start.interpreter.display()))?;
-    let mut line = Vec::new();
-    if let Some(mut out) = process.stdout.take() {
-        if !readable(out.as_fd(), within.min(START_TIMEOUT)) {
-            if within < START_TIMEOUT {
-                return Ok(None);
-            }
-            let _ = process.kill();
-            return Err(Refused::Unavailable(format!(
-                "the forker did not load the script within {} s",
-                START_TIMEOUT.as_secs()
-            )));
-        }
-        let mut byte = [0u8; 1];
-        while line.len() < 64 * 1024
-            && out.read(&mut byte).is_ok_and(|n| n == 1)
-            && byte[0] != b'\n'
-        {
-            line.push(byte[0]);
-        }
-    }
-    // The forker lives on, serving the workspace; it is reaped by whoever inherits it.
-    drop(process);
-    ready(&line)?;
-    // Another process's forker may have taken the socket first and still be binding it.
-    let mut last = None;
-    for _ in 0..100 {
-        match connect_blocking(&socket) {
-            Ok(conn) => return Ok(Some(conn)),
-            Err(e) => last = Some(e),
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    Err(Refused::Unavailable(format!(
-        "cannot connect to the forker at {}: {}",
-        socket.display(),
-        last.map_or_else(String::new, |e| e.to_string())
-    )))
 }

@@ -206,10 +206,42 @@ pub async fn install(
     let guards = select_all(words)?;
     let ws = engine.workspace();
     let mut report = InstallReport::default();
+    let rules_steps = write_rules(ws, &guards, &mut report)?;
+    let declared_steps = declare(engine, &guards, &mut report)?;
+    // The switch as it stands after the declarations; approving does not move it.
+    let master_was_on = engine.snapshot().config.master_enabled;
+    let approved_steps = approve(engine, &guards, &mut report)?;
+    let doctor_steps = check(engine, &guards, &mut report).await;
+    let steps = guards
+        .iter()
+        .zip(rules_steps)
+        .zip(declared_steps)
+        .zip(approved_steps)
+        .zip(doctor_steps);
+    for ((((guard, rules), declared), approved), doctor) in steps {
+        report.guards.push(GuardSteps {
+            guard: guard.name,
+            rules,
+            declared,
+            approved,
+            doctor,
+            dry_run: dry_run(ws, guard),
+        });
+    }
+    if !master_was_on {
+        report.master = switch_master(engine, enable, &mut report)?;
+    }
+    Ok(report)
+}
 
-    // 1. Rules files: the defaults, only where there is no file yet.
+/// Step 1, rules files: the defaults, only where there is no file yet.
+fn write_rules(
+    ws: &crate::Workspace,
+    guards: &[&'static GuardInfo],
+    report: &mut InstallReport,
+) -> Result<Vec<RulesStep>, InstallError> {
     let mut rules_steps = Vec::new();
-    for guard in &guards {
+    for guard in guards {
         let path = rules_path(ws, guard);
         let shown = ws.display(&path).into_owned();
         if path.exists() {
@@ -233,12 +265,20 @@ pub async fn install(
         report.changed = true;
         rules_steps.push(RulesStep::Wrote { path: shown });
     }
+    Ok(rules_steps)
+}
 
-    // 2. Declarations: one entry per event not declared yet, appended in one write.
+/// Step 2, declarations: one entry per event not declared yet, appended in one write.
+fn declare(
+    engine: &Engine,
+    guards: &[&'static GuardInfo],
+    report: &mut InstallReport,
+) -> Result<Vec<DeclaredStep>, InstallError> {
+    let ws = engine.workspace();
     let snapshot = engine.snapshot();
     let mut entries = String::new();
     let mut declared_steps = Vec::new();
-    for guard in &guards {
+    for guard in guards {
         let declared: BTreeSet<Event> = snapshot
             .config
             .hooks
@@ -272,12 +312,19 @@ pub async fn install(
         append_to_shell_hooks(engine, &entries)?;
         report.changed = true;
     }
+    Ok(declared_steps)
+}
 
-    // 3. Approvals of `builtin:<name>`, unless every event already holds one without drift.
+/// Step 3, approvals of `builtin:<name>`, unless every event already holds one without drift.
+fn approve(
+    engine: &Engine,
+    guards: &[&'static GuardInfo],
+    report: &mut InstallReport,
+) -> Result<Vec<ApprovedStep>, InstallError> {
     let snapshot = engine.snapshot();
     let drift = DriftChecker::default();
     let mut approved_steps = Vec::new();
-    for guard in &guards {
+    for guard in guards {
         let key = approval_key(guard);
         let pairs: Vec<(Event, &crate::hook::Hook)> = snapshot
             .config
@@ -299,11 +346,19 @@ pub async fn install(
         report.changed = true;
         approved_steps.push(ApprovedStep::Approved { key, events });
     }
+    Ok(approved_steps)
+}
 
-    // 4. Doctor, on the hooks just installed.
+/// Step 4, `doctor` on the hooks just installed: what it says of each guard, and the
+/// configuration errors that name one.
+async fn check(
+    engine: &Engine,
+    guards: &[&'static GuardInfo],
+    report: &mut InstallReport,
+) -> Vec<DoctorStep> {
     let doctor = crate::inspect::doctor::run(engine).await;
     let mut doctor_steps = Vec::new();
-    for guard in &guards {
+    for guard in guards {
         let key = approval_key(guard);
         let checks: Vec<_> = doctor
             .hooks
@@ -345,32 +400,22 @@ pub async fn install(
         report.problems += 1;
         report.config_errors.push(error.message.clone());
     }
-    let steps = guards
-        .iter()
-        .zip(rules_steps)
-        .zip(declared_steps)
-        .zip(approved_steps)
-        .zip(doctor_steps);
-    for ((((guard, rules), declared), approved), doctor) in steps {
-        report.guards.push(GuardSteps {
-            guard: guard.name,
-            rules,
-            declared,
-            approved,
-            doctor,
-            dry_run: dry_run(ws, guard),
-        });
+    doctor_steps
+}
+
+/// The master switch, found off: turned on with `enable` (so the hooks run at once), else left
+/// off.
+fn switch_master(
+    engine: &Engine,
+    enable: bool,
+    report: &mut InstallReport,
+) -> Result<Master, InstallError> {
+    if !enable {
+        return Ok(Master::LeftOff);
     }
-    if !snapshot.config.master_enabled {
-        if enable {
-            engine.set_master(true)?;
-            report.changed = true;
-            report.master = Master::TurnedOn;
-        } else {
-            report.master = Master::LeftOff;
-        }
-    }
-    Ok(report)
+    engine.set_master(true)?;
+    report.changed = true;
+    Ok(Master::TurnedOn)
 }
 
 /// Runs the guard, with the rules file it was installed with, on its sample event in a

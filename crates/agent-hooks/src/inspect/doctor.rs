@@ -11,7 +11,7 @@ use crate::dispatch::Runtime;
 use crate::engine::Engine;
 use crate::inspect::health::{self, HookHealth, Report};
 use crate::trust::{Approvals, DriftChecker, Verdict};
-use agent_hooks_core::answer::{Admitted, Answer, Effect};
+use agent_hooks_core::answer::{Admitted, Answer, Effect, Unusable};
 use agent_hooks_core::event::{Event, complete_payload};
 use agent_hooks_dialects::{Dialect, DispatchCache, PayloadView};
 use agent_hooks_transports::{Exit, Failure, Reply, TransportSpec};
@@ -376,7 +376,6 @@ pub(crate) async fn run_on(
     let cache = DispatchCache::default();
     let view = PayloadView::new(event, payload, rt.ws, &cache);
     let matched = hook.dialect.matches(hook.matcher.as_ref(), &view);
-    let show = |text: &str| agent_hooks_dialects::read::preview(text, preview);
     let started = Instant::now();
     let ran = rt.execute(hook, &view, program).await;
     let result = ran.result;
@@ -414,69 +413,90 @@ pub(crate) async fn run_on(
     let reply = match result {
         Ok(reply) => reply,
         Err(failure) => {
-            check.result = if matches!(failure, Failure::Timeout(_)) {
-                "timeout"
-            } else {
-                "failed"
-            };
-            check.problem = Some(match &failure {
-                Failure::Timeout(t) => format!(
-                    "timed out after {} s and was killed (raise timeout, or make it faster)",
-                    t.as_secs_f64()
-                ),
-                other => other.to_string(),
-            });
+            check.failed(&failure);
             return (check, None);
         }
     };
-    match reply.exit {
-        Exit::Code(code) => check.exit_code = Some(code),
-        Exit::Signal(sig) => check.signal = Some(sig),
+    check.read_reply(&reply, preview);
+    let answer = check.judge(hook.interpret(&view, &reply));
+    (check, answer)
+}
+
+impl RunCheck {
+    /// The hook did not run to an answer: it timed out, or could not start.
+    fn failed(&mut self, failure: &Failure) {
+        self.result = if matches!(failure, Failure::Timeout(_)) {
+            "timeout"
+        } else {
+            "failed"
+        };
+        self.problem = Some(match failure {
+            Failure::Timeout(t) => format!(
+                "timed out after {} s and was killed (raise timeout, or make it faster)",
+                t.as_secs_f64()
+            ),
+            other => other.to_string(),
+        });
     }
-    let stderr = String::from_utf8_lossy(&reply.stderr);
-    let stderr = stderr.trim();
-    if !stderr.is_empty() {
-        check.stderr = Some(show(&agent_hooks_dialects::read::last_lines(stderr, 3)));
-    }
-    if !reply.stdout.is_empty() {
-        check.stdout = Some(show(&String::from_utf8_lossy(&reply.stdout)));
-    }
-    if let Some(why) = &reply.left_behind {
-        check.warnings.push(why.clone());
-    }
-    check.answer = classify(&reply);
-    match hook.interpret(&view, &reply) {
-        Ok(answer) => {
-            let (effects, ignored) = describe_effect(event, &answer);
-            check.effect = if effects.is_empty() {
-                "none".into()
-            } else {
-                effects.join("; ")
-            };
-            if !ignored.is_empty() {
-                check.warnings.push(format!(
-                    "{} not allowed on {event}; it would be ignored",
-                    ignored.join(", ")
-                ));
-            }
-            check
-                .warnings
-                .extend(answer.problems.iter().map(|(_, detail)| detail.clone()));
-            return (check, Some(answer));
+
+    /// How the run ended, previews of what it printed (`preview` characters), and what kind of
+    /// answer that is.
+    fn read_reply(&mut self, reply: &Reply, preview: usize) {
+        let show = |text: &str| agent_hooks_dialects::read::preview(text, preview);
+        match reply.exit {
+            Exit::Code(code) => self.exit_code = Some(code),
+            Exit::Signal(sig) => self.signal = Some(sig),
         }
-        Err(unusable) => {
-            check.result = "failed";
-            let hint = match check.answer {
-                AnswerKind::PollutedStdout => {
-                    " (something printed text besides the answer: a shell profile, or a print meant for stderr)"
+        let stderr = String::from_utf8_lossy(&reply.stderr);
+        let stderr = stderr.trim();
+        if !stderr.is_empty() {
+            self.stderr = Some(show(&agent_hooks_dialects::read::last_lines(stderr, 3)));
+        }
+        if !reply.stdout.is_empty() {
+            self.stdout = Some(show(&String::from_utf8_lossy(&reply.stdout)));
+        }
+        if let Some(why) = &reply.left_behind {
+            self.warnings.push(why.clone());
+        }
+        self.answer = classify(reply);
+    }
+
+    /// What the answer does on this run's event, or why the dialect could not use it; the
+    /// answer comes back when it was usable.
+    fn judge(&mut self, interpreted: Result<Answer, Unusable>) -> Option<Answer> {
+        let event = self.event;
+        match interpreted {
+            Ok(answer) => {
+                let (effects, ignored) = describe_effect(event, &answer);
+                self.effect = if effects.is_empty() {
+                    "none".into()
+                } else {
+                    effects.join("; ")
+                };
+                if !ignored.is_empty() {
+                    self.warnings.push(format!(
+                        "{} not allowed on {event}; it would be ignored",
+                        ignored.join(", ")
+                    ));
                 }
-                AnswerKind::TwoJsonDocuments => " (print exactly one JSON object)",
-                _ => "",
-            };
-            check.problem = Some(format!("{}{hint}", unusable.detail));
+                self.warnings
+                    .extend(answer.problems.iter().map(|(_, detail)| detail.clone()));
+                Some(answer)
+            }
+            Err(unusable) => {
+                self.result = "failed";
+                let hint = match self.answer {
+                    AnswerKind::PollutedStdout => {
+                        " (something printed text besides the answer: a shell profile, or a print meant for stderr)"
+                    }
+                    AnswerKind::TwoJsonDocuments => " (print exactly one JSON object)",
+                    _ => "",
+                };
+                self.problem = Some(format!("{}{hint}", unusable.detail));
+                None
+            }
         }
     }
-    (check, None)
 }
 
 /// Names what the hook printed, independent of whether its dialect can use it.

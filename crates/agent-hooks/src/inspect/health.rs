@@ -3,25 +3,27 @@
 //! all, and whether it can ever fire; `list`, `doctor` and the sidecar all read the result.
 //!
 //! A hook gets one [`Health`] word — the worst of its [`Finding`]s — plus every finding with the
-//! reason first and a fix. Nothing here runs a hook: that is `doctor`'s job.
+//! reason first and a fix. Nothing here runs a hook: that is `doctor`'s job. Each group of checks
+//! has a file of its own (`trust`, `runnable`, `firing`); `files` reports the configuration
+//! files themselves.
 
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::json;
 
-use crate::config::{ConfigError, FileLoad, FileState};
+use crate::config::{ConfigError, FileState};
 use crate::engine::Engine;
 use crate::hook::{Hook, SourceKind};
 use crate::snapshot::Snapshot;
-use crate::trust::quote;
-use crate::trust::{Approvals, DriftChecker, Verdict};
+use crate::trust::DriftChecker;
 use agent_hooks_core::event::Event;
 use agent_hooks_core::workspace::Workspace;
-use agent_hooks_transports::TransportSpec;
-use agent_hooks_transports::command_line;
+
+mod files;
+mod firing;
+mod runnable;
+mod trust;
 
 /// Lifts the SSRF guard's address rule for HTTP hooks served on this machine (SPEC §5a).
 pub(crate) use agent_hooks_transports::ALLOW_LOCAL_ENV as HTTP_ALLOW_LOCAL_ENV;
@@ -386,96 +388,9 @@ pub(crate) fn assess(ws: &Workspace, snapshot: &Snapshot, drift: &DriftChecker) 
         http_allow_local: agent_hooks_transports::allow_local_enabled(),
         host_events,
         approvals: Some((ws.approvals_json(), ws.approvals_outside())),
-        files: file_reports(ws, snapshot),
+        files: files::file_reports(ws, snapshot),
         hooks,
     }
-}
-
-fn file_reports(ws: &Workspace, snapshot: &Snapshot) -> Vec<FileReport> {
-    let config = &snapshot.config;
-    let mut files = Vec::new();
-
-    let agent_path = ws.agent_yaml();
-    let mut agent = FileReport::new(
-        ws.display(&agent_path).into_owned(),
-        "settings",
-        if config.agent.error.is_some() {
-            "broken"
-        } else if agent_path.exists() {
-            "loaded"
-        } else {
-            "missing"
-        },
-    );
-    agent
-        .errors
-        .extend(config.agent.error.iter().map(Into::into));
-    files.push(agent);
-
-    for load in &config.files {
-        files.push(hooks_file_report(load));
-    }
-
-    let approvals_path = ws.approvals_json();
-    let display = ws.display(&approvals_path).into_owned();
-    let mut approvals = match Approvals::load(ws) {
-        Ok(list) => {
-            let mut report = FileReport::new(
-                display,
-                "approvals",
-                if approvals_path.exists() {
-                    "loaded"
-                } else {
-                    "missing"
-                },
-            );
-            report.count = Some(list.approvals.len());
-            report
-        }
-        Err(err) => {
-            let mut report = FileReport::new(display, "approvals", "broken");
-            report.errors.push((&err).into());
-            report
-        }
-    };
-    let orphans: BTreeSet<&str> = snapshot
-        .approvals
-        .approvals
-        .iter()
-        .map(|a| a.command.as_str())
-        .filter(|command| config.hooks_with_key(command).next().is_none())
-        .collect();
-    for command in orphans {
-        approvals.warnings.push(ConfigErrorReport {
-            file: approvals.file.clone(),
-            line: 0,
-            column: 0,
-            message: format!(
-                "approval of \"{command}\", which no hook declares any more (harmless; /hooks revoke {command} removes it)"
-            ),
-            text: format!(
-                "{}: approval of \"{command}\", which no hook declares any more",
-                approvals.file
-            ),
-        });
-    }
-    files.push(approvals);
-    files
-}
-
-fn hooks_file_report(load: &FileLoad) -> FileReport {
-    let mut report = FileReport::new(
-        load.display.clone(),
-        source_name(load.source),
-        file_state_name(load.state),
-    );
-    if load.state != FileState::Missing {
-        report.count = Some(load.hooks.len());
-    }
-    report.errors = load.errors.iter().map(Into::into).collect();
-    report.warnings = load.warnings.iter().map(Into::into).collect();
-    report.bridge = load.bridge.clone();
-    report
 }
 
 /// The stable name of a source kind in `--json`.
@@ -490,22 +405,13 @@ pub(crate) fn source_name(kind: SourceKind) -> &'static str {
     }
 }
 
-fn file_state_name(state: FileState) -> &'static str {
-    match state {
-        FileState::Missing => "missing",
-        FileState::Loaded => "loaded",
-        FileState::Broken => "broken",
-        FileState::BrokenKeptPrevious => "broken_kept_previous",
-    }
-}
-
 /// The health of one hook. Every source's hooks come through here: trust is read from the
 /// hook's `approval_key`, runnability from its transport, firing from its events.
 pub(crate) fn assess_hook(ctx: &Context<'_>, hook: &Arc<Hook>) -> HookHealth {
     let mut findings = Vec::new();
-    let approved_events = trust_findings(ctx, hook, &mut findings);
-    findings.extend(runnability(hook));
-    findings.extend(firing(ctx, hook));
+    let approved_events = trust::trust_findings(ctx, hook, &mut findings);
+    findings.extend(runnable::runnability(hook));
+    findings.extend(firing::firing(ctx, hook));
     if let Some(load) = ctx
         .snapshot
         .config
@@ -558,276 +464,12 @@ pub(crate) fn assess_hook(ctx: &Context<'_>, hook: &Arc<Hook>) -> HookHealth {
     }
 }
 
-/// Approval and drift of each declared event; returns the events whose approval holds.
-fn trust_findings(ctx: &Context<'_>, hook: &Hook, findings: &mut Vec<Finding>) -> Vec<Event> {
-    let Some(key) = &hook.approval_key else {
-        findings.push(Finding::new(
-            FindingCode::NoApprovalNeeded,
-            Severity::Info,
-            format!("no approval needed ({})", hook.source.label()),
-        ));
-        return Vec::new();
-    };
-    let approvals = &ctx.snapshot.approvals;
-    let mut approved = Vec::new();
-    let mut missing = Vec::new();
-    for &event in &hook.events {
-        match ctx.drift.check(approvals, event, hook) {
-            Verdict::Approved(_) => approved.push(event),
-            Verdict::NotApproved => missing.push(event),
-            Verdict::Drifted(why) => findings.push(
-                Finding::new(
-                    FindingCode::Drift,
-                    Severity::Error,
-                    format!("changed since approval: {why}; it does not run"),
-                )
-                .event(event)
-                .fix(format!(
-                    "review the change, then: /hooks approve {}",
-                    quote(key)
-                )),
-            ),
-        }
-    }
-    // Approvals of this command for events no hook with this command is declared for.
-    let declared: BTreeSet<&str> = ctx
-        .snapshot
-        .config
-        .hooks_with_key(key)
-        .flat_map(|h| h.events.iter().map(|e| e.name()))
-        .collect();
-    let stray: Vec<&str> = approvals
-        .events_of(key)
-        .filter(|e| !declared.contains(e))
-        .collect();
-    if !missing.is_empty() {
-        let names = names(&missing);
-        if approved.is_empty() && !stray.is_empty() {
-            findings.push(
-                Finding::new(
-                    FindingCode::ApprovedNotDeclared,
-                    Severity::Error,
-                    format!(
-                        "approved for {}, but declared for {names}: it never fires",
-                        stray.join(", ")
-                    ),
-                )
-                .fix(format!(
-                    "re-approve it for the event it is declared for: /hooks approve {}",
-                    quote(key)
-                )),
-            );
-        } else {
-            let mut finding = Finding::new(
-                FindingCode::NotApproved,
-                Severity::Error,
-                format!("not approved for {names}: it does not run there"),
-            )
-            .fix(format!("/hooks approve {}", quote(key)));
-            if missing.len() == 1 {
-                finding = finding.event(missing[0]);
-            }
-            findings.push(finding);
-        }
-    } else if !stray.is_empty() {
-        findings.push(
-            Finding::new(
-                FindingCode::ApprovedNotDeclared,
-                Severity::Warning,
-                format!(
-                    "also approved for {}, which it is not declared for (that approval is unused)",
-                    stray.join(", ")
-                ),
-            )
-            .fix(format!(
-                "/hooks revoke {k}, then /hooks approve {k}",
-                k = quote(key)
-            )),
-        );
-    }
-    approved
-}
-
-/// Whether the host sends the hook's events at all.
-fn firing(ctx: &Context<'_>, hook: &Hook) -> Vec<Finding> {
-    let mut findings = unreachable_from_claude(ctx.ws, hook);
-    let Some(sent) = &ctx.host_events else {
-        return findings;
-    };
-    let unsent: Vec<Event> = hook
-        .events
-        .iter()
-        .copied()
-        .filter(|e| !sent.contains(e))
-        .collect();
-    if unsent.is_empty() {
-        return Vec::new();
-    }
-    let severity = if unsent.len() == hook.events.len() {
-        Severity::Error
-    } else {
-        Severity::Warning
-    };
-    findings.push(
-        Finding::new(
-            FindingCode::HostNeverSends,
-            severity,
-            format!(
-                "declared for {}, which this host never sends (config/agent.yaml shell_hooks.host_events)",
-                names(&unsent)
-            ),
-        )
-        .fix("declare the hook for an event the host sends, or add the event to host_events if the host does send it"),
-    );
-    findings
-}
-
-/// In a workspace bridged into Claude Code, a hook on an event the bridge never dispatches
-/// (`pre_llm_call`, `on_completion_claim`, ...) does nothing there: say so.
-fn unreachable_from_claude(ws: &crate::Workspace, hook: &Hook) -> Vec<Finding> {
-    if hook.source == crate::hook::SourceKind::ClaudeCode || !crate::bridge::is_installed(ws) {
-        return Vec::new();
-    }
-    let unreachable: Vec<Event> = hook
-        .events
-        .iter()
-        .copied()
-        .filter(|e| !agent_hooks_dialects::agent::Agent::ClaudeCode.reaches(*e))
-        .collect();
-    if unreachable.is_empty() {
-        return Vec::new();
-    }
-    vec![
-        Finding::new(
-            FindingCode::ClaudeNeverSends,
-            Severity::Warning,
-            format!(
-                "declared for {}, which the Claude Code bridge never dispatches (docs/claude-code.md)",
-                names(&unreachable)
-            ),
-        )
-        .fix("in Claude Code, use an event the bridge maps (pre_tool_call, on_stop, ...)"),
-    ]
-}
-
-/// Whether the transport can start the hook at all.
-fn runnability(hook: &Hook) -> Vec<Finding> {
-    match &hook.transport {
-        TransportSpec::Command(spec) => match command_line::read(spec, &hook.env) {
-            Ok(reading) => {
-                let mut findings = super::command::inspect(&reading, &spec.cwd);
-                findings.extend(prefork_note(hook, spec));
-                findings
-            }
-            Err(unreadable) => {
-                // A hook that needs approval cannot get one; a skill hook still runs.
-                let severity = if hook.approval_key.is_some() {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                };
-                vec![
-                    Finding::new(FindingCode::Unreadable, severity, unreadable.to_string())
-                        .fix("write the script's path out in the command (no variables it sets itself, no $(...))"),
-                ]
-            }
-        },
-        // Reachability is `doctor`'s to find out; the URL passed the SSRF guard at load.
-        TransportSpec::Http(_) | TransportSpec::Judge(_) => Vec::new(),
-        // Compiled in; a bad rules file is a config error, and the guard runs its defaults.
-        TransportSpec::Builtin(_) => Vec::new(),
-    }
-}
-
-/// Whether a Python hook runs pre-forked, or could: most of its time per call is a fresh
-/// interpreter starting and importing, which `prefork: true` pays once.
-fn prefork_note(hook: &Hook, spec: &agent_hooks_transports::CommandSpec) -> Option<Finding> {
-    if spec.prefork.is_some() {
-        return Some(Finding::new(
-            FindingCode::Prefork,
-            Severity::Info,
-            "runs pre-forked (prefork): each call is a forked child of an interpreter that has the script compiled and its imports loaded",
-        ));
-    }
-    if hook.dialect.background().is_some() || command_line::python_call(spec, &hook.env).is_err() {
-        return None;
-    }
-    Some(
-        Finding::new(
-            FindingCode::Prefork,
-            Severity::Info,
-            "could run pre-forked: a Python script started by a fresh interpreter per call; add `prefork: true` to fork it from a warm one (docs/writing-hooks.md)",
-        )
-        .fix("add prefork: true to the hook, then approve it again"),
-    )
-}
-
 fn names(events: &[Event]) -> String {
     events
         .iter()
         .map(|e| e.name())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Every declared hook as a host reads it (the sidecar's `GET /v1/hooks`): `list`'s health of
-/// each, plus what the host needs to reason about it (its events in its own dialect's names,
-/// timeout, the names of its extra environment, whether it gets the conversation). Env values
-/// are left out: they may be secrets.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct HookListing {
-    /// Whether the master switch is on.
-    pub master_enabled: bool,
-    /// One JSON object per declared hook, in declaration order.
-    pub hooks: Vec<serde_json::Value>,
-}
-
-/// The [`HookListing`] of the workspace `engine` has loaded (it re-hashes every recorded
-/// file, so call it off the async threads).
-pub fn hook_listing(engine: &Engine) -> HookListing {
-    let report = assess_engine(engine);
-    let hooks: Vec<serde_json::Value> = report
-        .hooks
-        .iter()
-        .map(|h| {
-            let hook = &h.hook;
-            let include_conversation = matches!(
-                hook.dialect,
-                agent_hooks_dialects::Dialect::Skill {
-                    include_conversation: true
-                }
-            );
-            json!({
-                "name": h.name,
-                "source": h.source,
-                "file": h.file,
-                "line": h.line,
-                "dialect": h.dialect,
-                "events": h.events,
-                "dialect_events": hook.events.iter().map(|e| hook.dialect.event_name(*e)).collect::<Vec<_>>(),
-                "matcher": h.matcher,
-                "transport": h.transport,
-                "run": h.run,
-                "timeout_s": hook.timeout.as_secs_f64(),
-                "on_error": match hook.on_error {
-                    crate::hook::OnError::Continue => "continue",
-                    crate::hook::OnError::Block => "block",
-                },
-                "env": hook.env.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>(),
-                "include_conversation": include_conversation,
-                "approval_key": h.approval_key,
-                "approved_events": h.approved_events,
-                "health": h.health,
-                "why": h.why,
-                "fix": h.fix,
-            })
-        })
-        .collect();
-    HookListing {
-        master_enabled: report.master_enabled,
-        hooks,
-    }
 }
 
 #[cfg(test)]

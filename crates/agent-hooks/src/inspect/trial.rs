@@ -14,7 +14,8 @@ use crate::dispatch::Runtime;
 use crate::engine::Engine;
 use crate::hook::{Hook, OnError};
 use crate::inspect::doctor::{self, RunCheck};
-use crate::trust::{DriftChecker, Verdict};
+use crate::snapshot::Snapshot;
+use crate::trust::{DriftChecker, Pinned, Verdict};
 use agent_hooks_core::answer::{Answer, Decision};
 use agent_hooks_core::event::{Event, complete_payload};
 
@@ -189,106 +190,10 @@ pub(crate) async fn run(
     run_untrusted: bool,
 ) -> Result<TrialReport, TrialError> {
     let snapshot = engine.snapshot();
-    let named: Vec<&Arc<Hook>> = snapshot
-        .config
-        .hooks
-        .iter()
-        .filter(|h| &*h.name == selector || h.approval_key.as_deref() == Some(selector))
-        .collect();
-    let Some(first) = named.first() else {
-        let mut known: Vec<&str> = snapshot.config.hooks.iter().map(|h| &*h.name).collect();
-        known.dedup();
-        return Err(TrialError::UnknownHook {
-            hook: selector.to_owned(),
-            known: if known.is_empty() {
-                "none".into()
-            } else {
-                known.join(", ")
-            },
-        });
-    };
-    let mut declared: Vec<Event> = named
-        .iter()
-        .flat_map(|h| h.events.iter().copied())
-        .collect();
-    declared.sort();
-    declared.dedup();
-    let names = || {
-        declared
-            .iter()
-            .map(|e| e.name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let event = match event {
-        Some(event) => event,
-        None => match payload.get("event").and_then(Value::as_str) {
-            Some(name) => agent_hooks_dialects::parse_event(name)
-                .map_err(|e| TrialError::BadEvent(e.to_string()))?,
-            None if declared.len() == 1 => declared[0],
-            None => {
-                return Err(TrialError::WhichEvent {
-                    hook: first.name.to_string(),
-                    events: names(),
-                });
-            }
-        },
-    };
-    let Some(hook) = named.iter().find(|h| h.handles(event)) else {
-        return Err(TrialError::NotDeclaredFor {
-            hook: first.name.to_string(),
-            event,
-            events: names(),
-        });
-    };
-
+    let named = hooks_named(&snapshot, selector)?;
+    let (event, hook) = choose_event(&named, event, &payload)?;
     let drift = DriftChecker::default();
-    let master_enabled = snapshot.master_enabled();
-    let (trust, program) = match &hook.approval_key {
-        None => (
-            TrialTrust {
-                state: "no_approval_needed",
-                detail: "a skill hook: it needs no approval".into(),
-                master_enabled,
-                would_run: true,
-            },
-            None,
-        ),
-        Some(key) => match drift.check(&snapshot.approvals, event, hook) {
-            Verdict::Approved(program) => (
-                TrialTrust {
-                    state: "approved",
-                    detail: format!("approved for {event}"),
-                    master_enabled,
-                    would_run: master_enabled,
-                },
-                program,
-            ),
-            Verdict::NotApproved => (
-                TrialTrust {
-                    state: "not_approved",
-                    detail: format!(
-                        "not approved for {event}; after reading it: {}",
-                        crate::trust::approve_command(key)
-                    ),
-                    master_enabled,
-                    would_run: false,
-                },
-                None,
-            ),
-            Verdict::Drifted(why) => (
-                TrialTrust {
-                    state: "drift",
-                    detail: format!(
-                        "changed since approval ({why}); review the change, then approve it again"
-                    ),
-                    master_enabled,
-                    would_run: false,
-                },
-                None,
-            ),
-        },
-    };
+    let (trust, program) = trust_of(&snapshot, &drift, hook, event);
     let trusted = matches!(trust.state, "approved" | "no_approval_needed");
     let mut report = TrialReport {
         hook: hook.name.to_string(),
@@ -349,61 +254,221 @@ pub(crate) async fn run(
     Ok(report)
 }
 
+/// The hooks `selector` names: by name as `list` shows it, or by their approval key (command
+/// line, URL, `builtin:<name>`).
+fn hooks_named<'a>(
+    snapshot: &'a Snapshot,
+    selector: &str,
+) -> Result<Vec<&'a Arc<Hook>>, TrialError> {
+    let named: Vec<&Arc<Hook>> = snapshot
+        .config
+        .hooks
+        .iter()
+        .filter(|h| &*h.name == selector || h.approval_key.as_deref() == Some(selector))
+        .collect();
+    if named.is_empty() {
+        let mut known: Vec<&str> = snapshot.config.hooks.iter().map(|h| &*h.name).collect();
+        known.dedup();
+        return Err(TrialError::UnknownHook {
+            hook: selector.to_owned(),
+            known: if known.is_empty() {
+                "none".into()
+            } else {
+                known.join(", ")
+            },
+        });
+    }
+    Ok(named)
+}
+
+/// The event to run for (`event`, else the payload's `event`, else the hooks' only event) and
+/// the one of `named` declared for it. `named` is not empty.
+fn choose_event<'a>(
+    named: &[&'a Arc<Hook>],
+    event: Option<Event>,
+    payload: &Map<String, Value>,
+) -> Result<(Event, &'a Arc<Hook>), TrialError> {
+    let first_name = || {
+        named
+            .first()
+            .map(|h| h.name.to_string())
+            .unwrap_or_default()
+    };
+    let mut declared: Vec<Event> = named
+        .iter()
+        .flat_map(|h| h.events.iter().copied())
+        .collect();
+    declared.sort();
+    declared.dedup();
+    let names = || {
+        declared
+            .iter()
+            .map(|e| e.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let event = match event {
+        Some(event) => event,
+        None => match payload.get("event").and_then(Value::as_str) {
+            Some(name) => agent_hooks_dialects::parse_event(name)
+                .map_err(|e| TrialError::BadEvent(e.to_string()))?,
+            None if declared.len() == 1 => declared[0],
+            None => {
+                return Err(TrialError::WhichEvent {
+                    hook: first_name(),
+                    events: names(),
+                });
+            }
+        },
+    };
+    let Some(hook) = named.iter().find(|h| h.handles(event)) else {
+        return Err(TrialError::NotDeclaredFor {
+            hook: first_name(),
+            event,
+            events: names(),
+        });
+    };
+    Ok((event, hook))
+}
+
+/// Where `hook` stands with the trust gate for `event`, and the program its approval pins.
+fn trust_of(
+    snapshot: &Snapshot,
+    drift: &DriftChecker,
+    hook: &Hook,
+    event: Event,
+) -> (TrialTrust, Option<Pinned>) {
+    let master_enabled = snapshot.master_enabled();
+    match &hook.approval_key {
+        None => (
+            TrialTrust {
+                state: "no_approval_needed",
+                detail: "a skill hook: it needs no approval".into(),
+                master_enabled,
+                would_run: true,
+            },
+            None,
+        ),
+        Some(key) => match drift.check(&snapshot.approvals, event, hook) {
+            Verdict::Approved(program) => (
+                TrialTrust {
+                    state: "approved",
+                    detail: format!("approved for {event}"),
+                    master_enabled,
+                    would_run: master_enabled,
+                },
+                program,
+            ),
+            Verdict::NotApproved => (
+                TrialTrust {
+                    state: "not_approved",
+                    detail: format!(
+                        "not approved for {event}; after reading it: {}",
+                        crate::trust::approve_command(key)
+                    ),
+                    master_enabled,
+                    would_run: false,
+                },
+                None,
+            ),
+            Verdict::Drifted(why) => (
+                TrialTrust {
+                    state: "drift",
+                    detail: format!(
+                        "changed since approval ({why}); review the change, then approve it again"
+                    ),
+                    master_enabled,
+                    would_run: false,
+                },
+                None,
+            ),
+        },
+    }
+}
+
+/// One `label value` line of a rendered report, labels in a column.
+fn line(out: &mut String, label: &str, value: &str) {
+    out.push_str(&format!("{label:<10} {value}\n"));
+}
+
 impl TrialReport {
     /// The report as a person reads it.
     pub(crate) fn render(&self) -> String {
         let mut out = String::new();
-        let mut line = |label: &str, value: &str| {
-            out.push_str(&format!("{label:<10} {value}\n"));
-        };
-        line("hook", &format!("{} ({})", self.hook, self.source));
-        line("runs", &self.runs);
-        line("event", self.event.name());
-        line("dialect", self.dialect);
+        line(
+            &mut out,
+            "hook",
+            &format!("{} ({})", self.hook, self.source),
+        );
+        line(&mut out, "runs", &self.runs);
+        line(&mut out, "event", self.event.name());
+        line(&mut out, "dialect", self.dialect);
         let mut trust = self.trust.detail.clone();
         if !self.trust.master_enabled && self.trust.state != "no_approval_needed" {
             trust.push_str(
                 "; the master switch is off, so the agent runs it nowhere (agent-hooks on)",
             );
         }
-        line("trust", &trust);
+        line(&mut out, "trust", &trust);
         if self.verdict == TrialVerdict::Refused {
             line(
+                &mut out,
                 "not run",
                 "the trust gate would refuse it; read it, approve it, or pass --run-unapproved to try it anyway",
             );
-            line("verdict", "refused (exit 5)");
+            line(&mut out, "verdict", "refused (exit 5)");
             return out;
         }
         if self.ran_untrusted {
             line(
+                &mut out,
                 "note",
                 "run although the trust gate would refuse it (--run-unapproved)",
             );
         }
         if let Some(run) = &self.run {
-            let ended = match (run.exit_code, run.signal, run.result) {
-                (Some(code), _, _) => format!("exit {code} after {} ms", run.ms),
-                (_, Some(signal), _) => format!("killed by signal {signal} after {} ms", run.ms),
-                (_, _, result) => format!("{result} after {} ms", run.ms),
-            };
-            line("ended", &ended);
-            if !run.matched {
-                line(
-                    "matcher",
-                    "does not match this payload: a dispatch would not run it here",
-                );
-            }
-            line("stdout", run.stdout.as_deref().unwrap_or("(empty)"));
-            line("stderr", run.stderr.as_deref().unwrap_or("(empty)"));
-            line("answer", self.answer_kind.as_deref().unwrap_or("none"));
-            if let Some(problem) = &run.problem {
-                line("problem", problem);
-            }
-            for warning in &run.warnings {
-                line("warning", warning);
-            }
+            self.render_run(&mut out, run);
         }
+        self.render_effect(&mut out);
+        let verdict = match self.verdict {
+            TrialVerdict::Continue => "continue (exit 0)",
+            TrialVerdict::Block => "block (exit 1)",
+            TrialVerdict::Ask => "ask (exit 3)",
+            TrialVerdict::Failed => "the hook failed; the action would go on (exit 4)",
+            TrialVerdict::Refused => "refused (exit 5)",
+        };
+        line(&mut out, "verdict", verdict);
+        out
+    }
+
+    /// How the run ended and what it printed.
+    fn render_run(&self, out: &mut String, run: &RunCheck) {
+        let ended = match (run.exit_code, run.signal, run.result) {
+            (Some(code), _, _) => format!("exit {code} after {} ms", run.ms),
+            (_, Some(signal), _) => format!("killed by signal {signal} after {} ms", run.ms),
+            (_, _, result) => format!("{result} after {} ms", run.ms),
+        };
+        line(out, "ended", &ended);
+        if !run.matched {
+            line(
+                out,
+                "matcher",
+                "does not match this payload: a dispatch would not run it here",
+            );
+        }
+        line(out, "stdout", run.stdout.as_deref().unwrap_or("(empty)"));
+        line(out, "stderr", run.stderr.as_deref().unwrap_or("(empty)"));
+        line(out, "answer", self.answer_kind.as_deref().unwrap_or("none"));
+        if let Some(problem) = &run.problem {
+            line(out, "problem", problem);
+        }
+        for warning in &run.warnings {
+            line(out, "warning", warning);
+        }
+    }
+
+    /// The answer as decoded, and what the event admits and ignores of it.
+    fn render_effect(&self, out: &mut String) {
         if let Some(answer) = &self.answer {
             let parsed = serde_json::to_value(answer)
                 .ok()
@@ -418,6 +483,7 @@ impl TrialReport {
                 })
                 .collect();
             line(
+                out,
                 "parsed",
                 &if shown.is_empty() {
                     "no effect (continue, no change)".to_owned()
@@ -427,6 +493,7 @@ impl TrialReport {
             );
         }
         line(
+            out,
             "admitted",
             &if self.admitted.is_empty() {
                 "nothing".to_owned()
@@ -436,6 +503,7 @@ impl TrialReport {
         );
         if !self.ignored.is_empty() {
             line(
+                out,
                 "ignored",
                 &format!(
                     "{} (not allowed on {})",
@@ -444,14 +512,5 @@ impl TrialReport {
                 ),
             );
         }
-        let verdict = match self.verdict {
-            TrialVerdict::Continue => "continue (exit 0)",
-            TrialVerdict::Block => "block (exit 1)",
-            TrialVerdict::Ask => "ask (exit 3)",
-            TrialVerdict::Failed => "the hook failed; the action would go on (exit 4)",
-            TrialVerdict::Refused => "refused (exit 5)",
-        };
-        line("verdict", verdict);
-        out
     }
 }

@@ -447,24 +447,7 @@ fn tokenize<'a>(code: &'a str, lang: &LanguageRaw) -> Vec<Tok<'a>> {
             }
             c if is_name_start(c) => {
                 let start = i;
-                i += 1;
-                loop {
-                    while src.get(i).is_some_and(|&b| is_name_byte(b)) {
-                        i += 1;
-                    }
-                    let joiner = if src.get(i) == Some(&b'.') {
-                        1
-                    } else if src[i..].starts_with(b"::") || src[i..].starts_with(b"->") {
-                        2
-                    } else {
-                        0
-                    };
-                    if joiner > 0 && src.get(i + joiner).is_some_and(|&b| is_name_start(b)) {
-                        i += joiner;
-                    } else {
-                        break;
-                    }
-                }
+                i = name_end(src, start);
                 let name = &code[start..i];
                 let next = src.get(i).copied();
                 if lang.string_prefixes
@@ -506,6 +489,29 @@ fn tokenize<'a>(code: &'a str, lang: &LanguageRaw) -> Vec<Tok<'a>> {
         }
     }
     toks
+}
+
+/// Where the name starting at `start` ends: parts joined by `.`, `::` or `->` (`os.system`,
+/// `File::open`, `$obj->run`) are one name.
+fn name_end(src: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    loop {
+        while src.get(i).is_some_and(|&b| is_name_byte(b)) {
+            i += 1;
+        }
+        let joiner = if src.get(i) == Some(&b'.') {
+            1
+        } else if src[i..].starts_with(b"::") || src[i..].starts_with(b"->") {
+            2
+        } else {
+            0
+        };
+        if joiner > 0 && src.get(i + joiner).is_some_and(|&b| is_name_start(b)) {
+            i += joiner;
+        } else {
+            return i;
+        }
+    }
 }
 
 fn is_open_delimiter(c: u8) -> bool {
