@@ -102,6 +102,16 @@ impl<'de> Deserialize<'de> for Scalar {
     }
 }
 
+/// `value` read as the struct `T` when it is a JSON object; `None` for anything else. (A derived
+/// struct would also read a list, by position, which no config file means.) Every field of `T`
+/// accepts any value, so an object always reads.
+pub(crate) fn from_object<T: DeserializeOwned>(value: &Value) -> Option<T> {
+    match value {
+        Value::Object(_) => T::deserialize(value).ok(),
+        _ => None,
+    }
+}
+
 /// The keys a `#[derive(Deserialize)]` struct declares, as its derive names them: what a key
 /// of the file is checked against before it is called unknown.
 pub(crate) fn field_names<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
