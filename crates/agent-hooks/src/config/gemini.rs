@@ -165,18 +165,7 @@ fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
                             line: 0,
                             events: vec![gemini.canonical()],
                             matcher: matcher.clone(),
-                            transport: TransportSpec::Command({
-                                let mut spec =
-                                    CommandSpec::shell(&handler.command, ws.root().to_path_buf())
-                                        .with_known_var(
-                                            agent_hooks_core::workspace::WORKSPACE_ENV,
-                                            &root,
-                                        );
-                                for (name, value) in gemini_env(&root) {
-                                    spec = spec.with_known_var(&name, &value);
-                                }
-                                spec
-                            }),
+                            transport: transport(ws, &root, &handler.command),
                             dialect: Dialect::Gemini {
                                 event: gemini,
                                 sequential,
@@ -257,6 +246,17 @@ fn read_group(
         return None;
     };
     Some((matcher, sequential, entries))
+}
+
+/// How a Gemini CLI hook runs `command`: through `sh -c` in the workspace (`root`), with
+/// Gemini CLI's variables known.
+fn transport(ws: &Workspace, root: &str, command: &str) -> TransportSpec {
+    let mut spec = CommandSpec::shell(command, ws.root().to_path_buf())
+        .with_known_var(agent_hooks_core::workspace::WORKSPACE_ENV, root);
+    for (name, value) in gemini_env(root) {
+        spec = spec.with_known_var(&name, &value);
+    }
+    TransportSpec::Command(spec)
 }
 
 /// The variables Gemini CLI sets for a hook (the session's id is per event, so not here).
