@@ -279,16 +279,15 @@ fn load_file(
     load
 }
 
-/// Warns about each key of `object` (at `at` in the file) that is not in `known`; `why` says
-/// why it is ignored.
-pub(super) fn warn_unknown_keys(
+/// Warns about each key of the object `written` (at `at`) that the struct `T` does not
+/// declare, saying why it is ignored (`why`).
+pub(super) fn warn_unknown_keys<T: serde::de::DeserializeOwned>(
     load: &mut FileLoad,
     at: &str,
-    object: &serde_json::Map<String, Value>,
-    known: &[&str],
+    written: &Value,
     why: &str,
 ) {
-    for key in object.keys().filter(|key| !known.contains(&key.as_str())) {
+    for key in super::typed::unknown_keys::<T>(written) {
         let warning = ConfigError::whole_file(
             &load.display,
             format!("{at}: unknown key \"{key}\" ({why}); ignored"),

@@ -14,7 +14,7 @@ use super::claude::{
     is_bridge_command,
 };
 use super::claude_plugins::Plugin;
-use super::typed::{Entries, Given, Typed};
+use super::typed::{Entries, Given, Object, Typed, from_object};
 use super::{ConfigError, FileLoad};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, filesystem_safe};
 use agent_hooks_core::wording::kind_of as json_kind;
@@ -23,9 +23,7 @@ use agent_hooks_dialects::Dialect;
 use agent_hooks_dialects::Matcher;
 use agent_hooks_dialects::agent::Agent;
 use agent_hooks_dialects::claude::Background;
-use agent_hooks_dialects::claude::{
-    CLAUDE_UNMAPPED_EVENTS, ClaudeEvent, Condition, compile_matcher,
-};
+use agent_hooks_dialects::claude::{ClaudeEvent, Condition};
 use agent_hooks_transports::http::Template;
 use agent_hooks_transports::judge::{AGENT_TIMEOUT_SECS, JudgeKind, PROMPT_TIMEOUT_SECS};
 use agent_hooks_transports::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
@@ -36,8 +34,12 @@ use agent_hooks_transports::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, Tr
 #[serde(default)]
 struct Group {
     matcher: Option<Typed<String>>,
-    hooks: Option<Typed<Vec<Typed<Handler>>>>,
+    hooks: Option<Typed<Vec<WrittenHandler>>>,
 }
+
+/// A handler as written: a [`Handler`] when it is an object (anything else reads as an empty
+/// one, and then lacks its command).
+type WrittenHandler = Typed<Object<Handler>>;
 
 /// One handler as Claude Code reads it. Claude Code is lenient about some fields (a `type` or
 /// `timeout` of the wrong type falls back to its default), strict about others; [`Typed`]
@@ -98,13 +100,11 @@ pub(crate) fn load_hooks(
         }
     };
     for (event_name, groups) in hooks {
-        let parsed = match declared.agent {
-            Agent::Codex => (
-                agent_hooks_dialects::codex::parse(event_name),
-                agent_hooks_dialects::codex::CODEX_UNMAPPED_EVENTS,
-            ),
-            _ => (ClaudeEvent::parse(event_name), CLAUDE_UNMAPPED_EVENTS),
-        };
+        let agent = declared.agent;
+        let parsed = (
+            agent.claude_family().parse(event_name),
+            agent.home().unmapped_events(),
+        );
         let Some((claude, groups)) = declared_event(
             load,
             declared.agent,
@@ -115,17 +115,15 @@ pub(crate) fn load_hooks(
             continue;
         };
         for (g, group) in groups.iter().enumerate() {
-            let group = match Typed::<Group>::deserialize(group) {
-                Ok(Typed::Valid(group)) => group,
-                _ => Group::default(),
-            };
+            let group = from_object::<Group>(group).unwrap_or_default();
             let at = format!("hooks.{event_name}[{g}]");
-            let Some((matcher, handlers)) = read_group(load, &at, &group) else {
+            let Some((matcher, handlers)) = read_group(load, &at, (agent, event_name), &group)
+            else {
                 continue;
             };
             for (h, handler) in handlers.iter().enumerate() {
                 let handler = match handler {
-                    Typed::Valid(handler) => handler,
+                    Typed::Valid(Object(handler)) => handler,
                     Typed::Wrong(_) => &Handler::default(),
                 };
                 let reader = HandlerReader {
@@ -146,8 +144,9 @@ pub(crate) fn load_hooks(
 fn read_group<'g>(
     load: &mut FileLoad,
     at: &str,
+    (agent, event_name): (Agent, &str),
     group: &'g Group,
-) -> Option<(Option<Matcher>, &'g [Typed<Handler>])> {
+) -> Option<(Option<Matcher>, &'g [WrittenHandler])> {
     let pattern = match group.matcher.as_ref().map(Typed::get) {
         None => "",
         Some(Ok(pattern)) => pattern.as_str(),
@@ -160,12 +159,8 @@ fn read_group<'g>(
             return None;
         }
     };
-    let matcher = match compile_matcher(pattern) {
-        Ok(None) => None,
-        Ok(Some(regex)) => Some(Matcher {
-            pattern: pattern.to_owned(),
-            regex,
-        }),
+    let matcher = match agent.home().matcher(event_name, pattern) {
+        Ok(matcher) => matcher,
         Err(e) => {
             let message = format!(
                 "{at}.matcher \"{pattern}\" is not a valid regex: {}",

@@ -4,20 +4,32 @@
 //! reader (`claude::load_hooks`) and run in the Codex flavour of that dialect, behind the same
 //! trust gate.
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::agent::AgentSettings;
 use super::claude::{Declared, HookSettings};
 use super::claude_hooks::load_hooks;
 use super::document::{Located, parse_json, read};
+use super::typed::{from_object, unknown_keys};
 use super::{ConfigError, FileLoad};
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::agent::Agent;
 
-/// `.codex/hooks.json`, relative to the workspace.
-pub(crate) const HOOKS_JSON: &str = ".codex/hooks.json";
 /// `.codex/config.toml`, relative to the workspace.
 pub(crate) const CONFIG_TOML: &str = ".codex/config.toml";
+
+/// A Codex hooks file (`.codex/hooks.json`, or `.codex/config.toml`, whose other keys are
+/// Codex's own settings).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct HooksFile {
+    /// Declared so it is not called unknown; Codex shows it, this host does not.
+    description: Option<IgnoredAny>,
+    /// Event name → matcher groups: the event names are data, read by [`load_hooks`].
+    hooks: Option<Value>,
+}
 
 pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
     let aliases = agent.tool_aliases.clone();
@@ -30,21 +42,24 @@ pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
         settings: &settings,
         plugin: None,
     };
-    let mut json = FileLoad::new(ws, Agent::Codex.source(), ws.root().join(HOOKS_JSON));
+    let json_path = ws.root().join(Agent::Codex.config_file());
+    let mut json = FileLoad::new(ws, Agent::Codex.source(), json_path);
     if let Some(doc) = read(&mut json, parse_json) {
         warn_unknown_root_keys(&mut json, &doc);
-        load_hooks(ws, &mut json, doc.get("hooks"), &declared, &mut []);
+        let file = from_object::<HooksFile>(&doc).unwrap_or_default();
+        load_hooks(ws, &mut json, file.hooks.as_ref(), &declared, &mut []);
     }
     let mut toml = FileLoad::new(ws, Agent::Codex.source(), ws.root().join(CONFIG_TOML));
     if let Some(doc) = read(&mut toml, parse_toml) {
         // `[hooks.state]` is where Codex keeps per-hook enablement and trust; it is not an event.
-        let hooks = doc.get("hooks").map(|hooks| {
-            let mut hooks = hooks.clone();
-            if let Value::Object(map) = &mut hooks {
-                map.remove("state");
-            }
-            hooks
-        });
+        let hooks = from_object::<HooksFile>(&doc)
+            .and_then(|file| file.hooks)
+            .map(|mut hooks| {
+                if let Value::Object(map) = &mut hooks {
+                    map.remove("state");
+                }
+                hooks
+            });
         // Codex runs the hooks of both files; a command in both runs once here, as in a
         // Claude Code settings pair.
         load_hooks(
@@ -81,17 +96,14 @@ fn line_column(text: &str, offset: usize) -> (u64, u64) {
 
 /// Codex refuses a `hooks.json` whose root has keys other than `description` and `hooks`.
 fn warn_unknown_root_keys(load: &mut FileLoad, doc: &Value) {
-    let Value::Object(root) = doc else { return };
-    for key in root.keys() {
-        if key != "description" && key != "hooks" {
-            let warning = ConfigError::whole_file(
-                &load.display,
-                format!(
-                    "unknown key \"{key}\" (Codex accepts only \"description\" and \"hooks\" here, and refuses the file otherwise)"
-                ),
-            );
-            load.warnings.push(warning);
-        }
+    for key in unknown_keys::<HooksFile>(doc) {
+        let warning = ConfigError::whole_file(
+            &load.display,
+            format!(
+                "unknown key \"{key}\" (Codex accepts only \"description\" and \"hooks\" here, and refuses the file otherwise)"
+            ),
+        );
+        load.warnings.push(warning);
     }
 }
 
@@ -143,7 +155,7 @@ timeout = 30
         let files = loaded(&[
             (CONFIG_TOML, "[hooks\nPreToolUse = 1\n"),
             (
-                HOOKS_JSON,
+                Agent::Codex.config_file(),
                 r#"{"hooks": {"PermissionRequest": [{"hooks": [{"type": "command", "command": "a"}]}],
                               "Notification": [{"hooks": [{"type": "command", "command": "b"}]}]},
                     "$schema": "x"}"#,

@@ -6,31 +6,52 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde::Deserialize;
+use serde_json::{Number, Value};
 
 use super::agent::AgentSettings;
 use super::claude::{bridge_agent, declared_event, warn_unknown_keys};
 use super::document::{parse_json, read};
+use super::typed::{Entries, Given, Typed, from_object, unknown_keys};
 use super::{ConfigError, FileLoad};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, filesystem_safe};
 use agent_hooks_core::wording::kind_of as json_kind;
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::agent::Agent;
-use agent_hooks_dialects::cursor::{CURSOR_UNMAPPED_EVENTS, CursorEvent};
+use agent_hooks_dialects::cursor::{CursorEvent, compile_matcher};
 use agent_hooks_dialects::{Dialect, Matcher};
 use agent_hooks_transports::{CommandSpec, TransportSpec};
-
-/// `.cursor/hooks.json`, relative to the workspace.
-pub(crate) const HOOKS_JSON: &str = ".cursor/hooks.json";
 
 /// The timeout of a hook that names none (Cursor's hooks have no documented default; this is
 /// the shell hooks' one).
 const DEFAULT_TIMEOUT_SECS: f64 = 20.0;
 
-const HANDLER_KEYS: &[&str] = &["command", "timeout", "matcher", "type"];
+/// `.cursor/hooks.json` as written. A value of the wrong type is kept ([`Typed`]) for the
+/// message that names it.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct HooksFile {
+    /// A number as written, so another version is quoted as it was written; `null` included.
+    version: Given<Typed<Number>>,
+    /// Event name → handlers: the event names are data, so the map is walked.
+    hooks: Option<Typed<Entries<Value>>>,
+}
+
+/// One handler as written.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Entry {
+    command: Option<Typed<String>>,
+    /// A number as written, so a refused one is quoted as it was written.
+    timeout: Option<Typed<Number>>,
+    matcher: Option<Typed<String>>,
+    #[serde(rename = "type")]
+    kind: Option<Typed<String>>,
+}
 
 pub(crate) fn load(ws: &Workspace, _agent: &AgentSettings) -> Vec<FileLoad> {
-    let mut load = FileLoad::new(ws, Agent::Cursor.source(), ws.root().join(HOOKS_JSON));
+    let path = ws.root().join(Agent::Cursor.config_file());
+    let mut load = FileLoad::new(ws, Agent::Cursor.source(), path);
     if let Some(doc) = read(&mut load, parse_json) {
         load_hooks(ws, &mut load, &doc);
     }
@@ -40,26 +61,28 @@ pub(crate) fn load(ws: &Workspace, _agent: &AgentSettings) -> Vec<FileLoad> {
 fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
     let display = load.display.clone();
     let note = |message: String| ConfigError::whole_file(&display, message);
-    match doc.get("version") {
-        Some(Value::Number(n)) if n.as_u64() == Some(1) => {}
+    let file = from_object::<HooksFile>(doc).unwrap_or_default();
+    match &file.version.0 {
+        Some(Typed::Valid(n)) if n.as_u64() == Some(1) => {}
         None => load
             .warnings
             .push(note("no \"version\": Cursor expects \"version\": 1".into())),
-        Some(other) => load.warnings.push(note(format!(
+        Some(Typed::Valid(n)) => load.warnings.push(note(format!(
+            "\"version\" is {n}; this host reads version 1"
+        ))),
+        Some(Typed::Wrong(other)) => load.warnings.push(note(format!(
             "\"version\" is {other}; this host reads version 1"
         ))),
     }
-    if let Value::Object(root) = doc {
-        for key in root.keys().filter(|k| *k != "version" && *k != "hooks") {
-            load.warnings.push(note(format!(
-                "unknown key \"{key}\" (Cursor has only \"version\" and \"hooks\" here); ignored"
-            )));
-        }
+    for key in unknown_keys::<HooksFile>(doc) {
+        load.warnings.push(note(format!(
+            "unknown key \"{key}\" (Cursor has only \"version\" and \"hooks\" here); ignored"
+        )));
     }
-    let hooks = match doc.get("hooks") {
-        None | Some(Value::Null) => return,
-        Some(Value::Object(hooks)) => hooks,
-        Some(other) => {
+    let hooks = match &file.hooks {
+        None => return,
+        Some(Typed::Valid(Entries(hooks))) => hooks,
+        Some(Typed::Wrong(other)) => {
             load.errors.push(note(format!(
                 "\"hooks\" must be an object of event name → list of {{\"command\": ...}}, found {}",
                 json_kind(other)
@@ -74,7 +97,10 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
         .map_or_else(|| ws.root().to_path_buf(), std::path::Path::to_path_buf);
     let root = ws.root().to_string_lossy().into_owned();
     for (event_name, entries) in hooks {
-        let parsed = (CursorEvent::parse(event_name), CURSOR_UNMAPPED_EVENTS);
+        let parsed = (
+            CursorEvent::parse(event_name),
+            Agent::Cursor.home().unmapped_events(),
+        );
         let what = "{\"command\": ...}";
         let Some((cursor, entries)) =
             declared_event(load, Agent::Cursor, (event_name, entries), parsed, what)
@@ -83,79 +109,12 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
         };
         for (h, entry) in entries.iter().enumerate() {
             let at = format!("hooks.{event_name}[{h}]");
-            let Some(entry) = entry.as_object() else {
-                load.errors
-                    .push(note(format!("{at} must be an object with a \"command\"")));
+            let Some(handler) = handler(load, &at, event_name, entry) else {
                 continue;
             };
-            warn_unknown_keys(
-                load,
-                &at,
-                entry,
-                HANDLER_KEYS,
-                "not a Cursor hook field here",
-            );
-            let kind = entry
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("command");
-            if kind != "command" {
-                load.warnings.push(note(format!(
-                    "{at}: type \"{kind}\" is not supported here (only \"command\"); skipped"
-                )));
-                continue;
-            }
-            let Some(command) = entry.get("command").and_then(Value::as_str) else {
-                load.errors.push(note(format!(
-                    "{at}: missing \"command\"; the hook is skipped"
-                )));
-                continue;
-            };
-            if bridge_agent(command).is_some() {
-                if !load.bridge.contains(event_name) {
-                    load.bridge.push(event_name.clone());
-                }
-                continue;
-            }
-            let timeout = match entry.get("timeout") {
-                None | Some(Value::Null) => DEFAULT_TIMEOUT_SECS,
-                Some(Value::Number(n)) if n.as_f64().is_some_and(|t| t > 0.0) => {
-                    n.as_f64().unwrap_or(DEFAULT_TIMEOUT_SECS)
-                }
-                Some(other) => {
-                    load.errors.push(note(format!(
-                        "{at}.timeout must be a positive number of seconds, found {other}; the hook is skipped"
-                    )));
-                    continue;
-                }
-            };
-            let matcher =
-                match entry.get("matcher") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(p)) if p.trim().is_empty() || p == "*" => None,
-                    Some(Value::String(p)) => match regex::Regex::new(p) {
-                        Ok(regex) => Some(Matcher {
-                            pattern: p.clone(),
-                            regex,
-                        }),
-                        Err(e) => {
-                            load.errors.push(note(format!(
-                            "{at}.matcher \"{p}\" is not a valid regex: {}; the hook is skipped",
-                            e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
-                        )));
-                            continue;
-                        }
-                    },
-                    Some(other) => {
-                        load.errors.push(note(format!(
-                            "{at}.matcher must be a string, found {}; the hook is skipped",
-                            json_kind(other)
-                        )));
-                        continue;
-                    }
-                };
+            let (command, matcher, timeout) = (handler.command, handler.matcher, handler.timeout);
             load.hooks.push(Hook {
-                name: command.into(),
+                name: command.as_str().into(),
                 source: Agent::Cursor.source(),
                 file: load.path.clone(),
                 file_display: display.as_str().into(),
@@ -163,20 +122,110 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
                 events: vec![cursor.canonical()],
                 matcher,
                 transport: TransportSpec::Command(
-                    CommandSpec::shell(command, dir.clone())
+                    CommandSpec::shell(&command, dir.clone())
                         .with_known_var(agent_hooks_core::workspace::WORKSPACE_ENV, &root),
                 ),
                 dialect: Dialect::Cursor { event: cursor },
                 timeout: Duration::from_secs_f64(timeout.min(MAX_TIMEOUT_SECS)),
                 on_error: OnError::Continue,
                 env: vec![("CURSOR_PROJECT_DIR".to_owned(), root.clone())],
-                approval_key: Some(command.to_owned()),
+                approval_key: Some(command.clone()),
                 state_dir: ws
                     .state_dir()
                     .join(filesystem_safe(&format!("cursor-{command}"))),
             });
         }
     }
+}
+
+/// One handler as declared.
+struct Handler {
+    command: String,
+    matcher: Option<Matcher>,
+    /// In seconds.
+    timeout: f64,
+}
+
+/// Reads the handler at `at` (under `event_name`); `None` when it is skipped, with the error
+/// or warning that says why (a bridge entry is recorded in `load.bridge` instead).
+fn handler(load: &mut FileLoad, at: &str, event_name: &str, entry: &Value) -> Option<Handler> {
+    let display = load.display.clone();
+    let note = |message: String| ConfigError::whole_file(&display, message);
+    let Some(written) = from_object::<Entry>(entry) else {
+        load.errors
+            .push(note(format!("{at} must be an object with a \"command\"")));
+        return None;
+    };
+    warn_unknown_keys::<Entry>(load, at, entry, "not a Cursor hook field here");
+    let kind = written
+        .kind
+        .as_ref()
+        .and_then(|k| k.get().ok())
+        .map_or("command", String::as_str);
+    if kind != "command" {
+        load.warnings.push(note(format!(
+            "{at}: type \"{kind}\" is not supported here (only \"command\"); skipped"
+        )));
+        return None;
+    }
+    let Some(Typed::Valid(command)) = written.command else {
+        load.errors.push(note(format!(
+            "{at}: missing \"command\"; the hook is skipped"
+        )));
+        return None;
+    };
+    if bridge_agent(&command).is_some() {
+        if !load.bridge.iter().any(|e| e == event_name) {
+            load.bridge.push(event_name.to_owned());
+        }
+        return None;
+    }
+    let refused = |written: &dyn std::fmt::Display| {
+        note(format!(
+            "{at}.timeout must be a positive number of seconds, found {written}; the hook is skipped"
+        ))
+    };
+    let timeout = match &written.timeout {
+        None => DEFAULT_TIMEOUT_SECS,
+        Some(Typed::Valid(n)) => match n.as_f64() {
+            Some(t) if t > 0.0 => t,
+            _ => {
+                load.errors.push(refused(n));
+                return None;
+            }
+        },
+        Some(Typed::Wrong(other)) => {
+            load.errors.push(refused(other));
+            return None;
+        }
+    };
+    let matcher = match written.matcher.as_ref().map(Typed::get) {
+        None => None,
+        Some(Ok(pattern)) => match compile_matcher(pattern) {
+            Ok(matcher) => matcher,
+            Err(e) => {
+                load.errors.push(note(format!(
+                    "{at}.matcher \"{pattern}\" is not a valid regex: {}; the hook is skipped",
+                    e.to_string()
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )));
+                return None;
+            }
+        },
+        Some(Err(found)) => {
+            load.errors.push(note(format!(
+                "{at}.matcher must be a string, found {found}; the hook is skipped"
+            )));
+            return None;
+        }
+    };
+    Some(Handler {
+        command,
+        matcher,
+        timeout,
+    })
 }
 
 #[cfg(test)]
@@ -186,7 +235,7 @@ mod tests {
     fn loaded(text: &str) -> FileLoad {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".cursor")).unwrap();
-        std::fs::write(dir.path().join(HOOKS_JSON), text).unwrap();
+        std::fs::write(dir.path().join(Agent::Cursor.config_file()), text).unwrap();
         load(&Workspace::new(dir.path()), &AgentSettings::default()).remove(0)
     }
 

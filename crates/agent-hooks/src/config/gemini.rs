@@ -7,36 +7,79 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::{Number, Value};
 
 use super::agent::AgentSettings;
 use super::claude::{bridge_agent, declared_event, warn_unknown_keys};
 use super::document::{parse_json, read};
+use super::typed::{Entries, Object, Typed, from_object};
 use super::{ConfigError, FileLoad};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, filesystem_safe};
 use agent_hooks_core::wording::kind_of as json_kind;
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::agent::Agent;
-use agent_hooks_dialects::gemini::{
-    GEMINI_UNMAPPED_EVENTS, GeminiEvent, compile_matcher, tool_aliases,
-};
+use agent_hooks_dialects::gemini::{GeminiEvent, tool_aliases};
 use agent_hooks_dialects::{Dialect, Matcher};
 use agent_hooks_transports::{CommandSpec, TransportSpec};
 
 /// Why an unknown key of a Gemini CLI hook definition is ignored.
 const NO_SUCH_FIELD: &str = "Gemini CLI has no such field";
 
-/// `.gemini/settings.json`, relative to the workspace.
-pub(crate) const SETTINGS: &str = ".gemini/settings.json";
-
 /// Gemini CLI's default hook timeout, in milliseconds.
 const DEFAULT_TIMEOUT_MS: f64 = 60_000.0;
 
-const GROUP_KEYS: &[&str] = &["matcher", "sequential", "hooks"];
-const HANDLER_KEYS: &[&str] = &["type", "command", "name", "timeout", "description", "env"];
+/// The parts of `.gemini/settings.json` about hooks; the rest of the file is Gemini CLI's.
+/// A value of the wrong type is kept ([`Typed`]) for the message that names it.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct Settings {
+    hooks_config: Option<Typed<Object<HooksConfig>>>,
+    /// Event name → hook definitions: the event names are data, so the map is walked.
+    hooks: Option<Typed<Entries<Value>>>,
+}
+
+/// `hooksConfig`: whether hooks run at all, and which are turned off by name or command.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct HooksConfig {
+    enabled: Option<Typed<bool>>,
+    disabled: Option<Typed<Vec<Typed<String>>>>,
+}
+
+/// One hook definition: which tools, in order or not, and its handlers.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Group {
+    matcher: Option<Typed<String>>,
+    sequential: Option<Typed<bool>>,
+    hooks: Option<Typed<Vec<Value>>>,
+}
+
+/// One handler as written.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Entry {
+    #[serde(rename = "type")]
+    kind: Option<Typed<String>>,
+    command: Option<Typed<String>>,
+    name: Option<Typed<String>>,
+    /// A number as written, so a refused one is quoted as it was written.
+    timeout: Option<Typed<Number>>,
+    /// Declared so it is not called unknown; only Gemini CLI shows it.
+    description: Option<IgnoredAny>,
+    env: Option<Typed<Entries<Typed<String>>>>,
+}
+
+/// The value of an optional field, when written with the declared type.
+fn valid<T>(field: &Option<Typed<T>>) -> Option<&T> {
+    field.as_ref().and_then(|typed| typed.get().ok())
+}
 
 pub(crate) fn load(ws: &Workspace, _agent: &AgentSettings) -> Vec<FileLoad> {
-    let mut load = FileLoad::new(ws, Agent::Gemini.source(), ws.root().join(SETTINGS));
+    let path = ws.root().join(Agent::Gemini.config_file());
+    let mut load = FileLoad::new(ws, Agent::Gemini.source(), path);
     if let Some(doc) = read(&mut load, parse_json) {
         load_settings(ws, &mut load, &doc);
     }
@@ -46,16 +89,25 @@ pub(crate) fn load(ws: &Workspace, _agent: &AgentSettings) -> Vec<FileLoad> {
 fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
     let display = load.display.clone();
     let note = |message: String| ConfigError::whole_file(&display, message);
-    let config = doc.get("hooksConfig");
+    let settings = from_object::<Settings>(doc).unwrap_or_default();
+    let config = match &settings.hooks_config {
+        Some(Typed::Valid(Object(config))) => Some(config),
+        _ => None,
+    };
     let disabled: Vec<&str> = config
-        .and_then(|c| c.get("disabled"))
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .and_then(|c| valid(&c.disabled))
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(|n| n.get().ok())
+                .map(String::as_str)
+                .collect()
+        })
         .unwrap_or_default();
-    let hooks = match doc.get("hooks") {
-        None | Some(Value::Null) => return,
-        Some(Value::Object(hooks)) => hooks,
-        Some(other) => {
+    let hooks = match &settings.hooks {
+        None => return,
+        Some(Typed::Valid(Entries(hooks))) => hooks,
+        Some(Typed::Wrong(other)) => {
             load.errors.push(note(format!(
                 "\"hooks\" must be an object of event name → hook definitions, found {}",
                 json_kind(other)
@@ -63,7 +115,7 @@ fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
             return;
         }
     };
-    if config.and_then(|c| c.get("enabled")) == Some(&Value::Bool(false)) {
+    if config.and_then(|c| valid(&c.enabled)) == Some(&false) {
         load.warnings.push(note(
             "hooksConfig.enabled is false: Gemini CLI runs none of these hooks, and neither does this host".into(),
         ));
@@ -72,7 +124,10 @@ fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
     let aliases = Arc::new(tool_aliases());
     let root = ws.root().to_string_lossy().into_owned();
     for (event_name, groups) in hooks {
-        let parsed = (GeminiEvent::parse(event_name), GEMINI_UNMAPPED_EVENTS);
+        let parsed = (
+            GeminiEvent::parse(event_name),
+            Agent::Gemini.home().unmapped_events(),
+        );
         let Some((gemini, groups)) = declared_event(
             load,
             Agent::Gemini,
@@ -84,54 +139,9 @@ fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
         };
         for (g, group) in groups.iter().enumerate() {
             let at_group = format!("hooks.{event_name}[{g}]");
-            let Some(group) = group.as_object() else {
-                load.errors
-                    .push(note(format!("{at_group} must be an object")));
-                continue;
-            };
-            warn_unknown_keys(load, &at_group, group, GROUP_KEYS, NO_SUCH_FIELD);
-            let pattern = match group.get("matcher") {
-                None | Some(Value::Null) => "",
-                Some(Value::String(p)) => p.as_str(),
-                Some(other) => {
-                    load.errors.push(note(format!(
-                        "{at_group}.matcher must be a string, found {}; the group is skipped",
-                        json_kind(other)
-                    )));
-                    continue;
-                }
-            };
-            let matcher = match compile_matcher(gemini, pattern) {
-                Ok(regex) => regex.map(|regex| Matcher {
-                    pattern: pattern.to_owned(),
-                    regex,
-                }),
-                Err(e) => {
-                    load.errors.push(note(format!(
-                        "{at_group}.matcher \"{pattern}\" is not a valid regex: {}",
-                        e.to_string()
-                            .split_whitespace()
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    )));
-                    continue;
-                }
-            };
-            let sequential = match group.get("sequential") {
-                None | Some(Value::Null) => false,
-                Some(Value::Bool(b)) => *b,
-                Some(other) => {
-                    load.errors.push(note(format!(
-                        "{at_group}.sequential must be true or false, found {}; the group is skipped",
-                        json_kind(other)
-                    )));
-                    continue;
-                }
-            };
-            let Some(entries) = group.get("hooks").and_then(Value::as_array) else {
-                load.errors.push(note(format!(
-                    "{at_group} needs a \"hooks\" list of {{\"type\": \"command\", \"command\": ...}}"
-                )));
+            let Some((matcher, sequential, entries)) =
+                read_group(load, &at_group, event_name, group)
+            else {
                 continue;
             };
             for (h, entry) in entries.iter().enumerate() {
@@ -155,18 +165,7 @@ fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
                             line: 0,
                             events: vec![gemini.canonical()],
                             matcher: matcher.clone(),
-                            transport: TransportSpec::Command({
-                                let mut spec =
-                                    CommandSpec::shell(&handler.command, ws.root().to_path_buf())
-                                        .with_known_var(
-                                            agent_hooks_core::workspace::WORKSPACE_ENV,
-                                            &root,
-                                        );
-                                for (name, value) in gemini_env(&root) {
-                                    spec = spec.with_known_var(&name, &value);
-                                }
-                                spec
-                            }),
+                            transport: transport(ws, &root, &handler.command),
                             dialect: Dialect::Gemini {
                                 event: gemini,
                                 sequential,
@@ -185,6 +184,79 @@ fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
             }
         }
     }
+}
+
+/// A hook definition's matcher, whether its handlers run in order, and its handlers; `None`
+/// (with an error) when the definition is skipped.
+fn read_group(
+    load: &mut FileLoad,
+    at_group: &str,
+    event_name: &str,
+    group: &Value,
+) -> Option<(Option<Matcher>, bool, Vec<Value>)> {
+    let display = load.display.clone();
+    let note = |message: String| ConfigError::whole_file(&display, message);
+    let Some(written) = from_object::<Group>(group) else {
+        load.errors
+            .push(note(format!("{at_group} must be an object")));
+        return None;
+    };
+    warn_unknown_keys::<Group>(load, at_group, group, NO_SUCH_FIELD);
+    let pattern = match written.matcher.as_ref().map(Typed::get) {
+        None => "",
+        Some(Ok(pattern)) => pattern.as_str(),
+        Some(Err(found)) => {
+            let error = note(format!(
+                "{at_group}.matcher must be a string, found {found}; the group is skipped"
+            ));
+            load.errors.push(error);
+            return None;
+        }
+    };
+    let matcher = match Agent::Gemini.home().matcher(event_name, pattern) {
+        Ok(matcher) => matcher,
+        Err(e) => {
+            let error = note(format!(
+                "{at_group}.matcher \"{pattern}\" is not a valid regex: {}",
+                e.to_string()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
+            load.errors.push(error);
+            return None;
+        }
+    };
+    let sequential = match written.sequential.as_ref().map(Typed::get) {
+        None => false,
+        Some(Ok(sequential)) => *sequential,
+        Some(Err(found)) => {
+            let error = note(format!(
+                "{at_group}.sequential must be true or false, found {found}; the group is skipped"
+            ));
+            load.errors.push(error);
+            return None;
+        }
+    };
+    let Some(Typed::Valid(entries)) = written.hooks else {
+        let error = note(format!(
+            "{at_group} needs a \"hooks\" list of {{\"type\": \"command\", \"command\": ...}}"
+        ));
+        load.errors.push(error);
+        return None;
+    };
+    Some((matcher, sequential, entries))
+}
+
+/// How a Gemini CLI hook runs `command`: through `sh -c` in the workspace (`root`), with
+/// Gemini CLI's variables known.
+fn transport(ws: &Workspace, root: &str, command: &str) -> TransportSpec {
+    let mut spec = CommandSpec::shell(command, ws.root().to_path_buf())
+        .with_known_var(agent_hooks_core::workspace::WORKSPACE_ENV, root);
+    for (name, value) in gemini_env(root) {
+        spec = spec.with_known_var(&name, &value);
+    }
+    TransportSpec::Command(spec)
 }
 
 /// The variables Gemini CLI sets for a hook (the session's id is per event, so not here).
@@ -212,36 +284,32 @@ fn handler(
 ) -> Result<Option<Handler>, ConfigError> {
     let display = load.display.clone();
     let note = |message: String| ConfigError::whole_file(&display, message);
-    let Some(entry) = entry.as_object() else {
+    let Some(written) = from_object::<Entry>(entry) else {
         return Err(note(format!("{at} must be an object")));
     };
-    warn_unknown_keys(load, at, entry, HANDLER_KEYS, NO_SUCH_FIELD);
-    let kind = entry
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("command");
+    warn_unknown_keys::<Entry>(load, at, entry, NO_SUCH_FIELD);
+    let kind = valid(&written.kind).map_or("command", String::as_str);
     if kind != "command" {
         load.warnings.push(note(format!(
             "{at}: type \"{kind}\" is not supported (Gemini CLI runs only \"command\"); skipped"
         )));
         return Ok(None);
     }
-    let Some(command) = entry.get("command").and_then(Value::as_str) else {
+    let Some(command) = valid(&written.command) else {
         return Err(note(format!("{at}: missing \"command\"")));
     };
-    let name = match entry.get("name") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(name)) => Some(name.clone()),
-        Some(other) => {
+    let name = match written.name.as_ref().map(Typed::get) {
+        None => None,
+        Some(Ok(name)) => Some(name.clone()),
+        Some(Err(found)) => {
             return Err(note(format!(
-                "{at}.name must be a string, found {}; the hook is skipped",
-                json_kind(other)
+                "{at}.name must be a string, found {found}; the hook is skipped"
             )));
         }
     };
     if disabled
         .iter()
-        .any(|d| *d == command || name.as_deref() == Some(*d))
+        .any(|d| *d == command.as_str() || name.as_deref() == Some(*d))
     {
         load.warnings.push(note(format!(
             "{at}: \"{}\" is in hooksConfig.disabled; skipped",
@@ -249,25 +317,27 @@ fn handler(
         )));
         return Ok(None);
     }
-    let timeout_ms = match entry.get("timeout") {
-        None | Some(Value::Null) => DEFAULT_TIMEOUT_MS,
-        Some(Value::Number(n)) if n.as_f64().is_some_and(|t| t > 0.0) => {
-            n.as_f64().unwrap_or(DEFAULT_TIMEOUT_MS)
-        }
-        Some(other) => {
-            return Err(note(format!(
-                "{at}.timeout must be a positive number of milliseconds, found {other}; the hook is skipped"
-            )));
-        }
+    let refused = |written: &dyn std::fmt::Display| {
+        note(format!(
+            "{at}.timeout must be a positive number of milliseconds, found {written}; the hook is skipped"
+        ))
     };
-    let env = match entry.get("env") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Object(map)) => string_map(map).ok_or_else(|| {
+    let timeout_ms = match &written.timeout {
+        None => DEFAULT_TIMEOUT_MS,
+        Some(Typed::Valid(n)) => match n.as_f64() {
+            Some(t) if t > 0.0 => t,
+            _ => return Err(refused(n)),
+        },
+        Some(Typed::Wrong(other)) => return Err(refused(other)),
+    };
+    let env = match &written.env {
+        None => Vec::new(),
+        Some(Typed::Valid(Entries(map))) => string_map(map).ok_or_else(|| {
             note(format!(
                 "{at}.env must map names to strings; the hook is skipped"
             ))
         })?,
-        Some(other) => {
+        Some(Typed::Wrong(other)) => {
             return Err(note(format!(
                 "{at}.env must be an object, found {}; the hook is skipped",
                 json_kind(other)
@@ -275,16 +345,17 @@ fn handler(
         }
     };
     Ok(Some(Handler {
-        command: command.to_owned(),
+        command: command.clone(),
         name,
         timeout: Duration::from_secs_f64((timeout_ms / 1000.0).min(MAX_TIMEOUT_SECS)),
         env,
     }))
 }
 
-fn string_map(map: &Map<String, Value>) -> Option<Vec<(String, String)>> {
+/// The variables of `env`, when every value is a string.
+fn string_map(map: &[(String, Typed<String>)]) -> Option<Vec<(String, String)>> {
     map.iter()
-        .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
+        .map(|(k, v)| v.get().ok().map(|v| (k.clone(), v.clone())))
         .collect()
 }
 
@@ -295,7 +366,7 @@ mod tests {
     fn loaded(settings: &str) -> FileLoad {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".gemini")).unwrap();
-        std::fs::write(dir.path().join(SETTINGS), settings).unwrap();
+        std::fs::write(dir.path().join(Agent::Gemini.config_file()), settings).unwrap();
         load(&Workspace::new(dir.path()), &AgentSettings::default()).remove(0)
     }
 

@@ -10,12 +10,15 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde_json::Value;
 
+use super::typed::{Entries, Given, Typed, field_names, from_object};
 use super::{ConfigError, FileLoad, FileState};
 use crate::hook::{Hook, OnError, SourceKind};
 use agent_hooks_core::config_error::Location;
 use agent_hooks_core::diag::DiagKind;
+use agent_hooks_core::event::Event;
 use agent_hooks_core::wording::{did_you_mean, kind_of as json_kind, nearest};
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::Dialect;
@@ -25,16 +28,30 @@ use agent_hooks_transports::{CommandSpec, TransportSpec};
 /// Default timeout of a skill hook, as in its source runtime.
 pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
 
-const KNOWN_KEYS: &[&str] = &[
-    "name",
-    "command",
-    "events",
-    "event",
-    "env",
-    "timeout_seconds",
-    "include_conversation",
-    "prefork",
-];
+/// One entry of `hooks` as written. The source runtime reads most values as Python would
+/// (`str()`, `float()`, truthiness), so a value of another type is kept ([`Typed`]) and read
+/// that way with a warning; a key written as `null` is there ([`Given`]), as in Python.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Entry {
+    name: Given<Typed<String>>,
+    command: Given<Typed<String>>,
+    events: Given<Typed<Vec<Typed<String>>>>,
+    event: Given<Typed<String>>,
+    env: Given<Typed<Entries<Typed<String>>>>,
+    /// Any value, read as `float()` reads it; warnings quote it as written.
+    timeout_seconds: Given<Value>,
+    include_conversation: Given<Typed<bool>>,
+    /// Read by [`crate::hook::configure_prefork`], which owns its layout.
+    prefork: Given<Value>,
+}
+
+/// A `hooks.json`: its entries, each checked to be an object before it is read as [`Entry`].
+#[derive(Deserialize)]
+struct HooksFile {
+    #[serde(default)]
+    hooks: Given<Typed<Vec<Value>>>,
+}
 
 pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
     let mut files = Vec::new();
@@ -128,21 +145,23 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
             return load;
         }
     };
-    let Some(entries) = doc.get("hooks").and_then(Value::as_array) else {
-        load.state = FileState::Broken;
-        load.errors.push(error(
-            DiagKind::HookInvalidFormat,
-            1,
-            1,
-            format!(
-                "expected an object with a \"hooks\" list, found {}",
-                match doc.get("hooks") {
-                    Some(h) => format!("\"hooks\" as {}", json_kind(h)),
-                    None => json_kind(&doc).to_owned(),
-                }
-            ),
-        ));
-        return load;
+    let file = from_object::<HooksFile>(&doc);
+    let entries = match file.as_ref().and_then(|f| f.hooks.0.as_ref()) {
+        Some(Typed::Valid(entries)) => entries,
+        found => {
+            let found = match found {
+                Some(Typed::Wrong(hooks)) => format!("\"hooks\" as {}", json_kind(hooks)),
+                _ => json_kind(&doc).to_owned(),
+            };
+            load.state = FileState::Broken;
+            load.errors.push(error(
+                DiagKind::HookInvalidFormat,
+                1,
+                1,
+                format!("expected an object with a \"hooks\" list, found {found}"),
+            ));
+            return load;
+        }
     };
     let skill_dir = path
         .parent()
@@ -152,7 +171,7 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
     for (index, entry) in entries.iter().enumerate() {
         let line = lines.get(index).copied().unwrap_or(0);
         let at = |kind, message: String| error(kind, line, if line > 0 { 1 } else { 0 }, message);
-        let Value::Object(map) = entry else {
+        let (Value::Object(map), Some(entry)) = (entry, from_object::<Entry>(entry)) else {
             load.errors.push(at(
                 DiagKind::HookInvalidFormat,
                 format!(
@@ -163,8 +182,9 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
             ));
             continue;
         };
+        let known = field_names::<Entry>();
         for key in map.keys() {
-            if !KNOWN_KEYS.contains(&key.as_str()) {
+            if !known.contains(&key.as_str()) {
                 load.warnings.push(at(
                     DiagKind::HookConfigError,
                     format!("hook #{}: unknown key \"{key}\" ignored", index + 1),
@@ -172,7 +192,7 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
             }
         }
         let mut loose = Vec::new();
-        match parse_entry(&skill_dir, &path, &display, line, index, map, &mut loose) {
+        match parse_entry(&skill_dir, &path, &display, line, index, &entry, &mut loose) {
             Ok(hook) => load.hooks.push(hook),
             Err((kind, message)) => load.errors.push(at(kind, message)),
         }
@@ -183,163 +203,42 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
     load
 }
 
+/// Reads one entry into a [`Hook`]; what it coerces as Python would goes to `loose`.
 fn parse_entry(
     skill_dir: &Path,
     file: &Path,
     display: &str,
     line: u64,
     index: usize,
-    map: &Map<String, Value>,
+    entry: &Entry,
     loose: &mut Vec<String>,
 ) -> Result<Hook, (DiagKind, String)> {
-    let missing = |what: &str| {
-        (
-            DiagKind::HookMissingFields,
-            format!("hook #{}: {what}", index + 1),
-        )
-    };
-    // `str(entry.get(key, "")).strip()`: any value is a name or a command once stringified.
-    let mut text = |key: &str| -> String {
-        match map.get(key) {
-            None => String::new(),
-            Some(Value::String(s)) => s.trim().to_owned(),
-            Some(other) => {
-                let text = python_str(other);
-                loose.push(format!(
-                    "hook #{}: \"{key}\" is {}, not a string; read as \"{text}\"",
-                    index + 1,
-                    json_kind(other)
-                ));
-                text.trim().to_owned()
-            }
-        }
-    };
-    let name = text("name");
+    let n = index + 1;
+    let missing = |what: &str| (DiagKind::HookMissingFields, format!("hook #{n}: {what}"));
+    let name = text(&entry.name, "name", n, loose);
     if name.is_empty() {
         return Err(missing("missing \"name\""));
     }
-    let command = text("command");
+    let command = text(&entry.command, "command", n, loose);
     if command.is_empty() {
         return Err(missing(&format!("\"{name}\": missing \"command\"")));
     }
-    let names: Vec<&Value> = match (map.get("events"), map.get("event")) {
-        (Some(Value::Array(list)), _) => list.iter().collect(),
-        (Some(Value::String(_)), _) => {
-            loose.push(format!(
-                "hook #{} \"{name}\": \"events\" is a string, not a list; read as a list of one",
-                index + 1
-            ));
-            map.get("events").into_iter().collect()
-        }
-        (None, Some(one)) => vec![one],
-        (Some(other), _) => {
-            return Err(missing(&format!(
-                "\"{name}\": \"events\" must be a list of event names, found {}",
-                json_kind(other)
-            )));
-        }
-        (None, None) => return Err(missing(&format!("\"{name}\": missing \"events\""))),
-    };
-    let mut events = Vec::new();
-    for value in names {
-        // `str(item).strip()`, and empty names are skipped, as the source runtime does.
-        let event_name = match value {
-            Value::String(s) => s.trim().to_owned(),
-            other => python_str(other).trim().to_owned(),
-        };
-        if event_name.is_empty() {
-            continue;
-        }
-        match canonical(&event_name) {
-            Some(e) if !events.contains(&e) => events.push(e),
-            Some(_) => {}
-            None => {
-                let names = SKILL_EVENTS.iter().map(|(n, _)| *n);
-                let hint = did_you_mean(nearest(&event_name, names, |d, _| d <= 4));
-                let valid: Vec<&str> = SKILL_EVENTS.iter().map(|(n, _)| *n).collect();
-                return Err(missing(&format!(
-                    "\"{name}\": unknown event \"{event_name}\"{hint}; skill hooks take {}",
-                    valid.join(", ")
-                )));
-            }
-        }
-    }
-    if events.is_empty() {
-        return Err(missing(&format!("\"{name}\": no events")));
-    }
-    let at = |what: String| format!("hook #{} \"{name}\": {what}", index + 1);
-    let timeout = match map.get("timeout_seconds") {
+    let events = events(entry, &name, n, loose).map_err(|what| missing(&what))?;
+    let prefix = format!("hook #{n} \"{name}\"");
+    let timeout = match &entry.timeout_seconds.0 {
         None => DEFAULT_TIMEOUT_SECS,
-        Some(value) => match python_float(value) {
-            Some(seconds) if seconds > 0.0 => {
-                if !value.is_number() {
-                    loose.push(at(format!(
-                        "timeout_seconds {value} read as {seconds} s, as float() would"
-                    )));
-                }
-                if seconds > MAX_TIMEOUT_SECS {
-                    loose.push(at(format!(
-                        "timeout_seconds {value} is beyond what a timer can wait; {MAX_TIMEOUT_SECS} s used"
-                    )));
-                    MAX_TIMEOUT_SECS
-                } else {
-                    seconds
-                }
-            }
-            _ => {
-                loose.push(at(format!(
-                    "timeout_seconds {value} is not a positive number; the default {DEFAULT_TIMEOUT_SECS} s is used"
-                )));
-                DEFAULT_TIMEOUT_SECS
-            }
-        },
+        Some(value) => timeout(value, &prefix, loose),
     };
-    let mut env: Vec<(String, String)> = match map.get("env") {
-        None => Vec::new(),
-        Some(Value::Object(env)) => env
-            .iter()
-            .map(|(k, v)| {
-                let value = match v {
-                    Value::String(s) => s.clone(),
-                    other => {
-                        let text = python_str(other);
-                        loose.push(at(format!(
-                            "env {k} is {}, not a string; set to \"{text}\" as str() would",
-                            json_kind(other)
-                        )));
-                        text
-                    }
-                };
-                (k.clone(), value)
-            })
-            .collect(),
-        Some(other) => {
-            loose.push(at(format!(
-                "env must be an object, found {}; ignored",
-                json_kind(other)
-            )));
-            Vec::new()
-        }
-    };
-    // The runtime's own variables win over `env`, as in the source runtime.
-    env.retain(|(key, _)| {
-        let reserved = RUNTIME_VARS.contains(&key.as_str());
-        if reserved {
-            loose.push(at(format!(
-                "env {key} is set by the runtime; the value in env is not used"
-            )));
-        }
-        !reserved
-    });
-    let include_conversation = match map.get("include_conversation") {
+    let env = env(&entry.env, &prefix, loose);
+    let include_conversation = match &entry.include_conversation.0 {
         None => false,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => {
+        Some(Typed::Valid(b)) => *b,
+        Some(Typed::Wrong(other)) => {
             let truthy = python_truthy(other);
-            loose.push(at(format!(
-                "include_conversation is {}, not true or false; read as {truthy}",
+            loose.push(format!(
+                "{prefix}: include_conversation is {}, not true or false; read as {truthy}",
                 json_kind(other)
-            )));
+            ));
             truthy
         }
     };
@@ -362,15 +261,163 @@ fn parse_entry(
         // The source runtime hands a skill hook its own directory as STATE_DIR.
         state_dir: skill_dir.to_path_buf(),
     };
-    if let Some(value) = map.get("prefork") {
-        crate::hook::configure_prefork(&mut hook, value).map_err(|why| {
-            (
-                DiagKind::HookConfigError,
-                format!("hook #{}: {why}", index + 1),
-            )
-        })?;
+    if let Some(value) = &entry.prefork.0 {
+        crate::hook::configure_prefork(&mut hook, value)
+            .map_err(|why| (DiagKind::HookConfigError, format!("hook #{n}: {why}")))?;
     }
     Ok(hook)
+}
+
+/// `str(entry.get(key, "")).strip()` of entry #`n`: any value is a name or a command once
+/// stringified, with a warning when it was not a string.
+fn text(field: &Given<Typed<String>>, key: &str, n: usize, loose: &mut Vec<String>) -> String {
+    match &field.0 {
+        None => String::new(),
+        Some(Typed::Valid(s)) => s.trim().to_owned(),
+        Some(Typed::Wrong(other)) => {
+            let text = python_str(other);
+            loose.push(format!(
+                "hook #{n}: \"{key}\" is {}, not a string; read as \"{text}\"",
+                json_kind(other)
+            ));
+            text.trim().to_owned()
+        }
+    }
+}
+
+/// The events of entry #`n` (`name`), from `events` or else `event`, each once; the error
+/// (without its `hook #n: ` prefix) when there is none or one is unknown.
+fn events(
+    entry: &Entry,
+    name: &str,
+    n: usize,
+    loose: &mut Vec<String>,
+) -> Result<Vec<Event>, String> {
+    let names: Vec<String> = match (&entry.events.0, &entry.event.0) {
+        (Some(Typed::Valid(list)), _) => list.iter().map(python_text).collect(),
+        (Some(Typed::Wrong(Value::String(one))), _) => {
+            loose.push(format!(
+                "hook #{n} \"{name}\": \"events\" is a string, not a list; read as a list of one"
+            ));
+            vec![one.clone()]
+        }
+        (None, Some(one)) => vec![python_text(one)],
+        (Some(Typed::Wrong(other)), _) => {
+            return Err(format!(
+                "\"{name}\": \"events\" must be a list of event names, found {}",
+                json_kind(other)
+            ));
+        }
+        (None, None) => return Err(format!("\"{name}\": missing \"events\"")),
+    };
+    let mut events = Vec::new();
+    for event_name in &names {
+        // `str(item).strip()`, and empty names are skipped, as the source runtime does.
+        let event_name = event_name.trim();
+        if event_name.is_empty() {
+            continue;
+        }
+        match canonical(event_name) {
+            Some(e) if !events.contains(&e) => events.push(e),
+            Some(_) => {}
+            None => {
+                let names = SKILL_EVENTS.iter().map(|(n, _)| *n);
+                let hint = did_you_mean(nearest(event_name, names, |d, _| d <= 4));
+                let valid: Vec<&str> = SKILL_EVENTS.iter().map(|(n, _)| *n).collect();
+                return Err(format!(
+                    "\"{name}\": unknown event \"{event_name}\"{hint}; skill hooks take {}",
+                    valid.join(", ")
+                ));
+            }
+        }
+    }
+    if events.is_empty() {
+        return Err(format!("\"{name}\": no events"));
+    }
+    Ok(events)
+}
+
+/// `timeout_seconds` as `float()` reads it; what is not a positive number leaves the default.
+/// `prefix` names the entry in warnings.
+fn timeout(value: &Value, prefix: &str, loose: &mut Vec<String>) -> f64 {
+    match python_float(value) {
+        Some(seconds) if seconds > 0.0 => {
+            if !value.is_number() {
+                loose.push(format!(
+                    "{prefix}: timeout_seconds {value} read as {seconds} s, as float() would"
+                ));
+            }
+            if seconds > MAX_TIMEOUT_SECS {
+                loose.push(format!(
+                    "{prefix}: timeout_seconds {value} is beyond what a timer can wait; {MAX_TIMEOUT_SECS} s used"
+                ));
+                MAX_TIMEOUT_SECS
+            } else {
+                seconds
+            }
+        }
+        _ => {
+            loose.push(format!(
+                "{prefix}: timeout_seconds {value} is not a positive number; the default {DEFAULT_TIMEOUT_SECS} s is used"
+            ));
+            DEFAULT_TIMEOUT_SECS
+        }
+    }
+}
+
+/// `env`, each value as `str()` makes it, without the variables the runtime sets itself.
+/// `prefix` names the entry in warnings.
+fn env(
+    field: &Given<Typed<Entries<Typed<String>>>>,
+    prefix: &str,
+    loose: &mut Vec<String>,
+) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = match &field.0 {
+        None => Vec::new(),
+        Some(Typed::Valid(Entries(env))) => env
+            .iter()
+            .map(|(k, v)| {
+                let value = match v {
+                    Typed::Valid(s) => s.clone(),
+                    Typed::Wrong(other) => {
+                        let text = python_str(other);
+                        loose.push(format!(
+                            "{prefix}: env {k} is {}, not a string; set to \"{text}\" as str() would",
+                            json_kind(other)
+                        ));
+                        text
+                    }
+                };
+                (k.clone(), value)
+            })
+            .collect(),
+        Some(Typed::Wrong(other)) => {
+            loose.push(format!(
+                "{prefix}: env must be an object, found {}; ignored",
+                json_kind(other)
+            ));
+            Vec::new()
+        }
+    };
+    // The runtime's own variables win over `env`, as in the source runtime.
+    env.retain(|(key, _)| {
+        let reserved = RUNTIME_VARS.contains(&key.as_str());
+        if reserved {
+            loose.push(format!(
+                "{prefix}: env {key} is set by the runtime; the value in env is not used"
+            ));
+        }
+        !reserved
+    });
+    env
+}
+
+/// `str(value)` of a value meant as text.
+fn python_text(value: &Typed<String>) -> String {
+    match value {
+        Typed::Valid(s) => s.clone(),
+        Typed::Wrong(other) => python_str(other),
+    }
 }
 
 /// The variables the runtime sets for a skill hook, which `env` cannot override.

@@ -102,6 +102,47 @@ impl<'de> Deserialize<'de> for Scalar {
     }
 }
 
+/// A struct written as a JSON object. A derived struct alone would also read a list, by
+/// position, which no config file means; anything but an object is refused instead (and then
+/// kept by [`Typed`] for the message).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Object<T>(pub(crate) T);
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            value @ Value::Object(_) => {
+                T::deserialize(value).map(Object).map_err(de::Error::custom)
+            }
+            other => Err(de::Error::invalid_type(
+                de::Unexpected::Other(kind_of(&other)),
+                &"an object",
+            )),
+        }
+    }
+}
+
+/// `value` read as the struct `T` when it is a JSON object; `None` for anything else. The
+/// fields of the structs read this way accept any value, so an object always reads.
+pub(crate) fn from_object<T: DeserializeOwned>(value: &Value) -> Option<T> {
+    Object::<T>::deserialize(value)
+        .ok()
+        .map(|Object(read)| read)
+}
+
+/// The keys written in `value`, an object, that the struct `T` does not declare, in the order
+/// they were written.
+pub(crate) fn unknown_keys<T: DeserializeOwned>(value: &Value) -> Vec<String> {
+    let known = field_names::<T>();
+    Entries::<de::IgnoredAny>::deserialize(value)
+        .map(|Entries(written)| written)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(key, _)| key)
+        .filter(|key| !known.contains(&key.as_str()))
+        .collect()
+}
+
 /// The keys a `#[derive(Deserialize)]` struct declares, as its derive names them: what a key
 /// of the file is checked against before it is called unknown.
 pub(crate) fn field_names<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
