@@ -1,4 +1,5 @@
-//! The SSRF guard's verdict on an HTTP hook's URL (SPEC §5a), before any DNS, on any text.
+//! The SSRF guard's verdict on an HTTP hook's URL (`docs/configuration.md`), before any DNS, on any
+//! text.
 //!
 //! Invariants: nothing panics; a refusal says why; allowing this machine never refuses what
 //! the strict guard accepts; an accepted URL is http or https, carries no user name or

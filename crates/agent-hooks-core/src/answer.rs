@@ -10,7 +10,7 @@ use crate::event::{EventSpec, RewriteRule};
 
 /// The decision of a dispatch, from weakest to strongest.
 ///
-/// Exhaustive on purpose: these three are the protocol's decisions (SPEC §5), and every
+/// Exhaustive on purpose: these three are the protocol's decisions (`docs/protocol.md`), and every
 /// agent's answer mapping must say what it does with each, which a wildcard arm would hide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Default)]
 #[serde(rename_all = "snake_case")]

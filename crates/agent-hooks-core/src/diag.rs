@@ -1,6 +1,7 @@
 //! `logs/events.jsonl`: one JSON object a line for every hook failure and notable decision
-//! (SPEC §9). Each record is written with a single `write` on an `O_APPEND` descriptor, so lines
-//! from concurrent processes never interleave; the file is rotated past 10 MiB.
+//! (`docs/troubleshooting.md`). Each record is written with a single `write` on an `O_APPEND`
+//! descriptor, so lines from concurrent processes never interleave; the file is rotated past 10
+//! MiB.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -8,7 +9,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-/// The record types of SPEC §9.
+/// The record types of `logs/events.jsonl` (`docs/troubleshooting.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiagKind {
@@ -146,7 +147,8 @@ impl LoggedDecision {
 /// so a reader of its logs (or a tool built for them) understands them unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RecordStyle {
-    /// SPEC §9: `ts`, `type`, `event`, `hook`, `source`, `detail`.
+    /// A record's fields (`docs/troubleshooting.md`): `ts`, `type`, `event`, `hook`, `source`,
+    /// `detail`.
     #[default]
     Canonical,
     /// open-strix: `timestamp`, `type`, `session_id`, `name`, `hook_event_type`, then the
@@ -321,7 +323,7 @@ pub fn now_rfc3339() -> String {
 
 /// The longest detail kept in one record; hook output can be megabytes.
 const MAX_DETAIL: usize = 4096;
-/// Rotation threshold (SPEC §9).
+/// Rotation threshold (`docs/troubleshooting.md`).
 pub const ROTATE_AT: u64 = 10 * 1024 * 1024;
 
 /// Appends records to a workspace's `logs/events.jsonl` (or the file `logs.events` in

@@ -8,8 +8,8 @@ use std::str::FromStr;
 
 use serde_json::{Map, Value};
 
-/// A lifecycle point of the host at which hooks run. The names are those of the shell-hook
-/// dialect (SPEC §3); other dialects translate to and from them.
+/// A lifecycle point of the host at which hooks run. The names are those of the shell-hook dialect
+/// (`docs/protocol.md`); other dialects translate to and from them.
 ///
 /// What hooks may do at each event is in its [`spec`](Event::spec). Events parse from and
 /// display as their canonical names:
@@ -140,7 +140,7 @@ pub struct EventSpec {
     /// Whether a hook may hand the agent a result instead of running the tool (a skill hook's
     /// `_block`).
     pub result: bool,
-    /// A block here means "redo" and is subject to the redo cap (SPEC §8).
+    /// A block here means "redo" and is subject to the redo cap (`docs/protocol.md`).
     pub redo: bool,
     /// Hooks only observe: they run concurrently (a dialect that rewrites here still chains).
     pub observe_only: bool,
@@ -177,7 +177,7 @@ const fn spec(event: Event, name: &'static str, fires: &'static str) -> EventSpe
     }
 }
 
-/// The capability table (SPEC §3 and §5), in the order `help` lists the events.
+/// The capability table (`docs/protocol.md`), in the order `help` lists the events.
 ///
 /// Rows are in [`Event`] declaration order, so `EVENTS[event as usize]` is that event's row
 /// ([`Event::spec`] relies on it). Adding an event means adding a variant and a row here; the
@@ -356,16 +356,17 @@ pub static EVENTS: &[EventSpec] = &[
     },
 ];
 
-/// The fields every payload carries (SPEC §3). They are not searched by matchers.
+/// The fields every payload carries (`docs/protocol.md`). They are not searched by matchers.
 pub const COMMON_FIELDS: &[&str] = &["event", "session_id", "agent_id", "cwd"];
 
-/// How many redos hooks may force in one turn before a block is no longer honoured (SPEC §8).
+/// How many redos hooks may force in one turn before a block is no longer honoured
+/// (`docs/protocol.md`).
 pub const REDO_CAP: u64 = 3;
 
-/// A payload's `redo_count` as a count (SPEC §8). Absent or null is 0; an integral number, or a
-/// string holding one, is coerced (`"3"`, `3.0`; past `u64` it saturates, so `1e308` is far
-/// above any cap). Anything else — negative, fractional, a word, a list — is rejected with the
-/// value as shown, and callers treat it as the cap reached: a count nobody can read must never
+/// A payload's `redo_count` as a count (`docs/protocol.md`). Absent or null is 0; an integral
+/// number, or a string holding one, is coerced (`"3"`, `3.0`; past `u64` it saturates, so `1e308`
+/// is far above any cap). Anything else — negative, fractional, a word, a list — is rejected with
+/// the value as shown, and callers treat it as the cap reached: a count nobody can read must never
 /// let a hook force redos forever.
 pub fn redo_count(value: Option<&Value>) -> Result<u64, UnreadableCount> {
     fn integral(n: f64) -> Option<u64> {

@@ -1,5 +1,5 @@
-//! The result of one dispatch (SPEC §11): the decision, the rewritten payload, what to inject or
-//! show, and one report per hook of the event saying what it did.
+//! The result of one dispatch (`docs/protocol.md`): the decision, the rewritten payload, what to
+//! inject or show, and one report per hook of the event saying what it did.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -223,7 +223,7 @@ impl ReasonDisplay {
     }
 }
 
-/// A hook's request to end the agent's turn (SPEC §11: `{"reason": …}`).
+/// A hook's request to end the agent's turn (`docs/protocol.md`: `{"reason": …}`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Stop {

@@ -1,7 +1,6 @@
-//! Typed payloads for Rust hosts: one struct per event with the fields of SPEC §3, so a host
-//! cannot misspell a field or send it to the wrong event. The runtime's `Engine::fire`
-//! dispatches one.
-//! Fields a host wants to add beyond these go in `extra` and reach hooks untouched.
+//! Typed payloads for Rust hosts: one struct per event with the fields `docs/protocol.md` lists, so
+//! a host cannot misspell a field or send it to the wrong event. The runtime's `Engine::fire`
+//! dispatches one. Fields a host wants to add beyond these go in `extra` and reach hooks untouched.
 
 use serde::Serialize;
 use serde_json::{Map, Value};

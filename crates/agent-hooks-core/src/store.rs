@@ -140,7 +140,8 @@ fn tempfile_in(dir: &Path, target: &Path) -> io::Result<(PathBuf, File)> {
 /// bigger one is a mistake or an attack, and reading it would cost every `fire` its time.
 pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
-/// Reads `path`, treating a missing file as empty (SPEC §2: missing means nothing configured).
+/// Reads `path`, treating a missing file as empty (`docs/configuration.md`: missing means nothing
+/// configured).
 ///
 /// The one way every configuration and approvals file is read: only a regular file (a FIFO
 /// would block the reader forever, `/dev/zero` would never end), at most [`MAX_FILE_BYTES`],

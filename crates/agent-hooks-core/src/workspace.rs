@@ -1,12 +1,13 @@
-//! Where a workspace keeps what (SPEC §2). Every path the runtime reads or writes is named here.
+//! Where a workspace keeps what (`docs/configuration.md`). Every path the runtime reads or writes
+//! is named here.
 
 use std::path::{Path, PathBuf};
 
 /// The environment variable that names the workspace when `--workspace` is not given.
 pub const WORKSPACE_ENV: &str = "AGENT_HOOKS_WORKSPACE";
 
-/// The environment variable that keeps approvals in a file outside the workspace, where an
-/// agent confined to the workspace cannot forge them (SPEC §4).
+/// The environment variable that keeps approvals in a file outside the workspace, where an agent
+/// confined to the workspace cannot forge them (`docs/trust.md`).
 pub const APPROVALS_ENV: &str = "AGENT_HOOKS_APPROVALS";
 
 /// One workspace directory and the paths inside it.

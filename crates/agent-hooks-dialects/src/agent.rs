@@ -126,8 +126,8 @@ mod tests {
     }
 }
 
-/// Which kind of file declared a hook. Its order is the run order of SPEC §5: shell hooks,
-/// then skill hooks, then Claude Code, Codex, Gemini CLI and Cursor hooks.
+/// Which kind of file declared a hook. Its order is the run order (`docs/configuration.md`): shell
+/// hooks, then skill hooks, then Claude Code, Codex, Gemini CLI and Cursor hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SourceKind {
     /// `config/shell_hooks.yaml`.

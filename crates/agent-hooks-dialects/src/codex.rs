@@ -159,9 +159,9 @@ pub fn complete_input(input: &mut Map<String, Value>, payload: &Map<String, Valu
 }
 
 /// Writes an outcome as Codex's answer: Claude Code's, without what Codex rejects as invalid
-/// output. Before a tool, an `ask` becomes a deny (Codex cannot ask; SPEC §5: a host with no
-/// way to ask treats it as a block), a stop becomes a deny of the call, and a rewritten input
-/// goes with `permissionDecision: "allow"`, the only decision Codex applies it with.
+/// output. Before a tool, an `ask` becomes a deny (Codex cannot ask; `docs/protocol.md`: a host
+/// with no way to ask treats it as a block), a stop becomes a deny of the call, and a rewritten
+/// input goes with `permissionDecision: "allow"`, the only decision Codex applies it with.
 pub fn to_codex(claude: ClaudeEvent, outcome: &Outcome, sent: &Sent) -> AgentAnswer {
     if claude != ClaudeEvent::PreToolUse
         || (outcome.decision != Decision::Ask && outcome.stop.is_none())

@@ -85,15 +85,16 @@ pub fn twin_of<E: Copy + PartialEq>(table: &EventNames<E>, event: E) -> Option<E
 /// The protocol a hook speaks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Dialect {
-    /// `config/shell_hooks.yaml`: the decision protocol of SPEC §5, Claude Code answers accepted.
+    /// `config/shell_hooks.yaml`: the decision protocol (`docs/protocol.md`), Claude Code answers
+    /// accepted.
     Shell,
-    /// `skills/**/hooks.json`: the event-replacement chain of SPEC §6.
+    /// `skills/**/hooks.json`: the event-replacement chain (`docs/skill-hooks.md`).
     Skill {
         /// Whether the hook's input carries the conversation so far (read from the transcript).
         include_conversation: bool,
     },
-    /// `.claude/settings*.json`: Claude Code's hook input and answer rules (SPEC §7); also
-    /// Codex's hooks, which speak the same protocol.
+    /// `.claude/settings*.json`: Claude Code's hook input and answer rules (`docs/claude-code.md`);
+    /// also Codex's hooks, which speak the same protocol.
     Claude {
         /// The agent whose configuration declared the hook (Claude Code or Codex): which events
         /// it has and what its input adds.
@@ -224,8 +225,8 @@ impl<'a> PayloadView<'a> {
         self
     }
 
-    /// The payload's string values (nested ones too), common fields excluded, joined with
-    /// newlines: what shell-hook matchers search (SPEC §5).
+    /// The payload's string values (nested ones too), common fields excluded, joined with newlines:
+    /// what shell-hook matchers search (`docs/protocol.md`).
     pub fn match_text(&self) -> &str {
         let cell = self.shared_match_text.unwrap_or(&self.match_text);
         cell.get_or_init(|| matcher::match_text(self.payload))

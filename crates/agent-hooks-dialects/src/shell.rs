@@ -1,5 +1,6 @@
-//! The shell-hook dialect (SPEC §5): the canonical payload as one JSON line in; the decision
-//! protocol out, with every Claude Code answer shape translated, and exit 2 meaning "block".
+//! The shell-hook dialect (`docs/protocol.md`): the canonical payload as one JSON line in; the
+//! decision protocol out, with every Claude Code answer shape translated, and exit 2 meaning
+//! "block".
 
 use serde_json::{Map, Value};
 
@@ -18,7 +19,7 @@ pub fn input(view: &PayloadView<'_>) -> Vec<u8> {
     bytes
 }
 
-/// A shell hook's reply read as the decision protocol (SPEC §5): its exit status and its
+/// A shell hook's reply read as the decision protocol (`docs/protocol.md`): its exit status and its
 /// stdout's JSON object.
 pub fn interpret(event: Event, reply: &Reply) -> Result<Answer, Unusable> {
     let stdout = read::stdout_text(reply)?;
@@ -60,7 +61,7 @@ pub fn interpret(event: Event, reply: &Reply) -> Result<Answer, Unusable> {
     }
 }
 
-/// Decodes a decision-protocol object (with the Claude Code shapes of SPEC §5).
+/// Decodes a decision-protocol object (with the Claude Code shapes `docs/protocol.md` lists).
 fn decode(event: Event, object: &Map<String, Value>) -> Result<Answer, Unusable> {
     let mut answer = Answer::default();
     let mut fields = Fields::new(object);

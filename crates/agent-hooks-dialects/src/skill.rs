@@ -1,7 +1,7 @@
-//! The skill dialect (SPEC §6), as open-strix runs it: hooks get the *skill view* of an event —
-//! `type`, `timestamp`, `tool`/`args`, `status`/`result`/`error`, `prompt` — and answer with an
-//! event that **replaces** it for the next hook, whole: fields a hook adds reach the next one,
-//! fields it leaves out are gone. Only at the end does the chain's event take effect, read the
+//! The skill dialect (`docs/skill-hooks.md`), as open-strix runs it: hooks get the *skill view* of
+//! an event — `type`, `timestamp`, `tool`/`args`, `status`/`result`/`error`, `prompt` — and answer
+//! with an event that **replaces** it for the next hook, whole: fields a hook adds reach the next
+//! one, fields it leaves out are gone. Only at the end does the chain's event take effect, read the
 //! way the source runtime reads it: `args` (or the original arguments), `_block`, `result` of a
 //! call that succeeded, `prompt` plus `append_prompt`. The dispatcher merges after every hook, so
 //! each answer here carries the effects of the chain's event *so far*; a `_block` is provisional

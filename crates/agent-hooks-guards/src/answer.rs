@@ -1,5 +1,5 @@
-//! Building decision-protocol answers (SPEC §5) and reading payload fields.
-//! Kept in one place so every guard speaks the protocol the same way.
+//! Building decision-protocol answers (`docs/protocol.md`) and reading payload fields. Kept in one
+//! place so every guard speaks the protocol the same way.
 
 use serde_json::{Map, Value, json};
 
@@ -30,7 +30,7 @@ pub(crate) fn session(payload: &Value) -> &str {
     str_field(payload, "session_id")
 }
 
-/// `stop_hook_active`, also inferred from `redo_count > 0` (SPEC §8).
+/// `stop_hook_active`, also inferred from `redo_count > 0` (`docs/protocol.md`).
 pub(crate) fn stop_hook_active(payload: &Value) -> bool {
     payload
         .get("stop_hook_active")

@@ -1,5 +1,5 @@
 //! The ready-made hooks of agent-hooks as pure functions: a canonical payload in, a
-//! decision-protocol answer (SPEC §5) out. No processes and no networking; the only I/O
+//! decision-protocol answer (`docs/protocol.md`) out. No processes and no networking; the only I/O
 //! is what a guard's rules name (evidence files to read, an audit log to append to).
 //!
 //! How it fits together:
@@ -31,8 +31,8 @@ pub use context::{BalanceLookup, Clock, DirState, GuardContext, MemoryState, Sta
 pub use guards::GUARDS;
 pub use rules::RulesError;
 
-/// One event a guard handles, with a matcher to declare it with (SPEC §5) where a narrower
-/// one than "always" is safe.
+/// One event a guard handles, with a matcher to declare it with (`docs/protocol.md`) where a
+/// narrower one than "always" is safe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GuardEvent {
     /// The canonical event name (`pre_tool_call`, ...).

@@ -217,7 +217,7 @@ fn security_guard_matcher_lets_every_refused_command_through() {
             if case["event"] != "pre_tool_call" || !refused {
                 continue;
             }
-            // The match text: the payload's strings without the common fields (SPEC §5).
+            // The match text: the payload's strings without the common fields (`docs/protocol.md`).
             let mut payload = case["payload"].clone();
             if let Some(map) = payload.as_object_mut() {
                 for common in ["event", "session_id", "agent_id", "cwd"] {

@@ -1,8 +1,8 @@
 //! # agent-hooks-server
 //!
-//! The sidecar (SPEC §13): a loopback-only HTTP server that keeps a workspace loaded, reloads
-//! it when its files change, and answers dispatches, the self-approve API and `/hooks` commands
-//! for hosts written in any language.
+//! The sidecar (`docs/sidecar.md`): a loopback-only HTTP server that keeps a workspace loaded,
+//! reloads it when its files change, and answers dispatches, the self-approve API and `/hooks`
+//! commands for hosts written in any language.
 //!
 //! It refuses to bind anything but a loopback address, refuses peers that are not loopback and
 //! requests whose `Host` is not a loopback name (a web page cannot reach it through DNS

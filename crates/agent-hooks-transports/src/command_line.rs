@@ -1,7 +1,7 @@
-//! A hook's command line, read once: the program `execve` starts, resolved with the environment
-//! the hook gets, and every file the line names. Approval pins what this reading finds,
-//! dispatch re-reads and compares it with the pin, and `list`/`doctor` inspect the same reading,
-//! so the four never disagree about what a command runs (SPEC §4).
+//! A hook's command line, read once: the program `execve` starts, resolved with the environment the
+//! hook gets, and every file the line names. Approval pins what this reading finds, dispatch
+//! re-reads and compares it with the pin, and `list`/`doctor` inspect the same reading, so the four
+//! never disagree about what a command runs (`docs/trust.md`).
 //!
 //! A line run through `sh -c` is read with the guards' shell tokenizer, following what a shell
 //! would do without running anything: `cd`, `export X=…` and `VAR=val cmd` are tracked, `bash -c

@@ -1,10 +1,11 @@
-//! The HTTP transport (SPEC §5a): POST the hook's input to a URL and hand back a 2xx answer's
-//! body as the hook's stdout, for the dialect to read exactly like a command hook's.
+//! The HTTP transport (`docs/configuration.md`): POST the hook's input to a URL and hand back a 2xx
+//! answer's body as the hook's stdout, for the dialect to read exactly like a command hook's.
 //!
-//! One client per process ([`HttpClient::shared`]) keeps connections alive between calls. It
-//! uses no proxy, follows no redirect (a 3xx is a failure), and its only DNS step is the
-//! [`ssrf::Guard`](super::ssrf::Guard), so it connects to exactly the addresses the guard checked. The URL rules and
-//! literal addresses are checked again before every call, since the client skips DNS for them.
+//! One client per process ([`HttpClient::shared`]) keeps connections alive between calls. It uses
+//! no proxy, follows no redirect (a 3xx is a failure), and its only DNS step is the
+//! [`ssrf::Guard`](super::ssrf::Guard), so it connects to exactly the addresses the guard checked.
+//! The URL rules and literal addresses are checked again before every call, since the client skips
+//! DNS for them.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;

@@ -41,7 +41,7 @@ pub use ssrf::{ALLOW_LOCAL_ENV, allow_local_enabled};
 pub enum TransportSpec {
     /// Spawn a process in its own group (`command:`).
     Command(CommandSpec),
-    /// POST to a URL, behind the SSRF guard (SPEC §5a).
+    /// POST to a URL, behind the SSRF guard (`docs/configuration.md`).
     Http(HttpSpec),
     /// A ready-made guard evaluated in this process (`type: builtin`).
     Builtin(BuiltinSpec),
@@ -187,7 +187,7 @@ impl std::fmt::Display for Failure {
     }
 }
 
-/// Stdout is read up to this many bytes; the rest is drained and dropped (SPEC §5).
+/// Stdout is read up to this many bytes; the rest is drained and dropped (`docs/protocol.md`).
 pub const STDOUT_CAP: usize = 1024 * 1024;
 /// Stderr is read up to this many bytes.
 pub const STDERR_CAP: usize = 64 * 1024;

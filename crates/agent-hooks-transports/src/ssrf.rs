@@ -1,4 +1,4 @@
-//! The SSRF guard of HTTP hooks (SPEC §5a): a hook URL must not become a way for a
+//! The SSRF guard of HTTP hooks (`docs/configuration.md`): a hook URL must not become a way for a
 //! prompt-injected agent to reach this machine's own services, the local network or a cloud
 //! metadata endpoint.
 //!

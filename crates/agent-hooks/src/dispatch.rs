@@ -1,10 +1,10 @@
 //! Dispatch: run the hooks of one event in declaration order and merge what they said.
 //!
-//! Hooks that may block or rewrite run one after another, each on the payload as rewritten so
-//! far; the first block ends the chain — except a provisional one (a skill hook's `_block`),
-//! which later hooks of the same source may still lift. Hooks that only observe run concurrently. Every effect
-//! is checked against the event's row of the capability table before it counts; every failure
-//! is logged and reported, and fails open unless the hook says `on_error: block`.
+//! Hooks that may block or rewrite run one after another, each on the payload as rewritten so far;
+//! the first block ends the chain — except a provisional one (a skill hook's `_block`), which later
+//! hooks of the same source may still lift. Hooks that only observe run concurrently. Every effect
+//! is checked against the event's row of the capability table before it counts; every failure is
+//! logged and reported, and fails open unless the hook says `on_error: block`.
 
 pub(crate) mod background;
 mod merge;
@@ -80,8 +80,8 @@ pub const DRY_RUN_ENV: &str = "AGENT_HOOKS_DRY_RUN";
 struct HookRun {
     report: HookReport,
     answer: Option<Answer>,
-    /// A hook the trust gate kept from running says so to the user (SPEC §4, no silent lapse):
-    /// why (`master switch off`, `not approved`, `drift`) and the warning.
+    /// A hook the trust gate kept from running says so to the user (`docs/trust.md`, no silent
+    /// lapse): why (`master switch off`, `not approved`, `drift`) and the warning.
     lapse: Option<(&'static str, String)>,
     /// A `prefork` hook ran as a plain spawn instead: why, for the user.
     fallback: Option<String>,
@@ -285,7 +285,7 @@ impl Runtime<'_> {
     }
 }
 
-/// The environment a command hook gets on top of the runtime's (SPEC §5).
+/// The environment a command hook gets on top of the runtime's (`docs/configuration.md`).
 pub(crate) fn hook_env(ws: &Workspace, hook: &Hook, event: Event) -> Vec<(String, String)> {
     let mut env = vec![
         ("HOOK_NAME".to_owned(), hook.name.to_string()),

@@ -1,7 +1,7 @@
-//! Helpers for a Rust host that drives an agent loop: the tool-call sequence
-//! (`pre_tool_call` → the tool, or a hook's synthetic result → `transform_tool_result` →
-//! `post_tool_call` with the right `status`) and the turn's stop handling (`redo_count`,
-//! `stop_hook_active` and the redo cap of SPEC §8).
+//! Helpers for a Rust host that drives an agent loop: the tool-call sequence (`pre_tool_call` → the
+//! tool, or a hook's synthetic result → `transform_tool_result` → `post_tool_call` with the right
+//! `status`) and the turn's stop handling (`redo_count`, `stop_hook_active` and the redo cap,
+//! `docs/protocol.md`).
 //!
 //! ```no_run
 //! use agent_hooks::host::{AskPolicy, Turn, call_tool};
@@ -44,7 +44,7 @@ use agent_hooks_core::outcome::Outcome;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AskPolicy {
-    /// Treat the ask as a block (SPEC §5: a host with no way to ask blocks).
+    /// Treat the ask as a block (`docs/protocol.md`: a host with no way to ask blocks).
     Block,
     /// The host asked its user and the user allowed the call.
     Allow,
@@ -401,10 +401,11 @@ impl<'e> Turn<'e> {
         self.redo_count
     }
 
-    /// Fires `on_stop` for the turn's final `response`. On [`StopVerdict::Redo`] the host
-    /// should run the model again with the reason and call `stop` again on the same `Turn`;
-    /// after the redo cap (`shell_hooks.redo_cap` in `config/agent.yaml`, default [`REDO_CAP`](agent_hooks_core::event::REDO_CAP)) a
-    /// block is overruled and the turn stops with a warning.
+    /// Fires `on_stop` for the turn's final `response`. On [`StopVerdict::Redo`] the host should
+    /// run the model again with the reason and call `stop` again on the same `Turn`; after the redo
+    /// cap (`shell_hooks.redo_cap` in `config/agent.yaml`, default
+    /// [`REDO_CAP`](agent_hooks_core::event::REDO_CAP)) a block is overruled and the turn stops
+    /// with a warning.
     pub async fn stop(&mut self, response: &str, tool_names: &[String]) -> StopVerdict {
         let mut p = base(&self.session_id);
         p.insert("response".into(), json!(response));

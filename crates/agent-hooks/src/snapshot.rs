@@ -34,7 +34,8 @@ impl Snapshot {
                     .filter(|h| h.handles(event))
                     .cloned()
                     .collect();
-                // Stable: declaration order within a source, sources in SPEC §5 order.
+                // Stable: declaration order within a source, sources in `docs/configuration.md`
+                // order.
                 hooks.sort_by_key(|h| h.source);
                 hooks
             })
@@ -118,7 +119,8 @@ impl Snapshot {
     }
 
     /// The approval key of every declared hook that needs one (its command, URL or
-    /// `builtin:<name>`), in declaration order: what [`Engine::approve`](crate::Engine::approve) takes.
+    /// `builtin:<name>`), in declaration order: what [`Engine::approve`](crate::Engine::approve)
+    /// takes.
     pub fn approval_keys(&self) -> impl Iterator<Item = &str> {
         self.config
             .hooks

@@ -1,10 +1,11 @@
-//! The trust gate (SPEC §4): a hook that needs approval runs only with the master switch on
+//! The trust gate (`docs/trust.md`): a hook that needs approval runs only with the master switch on
 //! and an approval of its (event, key) pair that still holds. An approval binds a digest of the
-//! hook's whole effective definition (argv, env, matcher, timeout, on_error, dialect; a Claude
-//! Code hook's `if` and `shell`; a built-in's rules path; an HTTP hook's URL, header templates, `allowed_env` and secret) and
-//! every file its command names, as [`agent_hooks_transports::command_line`] reads it with the hook's own
-//! environment. Drift is any field of the definition changed, a file whose content changed or
-//! that is gone, or a command that now resolves to a file the approval does not pin.
+//! hook's whole effective definition (argv, env, matcher, timeout, on_error, dialect; a Claude Code
+//! hook's `if` and `shell`; a built-in's rules path; an HTTP hook's URL, header templates,
+//! `allowed_env` and secret) and every file its command names, as
+//! [`agent_hooks_transports::command_line`] reads it with the hook's own environment. Drift is any
+//! field of the definition changed, a file whose content changed or that is gone, or a command that
+//! now resolves to a file the approval does not pin.
 //!
 //! Script-sized files (up to [`HASH_EVERY_TIME`]) are hashed at every check: a write through a
 //! shared `mmap` moves neither mtime nor ctime, so no stat can vouch for them. Two kinds of file

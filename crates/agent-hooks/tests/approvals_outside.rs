@@ -1,7 +1,7 @@
-//! Approvals kept outside the workspace (SPEC §4): with `AGENT_HOOKS_APPROVALS` set, approvals
-//! are read and written there, an approvals file forged inside the workspace counts for
-//! nothing, and `list` says where approvals live. Its own test binary, since it sets a
-//! variable of the whole process.
+//! Approvals kept outside the workspace (`docs/trust.md`): with `AGENT_HOOKS_APPROVALS` set,
+//! approvals are read and written there, an approvals file forged inside the workspace counts for
+//! nothing, and `list` says where approvals live. Its own test binary, since it sets a variable of
+//! the whole process.
 
 use std::os::unix::fs::PermissionsExt;
 

@@ -1,6 +1,6 @@
-//! The trust gate tried as an attacker would (SPEC §4): every change to what an approved hook
-//! runs — its definition, the program `PATH` finds, any file its command names, content written
-//! without moving a timestamp — is drift, and a drifted hook never runs. Real files, real
+//! The trust gate tried as an attacker would (`docs/trust.md`): every change to what an approved
+//! hook runs — its definition, the program `PATH` finds, any file its command names, content
+//! written without moving a timestamp — is drift, and a drifted hook never runs. Real files, real
 //! processes; a fresh engine per dispatch, as every `agent-hooks fire` is a fresh process.
 
 use std::path::Path;

@@ -217,7 +217,7 @@ fn first_block_ends_the_chain() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// SPEC §5: Claude Code answers from a shell hook
+// `docs/protocol.md`: Claude Code answers from a shell hook
 
 #[test]
 fn claude_permission_deny_blocks_with_its_reason() {
@@ -434,7 +434,7 @@ fn fails_open(failing: Failing, status: &str, log_type: &str) {
     assert!(logged[0]["ts"].is_string());
 }
 
-/// A script cannot be approved while it is missing (SPEC §4); one removed after approval is
+/// A script cannot be approved while it is missing (`docs/trust.md`); one removed after approval is
 /// drift: skipped, logged and warned about, and never an attempt to run it.
 #[test]
 fn a_script_removed_after_approval_is_drift_not_an_exec_error() {
@@ -662,7 +662,7 @@ fn observer_hooks_run_concurrently() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// SPEC §8: the redo cap
+// `docs/protocol.md`: the redo cap
 
 fn always_refusing_to_stop() -> Ws {
     answering(
@@ -697,7 +697,7 @@ fn on_stop_block_at_the_redo_cap_continues_with_a_warning() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// SPEC §4: trust
+// `docs/trust.md`: trust
 
 const MARKING: &str = r#"
     cat > /dev/null

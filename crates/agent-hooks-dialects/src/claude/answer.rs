@@ -1,8 +1,8 @@
-//! A Claude Code hook's answer, parsed once into [`ClaudeOutput`], then read into canonical
-//! effects with Claude Code's rules ([`interpret`]): exit 2 blocks with stderr, plain stdout is
-//! context on `UserPromptSubmit`/`SessionStart`, JSON decides on exit 0. The shell dialect
-//! accepts the same fields from its hooks and maps the same [`ClaudeOutput`] under its own
-//! rules (SPEC §5).
+//! A Claude Code hook's answer, parsed once into [`ClaudeOutput`], then read into canonical effects
+//! with Claude Code's rules ([`interpret`]): exit 2 blocks with stderr, plain stdout is context on
+//! `UserPromptSubmit`/`SessionStart`, JSON decides on exit 0. The shell dialect accepts the same
+//! fields from its hooks and maps the same [`ClaudeOutput`] under its own rules
+//! (`docs/protocol.md`).
 
 use serde_json::{Map, Value};
 

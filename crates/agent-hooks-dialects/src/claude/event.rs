@@ -169,8 +169,9 @@ impl ClaudeEvent {
     }
 }
 
-/// What a Claude Code hook's matcher is matched against for `event` (SPEC §7): the aliased tool
-/// name, or `source` / `reason` / `notification_type`; `None` where Claude Code ignores matchers.
+/// What a Claude Code hook's matcher is matched against for `event` (`docs/claude-code.md`): the
+/// aliased tool name, or `source` / `reason` / `notification_type`; `None` where Claude Code
+/// ignores matchers.
 pub fn match_target<'a>(
     claude: ClaudeEvent,
     payload: &'a Map<String, Value>,

@@ -1,4 +1,4 @@
-//! The Claude Code dialect (SPEC §7), both ways, in one place:
+//! The Claude Code dialect (`docs/claude-code.md`), both ways, in one place:
 //!
 //! - `event`: Claude Code's events and their canonical twins, tool-name
 //!   aliases, matchers;

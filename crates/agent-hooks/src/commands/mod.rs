@@ -1,5 +1,5 @@
-//! The `/hooks` commands as text (SPEC §10): one function from a command line to what the user
-//! sees, shared by the CLI, the sidecar and any host that wires `/hooks` into its chat.
+//! The `/hooks` commands as text (`docs/README.md`): one function from a command line to what the
+//! user sees, shared by the CLI, the sidecar and any host that wires `/hooks` into its chat.
 
 mod doctor;
 mod install;
@@ -76,7 +76,8 @@ pub(crate) async fn run(engine: &Engine, args: &[String]) -> CommandOutput {
     run_styled(engine, args, Style::PLAIN).await
 }
 
-/// A `/hooks` command from its words, with a presentation style: the CLI passes colour when stdout is a terminal.
+/// A `/hooks` command from its words, with a presentation style: the CLI passes colour when stdout
+/// is a terminal.
 pub async fn run_styled(engine: &Engine, args: &[String], style: Style) -> CommandOutput {
     let (command, rest) = match args.split_first() {
         None => ("list", &[][..]),

@@ -1,8 +1,8 @@
-//! Loading a workspace's configuration: the master switch from `config/agent.yaml` and the hooks
-//! of every source. Each source is one module that turns its files into [`Hook`]s and
-//! [`ConfigError`]s; adding a source is adding a module and a line to [`SOURCES`].
-//! A file that fails to parse loses only its own hooks — and on reload it keeps its previous
-//! good ones (SPEC §2, issue "reload").
+//! Loading a workspace's configuration: the master switch from `config/agent.yaml` and the hooks of
+//! every source. Each source is one module that turns its files into [`Hook`]s and
+//! [`ConfigError`]s; adding a source is adding a module and a line to [`SOURCES`]. A file that
+//! fails to parse loses only its own hooks — and on reload it keeps its previous good ones
+//! (`docs/configuration.md`, issue "reload").
 
 pub(crate) mod agent;
 mod builtin;
@@ -82,7 +82,7 @@ pub(crate) enum FileState {
 /// `config/agent.yaml`).
 pub(crate) type SourceLoader = fn(&Workspace, &agent::AgentSettings) -> Vec<FileLoad>;
 
-/// Every source, in run order (SPEC §5).
+/// Every source, in run order (`docs/configuration.md`).
 pub(crate) const SOURCES: &[SourceLoader] = &[
     shell::load,
     skill::load,

@@ -1,5 +1,5 @@
-//! The shell-hook source: `config/shell_hooks.yaml` (SPEC §5). Each entry becomes one [`Hook`]
-//! speaking the decision protocol over the command transport, gated by approval.
+//! The shell-hook source: `config/shell_hooks.yaml` (`docs/configuration.md`). Each entry becomes
+//! one [`Hook`] speaking the decision protocol over the command transport, gated by approval.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -22,7 +22,7 @@ use agent_hooks_transports::http::{HttpSpecError, Template};
 use agent_hooks_transports::judge::{AGENT_TIMEOUT_SECS, JudgeKind, PROMPT_TIMEOUT_SECS};
 use agent_hooks_transports::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, TransportSpec};
 
-/// Default timeout of a shell hook (SPEC §5).
+/// Default timeout of a shell hook (`docs/configuration.md`).
 pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 20.0;
 
 /// One entry of `hooks:` as written, each value with where it was written. A value of the
@@ -521,7 +521,7 @@ fn matcher(
 }
 
 /// `type: http`: the URL (through the SSRF guard), `headers` whose `${NAME}`s must be in
-/// `allowed_env`, and `secret` (SPEC §5a).
+/// `allowed_env`, and `secret` (`docs/configuration.md`).
 fn http_spec(
     file: &str,
     entry: &Entry,

@@ -1,10 +1,10 @@
-//! The skill-hook source: every `hooks.json` under `skills/`, recursively (SPEC §6). Entries run
-//! through `sh -c` in their skill directory, need no approval, and speak the skill dialect.
-//! Problems carry the source runtime's own diagnostic types: `hook_invalid_json` for a file that
-//! is not JSON, `hook_invalid_format` for a wrong shape, `hook_missing_fields` for an entry
-//! without a name, a command or a valid event. Values the source runtime coerces the way Python
-//! does (`timeout_seconds: "5"`, `env: {"N": 1}`, a truthy `include_conversation`) load the same
-//! way here, each with a warning; they never cost a hook.
+//! The skill-hook source: every `hooks.json` under `skills/`, recursively (`docs/skill-hooks.md`).
+//! Entries run through `sh -c` in their skill directory, need no approval, and speak the skill
+//! dialect. Problems carry the source runtime's own diagnostic types: `hook_invalid_json` for a
+//! file that is not JSON, `hook_invalid_format` for a wrong shape, `hook_missing_fields` for an
+//! entry without a name, a command or a valid event. Values the source runtime coerces the way
+//! Python does (`timeout_seconds: "5"`, `env: {"N": 1}`, a truthy `include_conversation`) load the
+//! same way here, each with a warning; they never cost a hook.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

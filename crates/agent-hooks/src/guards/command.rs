@@ -28,7 +28,7 @@ use agent_hooks_transports::builtin::{self, BuiltinSpec};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Format {
-    /// The decision protocol of SPEC §5 (what a shell hook prints).
+    /// The decision protocol (`docs/protocol.md`) (what a shell hook prints).
     #[default]
     Protocol,
     /// Claude Code's hook output (`hookSpecificOutput`, `decision`, ...).

@@ -1,4 +1,4 @@
-//! The ready-made hooks (SPEC §12, issue 8) as this runtime offers them. The guards themselves
+//! The ready-made hooks (`README.md`, issue 8) as this runtime offers them. The guards themselves
 //! are pure functions in `agent-hooks-guards`; here they are numbered for `help`, wired into a
 //! workspace by [`install`], and run as a plain command hook by [`command::run`]
 //! (`agent-hooks guard <name>`). In-process they run through `transport::builtin`.

@@ -25,7 +25,8 @@ mod firing;
 mod runnable;
 mod trust;
 
-/// Lifts the SSRF guard's address rule for HTTP hooks served on this machine (SPEC §5a).
+/// Lifts the SSRF guard's address rule for HTTP hooks served on this machine
+/// (`docs/configuration.md`).
 pub(crate) use agent_hooks_transports::ALLOW_LOCAL_ENV as HTTP_ALLOW_LOCAL_ENV;
 
 /// The one word `list` shows for a hook, from best to worst.

@@ -1,6 +1,6 @@
-//! The redo cap (SPEC §8) holds whatever a host puts in `redo_count`: a number spelt as a
-//! string or a float is coerced, and a value that is no count at all counts as the cap —
-//! never as "no cap", which would let a hook force redos forever.
+//! The redo cap (`docs/protocol.md`) holds whatever a host puts in `redo_count`: a number spelt as
+//! a string or a float is coerced, and a value that is no count at all counts as the cap — never as
+//! "no cap", which would let a hook force redos forever.
 
 use agent_hooks::{Decision, Engine, Event, Workspace};
 use serde_json::{Value, json};
