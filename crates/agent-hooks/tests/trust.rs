@@ -435,11 +435,15 @@ fn a_compiled_program_swapped_after_the_check_is_never_what_runs() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     swapper.join().expect("swapper");
     // Either the approved program ran (it answers nothing), or the check saw the impostor and
-    // skipped it; the impostor itself (exit 1: an error) never ran.
+    // skipped it; the impostor itself (exit 1: an error) never ran. A start refused with
+    // ETXTBSY runs nothing either: the swapper's thread writes the next copy while this process
+    // starts the hook, and a child forked in between holds that copy open for writing until
+    // its exec (the kernel then refuses to run a file open for writing). Under load that
+    // window is wide enough to hit once in a few hundred swaps; the user sees the error.
     assert!(
         statuses
             .keys()
-            .all(|k| k.starts_with("Noop") || k.contains("drift")),
+            .all(|k| k.starts_with("Noop") || k.contains("drift") || k.contains("Text file busy")),
         "{statuses:?}"
     );
 }
