@@ -49,12 +49,14 @@ fn check_errors(engine: &Engine, relative: &str, bytes: &[u8]) {
     let lines = (bytes.split(|b| *b == b'\n').count() + lone_crs) as u64;
     for error in engine.snapshot().errors() {
         assert!(
-            !error.file.is_empty() && !error.message.is_empty(),
+            !error.file().is_empty() && !error.message().is_empty(),
             "{error}"
         );
-        if error.file == relative {
+        if error.file() == relative
+            && let Some(location) = error.location()
+        {
             assert!(
-                error.line <= lines + 1,
+                location.line() <= lines + 1,
                 "{error}: the file has {lines} lines"
             );
         }
