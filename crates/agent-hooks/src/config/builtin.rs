@@ -3,7 +3,7 @@
 //! yet the hook still loads and runs on its defaults (fail-open, issue 8).
 
 use super::ConfigError;
-use super::shell::{Entry, string};
+use super::shell_entry::{Entry, string};
 use super::yaml::{error_at, error_here};
 use crate::hook::filesystem_safe;
 use agent_hooks_core::workspace::Workspace;

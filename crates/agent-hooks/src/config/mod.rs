@@ -14,6 +14,7 @@ mod cursor;
 mod document;
 mod gemini;
 pub(crate) mod shell;
+mod shell_entry;
 pub(crate) mod skill;
 mod typed;
 mod yaml;

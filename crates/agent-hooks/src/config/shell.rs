@@ -6,10 +6,11 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
-use serde_json::Value;
 use serde_saphyr::Spanned;
 
-use super::typed::{Entries, Given, Scalar, Typed, field_names};
+use super::shell_entry::Entry;
+use super::shell_entry::string;
+use super::typed::{Entries, Scalar, Typed, field_names};
 use super::yaml::{error_at, error_here, parse_error, place};
 use super::{ConfigError, FileLoad, FileState};
 use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, SourceKind, filesystem_safe};
@@ -24,32 +25,6 @@ use agent_hooks_transports::{CommandSpec, HttpSpec, JudgeEndpoint, JudgeSpec, Tr
 
 /// Default timeout of a shell hook (`docs/configuration.md`).
 pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 20.0;
-
-/// One entry of `hooks:` as written, each value with where it was written. A value of the
-/// wrong type is kept as such ([`Typed`]) so the entry can say what it expected, in the order
-/// the entry is checked.
-#[derive(Deserialize, Default)]
-#[serde(default)]
-pub(super) struct Entry {
-    pub(super) event: Given<Spanned<Typed<String>>>,
-    pub(super) matcher: Given<Spanned<Typed<String>>>,
-    pub(super) command: Given<Spanned<Typed<String>>>,
-    pub(super) timeout: Given<Spanned<Typed<f64>>>,
-    #[serde(rename = "type")]
-    pub(super) kind: Given<Spanned<Typed<String>>>,
-    pub(super) name: Given<Spanned<Typed<String>>>,
-    pub(super) on_error: Given<Spanned<Typed<String>>>,
-    pub(super) env: Given<Spanned<Typed<Entries<Typed<Scalar>>>>>,
-    /// Read by [`crate::hook::configure_prefork`], which owns its layout.
-    pub(super) prefork: Given<Spanned<Value>>,
-    pub(super) url: Given<Spanned<Typed<String>>>,
-    pub(super) headers: Given<Spanned<Typed<Entries<Typed<Scalar>>>>>,
-    pub(super) secret: Given<Spanned<Typed<String>>>,
-    pub(super) allowed_env: Given<Spanned<Typed<Vec<String>>>>,
-    pub(super) rules: Given<Spanned<Typed<String>>>,
-    pub(super) prompt: Given<Spanned<Typed<String>>>,
-    pub(super) model: Given<Spanned<Typed<String>>>,
-}
 
 #[derive(Deserialize)]
 struct ShellHooksFile {
@@ -571,18 +546,6 @@ fn http_spec(
     })?;
     spec.allowed_env = allowed_env;
     Ok(spec)
-}
-
-/// The string written at `at` under `key`, or an error saying what was found instead.
-pub(super) fn string<'a>(
-    file: &str,
-    key: &str,
-    at: &'a Spanned<Typed<String>>,
-) -> Result<&'a str, ConfigError> {
-    at.value
-        .get()
-        .map(String::as_str)
-        .map_err(|found| error_at(file, at, format!("{key}: expected a string, found {found}")))
 }
 
 /// A mapping of names to scalars (`env`, `headers`; numbers and booleans are written as

@@ -20,6 +20,7 @@ use crate::trust::DriftChecker;
 use agent_hooks_core::event::Event;
 use agent_hooks_core::workspace::Workspace;
 
+mod command;
 mod files;
 mod firing;
 mod runnable;

@@ -5,7 +5,6 @@
 //! gives (`agent-hooks test`) and explains its answer. [`listing`] is the health of every hook as
 //! a host reads it (the sidecar's `GET /v1/hooks`).
 
-mod command;
 pub(crate) mod doctor;
 pub(crate) mod health;
 pub(crate) mod listing;

@@ -11,7 +11,7 @@ pub(super) fn runnability(hook: &Hook) -> Vec<Finding> {
     match &hook.transport {
         TransportSpec::Command(spec) => match command_line::read(spec, &hook.env) {
             Ok(reading) => {
-                let mut findings = crate::inspect::command::inspect(&reading, &spec.cwd);
+                let mut findings = super::command::inspect(&reading, &spec.cwd);
                 findings.extend(prefork_note(hook, spec));
                 findings
             }

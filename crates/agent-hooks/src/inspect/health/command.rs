@@ -8,7 +8,7 @@ use std::path::Path;
 use agent_hooks_transports::command::find_on_path;
 use agent_hooks_transports::command_line::{Reading, Role};
 
-use super::health::{Finding, FindingCode, Severity};
+use super::{Finding, FindingCode, Severity};
 
 /// What `list` and `doctor` can say about a command without running it: each file it names
 /// exists, the programs are executable, and their `#!` interpreters are installed.
