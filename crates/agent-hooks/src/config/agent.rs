@@ -356,12 +356,12 @@ fn parse(text: &str) -> Result<Value, serde_saphyr::Error> {
 fn shape_problem(doc: &Value) -> Option<String> {
     match doc {
         Value::Null => None,
-        Value::Object(map) => match map.get("shell_hooks") {
-            None | Some(Value::Null | Value::Object(_)) => None,
-            Some(other) => Some(format!(
+        Value::Object(_) => match from_object::<AgentFile>(doc)?.shell_hooks {
+            Some(Typed::Wrong(other)) => Some(format!(
                 "shell_hooks: expected a mapping (such as \"enabled: true\"), found {}",
-                agent_hooks_core::wording::kind_of(other)
+                agent_hooks_core::wording::kind_of(&other)
             )),
+            None | Some(Typed::Valid(_)) => None,
         },
         other => Some(format!(
             "expected a mapping of settings (key: value lines), found {}",
