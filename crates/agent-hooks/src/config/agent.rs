@@ -4,11 +4,13 @@
 
 use std::sync::Arc;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use agent_hooks_core::diag::LogDestination;
 
 use super::ConfigError;
+use super::typed::{Object, Typed, from_object};
 use super::yaml::parse_error;
 use agent_hooks_core::event::Event;
 use agent_hooks_core::store::{self, FileLock};
@@ -77,6 +79,82 @@ impl Default for AgentSettings {
     }
 }
 
+/// The parts of `config/agent.yaml` agent-hooks reads; every other key is the host's and is
+/// left alone. A value of the wrong type is kept ([`Typed`]) for the message that names it; a
+/// section that is not a mapping reads as absent ([`shape_problem`] speaks for `shell_hooks`).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct AgentFile {
+    shell_hooks: Option<Typed<Object<ShellHooks>>>,
+    claude_hooks: Option<Typed<Object<ClaudeHooks>>>,
+    logs: Option<Typed<Object<Logs>>>,
+    sidecar: Option<Typed<Object<Sidecar>>>,
+    llm_judge: Option<Typed<Object<Judge>>>,
+}
+
+/// `shell_hooks`: the master switch and how shell hooks run.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ShellHooks {
+    enabled: Option<Typed<bool>>,
+    self_approve: Option<Typed<bool>>,
+    host_events: Option<Typed<Vec<Typed<String>>>>,
+    redo_cap: Option<Typed<u64>>,
+}
+
+/// `claude_hooks`: how Claude Code's hooks are read and bridged.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ClaudeHooks {
+    user_settings: Option<Typed<bool>>,
+    /// Host tool name → Claude Code's name for it: the names are data, so the map is walked
+    /// by [`ToolAliases::with_overrides`].
+    tool_aliases: Option<Value>,
+}
+
+/// `logs`: where the logs go.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Logs {
+    events: Option<Typed<EventsLog>>,
+}
+
+/// `logs.events` as written: on or off, or a path.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum EventsLog {
+    Switch(bool),
+    Path(String),
+}
+
+/// `sidecar`: the HTTP sidecar's limits and who fires the lifecycle events.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Sidecar {
+    max_body: Option<Typed<u64>>,
+    host_lifecycle: Option<Typed<bool>>,
+}
+
+/// `llm_judge`: the model server that judges prompt hooks.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Judge {
+    provider: Option<Typed<String>>,
+    model: Option<Typed<String>>,
+    base_url: Option<Typed<String>>,
+    api_key_env: Option<Typed<String>>,
+}
+
+/// The value of an optional field, when written with the declared type.
+fn valid<T>(field: &Option<Typed<T>>) -> Option<&T> {
+    field.as_ref().and_then(|typed| typed.get().ok())
+}
+
+/// A section of the file, when written as a mapping.
+fn section<T>(field: &Option<Typed<Object<T>>>) -> Option<&T> {
+    valid(field).map(|Object(section)| section)
+}
+
 impl AgentSettings {
     /// Reads `config/agent.yaml`. Never fails: a missing file gives the defaults, and a broken
     /// one gives the defaults plus `error`.
@@ -97,121 +175,119 @@ impl AgentSettings {
                 return settings;
             }
         };
-        match parse(&text) {
-            Ok(doc) => {
-                if let Some(why) = shape_problem(&doc) {
-                    settings.error = Some(setting_error(
-                        &display,
-                        format!("{why}; the master switch stays off"),
-                    ));
-                }
-                let section = doc.get("shell_hooks");
-                match section.and_then(|s| s.get("enabled")) {
-                    None | Some(Value::Null) => {}
-                    Some(Value::Bool(b)) => settings.shell_hooks_enabled = *b,
-                    Some(other) => {
-                        settings.error = Some(setting_error(
-                            &display,
-                            format!(
-                                "shell_hooks.enabled: expected true or false, found {other}; the master switch stays off"
-                            ),
-                        ));
-                    }
-                }
-                if let Some(Value::Bool(b)) = section.and_then(|s| s.get("self_approve")) {
-                    settings.self_approve = *b;
-                }
-                settings.host_events = section.and_then(host_events);
-                let claude = doc.get("claude_hooks");
-                settings.claude_user_settings = claude
-                    .and_then(|c| c.get("user_settings"))
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false);
-                settings.tool_aliases = Arc::new(ToolAliases::with_overrides(
-                    claude.and_then(|c| c.get("tool_aliases")),
-                ));
-                match section.and_then(|s| s.get("redo_cap")) {
-                    None | Some(Value::Null) => {}
-                    Some(value) => match value.as_u64() {
-                        Some(0) => settings.redo_cap = None,
-                        Some(n) => settings.redo_cap = Some(n),
-                        None => {
-                            settings.error = Some(setting_error(
-                                &display,
-                                format!(
-                                    "shell_hooks.redo_cap: expected a whole number (0 for no cap), found {value}; the default of {} applies",
-                                    agent_hooks_core::event::REDO_CAP
-                                ),
-                            ));
-                        }
-                    },
-                }
-                settings.rewrite_permission = RewritePermission::from_settings(&doc);
-                match log_destination(doc.get("logs").and_then(|l| l.get("events"))) {
-                    Ok(destination) => settings.events_log = destination,
-                    Err(why) => settings.error = Some(setting_error(&display, why)),
-                }
-                let sidecar = doc.get("sidecar");
-                match sidecar.and_then(|s| s.get("max_body")) {
-                    None | Some(Value::Null) => {}
-                    Some(value) => match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
-                        Some(n) if n > 0 => settings.max_body = n,
-                        _ => {
-                            settings.error = Some(setting_error(
-                                &display,
-                                format!(
-                                    "sidecar.max_body: expected a number of bytes above 0, found {value}; the default of {} applies",
-                                    MAX_BODY
-                                ),
-                            ));
-                        }
-                    },
-                }
-                match sidecar.and_then(|s| s.get("host_lifecycle")) {
-                    None | Some(Value::Null) => {}
-                    Some(Value::Bool(b)) => settings.host_lifecycle = *b,
-                    Some(other) => {
-                        settings.error = Some(setting_error(
-                            &display,
-                            format!(
-                                "sidecar.host_lifecycle: expected true or false, found {other}; serve fires the lifecycle events"
-                            ),
-                        ));
-                    }
-                }
-                match judge_endpoint(doc.get("llm_judge")) {
-                    Ok(judge) => settings.judge = judge,
-                    Err(why) => {
-                        settings.error = Some(setting_error(
-                            &display,
-                            format!(
-                                "llm_judge: {why}; prompt hooks use the defaults (anthropic, {})",
-                                agent_hooks_transports::judge::DEFAULT_ANTHROPIC_MODEL
-                            ),
-                        ));
-                    }
-                }
-            }
+        let doc = match parse(&text) {
+            Ok(doc) => doc,
             Err(err) => {
                 settings.unreadable = true;
                 settings.error = Some(parse_error(&display, &err));
+                return settings;
             }
+        };
+        // Each setting of the wrong kind is a problem; the last one written is the one told.
+        let mut problems = Vec::new();
+        if let Some(why) = shape_problem(&doc) {
+            problems.push(format!("{why}; the master switch stays off"));
+        }
+        let file = from_object::<AgentFile>(&doc).unwrap_or_default();
+        if let Some(shell) = section(&file.shell_hooks) {
+            settings.read_shell_hooks(shell, &mut problems);
+        }
+        let claude = section(&file.claude_hooks);
+        settings.claude_user_settings = claude.and_then(|c| valid(&c.user_settings)) == Some(&true);
+        settings.tool_aliases = Arc::new(ToolAliases::with_overrides(
+            claude.and_then(|c| c.tool_aliases.as_ref()),
+        ));
+        settings.rewrite_permission = RewritePermission::from_settings(&doc);
+        match log_destination(section(&file.logs).and_then(|l| l.events.as_ref())) {
+            Ok(destination) => settings.events_log = destination,
+            Err(why) => problems.push(why),
+        }
+        if let Some(sidecar) = section(&file.sidecar) {
+            settings.read_sidecar(sidecar, &mut problems);
+        }
+        match judge_endpoint(&file.llm_judge) {
+            Ok(judge) => settings.judge = judge,
+            Err(why) => problems.push(format!(
+                "llm_judge: {why}; prompt hooks use the defaults (anthropic, {})",
+                agent_hooks_transports::judge::DEFAULT_ANTHROPIC_MODEL
+            )),
+        }
+        if let Some(last) = problems.pop() {
+            settings.error = Some(setting_error(&display, last));
         }
         settings
     }
+
+    /// `shell_hooks`: the master switch, self-approval, the host's events and the redo cap.
+    fn read_shell_hooks(&mut self, shell: &ShellHooks, problems: &mut Vec<String>) {
+        match &shell.enabled {
+            None => {}
+            Some(Typed::Valid(enabled)) => self.shell_hooks_enabled = *enabled,
+            Some(Typed::Wrong(other)) => problems.push(format!(
+                "shell_hooks.enabled: expected true or false, found {other}; the master switch stays off"
+            )),
+        }
+        if let Some(self_approve) = valid(&shell.self_approve) {
+            self.self_approve = *self_approve;
+        }
+        self.host_events = valid(&shell.host_events).map(|names| {
+            names
+                .iter()
+                .filter_map(|name| name.get().ok())
+                .filter_map(|name| name.parse().ok())
+                .collect()
+        });
+        match &shell.redo_cap {
+            None => {}
+            Some(Typed::Valid(0)) => self.redo_cap = None,
+            Some(Typed::Valid(cap)) => self.redo_cap = Some(*cap),
+            Some(Typed::Wrong(value)) => problems.push(format!(
+                "shell_hooks.redo_cap: expected a whole number (0 for no cap), found {value}; the default of {} applies",
+                agent_hooks_core::event::REDO_CAP
+            )),
+        }
+    }
+
+    /// `sidecar`: the largest request body and whether the host fires the lifecycle events.
+    fn read_sidecar(&mut self, sidecar: &Sidecar, problems: &mut Vec<String>) {
+        match &sidecar.max_body {
+            None => {}
+            Some(Typed::Valid(bytes)) => match usize::try_from(*bytes) {
+                Ok(bytes) if bytes > 0 => self.max_body = bytes,
+                _ => problems.push(max_body_problem(bytes)),
+            },
+            Some(Typed::Wrong(value)) => problems.push(max_body_problem(value)),
+        }
+        match &sidecar.host_lifecycle {
+            None => {}
+            Some(Typed::Valid(fired_by_host)) => self.host_lifecycle = *fired_by_host,
+            Some(Typed::Wrong(other)) => problems.push(format!(
+                "sidecar.host_lifecycle: expected true or false, found {other}; serve fires the lifecycle events"
+            )),
+        }
+    }
 }
 
-fn log_destination(value: Option<&Value>) -> Result<LogDestination, String> {
-    match value {
-        None | Some(Value::Null | Value::Bool(true)) => Ok(LogDestination::Default),
-        Some(Value::Bool(false)) => Ok(LogDestination::Off),
-        Some(Value::String(path)) if !path.trim().is_empty() => {
-            Ok(LogDestination::File(path.trim().into()))
+/// `sidecar.max_body` written as `value`, which is no number of bytes above 0.
+fn max_body_problem(value: &dyn std::fmt::Display) -> String {
+    format!(
+        "sidecar.max_body: expected a number of bytes above 0, found {value}; the default of {MAX_BODY} applies"
+    )
+}
+
+fn log_destination(value: Option<&Typed<EventsLog>>) -> Result<LogDestination, String> {
+    let found = match value {
+        None | Some(Typed::Valid(EventsLog::Switch(true))) => return Ok(LogDestination::Default),
+        Some(Typed::Valid(EventsLog::Switch(false))) => return Ok(LogDestination::Off),
+        Some(Typed::Valid(EventsLog::Path(path))) if !path.trim().is_empty() => {
+            return Ok(LogDestination::File(path.trim().into()));
         }
-        Some(other) => Err(format!(
-            "logs.events: expected a file path or false, found {other}; the log stays at logs/events.jsonl"
-        )),
-    }
+        Some(Typed::Valid(EventsLog::Path(blank))) => Value::String(blank.clone()),
+        Some(Typed::Wrong(other)) => other.clone(),
+    };
+    Err(format!(
+        "logs.events: expected a file path or false, found {found}; the log stays at logs/events.jsonl"
+    ))
 }
 
 /// A setting of `config/agent.yaml` with a value of the wrong kind; the file has no positions
@@ -223,24 +299,27 @@ fn setting_error(file: &str, message: String) -> ConfigError {
 /// `llm_judge` in `config/agent.yaml`: `provider` (`anthropic`, the default, or `openai` for
 /// any OpenAI-compatible server), `model`, `base_url` and `api_key_env`, each over the
 /// provider's defaults.
-fn judge_endpoint(section: Option<&Value>) -> Result<JudgeEndpoint, String> {
-    let Some(section) = section.filter(|s| !s.is_null()) else {
-        return Ok(JudgeEndpoint::default());
-    };
-    if !section.is_object() {
-        return Err(format!(
-            "expected a map of provider, model, base_url, api_key_env; found {}",
-            agent_hooks_core::wording::kind_of(section)
-        ));
-    }
-    let text = |key: &str| -> Result<Option<String>, String> {
-        match section.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_owned())),
-            Some(other) => Err(format!("{key}: expected a non-empty string, found {other}")),
+fn judge_endpoint(field: &Option<Typed<Object<Judge>>>) -> Result<JudgeEndpoint, String> {
+    let section = match field {
+        None => return Ok(JudgeEndpoint::default()),
+        Some(Typed::Valid(Object(section))) => section,
+        Some(Typed::Wrong(other)) => {
+            return Err(format!(
+                "expected a map of provider, model, base_url, api_key_env; found {}",
+                agent_hooks_core::wording::kind_of(other)
+            ));
         }
     };
-    let provider = match text("provider")?.as_deref() {
+    let text = |key: &str, field: &Option<Typed<String>>| -> Result<Option<String>, String> {
+        let found = match field {
+            None => return Ok(None),
+            Some(Typed::Valid(s)) if !s.trim().is_empty() => return Ok(Some(s.trim().to_owned())),
+            Some(Typed::Valid(blank)) => Value::String(blank.clone()),
+            Some(Typed::Wrong(other)) => other.clone(),
+        };
+        Err(format!("{key}: expected a non-empty string, found {found}"))
+    };
+    let provider = match text("provider", &section.provider)?.as_deref() {
         None | Some("anthropic") => Provider::Anthropic,
         Some("openai") => Provider::OpenAi,
         Some(other) => {
@@ -250,10 +329,10 @@ fn judge_endpoint(section: Option<&Value>) -> Result<JudgeEndpoint, String> {
         }
     };
     let mut endpoint = JudgeEndpoint::defaults(provider);
-    if let Some(model) = text("model")? {
+    if let Some(model) = text("model", &section.model)? {
         endpoint.model = model;
     }
-    if let Some(url) = text("base_url")? {
+    if let Some(url) = text("base_url", &section.base_url)? {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(format!(
                 "base_url \"{url}\" must start with http:// or https://"
@@ -261,22 +340,10 @@ fn judge_endpoint(section: Option<&Value>) -> Result<JudgeEndpoint, String> {
         }
         endpoint.base_url = url;
     }
-    if let Some(key) = text("api_key_env")? {
+    if let Some(key) = text("api_key_env", &section.api_key_env)? {
         endpoint.api_key_env = key;
     }
     Ok(endpoint)
-}
-
-/// `shell_hooks.host_events` in `config/agent.yaml`: the events a host declares it sends, so
-/// hooks on any other event can be called out as never firing.
-fn host_events(section: &Value) -> Option<Vec<Event>> {
-    let list = section.get("host_events")?.as_array()?;
-    Some(
-        list.iter()
-            .filter_map(Value::as_str)
-            .filter_map(|name| name.parse().ok())
-            .collect(),
-    )
 }
 
 fn parse(text: &str) -> Result<Value, serde_saphyr::Error> {
@@ -289,12 +356,12 @@ fn parse(text: &str) -> Result<Value, serde_saphyr::Error> {
 fn shape_problem(doc: &Value) -> Option<String> {
     match doc {
         Value::Null => None,
-        Value::Object(map) => match map.get("shell_hooks") {
-            None | Some(Value::Null | Value::Object(_)) => None,
-            Some(other) => Some(format!(
+        Value::Object(_) => match from_object::<AgentFile>(doc)?.shell_hooks {
+            Some(Typed::Wrong(other)) => Some(format!(
                 "shell_hooks: expected a mapping (such as \"enabled: true\"), found {}",
-                agent_hooks_core::wording::kind_of(other)
+                agent_hooks_core::wording::kind_of(&other)
             )),
+            None | Some(Typed::Valid(_)) => None,
         },
         other => Some(format!(
             "expected a mapping of settings (key: value lines), found {}",
@@ -546,6 +613,56 @@ mod tests {
         assert_eq!(settings.error, None);
         let doc = parse(&std::fs::read_to_string(ws.agent_yaml()).expect("read")).expect("parses");
         assert_eq!(doc["model"], "opus");
+    }
+
+    #[test]
+    fn a_setting_of_the_wrong_kind_is_named_and_the_last_one_is_told() {
+        let told = |text: &str| {
+            let (_dir, ws) = workspace_with(text);
+            let settings = AgentSettings::load(&ws);
+            settings.error.map(|e| e.message().to_owned())
+        };
+        assert_eq!(
+            told("shell_hooks:\n  enabled: \"yes\"\n").as_deref(),
+            Some(
+                "shell_hooks.enabled: expected true or false, found \"yes\"; the master switch stays off"
+            )
+        );
+        assert_eq!(
+            told("shell_hooks:\n  redo_cap: -1\n").as_deref(),
+            Some(format!(
+                "shell_hooks.redo_cap: expected a whole number (0 for no cap), found -1; the default of {} applies",
+                agent_hooks_core::event::REDO_CAP
+            ).as_str())
+        );
+        assert_eq!(
+            told("sidecar:\n  max_body: 0\n").as_deref(),
+            Some(format!("sidecar.max_body: expected a number of bytes above 0, found 0; the default of {MAX_BODY} applies").as_str())
+        );
+        assert_eq!(
+            told("logs:\n  events: \" \"\n").as_deref(),
+            Some(
+                "logs.events: expected a file path or false, found \" \"; the log stays at logs/events.jsonl"
+            )
+        );
+        let judge =
+            told("sidecar:\n  max_body: []\nllm_judge:\n  model: \"\"\n").expect("an error");
+        assert!(
+            judge.starts_with("llm_judge: model: expected a non-empty string, found \"\"; prompt hooks use the defaults"),
+            "{judge}"
+        );
+        let settings = {
+            let (_dir, ws) = workspace_with(
+                "shell_hooks:\n  enabled: true\n  redo_cap: 0\n  host_events: [pre_tool_call, 3]\nsidecar: {max_body: 10, host_lifecycle: true}\nlogs: {events: false}\n",
+            );
+            AgentSettings::load(&ws)
+        };
+        assert_eq!(settings.error, None);
+        assert!(settings.shell_hooks_enabled && settings.self_approve && settings.host_lifecycle);
+        assert_eq!(settings.redo_cap, None);
+        assert_eq!(settings.max_body, 10);
+        assert_eq!(settings.events_log, LogDestination::Off);
+        assert_eq!(settings.host_events.map(|events| events.len()), Some(1));
     }
 
     #[test]

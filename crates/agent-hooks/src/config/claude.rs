@@ -7,11 +7,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::agent::AgentSettings;
 use super::claude_hooks::load_hooks;
 use super::claude_plugins::Plugin;
+use super::typed::{Given, Typed, from_object};
 use super::{ConfigError, FileLoad, FileState};
 use crate::hook::SourceKind;
 use agent_hooks_core::config_error::Location;
@@ -73,6 +75,28 @@ fn settings_docs(files: &[PathBuf]) -> Vec<(PathBuf, Value)> {
         .collect()
 }
 
+/// The parts of a Claude Code settings file this source reads; the rest is Claude Code's.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct Settings {
+    disable_all_hooks: Option<Typed<bool>>,
+    /// Written at all (even as null, which lists nothing), the URLs an HTTP hook may post to.
+    allowed_http_hook_urls: Given<Typed<Vec<Typed<String>>>>,
+    /// Written at all (even as null, which lists nothing), the variables HTTP hooks may send.
+    http_hook_allowed_env_vars: Given<Typed<Vec<Typed<String>>>>,
+    /// Event name → matcher groups: the event names are data, so [`load_hooks`] walks the map.
+    hooks: Option<Value>,
+}
+
+/// The strings of a list as written; nothing when it is no list.
+fn strings(list: &Typed<Vec<Typed<String>>>) -> impl Iterator<Item = String> + '_ {
+    list.get()
+        .into_iter()
+        .flatten()
+        .filter_map(|item| item.get().ok())
+        .cloned()
+}
+
 /// What the settings files say about all hooks at once, read across them as Claude Code
 /// reads them: the last file that sets a switch wins, lists merge.
 #[derive(Debug, Default)]
@@ -90,25 +114,15 @@ pub(crate) struct HookSettings {
 impl HookSettings {
     fn read(docs: &[(PathBuf, Value)]) -> HookSettings {
         let mut out = HookSettings::default();
-        let strings = |v: &Value| -> Vec<String> {
-            v.as_array()
-                .map(|items| {
-                    items
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
         for (file, doc) in docs {
-            if let Some(off) = doc.get("disableAllHooks").and_then(Value::as_bool) {
-                out.disable_all = Some((off, file.clone()));
+            let read = from_object::<Settings>(doc).unwrap_or_default();
+            if let Some(Ok(off)) = read.disable_all_hooks.as_ref().map(Typed::get) {
+                out.disable_all = Some((*off, file.clone()));
             }
-            if let Some(urls) = doc.get("allowedHttpHookUrls") {
+            if let Given(Some(urls)) = &read.allowed_http_hook_urls {
                 out.http_urls.get_or_insert_default().extend(strings(urls));
             }
-            if let Some(names) = doc.get("httpHookAllowedEnvVars") {
+            if let Given(Some(names)) = &read.http_hook_allowed_env_vars {
                 out.http_env.get_or_insert_default().extend(strings(names));
             }
         }
@@ -275,7 +289,8 @@ fn load_file(
         settings,
         plugin,
     };
-    load_hooks(ws, &mut load, doc.get("hooks"), &declared, earlier);
+    let read = from_object::<Settings>(&doc).unwrap_or_default();
+    load_hooks(ws, &mut load, read.hooks.as_ref(), &declared, earlier);
     load
 }
 
@@ -362,6 +377,30 @@ mod tests {
         ));
         assert!(is_bridge_command("agent-hooks claude-hook"));
         assert!(!is_bridge_command("python3 guard.py"));
+    }
+
+    #[test]
+    fn the_switches_are_read_across_the_files_and_a_list_written_as_null_lists_nothing() {
+        let docs = vec![
+            (
+                PathBuf::from("a"),
+                serde_json::json!({"disableAllHooks": true, "allowedHttpHookUrls": ["https://a/*", 3], "httpHookAllowedEnvVars": null}),
+            ),
+            (
+                PathBuf::from("b"),
+                serde_json::json!({"disableAllHooks": "yes", "allowedHttpHookUrls": ["https://b/*"]}),
+            ),
+            (PathBuf::from("c"), serde_json::json!(["not", "settings"])),
+        ];
+        let read = HookSettings::read(&docs);
+        assert_eq!(read.disable_all, Some((true, PathBuf::from("a"))));
+        assert_eq!(
+            read.http_urls,
+            Some(vec!["https://a/*".to_owned(), "https://b/*".to_owned()])
+        );
+        assert_eq!(read.http_env, Some(Vec::new()));
+        assert!(read.allows_url("https://b/hook") && !read.allows_url("https://c/hook"));
+        assert_eq!(HookSettings::read(&[]).http_urls, None);
     }
 
     fn loaded(settings: &str) -> Vec<FileLoad> {

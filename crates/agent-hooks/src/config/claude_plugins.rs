@@ -13,9 +13,66 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use serde_json::Value;
 
+use super::typed::{Entries, Given, Object, Typed, from_object};
 use agent_hooks_core::workspace::Workspace;
+
+/// What a settings file says about plugins: `enabledPlugins`, plugin id → on or off (the ids
+/// are data, so the map is read in full).
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct PluginSwitches {
+    enabled_plugins: Option<Typed<Entries<Typed<bool>>>>,
+}
+
+/// `installed_plugins.json`: plugin id → its installs.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Registry {
+    plugins: Option<Typed<BTreeMap<String, Installs>>>,
+}
+
+/// A plugin's installs as written: a list, each an object when well formed.
+type Installs = Typed<Vec<Typed<Object<Install>>>>;
+
+/// One install of a plugin: user-wide, or for the project at `projectPath`.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct Install {
+    install_path: Option<Typed<String>>,
+    /// Written at all (even as null): the install is for one project, not user-wide.
+    project_path: Given<Typed<String>>,
+}
+
+/// The parts of a plugin's `.claude-plugin/plugin.json` read here.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Manifest {
+    name: Option<Typed<String>>,
+    hooks: Option<Typed<ManifestHooks>>,
+}
+
+/// A manifest's `hooks`: a hook file, a list of them, or the hooks themselves.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ManifestHooks {
+    File(String),
+    Files(Vec<Typed<String>>),
+    Inline(
+        #[expect(
+            dead_code,
+            reason = "the manifest file itself is read as the hook file"
+        )]
+        serde_json::Map<String, Value>,
+    ),
+}
+
+/// The value of an optional field, when written with the declared type.
+fn valid<T>(field: &Option<Typed<T>>) -> Option<&T> {
+    field.as_ref().and_then(|typed| typed.get().ok())
+}
 
 /// An enabled plugin.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,10 +92,11 @@ pub(crate) struct Plugin {
 pub(crate) fn enabled(ws: &Workspace, settings: &[(PathBuf, Value)]) -> (Vec<Plugin>, Vec<String>) {
     let mut switches: BTreeMap<String, bool> = BTreeMap::new();
     for (_, doc) in settings {
-        if let Some(map) = doc.get("enabledPlugins").and_then(Value::as_object) {
+        let read = from_object::<PluginSwitches>(doc).unwrap_or_default();
+        if let Some(Entries(map)) = valid(&read.enabled_plugins) {
             for (id, on) in map {
-                if let Some(on) = on.as_bool() {
-                    switches.insert(id.clone(), on);
+                if let Ok(on) = on.get() {
+                    switches.insert(id.clone(), *on);
                 }
             }
         }
@@ -142,45 +200,62 @@ fn plugin(id: &str, root: PathBuf, home: &Path) -> Plugin {
 
 /// `installed_plugins.json`: `{"plugins": {"name@mkt": [{"scope", "installPath",
 /// "projectPath"?}, …]}}`.
-fn read_registry(path: &Path, problems: &mut Vec<String>) -> Value {
+/// A registry that is missing, broken or of another shape lists no plugin.
+fn read_registry(path: &Path, problems: &mut Vec<String>) -> Registry {
     match agent_hooks_core::store::read_optional(path) {
-        Ok(None) => Value::Null,
-        Ok(Some(text)) => serde_json::from_str(&text).unwrap_or_else(|e| {
-            problems.push(format!("{} is not valid JSON: {e}", path.display()));
-            Value::Null
-        }),
+        Ok(None) => Registry::default(),
+        Ok(Some(text)) => match serde_json::from_str::<Value>(&text) {
+            Ok(doc) => from_object(&doc).unwrap_or_default(),
+            Err(e) => {
+                problems.push(format!("{} is not valid JSON: {e}", path.display()));
+                Registry::default()
+            }
+        },
         Err(e) => {
             problems.push(format!("cannot read {}: {e}", path.display()));
-            Value::Null
+            Registry::default()
         }
     }
 }
 
 /// Where `id` is installed for this workspace: an install for this project (`projectPath`)
 /// before a user-wide one.
-fn install_path(registry: &Value, id: &str, workspace: &Path) -> Option<PathBuf> {
-    let entries = registry.get("plugins")?.get(id)?.as_array()?;
-    let path_of = |e: &Value| {
-        e.get("installPath")
-            .and_then(Value::as_str)
-            .map(PathBuf::from)
-    };
-    let for_project = entries.iter().find(|e| {
-        e.get("projectPath")
-            .and_then(Value::as_str)
+/// An entry that is not an object is an install with neither path: user-wide, and nowhere.
+fn install_path(registry: &Registry, id: &str, workspace: &Path) -> Option<PathBuf> {
+    let entries = valid(&registry.plugins)?.get(id)?.get().ok()?;
+    let nowhere = Install::default();
+    let installs = entries.iter().map(|entry| match entry {
+        Typed::Valid(Object(install)) => install,
+        Typed::Wrong(_) => &nowhere,
+    });
+    let path_of = |install: &Install| valid(&install.install_path).map(PathBuf::from);
+    let for_project = installs.clone().find(|install| {
+        install
+            .project_path
+            .0
+            .as_ref()
+            .and_then(|p| p.get().ok())
             .is_some_and(|p| Path::new(p) == workspace)
     });
-    let user_wide = entries.iter().find(|e| e.get("projectPath").is_none());
+    let user_wide = installs
+        .clone()
+        .find(|install| install.project_path.0.is_none());
     for_project
         .or(user_wide)
         .and_then(path_of)
         .filter(|p| p.is_dir())
 }
 
+/// A plugin's manifest, when it can be read as JSON; its fields, when written as an object.
+fn read_manifest(text: &str) -> Result<Manifest, serde_json::Error> {
+    let doc: Value = serde_json::from_str(text)?;
+    Ok(from_object(&doc).unwrap_or_default())
+}
+
 fn manifest_name(manifest: &Path) -> Option<String> {
     let text = std::fs::read_to_string(manifest).ok()?;
-    let doc: Value = serde_json::from_str(&text).ok()?;
-    doc.get("name").and_then(Value::as_str).map(str::to_owned)
+    let read = read_manifest(&text).ok()?;
+    valid(&read.name).cloned()
 }
 
 /// `hooks/hooks.json` when it exists, then each file the manifest's `hooks` names (a path or
@@ -196,21 +271,25 @@ fn hook_files(root: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
     let Ok(text) = std::fs::read_to_string(&manifest) else {
         return files;
     };
-    let doc: Value = match serde_json::from_str(&text) {
-        Ok(doc) => doc,
+    let read = match read_manifest(&text) {
+        Ok(read) => read,
         Err(e) => {
             problems.push(format!("{} is not valid JSON: {e}", manifest.display()));
             return files;
         }
     };
-    let named: Vec<&str> = match doc.get("hooks") {
-        Some(Value::String(path)) => vec![path.as_str()],
-        Some(Value::Array(paths)) => paths.iter().filter_map(Value::as_str).collect(),
-        Some(Value::Object(_)) => {
+    let named: Vec<&str> = match valid(&read.hooks) {
+        Some(ManifestHooks::File(path)) => vec![path.as_str()],
+        Some(ManifestHooks::Files(paths)) => paths
+            .iter()
+            .filter_map(|p| p.get().ok())
+            .map(String::as_str)
+            .collect(),
+        Some(ManifestHooks::Inline(_)) => {
             files.push(manifest.clone());
             Vec::new()
         }
-        _ => Vec::new(),
+        None => Vec::new(),
     };
     for path in named {
         let file = root.join(path.trim_start_matches("./"));
@@ -224,4 +303,83 @@ fn hook_files(root: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
         }
     }
     files
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn registry(written: Value) -> Registry {
+        from_object(&written).expect("a registry object")
+    }
+
+    #[test]
+    fn an_install_for_this_project_comes_before_the_first_user_wide_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let [project, user, other] = ["project", "user", "other"].map(|d| dir.path().join(d));
+        for installed in [&project, &user, &other] {
+            std::fs::create_dir_all(installed).expect("install dir");
+        }
+        let ws = dir.path().join("ws");
+        let found = |written: Value| install_path(&registry(written), "p@m", &ws);
+        assert_eq!(
+            found(json!({"plugins": {"p@m": [
+                {"installPath": user},
+                {"installPath": other, "projectPath": "/elsewhere"},
+                {"installPath": project, "projectPath": ws},
+            ]}})),
+            Some(project.clone())
+        );
+        // A projectPath written as null is still no user-wide install.
+        assert_eq!(
+            found(json!({"plugins": {"p@m": [
+                {"installPath": other, "projectPath": null},
+                {"installPath": user},
+            ]}})),
+            Some(user.clone())
+        );
+        // An entry that is no object is user-wide and installed nowhere.
+        assert_eq!(
+            found(json!({"plugins": {"p@m": [3, {"installPath": user}]}})),
+            None
+        );
+        assert_eq!(
+            found(json!({"plugins": {"p@m": {"installPath": user}}})),
+            None
+        );
+        assert_eq!(found(json!({"plugins": []})), None);
+    }
+
+    #[test]
+    fn a_manifest_names_hook_files_or_holds_the_hooks_itself() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let manifest = root.join(".claude-plugin/plugin.json");
+        std::fs::create_dir_all(root.join(".claude-plugin")).expect("manifest dir");
+        let files = |written: Value| {
+            std::fs::write(&manifest, written.to_string()).expect("write manifest");
+            let mut problems = Vec::new();
+            let files = hook_files(root, &mut problems);
+            (files, problems.len())
+        };
+        assert_eq!(
+            files(json!({"name": "n", "hooks": ["./a.json", 3, "../x.json"]})),
+            (vec![root.join("a.json")], 1)
+        );
+        assert_eq!(
+            files(json!({"hooks": "b.json"})),
+            (vec![root.join("b.json")], 0)
+        );
+        assert_eq!(
+            files(json!({"hooks": {"PreToolUse": []}})),
+            (vec![manifest.clone()], 0)
+        );
+        assert_eq!(files(json!({"hooks": null})), (Vec::new(), 0));
+        assert_eq!(files(json!(["hooks"])), (Vec::new(), 0));
+        assert_eq!(manifest_name(&manifest), None);
+        std::fs::write(&manifest, r#"{"name": "named"}"#).expect("write manifest");
+        assert_eq!(manifest_name(&manifest).as_deref(), Some("named"));
+    }
 }
