@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::config::claude::bridge_agent;
+use crate::config::agent_files::bridge_agent;
 use crate::dispatch::DispatchOptions;
 use crate::engine::Engine;
 use agent_hooks_core::event::Event;

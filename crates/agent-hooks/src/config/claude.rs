@@ -7,13 +7,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::agent::AgentSettings;
-use super::claude_hooks::load_hooks;
+use super::claude_hooks::{Declared, HookSettings, Settings, load_hooks};
 use super::claude_plugins::Plugin;
-use super::typed::{Given, Typed, from_object};
+use super::typed::from_object;
 use super::{ConfigError, FileLoad, FileState};
 use crate::hook::SourceKind;
 use agent_hooks_core::config_error::Location;
@@ -22,32 +21,6 @@ use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::agent::Agent;
 use agent_hooks_dialects::claude::ToolAliases;
 use agent_hooks_transports::JudgeEndpoint;
-
-/// Claude Code's default hook timeout; agent-hooks caps every hook at 120 s.
-pub(crate) const CLAUDE_DEFAULT_TIMEOUT_SECS: f64 = 600.0;
-
-/// Claude Code's default timeout of a `SessionEnd` hook that sets none.
-pub(super) const SESSION_END_TIMEOUT_SECS: f64 = 1.5;
-
-/// Whether a command is an agent-hooks bridge (`agent-hooks claude-hook`, `codex-hook`, ...),
-/// which the agent runs; running it from here would dispatch the workspace into itself.
-pub(crate) fn is_bridge_command(command: &str) -> bool {
-    bridge_agent(command).is_some()
-}
-
-/// The agent whose bridge `command` runs (`agent-hooks codex-hook` → Codex), if it is one.
-pub(crate) fn bridge_agent(command: &str) -> Option<Agent> {
-    let words = shell_words::split(command).unwrap_or_default();
-    if !words
-        .iter()
-        .any(|w| w.rsplit('/').next().is_some_and(|b| b == "agent-hooks"))
-    {
-        return None;
-    }
-    Agent::ALL
-        .into_iter()
-        .find(|agent| words.iter().any(|w| w == agent.hook_command()))
-}
 
 /// The settings files this source reads, in order.
 pub(crate) fn settings_files(ws: &Workspace, agent: &AgentSettings) -> Vec<PathBuf> {
@@ -73,98 +46,6 @@ fn settings_docs(files: &[PathBuf]) -> Vec<(PathBuf, Value)> {
             Some((file.clone(), doc))
         })
         .collect()
-}
-
-/// The parts of a Claude Code settings file this source reads; the rest is Claude Code's.
-#[derive(Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct Settings {
-    disable_all_hooks: Option<Typed<bool>>,
-    /// Written at all (even as null, which lists nothing), the URLs an HTTP hook may post to.
-    allowed_http_hook_urls: Given<Typed<Vec<Typed<String>>>>,
-    /// Written at all (even as null, which lists nothing), the variables HTTP hooks may send.
-    http_hook_allowed_env_vars: Given<Typed<Vec<Typed<String>>>>,
-    /// Event name → matcher groups: the event names are data, so [`load_hooks`] walks the map.
-    hooks: Option<Value>,
-}
-
-/// The strings of a list as written; nothing when it is no list.
-fn strings(list: &Typed<Vec<Typed<String>>>) -> impl Iterator<Item = String> + '_ {
-    list.get()
-        .into_iter()
-        .flatten()
-        .filter_map(|item| item.get().ok())
-        .cloned()
-}
-
-/// What the settings files say about all hooks at once, read across them as Claude Code
-/// reads them: the last file that sets a switch wins, lists merge.
-#[derive(Debug, Default)]
-pub(crate) struct HookSettings {
-    /// `disableAllHooks`, with the file whose value holds.
-    disable_all: Option<(bool, PathBuf)>,
-    /// `allowedHttpHookUrls`: when some file sets it, an HTTP hook runs only if its URL
-    /// matches one of these patterns (`*` is any text).
-    http_urls: Option<Vec<String>>,
-    /// `httpHookAllowedEnvVars`: when some file sets it, an outer limit on every HTTP hook's
-    /// `allowedEnvVars`.
-    pub(super) http_env: Option<Vec<String>>,
-}
-
-impl HookSettings {
-    fn read(docs: &[(PathBuf, Value)]) -> HookSettings {
-        let mut out = HookSettings::default();
-        for (file, doc) in docs {
-            let read = from_object::<Settings>(doc).unwrap_or_default();
-            if let Some(Ok(off)) = read.disable_all_hooks.as_ref().map(Typed::get) {
-                out.disable_all = Some((*off, file.clone()));
-            }
-            if let Given(Some(urls)) = &read.allowed_http_hook_urls {
-                out.http_urls.get_or_insert_default().extend(strings(urls));
-            }
-            if let Given(Some(names)) = &read.http_hook_allowed_env_vars {
-                out.http_env.get_or_insert_default().extend(strings(names));
-            }
-        }
-        out
-    }
-
-    /// Whether `allowedHttpHookUrls` lets an HTTP hook POST to `url`. Scheme and host compare
-    /// without case, and a host's trailing dot is ignored, as in Claude Code.
-    pub(super) fn allows_url(&self, url: &str) -> bool {
-        let Some(patterns) = &self.http_urls else {
-            return true;
-        };
-        let url = normalized_origin(url);
-        patterns.iter().any(|pattern| {
-            let regex = format!(
-                "^{}$",
-                normalized_origin(pattern)
-                    .split('*')
-                    .map(regex::escape)
-                    .collect::<Vec<_>>()
-                    .join(".*")
-            );
-            regex::Regex::new(&regex).is_ok_and(|r| r.is_match(&url))
-        })
-    }
-}
-
-/// `url` with its scheme and host lowercased and a trailing dot of the host dropped.
-fn normalized_origin(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(end);
-    let authority = authority.to_ascii_lowercase();
-    let authority = match authority.rsplit_once(':') {
-        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit() || c == '*') => {
-            format!("{}:{port}", host.trim_end_matches('.'))
-        }
-        _ => authority.trim_end_matches('.').to_owned(),
-    };
-    format!("{}://{authority}{tail}", scheme.to_ascii_lowercase())
 }
 
 pub(crate) fn load(ws: &Workspace, agent: &AgentSettings) -> Vec<FileLoad> {
@@ -294,90 +175,10 @@ fn load_file(
     load
 }
 
-/// Warns about each key of the object `written` (at `at`) that the struct `T` does not
-/// declare, saying why it is ignored (`why`).
-pub(super) fn warn_unknown_keys<T: serde::de::DeserializeOwned>(
-    load: &mut FileLoad,
-    at: &str,
-    written: &Value,
-    why: &str,
-) {
-    for key in super::typed::unknown_keys::<T>(written) {
-        let warning = ConfigError::whole_file(
-            &load.display,
-            format!("{at}: unknown key \"{key}\" ({why}); ignored"),
-        );
-        load.warnings.push(warning);
-    }
-}
-
-/// The agent's event named `event_name` (`parsed`, read by the caller's dialect) and the list
-/// declared under it. An event this host has no twin for, or one the agent does not have, is
-/// a warning; a value that is not a list is an error saying what it should list (`what`).
-/// Either way the hooks under it are skipped (`None`).
-pub(super) fn declared_event<'v, E>(
-    load: &mut FileLoad,
-    agent: Agent,
-    (event_name, value): (&str, &'v Value),
-    (parsed, unmapped): (Option<E>, &[&str]),
-    what: &str,
-) -> Option<(E, &'v [Value])> {
-    let Some(event) = parsed else {
-        let warning =
-            ConfigError::whole_file(&load.display, skipped_event(agent, event_name, unmapped));
-        load.warnings.push(warning);
-        return None;
-    };
-    let list = value.as_array();
-    if list.is_none() {
-        let error = ConfigError::whole_file(
-            &load.display,
-            format!(
-                "hooks.{event_name} must be a list of {what}, found {}",
-                json_kind(value)
-            ),
-        );
-        load.errors.push(error);
-    }
-    Some((event, list?.as_slice()))
-}
-
-/// Why the hooks an agent's file declares on `event_name` are skipped: the agent has the event
-/// but this host has no twin of it (`unmapped`), or the agent has no such event.
-fn skipped_event(agent: Agent, event_name: &str, unmapped: &[&str]) -> String {
-    if unmapped.contains(&event_name) {
-        format!("{event_name} hooks never fire in this host (it has no such event); skipped")
-    } else {
-        format!(
-            "unknown {} event \"{event_name}\"; its hooks are skipped",
-            agent.label()
-        )
-    }
-}
-
-/// What the hooks of one file are declared for: the agent whose event names and conventions
-/// they use, and what they share.
-pub(crate) struct Declared<'a> {
-    pub(crate) agent: Agent,
-    pub(crate) aliases: &'a Arc<ToolAliases>,
-    pub(crate) judge: &'a JudgeEndpoint,
-    pub(crate) settings: &'a HookSettings,
-    pub(crate) plugin: Option<&'a Plugin>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use agent_hooks_transports::TransportSpec;
-
-    #[test]
-    fn bridge_commands_are_recognised() {
-        assert!(is_bridge_command(
-            "/usr/local/bin/agent-hooks claude-hook --workspace \"$CLAUDE_PROJECT_DIR\""
-        ));
-        assert!(is_bridge_command("agent-hooks claude-hook"));
-        assert!(!is_bridge_command("python3 guard.py"));
-    }
 
     #[test]
     fn the_switches_are_read_across_the_files_and_a_list_written_as_null_lists_nothing() {

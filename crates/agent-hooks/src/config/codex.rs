@@ -9,8 +9,7 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::agent::AgentSettings;
-use super::claude::{Declared, HookSettings};
-use super::claude_hooks::load_hooks;
+use super::claude_hooks::{Declared, HookSettings, load_hooks};
 use super::document::{Located, parse_json, read};
 use super::typed::{from_object, unknown_keys};
 use super::{ConfigError, FileLoad};

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Number, Value};
 
 use super::agent::AgentSettings;
-use super::claude::{bridge_agent, declared_event, warn_unknown_keys};
+use super::agent_files::{bridge_agent, declared_event, warn_unknown_keys};
 use super::document::{parse_json, read};
 use super::typed::{Entries, Given, Typed, from_object, unknown_keys};
 use super::{ConfigError, FileLoad};

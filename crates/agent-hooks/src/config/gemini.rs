@@ -12,7 +12,7 @@ use serde::de::IgnoredAny;
 use serde_json::{Number, Value};
 
 use super::agent::AgentSettings;
-use super::claude::{bridge_agent, declared_event, warn_unknown_keys};
+use super::agent_files::{bridge_agent, declared_event, warn_unknown_keys};
 use super::document::{parse_json, read};
 use super::typed::{Entries, Object, Typed, from_object};
 use super::{ConfigError, FileLoad};

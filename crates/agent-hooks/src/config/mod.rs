@@ -5,6 +5,7 @@
 //! (`docs/configuration.md`, issue "reload").
 
 pub(crate) mod agent;
+pub(crate) mod agent_files;
 mod builtin;
 pub(crate) mod claude;
 mod claude_hooks;
