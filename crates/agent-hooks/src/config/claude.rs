@@ -10,8 +10,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::agent::AgentSettings;
-use super::claude_hooks::{Declared, HookSettings, Settings, load_hooks};
+use super::claude_hooks::{Declared, load_hooks};
 use super::claude_plugins::Plugin;
+use super::claude_settings::{HookSettings, Settings};
 use super::typed::from_object;
 use super::{ConfigError, FileLoad, FileState};
 use crate::hook::SourceKind;

@@ -9,7 +9,8 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::agent::AgentSettings;
-use super::claude_hooks::{Declared, HookSettings, load_hooks};
+use super::claude_hooks::{Declared, load_hooks};
+use super::claude_settings::HookSettings;
 use super::document::{Located, parse_json, read};
 use super::typed::{from_object, unknown_keys};
 use super::{ConfigError, FileLoad};

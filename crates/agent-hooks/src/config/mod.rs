@@ -10,6 +10,7 @@ mod builtin;
 pub(crate) mod claude;
 mod claude_hooks;
 pub(crate) mod claude_plugins;
+mod claude_settings;
 pub(crate) mod codex;
 mod cursor;
 mod document;
