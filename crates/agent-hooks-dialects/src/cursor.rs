@@ -460,6 +460,8 @@ pub fn cursor_input(
     input
 }
 
+/// The canonical payload as a Cursor hook's stdin for `cursor`: one JSON line in Cursor's field
+/// names, with the workspace's root as the project.
 pub fn input(view: &PayloadView<'_>, cursor: CursorEvent) -> Vec<u8> {
     let root = view.ws.root().to_string_lossy();
     let input = cursor_input(cursor, view.payload, &root);

@@ -115,6 +115,8 @@ impl GeminiEvent {
             .map(|(_, g, _)| *g)
     }
 
+    /// Whether the event is about one tool call (a hook's matcher is matched against the
+    /// tool's name).
     pub fn is_tool_event(self) -> bool {
         matches!(self, GeminiEvent::BeforeTool | GeminiEvent::AfterTool)
     }
@@ -346,6 +348,8 @@ pub fn gemini_input(
     input
 }
 
+/// The canonical payload as a Gemini CLI hook's stdin for `gemini`: one JSON line, tool
+/// names given as Gemini CLI's through `aliases`.
 pub fn input(view: &PayloadView<'_>, gemini: GeminiEvent, aliases: &ToolAliases) -> Vec<u8> {
     let now = time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)

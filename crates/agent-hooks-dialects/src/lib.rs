@@ -23,17 +23,7 @@
 pub mod agent;
 pub mod claude;
 pub mod codex;
-// `cursor` and `gemini` are being reworked with the other agents' modules; their last
-// undocumented items (`input`, `GeminiEvent::is_tool_event`) get documented there.
-#[allow(
-    missing_docs,
-    reason = "documented in the rework of the agents' modules"
-)]
 pub mod cursor;
-#[allow(
-    missing_docs,
-    reason = "documented in the rework of the agents' modules"
-)]
 pub mod gemini;
 pub mod home;
 pub mod matcher;
