@@ -6,8 +6,9 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 ws="$here/workspace"
-cargo build -q --release -p agent-hooks-cli
-bin="$here/../target/release/agent-hooks"
+# From any directory: the build is named by its manifest, the binary found where cargo puts it.
+cargo build -q --release -p agent-hooks-cli --manifest-path "$here/../Cargo.toml"
+bin="${CARGO_TARGET_DIR:-$here/../target}/release/agent-hooks"
 "$bin" --workspace "$ws" approve hooks/block_dangerous.sh
 "$bin" --workspace "$ws" approve hooks/project_context.sh
 failed=0
