@@ -8,10 +8,10 @@ use serde_json::{Map, Value};
 
 use super::claude::{
     CLAUDE_HOOKS_FILE, ClaudeEvent, ClaudeFamily, RewritePermission, Sent, claude_matcher,
-    from_claude, to_claude,
+    read_family_input, to_claude,
 };
 use crate::agent::{Agent, AgentAnswer, SourceKind};
-use crate::home::{AgentHome, Bridged, HooksFile, InputError, ToolAliases};
+use crate::home::{AgentHome, AgentNames, Bridged, HooksFile, InputError, ToolAliases};
 use crate::matcher::Matcher;
 use agent_hooks_core::answer::Decision;
 use agent_hooks_core::event::Event;
@@ -75,28 +75,15 @@ impl ClaudeFamily for Codex {
 }
 
 impl AgentHome for Codex {
-    fn name(&self) -> &'static str {
-        "codex"
-    }
-
-    fn label(&self) -> &'static str {
-        "Codex"
-    }
-
-    fn hook_command(&self) -> &'static str {
-        "codex-hook"
-    }
-
-    fn http_route(&self) -> &'static str {
-        "/v1/hooks/codex"
-    }
-
-    fn config_file(&self) -> &'static str {
-        ".codex/hooks.json"
-    }
-
-    fn source(&self) -> SourceKind {
-        SourceKind::Codex
+    fn names(&self) -> &'static AgentNames {
+        &AgentNames {
+            name: "codex",
+            label: "Codex",
+            hook_command: "codex-hook",
+            http_route: "/v1/hooks/codex",
+            config_file: ".codex/hooks.json",
+            source: SourceKind::Codex,
+        }
     }
 
     fn events(&self) -> Vec<(&'static str, Event)> {
@@ -133,14 +120,7 @@ impl AgentHome for Codex {
         aliases: &ToolAliases,
         _rewrite: RewritePermission,
     ) -> Result<Bridged, InputError> {
-        let t = from_claude(self, input, aliases)?;
-        let sent = Sent::of_event(t.event, &t.payload);
-        let claude = t.claude;
-        Ok(Bridged {
-            event: t.event,
-            payload: t.payload,
-            answer: Box::new(move |outcome| to_codex(claude, outcome, &sent)),
-        })
+        read_family_input(self, input, aliases, to_codex)
     }
 }
 

@@ -11,8 +11,8 @@ use super::claude::{Sent, bridge_log};
 use super::read::{self, Ended, Fields, parse_object};
 use crate::agent::{Agent, AgentAnswer, SourceKind};
 use crate::home::{
-    AgentHome, Bridged, HooksFile, InputError, RewritePermission, Selector, TimeoutUnit,
-    ToolAliases,
+    AgentHome, AgentNames, Bridged, HooksFile, InputError, RewritePermission, Selector,
+    TimeoutUnit, ToolAliases,
 };
 use crate::matcher::Matcher;
 use agent_hooks_core::answer::{Answer, Decision, Unusable};
@@ -190,28 +190,15 @@ pub fn compile_matcher(pattern: &str) -> Result<Option<Matcher>, regex::Error> {
 pub struct Cursor;
 
 impl AgentHome for Cursor {
-    fn name(&self) -> &'static str {
-        "cursor"
-    }
-
-    fn label(&self) -> &'static str {
-        "Cursor"
-    }
-
-    fn hook_command(&self) -> &'static str {
-        "cursor-hook"
-    }
-
-    fn http_route(&self) -> &'static str {
-        "/v1/hooks/cursor"
-    }
-
-    fn config_file(&self) -> &'static str {
-        ".cursor/hooks.json"
-    }
-
-    fn source(&self) -> SourceKind {
-        SourceKind::Cursor
+    fn names(&self) -> &'static AgentNames {
+        &AgentNames {
+            name: "cursor",
+            label: "Cursor",
+            hook_command: "cursor-hook",
+            http_route: "/v1/hooks/cursor",
+            config_file: ".cursor/hooks.json",
+            source: SourceKind::Cursor,
+        }
     }
 
     fn events(&self) -> Vec<(&'static str, Event)> {

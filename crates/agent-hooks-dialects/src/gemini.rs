@@ -11,7 +11,8 @@ use super::claude::{Sent, answer_with};
 use super::read::{self, Ended, Fields, parse_object};
 use crate::agent::{Agent, AgentAnswer, SourceKind};
 use crate::home::{
-    AgentHome, Bridged, HooksFile, InputError, RewritePermission, TimeoutUnit, ToolAliases,
+    AgentHome, AgentNames, Bridged, HooksFile, InputError, RewritePermission, TimeoutUnit,
+    ToolAliases,
 };
 use crate::matcher::Matcher;
 use agent_hooks_core::answer::{Answer, Decision, Rewrite, Unusable};
@@ -178,28 +179,15 @@ fn compile(tool_event: bool, pattern: &str) -> Result<Option<regex::Regex>, rege
 pub struct Gemini;
 
 impl AgentHome for Gemini {
-    fn name(&self) -> &'static str {
-        "gemini"
-    }
-
-    fn label(&self) -> &'static str {
-        "Gemini CLI"
-    }
-
-    fn hook_command(&self) -> &'static str {
-        "gemini-hook"
-    }
-
-    fn http_route(&self) -> &'static str {
-        "/v1/hooks/gemini"
-    }
-
-    fn config_file(&self) -> &'static str {
-        ".gemini/settings.json"
-    }
-
-    fn source(&self) -> SourceKind {
-        SourceKind::Gemini
+    fn names(&self) -> &'static AgentNames {
+        &AgentNames {
+            name: "gemini",
+            label: "Gemini CLI",
+            hook_command: "gemini-hook",
+            http_route: "/v1/hooks/gemini",
+            config_file: ".gemini/settings.json",
+            source: SourceKind::Gemini,
+        }
     }
 
     fn project_dir_var(&self) -> Option<&'static str> {

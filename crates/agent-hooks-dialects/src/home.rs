@@ -19,28 +19,60 @@ use agent_hooks_core::outcome::Outcome;
 /// The timeout, in seconds, of a bridge entry an installer writes.
 const BRIDGE_TIMEOUT_SECS: u64 = 120;
 
+/// What an agent is called and where its files and routes are: one row of data per agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentNames {
+    /// The short name: `claude`, `codex`.
+    pub name: &'static str,
+    /// How messages and docs name the agent (`Claude Code`).
+    pub label: &'static str,
+    /// The subcommand the agent runs as its bridge hook (`claude-hook`).
+    pub hook_command: &'static str,
+    /// The sidecar route that answers the agent's hook input in its own format.
+    pub http_route: &'static str,
+    /// The project file of hooks, relative to the workspace.
+    pub config_file: &'static str,
+    /// Which source the hooks declared in the agent's own configuration load as.
+    pub source: SourceKind,
+}
+
 /// Everything about one agent that only its module knows. Implemented once per agent; a
 /// fifth agent is a module with one more implementation and a row in `table.rs`.
 pub trait AgentHome: Sync {
+    /// What the agent is called and where its files and routes are.
+    fn names(&self) -> &'static AgentNames;
+
     /// The short name: `claude`, `codex` — the prefix of its bridge commands and the value
     /// of `convert --from`.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.names().name
+    }
 
     /// How messages and docs name the agent (`Claude Code`).
-    fn label(&self) -> &'static str;
+    fn label(&self) -> &'static str {
+        self.names().label
+    }
 
     /// The subcommand the agent runs as its bridge hook (`claude-hook`).
-    fn hook_command(&self) -> &'static str;
+    fn hook_command(&self) -> &'static str {
+        self.names().hook_command
+    }
 
     /// The sidecar route that answers the agent's hook input in its own format.
-    fn http_route(&self) -> &'static str;
+    fn http_route(&self) -> &'static str {
+        self.names().http_route
+    }
 
     /// The project file of hooks, relative to the workspace: what the installer writes and
     /// what `convert` reads by default.
-    fn config_file(&self) -> &'static str;
+    fn config_file(&self) -> &'static str {
+        self.names().config_file
+    }
 
     /// Which source the hooks declared in the agent's own configuration load as.
-    fn source(&self) -> SourceKind;
+    fn source(&self) -> SourceKind {
+        self.names().source
+    }
 
     /// Whether the agent itself can call an HTTP hook (and so its installer has `--http`).
     fn has_http_hooks(&self) -> bool {

@@ -68,6 +68,20 @@ pub enum BuiltinError {
     },
 }
 
+impl BuiltinError {
+    /// No guard called `name`, with the names that exist for the message.
+    fn unknown(name: &str) -> BuiltinError {
+        BuiltinError::Unknown {
+            name: name.to_owned(),
+            known: agent_hooks_guards::GUARDS
+                .iter()
+                .map(|g| g.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
 impl BuiltinSpec {
     /// Compiles guard `name` with the rules at `rules` (absolute). A rules problem still yields
     /// a spec — on the defaults — together with the error to report (fail-open, issue 8).
@@ -80,14 +94,7 @@ impl BuiltinSpec {
         state_key: &Path,
     ) -> Result<(BuiltinSpec, Option<BuiltinError>), BuiltinError> {
         let Some(info) = agent_hooks_guards::guard_info(name) else {
-            return Err(BuiltinError::Unknown {
-                name: name.to_owned(),
-                known: agent_hooks_guards::GUARDS
-                    .iter()
-                    .map(|g| g.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
+            return Err(BuiltinError::unknown(name));
         };
         let (compiled, problem) = compile_shared(info.name, rules.as_deref())?;
         // State on disk under the hook's STATE_DIR, locked per session: a host that runs one
@@ -218,14 +225,7 @@ fn defaults(
 ) -> Result<(Guard, Option<BuiltinError>), BuiltinError> {
     Guard::with_defaults(name)
         .map(|guard| (guard, problem))
-        .map_err(|_| BuiltinError::Unknown {
-            name: name.to_owned(),
-            known: agent_hooks_guards::GUARDS
-                .iter()
-                .map(|g| g.name)
-                .collect::<Vec<_>>()
-                .join(", "),
-        })
+        .map_err(|_| BuiltinError::unknown(name))
 }
 
 /// A guard answer as the reply of a command that printed it and exited 0 (`{}` prints nothing).

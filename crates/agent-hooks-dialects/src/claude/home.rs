@@ -4,16 +4,39 @@
 use serde_json::Value;
 
 use super::event::{
-    CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeCode, ClaudeEvent, compile_matcher,
+    CLAUDE_EVENTS, CLAUDE_UNMAPPED_EVENTS, ClaudeCode, ClaudeEvent, ClaudeFamily, compile_matcher,
 };
 use super::reverse::{Sent, from_claude, to_claude};
-use crate::agent::SourceKind;
+use crate::agent::{AgentAnswer, SourceKind};
 use crate::home::{
-    AgentHome, Bridged, HooksFile, InputError, RewritePermission, Selector, TimeoutUnit,
-    ToolAliases,
+    AgentHome, AgentNames, Bridged, HooksFile, InputError, RewritePermission, Selector,
+    TimeoutUnit, ToolAliases,
 };
 use crate::matcher::Matcher;
 use agent_hooks_core::event::Event;
+use agent_hooks_core::outcome::Outcome;
+
+/// A hook input of an agent that speaks Claude Code's protocol (`family`) read into a
+/// canonical dispatch, its answer written by `write` in the shape of the event it came as.
+///
+/// # Errors
+///
+/// The input is not a hook input of the agent, or names an event it has no twin for.
+pub fn read_family_input(
+    family: &dyn ClaudeFamily,
+    input: &Value,
+    aliases: &ToolAliases,
+    write: impl FnOnce(ClaudeEvent, &Outcome, &Sent) -> AgentAnswer + Send + 'static,
+) -> Result<Bridged, InputError> {
+    let t = from_claude(family, input, aliases)?;
+    let sent = Sent::of_event(t.event, &t.payload);
+    let claude = t.claude;
+    Ok(Bridged {
+        event: t.event,
+        payload: t.payload,
+        answer: Box::new(move |outcome| write(claude, outcome, &sent)),
+    })
+}
 
 /// The hooks file of Claude Code and of the agents that copy it: matcher groups, typed
 /// handlers, timeouts in seconds, no version.
@@ -38,28 +61,15 @@ pub fn claude_matcher(pattern: &str) -> Result<Option<Matcher>, regex::Error> {
 }
 
 impl AgentHome for ClaudeCode {
-    fn name(&self) -> &'static str {
-        "claude"
-    }
-
-    fn label(&self) -> &'static str {
-        "Claude Code"
-    }
-
-    fn hook_command(&self) -> &'static str {
-        "claude-hook"
-    }
-
-    fn http_route(&self) -> &'static str {
-        "/v1/hooks/claude-code"
-    }
-
-    fn config_file(&self) -> &'static str {
-        ".claude/settings.json"
-    }
-
-    fn source(&self) -> SourceKind {
-        SourceKind::ClaudeCode
+    fn names(&self) -> &'static AgentNames {
+        &AgentNames {
+            name: "claude",
+            label: "Claude Code",
+            hook_command: "claude-hook",
+            http_route: "/v1/hooks/claude-code",
+            config_file: ".claude/settings.json",
+            source: SourceKind::ClaudeCode,
+        }
     }
 
     fn has_http_hooks(&self) -> bool {
@@ -115,13 +125,8 @@ impl AgentHome for ClaudeCode {
         aliases: &ToolAliases,
         rewrite: RewritePermission,
     ) -> Result<Bridged, InputError> {
-        let t = from_claude(self, input, aliases)?;
-        let sent = Sent::of_event(t.event, &t.payload);
-        let claude = t.claude;
-        Ok(Bridged {
-            event: t.event,
-            payload: t.payload,
-            answer: Box::new(move |outcome| to_claude(claude, outcome, &sent, rewrite)),
+        read_family_input(self, input, aliases, move |claude, outcome, sent| {
+            to_claude(claude, outcome, sent, rewrite)
         })
     }
 }

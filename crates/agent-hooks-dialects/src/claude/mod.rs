@@ -28,7 +28,7 @@ pub use event::{
 };
 // Spoken by every agent's home; re-exported where callers first found them.
 pub use crate::home::{InputError, RewritePermission, ToolAliases};
-pub use home::{CLAUDE_HOOKS_FILE, claude_matcher};
+pub use home::{CLAUDE_HOOKS_FILE, claude_matcher, read_family_input};
 pub use input::{generate_tool_use_id, input};
 pub use reverse::{BRIDGED, Sent, answer_with, bridge_log, from_claude, to_claude};
 
