@@ -7,74 +7,118 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent_hooks::bridge::Agent;
-use agent_hooks::{Engine, Workspace, bridge};
+use agent_hooks::{Engine, OnFailure, Workspace, bridge};
 use serde_json::Value;
 
-/// The workspace of a bridge call: `--workspace`, else the agent's project directory, else the
-/// usual resolution.
-pub(crate) fn workspace(agent: Agent, flag: Option<&Path>) -> Workspace {
-    let project = agent.home().project_dir_var().and_then(std::env::var_os);
-    match (flag, project) {
-        (Some(dir), _) => Workspace::new(dir),
-        (None, Some(dir)) if !dir.is_empty() => Workspace::new(std::path::PathBuf::from(dir)),
-        _ => Workspace::resolve(None),
+/// Where a bridge call's workspace is, in this order: `--workspace`, `$AGENT_HOOKS_WORKSPACE`,
+/// the agent's project directory (`$CLAUDE_PROJECT_DIR`, `$GEMINI_PROJECT_DIR`), the project
+/// the input names (Cursor's first `workspace_roots`), else found from the input's `cwd` (else
+/// this process's) up, as git finds `.git` (`docs/agents.md`). `Err` says why none was found,
+/// for the message the agent shows.
+fn bridge_workspace(agent: Agent, flag: Option<&Path>, input: &Value) -> Result<Workspace, String> {
+    let named = |dir: PathBuf, from: &str| {
+        let ws = Workspace::new(dir);
+        if ws.root().is_dir() {
+            Ok(ws)
+        } else {
+            Err(format!(
+                "the workspace {} (from {from}) is not a directory",
+                ws.root().display()
+            ))
+        }
+    };
+    if let Some(dir) = flag {
+        return named(dir.to_path_buf(), "--workspace");
+    }
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dir) = var(agent_hooks::WORKSPACE_ENV) {
+        return named(PathBuf::from(dir), "$AGENT_HOOKS_WORKSPACE");
+    }
+    if let Some(name) = agent.home().project_dir_var()
+        && let Some(dir) = var(name)
+    {
+        return named(PathBuf::from(dir), &format!("${name}"));
+    }
+    if let Some(root) = agent.home().input_workspace(input)
+        && Path::new(root).is_dir()
+    {
+        return Ok(Workspace::new(PathBuf::from(root)));
+    }
+    let cwd = input
+        .get("cwd")
+        .and_then(Value::as_str)
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_dir())
+        .or_else(|| std::env::current_dir().ok());
+    let Some(cwd) = cwd else {
+        return Err("neither the hook input nor this process names a directory".into());
+    };
+    match Workspace::discover(&cwd) {
+        Some(found) => Ok(found.workspace),
+        None => Err(format!(
+            "no directory from {} up holds a workspace marker ({}, or .git); run `agent-hooks {}-install` in the project, which names it with --workspace",
+            cwd.display(),
+            agent_hooks::workspace::MARKERS.join(", "),
+            agent.name()
+        )),
     }
 }
 
-/// Whether the user named the workspace (`--workspace`, `AGENT_HOOKS_WORKSPACE`, the agent's
-/// project variable), so the hook input's own idea of it does not apply.
-pub(crate) fn named(agent: Agent, flag: Option<&Path>) -> bool {
-    let set = |var: &str| std::env::var_os(var).is_some_and(|v| !v.is_empty());
-    flag.is_some()
-        || set(agent_hooks::WORKSPACE_ENV)
-        || agent.home().project_dir_var().is_some_and(set)
+/// `fire`'s workspace: `--workspace`, else `$AGENT_HOOKS_WORKSPACE`, else found from the
+/// current directory up (a marker, else `.git`), else the current directory.
+pub(crate) fn fire_workspace(flag: Option<&Path>) -> Workspace {
+    let named = flag.is_some()
+        || std::env::var_os(agent_hooks::WORKSPACE_ENV).is_some_and(|v| !v.is_empty());
+    if named {
+        return Workspace::resolve(flag);
+    }
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| Workspace::discover(&cwd))
+        .map_or_else(|| Workspace::resolve(None), |found| found.workspace)
 }
 
-/// The workspace a hook input names, for an agent that does not run its hooks from the
-/// project (Cursor runs them from the directory of `hooks.json`).
-fn input_workspace(agent: Agent, input: &Value) -> Option<Workspace> {
-    let root = agent.home().input_workspace(input)?;
-    Path::new(root)
-        .is_dir()
-        .then(|| Workspace::new(PathBuf::from(root)))
-}
-
-pub(crate) async fn hook(ws: Workspace, agent: Agent, named: bool) -> ExitCode {
-    let me = agent.hook_command();
+/// `agent-hooks <agent>-hook`: one hook input on stdin, the answer in the agent's format on
+/// stdout, its log on stderr, and the exit status the agent reads (`docs/agents.md`). It
+/// always answers: input that cannot be read and a workspace that cannot be found are told
+/// to the user like every other lapse, and denied with `--fail-closed`.
+pub(crate) async fn hook(agent: Agent, flag: Option<&Path>, mode: OnFailure) -> ExitCode {
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut input) {
-        eprintln!("agent-hooks {me}: cannot read the hook input: {e}");
-        return ExitCode::from(1);
+        let block = mode == OnFailure::Block;
+        let answer = agent.home().unread_answer(
+            &format!(
+                "agent-hooks could not read {}'s hook input, so no hook judged it: {e}",
+                agent.label()
+            ),
+            block,
+        );
+        return emit(&answer);
     }
-    let input: Value = match serde_json::from_slice(&input) {
-        Ok(v) => v,
-        Err(e) => {
-            // Exit 1 is a non-blocking error for every agent: the action proceeds, the user sees it.
-            eprintln!("agent-hooks {me}: the hook input is not JSON: {e}");
-            return ExitCode::from(1);
+    // The workspace is found from the input's own fields; the bridge reads it again in full.
+    let located = agent_hooks::bridge::json::read(&input)
+        .map(|(value, _)| value)
+        .unwrap_or(Value::Null);
+    let answer = match bridge_workspace(agent, flag, &located) {
+        Ok(ws) => {
+            // One process per event: `prefork` hooks are run by the workspace's forkers.
+            let engine = Engine::open(ws).with_workspace_forkers();
+            bridge::answer(agent, Ok(&engine), &input, mode).await
         }
+        Err(why) => bridge::answer(agent, Err(&why), &input, mode).await,
     };
-    let ws = match input_workspace(agent, &input) {
-        Some(from_input) if !named => from_input,
-        _ => ws,
-    };
-    // One process per event: `prefork` hooks are run by the workspace's forkers.
-    let engine = Engine::open(ws).with_workspace_forkers();
-    match bridge::handle_agent(agent, &engine, &input).await {
-        Ok(answer) => {
-            if !answer.stdout.is_empty() {
-                println!("{}", answer.stdout);
-            }
-            if !answer.stderr.is_empty() {
-                eprintln!("{}", answer.stderr);
-            }
-            ExitCode::from(u8::try_from(answer.exit).unwrap_or(1))
-        }
-        Err(e) => {
-            eprintln!("agent-hooks {me}: {e}");
-            ExitCode::from(1)
-        }
+    emit(&answer)
+}
+
+/// Prints a bridge's answer and ends with its exit status.
+fn emit(answer: &agent_hooks::bridge::AgentAnswer) -> ExitCode {
+    if !answer.stdout.is_empty() {
+        println!("{}", answer.stdout);
     }
+    if !answer.stderr.is_empty() {
+        eprintln!("{}", answer.stderr);
+    }
+    ExitCode::from(u8::try_from(answer.exit).unwrap_or(1))
 }
 
 /// What the user would type, when it runs this very program; else the absolute path, which
@@ -96,7 +140,12 @@ fn command_program(agent: Agent, exe: PathBuf) -> PathBuf {
     }
 }
 
-pub(crate) fn install(ws: Workspace, agent: Agent, http: Option<&str>) -> ExitCode {
+pub(crate) fn install(
+    ws: Workspace,
+    agent: Agent,
+    http: Option<&str>,
+    mode: OnFailure,
+) -> ExitCode {
     let me = format!("{}-install", agent.name());
     let wiring = match http {
         Some(base) => bridge::Wiring::Http(base.to_owned()),
@@ -108,7 +157,14 @@ pub(crate) fn install(ws: Workspace, agent: Agent, http: Option<&str>) -> ExitCo
             }
         },
     };
-    match bridge::install_agent(&ws, agent, &wiring) {
+    if mode == OnFailure::Block && http.is_some() {
+        // An HTTP hook carries no flag: the route reads `on_failure` in config/agent.yaml.
+        eprintln!(
+            "agent-hooks {me}: --fail-closed with --http: set `on_failure: block` in config/agent.yaml, which the sidecar's route reads (a URL carries no flag)"
+        );
+        return ExitCode::from(2);
+    }
+    match bridge::install_agent_with(&ws, agent, &wiring, mode) {
         Ok(report) => {
             let unreachable = bridge::unreachable_hooks(&Engine::open(ws.clone()), agent);
             if report.added.is_empty() && report.updated.is_empty() {
@@ -140,6 +196,10 @@ pub(crate) fn install(ws: Workspace, agent: Agent, http: Option<&str>) -> ExitCo
                     println!("Already bridged: {}.", report.already.join(", "));
                 }
             }
+            println!(
+                "On failure: {}.",
+                agent_hooks::lapse::mode(&Engine::open(ws.clone()), mode).describe()
+            );
             for hook in unreachable {
                 println!(
                     "warning: {hook}: {} never reaches this event through the bridge; the hook does nothing there.",

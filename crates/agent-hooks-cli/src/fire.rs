@@ -33,17 +33,18 @@ pub(crate) async fn run(ws: Workspace, event: &str, pretty: bool) -> ExitCode {
         eprintln!("agent-hooks fire: cannot read the payload from stdin: {e}");
         return ExitCode::from(2);
     }
-    let payload = match serde_json::from_slice::<Value>(&input) {
-        Ok(Value::Object(map)) => map,
-        Ok(other) => {
+    // Read as leniently as the agents write (`docs/json.md`): lone surrogates, numbers beyond
+    // a double and nesting past serde_json's own limit do not keep a hook from seeing it.
+    let payload = match agent_hooks::bridge::json::read(&input) {
+        Ok((Value::Object(map), _)) => map,
+        Ok((other, _)) => {
             eprintln!(
                 "agent-hooks fire: the payload must be one JSON object, got {}",
                 agent_hooks::json_kind(&other)
             );
             return ExitCode::from(2);
         }
-        Err(e) if input.iter().all(u8::is_ascii_whitespace) => {
-            let _ = e;
+        Err(_) if input.iter().all(u8::is_ascii_whitespace) => {
             eprintln!("agent-hooks fire: no payload on stdin (expected one JSON object)");
             return ExitCode::from(2);
         }
@@ -60,12 +61,14 @@ pub(crate) async fn run(ws: Workspace, event: &str, pretty: bool) -> ExitCode {
         engine = engine.with_background_process(exe);
     }
     let mut outcome = engine.dispatch(event, payload).await;
-    // A file that does not load changes which hooks ran: say so where the caller looks.
-    for error in engine.snapshot().errors() {
-        outcome
-            .warnings
-            .push(format!("configuration error: {error}"));
-    }
+    // A file that does not load, or a hook that did not judge the event, is said where the
+    // caller looks, and denies under `on_failure: block`.
+    agent_hooks::lapse::settle(
+        &engine,
+        &mut outcome,
+        agent_hooks::OnFailure::Continue,
+        None,
+    );
     let text = if pretty {
         serde_json::to_string_pretty(&outcome)
     } else {

@@ -230,14 +230,17 @@ enum Command {
     /// The Claude Code bridge: run this workspace's hooks for one Claude Code hook input.
     ///
     /// Reads the input on stdin and answers in Claude Code's format. The workspace is
-    /// --workspace, else $CLAUDE_PROJECT_DIR.
-    ClaudeHook,
+    /// --workspace, else $AGENT_HOOKS_WORKSPACE, else $CLAUDE_PROJECT_DIR, else the nearest
+    /// directory holding a workspace marker from the input's cwd up.
+    ClaudeHook(BridgeArgs),
     /// Wire every mapped Claude Code event in .claude/settings.json to `claude-hook`.
     ClaudeInstall {
         /// Wire them as Claude Code HTTP hooks to a running `agent-hooks serve` at this base
         /// URL (e.g. http://127.0.0.1:8377) instead: no process start per event.
         #[arg(long, value_name = "URL")]
         http: Option<String>,
+        #[command(flatten)]
+        mode: InstallArgs,
     },
     /// Remove the `claude-hook` entries from .claude/settings.json (everything else stays).
     ClaudeUninstall,
@@ -245,30 +248,32 @@ enum Command {
     ///
     /// Reads the input on stdin and answers in Codex's format (Claude Code's, without the
     /// answers Codex refuses).
-    CodexHook,
+    CodexHook(BridgeArgs),
     /// Wire every mapped Codex event in .codex/hooks.json to `codex-hook` (the user's own
     /// hooks stay).
-    CodexInstall,
+    CodexInstall(InstallArgs),
     /// Remove the `codex-hook` entries from .codex/hooks.json (everything else stays).
     CodexUninstall,
     /// The Gemini CLI bridge: run this workspace's hooks for one Gemini CLI hook input.
     ///
     /// Reads the input on stdin and answers in Gemini CLI's format. The workspace is
-    /// --workspace, else $GEMINI_PROJECT_DIR.
-    GeminiHook,
+    /// --workspace, else $AGENT_HOOKS_WORKSPACE, else $GEMINI_PROJECT_DIR, else the nearest
+    /// directory holding a workspace marker from the input's cwd up.
+    GeminiHook(BridgeArgs),
     /// Wire every mapped Gemini CLI event in .gemini/settings.json to `gemini-hook` (the
     /// user's settings and hooks stay).
-    GeminiInstall,
+    GeminiInstall(InstallArgs),
     /// Remove the `gemini-hook` entries from .gemini/settings.json (everything else stays).
     GeminiUninstall,
     /// The Cursor bridge: run this workspace's hooks for one Cursor hook input.
     ///
     /// Reads the input on stdin and answers in Cursor's format. The workspace is --workspace,
-    /// else $AGENT_HOOKS_WORKSPACE, else the input's first workspace root.
-    CursorHook,
+    /// else $AGENT_HOOKS_WORKSPACE, else the input's first workspace root, else the nearest
+    /// directory holding a workspace marker from the input's cwd up.
+    CursorHook(BridgeArgs),
     /// Wire every mapped Cursor event in .cursor/hooks.json to `cursor-hook` (the user's own
     /// hooks stay).
-    CursorInstall,
+    CursorInstall(InstallArgs),
     /// Remove the `cursor-hook` entries from .cursor/hooks.json (everything else stays).
     CursorUninstall,
     /// Rewrite one agent's hook configuration as another's (claude, codex, gemini, cursor).
@@ -294,6 +299,44 @@ enum Command {
     },
     /// Print the manual page (roff), e.g. `agent-hooks man | man -l -`
     Man,
+}
+
+/// The arguments of an agent's bridge (`claude-hook`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, clap::Args)]
+struct BridgeArgs {
+    /// Fail closed: when the policy cannot be fully evaluated (a configuration error, no
+    /// workspace, unreadable input, a hook that failed or was not trusted), deny the action
+    /// where the event can block. Holds even when config/agent.yaml does not load.
+    #[arg(long)]
+    fail_closed: bool,
+}
+
+/// The arguments of an agent's installer (`claude-install`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, clap::Args)]
+struct InstallArgs {
+    /// Install the bridge to fail closed (`<agent>-hook --fail-closed`): a lapse of the
+    /// policy at an event that can block denies the action.
+    #[arg(long)]
+    fail_closed: bool,
+}
+
+impl BridgeArgs {
+    fn mode(self) -> agent_hooks::OnFailure {
+        if self.fail_closed {
+            agent_hooks::OnFailure::Block
+        } else {
+            agent_hooks::OnFailure::Continue
+        }
+    }
+}
+
+impl InstallArgs {
+    fn mode(self) -> agent_hooks::OnFailure {
+        BridgeArgs {
+            fail_closed: self.fail_closed,
+        }
+        .mode()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, clap::ValueEnum)]
@@ -343,31 +386,40 @@ fn run(args: Vec<OsString>) -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        // A bridge finds its workspace from the hook input, and answers in its agent's format
+        // whatever happens, a missing workspace included.
+        command if bridge_agent(&command).is_some() => match bridge_agent(&command) {
+            Some((agent, args)) => {
+                block_on(agents::hook(agent, cli.workspace.as_deref(), args.mode()))
+            }
+            None => ExitCode::FAILURE,
+        },
         command => match workspace(&command, cli.workspace.as_deref()) {
-            Ok(ws) => dispatch(command, ws, cli.workspace.as_deref()),
+            Ok(ws) => dispatch(command, ws),
             Err(code) => code,
         },
     }
 }
 
-/// The agent whose bridge `command` is (`claude-hook`, `codex-hook`, ...), if it is one.
-fn bridge_agent(command: &Command) -> Option<Agent> {
+/// The agent whose bridge `command` is (`claude-hook`, `codex-hook`, ...), with its
+/// arguments, if it is one.
+fn bridge_agent(command: &Command) -> Option<(Agent, BridgeArgs)> {
     match command {
-        Command::ClaudeHook => Some(Agent::ClaudeCode),
-        Command::CodexHook => Some(Agent::Codex),
-        Command::GeminiHook => Some(Agent::Gemini),
-        Command::CursorHook => Some(Agent::Cursor),
+        Command::ClaudeHook(args) => Some((Agent::ClaudeCode, *args)),
+        Command::CodexHook(args) => Some((Agent::Codex, *args)),
+        Command::GeminiHook(args) => Some((Agent::Gemini, *args)),
+        Command::CursorHook(args) => Some((Agent::Cursor, *args)),
         _ => None,
     }
 }
 
 /// The workspace `command` works on (`flag` is `--workspace`), or the exit status to end with
-/// when it is not a directory.
+/// when it is not a directory. `fire` finds it from the current directory up, as git finds
+/// `.git`, when neither `--workspace` nor `$AGENT_HOOKS_WORKSPACE` names it.
 fn workspace(command: &Command, flag: Option<&Path>) -> Result<Workspace, ExitCode> {
-    let bridge = bridge_agent(command);
-    let ws = match bridge {
-        Some(agent) => agents::workspace(agent, flag),
-        None => Workspace::resolve(flag),
+    let ws = match command {
+        Command::Fire { .. } => agents::fire_workspace(flag),
+        _ => Workspace::resolve(flag),
     };
     // Every command works on an existing workspace: a mistyped --workspace must not create
     // config files somewhere new, nor report a healthy empty workspace.
@@ -377,19 +429,16 @@ fn workspace(command: &Command, flag: Option<&Path>) -> Result<Workspace, ExitCo
     eprintln!(
         "agent-hooks: the workspace {} is not a directory (from {})",
         ws.root().display(),
-        match (command, flag) {
-            (_, Some(_)) => "--workspace",
-            (Command::ClaudeHook, None) => "$CLAUDE_PROJECT_DIR",
-            (Command::GeminiHook, None) => "$GEMINI_PROJECT_DIR",
-            (_, None) => "$AGENT_HOOKS_WORKSPACE",
+        match flag {
+            Some(_) => "--workspace",
+            None => "$AGENT_HOOKS_WORKSPACE",
         }
     );
-    // A bridge exits 1: a non-blocking error for its agent.
-    Err(ExitCode::from(if bridge.is_some() { 1 } else { 2 }))
+    Err(ExitCode::from(2))
 }
 
 /// Runs `command` on `ws` (`flag` is `--workspace`).
-fn dispatch(command: Command, ws: Workspace, flag: Option<&Path>) -> ExitCode {
+fn dispatch(command: Command, ws: Workspace) -> ExitCode {
     match command {
         Command::Serve {
             listen,
@@ -409,24 +458,27 @@ fn dispatch(command: Command, ws: Workspace, flag: Option<&Path>) -> ExitCode {
             pretty || std::io::stdout().is_terminal(),
         )),
         Command::BackgroundHook { ticket } => block_on(fire::background(ws, &ticket)),
-        Command::ClaudeHook => bridge(ws, Agent::ClaudeCode, flag),
-        Command::CodexHook => bridge(ws, Agent::Codex, flag),
-        Command::GeminiHook => bridge(ws, Agent::Gemini, flag),
-        Command::CursorHook => bridge(ws, Agent::Cursor, flag),
+        // Answered by `run` before a workspace is resolved.
+        Command::ClaudeHook(_)
+        | Command::CodexHook(_)
+        | Command::GeminiHook(_)
+        | Command::CursorHook(_) => ExitCode::FAILURE,
         Command::Test {
             hook,
             event,
             run_unapproved,
             json,
         } => block_on(test::run(ws, &hook, event.as_deref(), run_unapproved, json)),
-        Command::ClaudeInstall { http } => agents::install(ws, Agent::ClaudeCode, http.as_deref()),
+        Command::ClaudeInstall { http, mode } => {
+            agents::install(ws, Agent::ClaudeCode, http.as_deref(), mode.mode())
+        }
         Command::ClaudeUninstall => agents::uninstall(ws, Agent::ClaudeCode),
         Command::Convert { from, to, file } => convert::run(&ws, &from, &to, file.as_deref()),
-        Command::CodexInstall => agents::install(ws, Agent::Codex, None),
+        Command::CodexInstall(mode) => agents::install(ws, Agent::Codex, None, mode.mode()),
         Command::CodexUninstall => agents::uninstall(ws, Agent::Codex),
-        Command::GeminiInstall => agents::install(ws, Agent::Gemini, None),
+        Command::GeminiInstall(mode) => agents::install(ws, Agent::Gemini, None, mode.mode()),
         Command::GeminiUninstall => agents::uninstall(ws, Agent::Gemini),
-        Command::CursorInstall => agents::install(ws, Agent::Cursor, None),
+        Command::CursorInstall(mode) => agents::install(ws, Agent::Cursor, None, mode.mode()),
         Command::CursorUninstall => agents::uninstall(ws, Agent::Cursor),
         // A guard is synchronous and runs on every tool call: no async runtime to start.
         Command::Guard(GuardArgs {
@@ -467,11 +519,6 @@ fn dispatch(command: Command, ws: Workspace, flag: Option<&Path>) -> ExitCode {
         // Answered by `run` before a workspace is resolved.
         Command::Completions { .. } | Command::Man => ExitCode::SUCCESS,
     }
-}
-
-/// An agent's bridge (`claude-hook`, ...) on one hook input.
-fn bridge(ws: Workspace, agent: Agent, flag: Option<&Path>) -> ExitCode {
-    block_on(agents::hook(ws, agent, agents::named(agent, flag)))
 }
 
 /// `approve` / `revoke` with their words, as the library's `/hooks` command takes them.

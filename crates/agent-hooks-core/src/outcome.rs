@@ -112,7 +112,106 @@ pub struct Outcome {
     /// used, a refused `_block` or rewrite, a timeout, drift), as also written to the event
     /// log: the host sees them without reading that file.
     pub diagnostics: Vec<Diagnostic>,
+    /// Why the policy could not be fully evaluated for this event (a configuration error, an
+    /// input that could not be read, a hook that failed or was kept from running), each
+    /// also told in [`warnings`](Outcome::warnings); empty when every hook that should have
+    /// judged the event did. Filled in by the runtime's lapse rule, not by the dispatcher.
+    pub lapses: Vec<Lapse>,
 }
+
+/// What kind of lapse kept the policy from being fully evaluated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum LapseKind {
+    /// A configuration file did not load, so some hooks may be missing.
+    ConfigError,
+    /// No workspace was found, so no hook ran at all.
+    NoWorkspace,
+    /// The agent's input could not be read in full.
+    UnreadableInput,
+    /// A hook failed, timed out, answered something unusable or hit a limit.
+    HookFailed,
+    /// A hook was kept from running by the trust gate (not approved, changed since approval,
+    /// master switch off).
+    Untrusted,
+}
+
+impl LapseKind {
+    /// The snake_case name, as in outcomes and logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LapseKind::ConfigError => "config_error",
+            LapseKind::NoWorkspace => "no_workspace",
+            LapseKind::UnreadableInput => "unreadable_input",
+            LapseKind::HookFailed => "hook_failed",
+            LapseKind::Untrusted => "untrusted",
+        }
+    }
+}
+
+/// One reason the policy could not be fully evaluated for an event, with the sentence the
+/// user is shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Lapse {
+    /// What kind of lapse.
+    pub kind: LapseKind,
+    /// The hook concerned, by name, when there is one.
+    pub hook: Option<String>,
+    /// What happened, for the user.
+    pub message: String,
+}
+
+impl Lapse {
+    /// A lapse of `kind` told by `message`, concerning no one hook.
+    pub fn new(kind: LapseKind, message: impl Into<String>) -> Lapse {
+        Lapse {
+            kind,
+            hook: None,
+            message: message.into(),
+        }
+    }
+}
+
+/// What an event whose policy could not be fully evaluated comes to: `on_failure` in
+/// `config/agent.yaml`, or an installed bridge's `--fail-closed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnFailure {
+    /// Fail open (the default): the action goes on, and the user is told what was not
+    /// checked.
+    #[default]
+    Continue,
+    /// Fail closed: at an event that can block, the action is denied with the reason.
+    Block,
+}
+
+impl OnFailure {
+    /// The setting as written: `continue` or `block`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnFailure::Continue => "continue",
+            OnFailure::Block => "block",
+        }
+    }
+
+    /// How `list`, `doctor` and the installers say the mode.
+    pub fn describe(self) -> &'static str {
+        match self {
+            OnFailure::Continue => {
+                "fail open (on_failure: continue): a lapse is shown, the action goes on"
+            }
+            OnFailure::Block => {
+                "fail closed (on_failure: block): a lapse at an event that can block denies the action"
+            }
+        }
+    }
+}
+
+/// The details a dispatcher gives a hook that the trust gate kept from running
+/// (`docs/trust.md`): each is a lapse of [`LapseKind::Untrusted`].
+pub const TRUST_SKIPS: [&str; 3] = ["master switch off", "not approved", "drift"];
 
 /// One problem a dispatch or a reload ran into, as a host reads it: the record type of
 /// `logs/events.jsonl`, the hook and the file concerned, and what happened.
@@ -149,6 +248,44 @@ impl HookReport {
             detail,
             ms,
         }
+    }
+}
+
+impl HookReport {
+    /// The lapse this report stands for, if any: a failure of the hook (whatever
+    /// [`HookStatus::is_failure`] counts, limits included), or a skip by the trust gate. A hook
+    /// skipped because it did not match, or because an earlier hook blocked, is no lapse.
+    pub fn lapse(&self) -> Option<Lapse> {
+        let detail = self.detail.as_deref().unwrap_or("");
+        let message = if self.status.is_failure() {
+            format!(
+                "hook \"{}\" ({}) did not judge this event: {}{}",
+                self.hook,
+                self.source,
+                self.status.as_str(),
+                if detail.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({detail})")
+                }
+            )
+        } else if self.status == HookStatus::Skipped && TRUST_SKIPS.contains(&detail) {
+            format!(
+                "hook \"{}\" ({}) did not run: {detail}",
+                self.hook, self.source
+            )
+        } else {
+            return None;
+        };
+        Some(Lapse {
+            kind: if self.status.is_failure() {
+                LapseKind::HookFailed
+            } else {
+                LapseKind::Untrusted
+            },
+            hook: Some(self.hook.to_string()),
+            message,
+        })
     }
 }
 
@@ -268,7 +405,48 @@ impl Outcome {
             hooks: Vec::new(),
             changed: Vec::new(),
             diagnostics: Vec::new(),
+            lapses: Vec::new(),
         }
+    }
+
+    /// Adds `lapse` to [`lapses`](Outcome::lapses), and its message to the warnings unless a
+    /// warning already says it (the trust gate's own warning names the fix).
+    pub fn add_lapse(&mut self, lapse: Lapse) {
+        if self.lapses.contains(&lapse) {
+            return;
+        }
+        let told = match lapse.kind {
+            LapseKind::Untrusted => lapse.hook.as_deref().is_some_and(|hook| {
+                let name = format!("hook \"{hook}\"");
+                self.warnings.iter().any(|w| w.starts_with(&name))
+            }),
+            _ => self.warnings.contains(&lapse.message),
+        };
+        if !told {
+            self.warnings.push(lapse.message.clone());
+        }
+        self.lapses.push(lapse);
+    }
+
+    /// Turns the lapses into a deny where the event can block (`on_failure: block`): the
+    /// action does not happen, and the reason names every lapse. A block already in force
+    /// keeps its own reason. `on_stop` is left alone: a block there is a redo, not a deny, and
+    /// a lapse that cannot heal would only spend the redo cap. Says whether it blocked.
+    pub fn fail_closed(&mut self) -> bool {
+        if self.lapses.is_empty() || !self.event.spec().may_block || self.event == Event::OnStop {
+            return false;
+        }
+        if self.decision != Decision::Block {
+            let why: Vec<&str> = self.lapses.iter().map(|l| l.message.as_str()).collect();
+            let reason = format!(
+                "blocked: agent-hooks could not fully evaluate the policy and fails closed (on_failure: block): {}",
+                why.join("; ")
+            );
+            self.decision = Decision::Block;
+            self.display = Some(ReasonDisplay::of(&reason));
+            self.reason = Some(reason);
+        }
+        true
     }
 
     /// Whether the host must not perform the action.
@@ -303,6 +481,11 @@ impl Outcome {
         let mut diagnostics = earlier.diagnostics;
         diagnostics.append(&mut self.diagnostics);
         self.diagnostics = diagnostics;
+        for lapse in earlier.lapses {
+            if !self.lapses.contains(&lapse) {
+                self.lapses.push(lapse);
+            }
+        }
     }
 }
 

@@ -10,6 +10,28 @@ pub const WORKSPACE_ENV: &str = "AGENT_HOOKS_WORKSPACE";
 /// confined to the workspace cannot forge them (`docs/trust.md`).
 pub const APPROVALS_ENV: &str = "AGENT_HOOKS_APPROVALS";
 
+/// What marks a directory as a workspace, as [`Workspace::discover`] looks for it: the
+/// runtime's own settings, an agent's project directory, or skills. A name ending in `/` must
+/// be a directory.
+pub const MARKERS: [&str; 7] = [
+    "config/agent.yaml",
+    "config/shell_hooks.yaml",
+    ".claude/",
+    ".codex/",
+    ".gemini/",
+    ".cursor/",
+    "skills/",
+];
+
+/// A workspace found by walking up from a directory, with the marker that made it one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The workspace.
+    pub workspace: Workspace,
+    /// The marker found there (one of [`MARKERS`], or `.git`).
+    pub marker: &'static str,
+}
+
 /// One workspace directory and the paths inside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workspace {
@@ -42,6 +64,52 @@ impl Workspace {
                 _ => Workspace::new("."),
             },
         }
+    }
+
+    /// The workspace `start` is in, found as git finds `.git`: the nearest directory from
+    /// `start` up that holds one of [`MARKERS`]; failing any up to the root, the nearest that
+    /// holds `.git`. The user's home directory counts only with a `config/agent.yaml` of its
+    /// own: `~/.claude/`, `~/.codex/`, `~/.gemini/` and `~/.cursor/` are the agents' user
+    /// settings, not a project, and a session in an unrelated directory under home must not
+    /// adopt them. `None` when nothing is found.
+    pub fn discover(start: &Path) -> Option<Found> {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| std::fs::canonicalize(&h).unwrap_or_else(|_| PathBuf::from(h)));
+        Workspace::discover_under(start, home.as_deref())
+    }
+
+    /// [`Workspace::discover`] with `home` as the user's home directory.
+    fn discover_under(start: &Path, home: Option<&Path>) -> Option<Found> {
+        let start = Workspace::new(start).root;
+        let mut git = None;
+        for dir in start.ancestors() {
+            let is_home = home == Some(dir);
+            for marker in MARKERS {
+                if is_home && marker != "config/agent.yaml" {
+                    continue;
+                }
+                let present = match marker.strip_suffix('/') {
+                    Some(name) => dir.join(name).is_dir(),
+                    None => dir.join(marker).is_file(),
+                };
+                if present {
+                    return Some(Found {
+                        workspace: Workspace {
+                            root: dir.to_path_buf(),
+                        },
+                        marker,
+                    });
+                }
+            }
+            if git.is_none() && !is_home && dir.join(".git").exists() {
+                git = Some(dir.to_path_buf());
+            }
+        }
+        git.map(|root| Found {
+            workspace: Workspace { root },
+            marker: ".git",
+        })
     }
 
     /// The absolute root directory.
@@ -124,5 +192,103 @@ impl Workspace {
         } else {
             self.root.join(p)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(dirs: &[&str], files: &[&str]) -> tempfile::TempDir {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+        for dir in dirs {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap_or_else(|e| panic!("{dir}: {e}"));
+        }
+        for file in files {
+            let path = root.path().join(file);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{file}: {e}"));
+            }
+            std::fs::write(&path, "").unwrap_or_else(|e| panic!("{file}: {e}"));
+        }
+        root
+    }
+
+    fn found(root: &tempfile::TempDir, from: &str) -> Option<(String, &'static str)> {
+        found_with_home(root, from, None)
+    }
+
+    fn found_with_home(
+        root: &tempfile::TempDir,
+        from: &str,
+        home: Option<&str>,
+    ) -> Option<(String, &'static str)> {
+        let top = std::fs::canonicalize(root.path()).unwrap_or_default();
+        let home = home.map(|h| top.join(h));
+        Workspace::discover_under(&root.path().join(from), home.as_deref()).map(|f| {
+            let rel = f.workspace.root().strip_prefix(&top).map(Path::to_path_buf);
+            (
+                rel.map(|p| p.display().to_string())
+                    .unwrap_or_else(|_| "outside".into()),
+                f.marker,
+            )
+        })
+    }
+
+    #[test]
+    fn the_nearest_marker_wins_and_git_only_when_nothing_else_is_found() {
+        let root = tree(
+            &[
+                "proj/src/deep",
+                "proj/.claude",
+                "proj/.git",
+                "other/.git/x",
+                "other/a",
+            ],
+            &[],
+        );
+        assert_eq!(
+            found(&root, "proj/src/deep"),
+            Some(("proj".into(), ".claude/"))
+        );
+        assert_eq!(found(&root, "other/a"), Some(("other".into(), ".git")));
+        let nested = tree(
+            &["outer/.cursor", "outer/inner/.git", "outer/inner/src"],
+            &[],
+        );
+        assert_eq!(
+            found(&nested, "outer/inner/src"),
+            Some(("outer".into(), ".cursor/")),
+            "a real marker further up is preferred over a nearer .git"
+        );
+        let settings = tree(&["ws/a/b"], &["ws/config/agent.yaml"]);
+        assert_eq!(
+            found(&settings, "ws/a/b"),
+            Some(("ws".into(), "config/agent.yaml"))
+        );
+        let file_named_like_a_dir = tree(&["x/y"], &["x/.claude"]);
+        assert_ne!(
+            found(&file_named_like_a_dir, "x/y"),
+            Some(("x".into(), ".claude/"))
+        );
+    }
+
+    #[test]
+    fn home_counts_only_with_its_own_agent_yaml() {
+        let root = tree(&["home/.claude", "home/.git", "home/scratch/notes"], &[]);
+        let under_home = found_with_home(&root, "home/scratch/notes", Some("home"));
+        assert_ne!(
+            under_home.as_ref().map(|f| f.0.as_str()),
+            Some("home"),
+            "{under_home:?}"
+        );
+        let root = tree(
+            &["home/.claude", "home/scratch"],
+            &["home/config/agent.yaml"],
+        );
+        assert_eq!(
+            found_with_home(&root, "home/scratch", Some("home")),
+            Some(("home".into(), "config/agent.yaml"))
+        );
     }
 }

@@ -18,7 +18,7 @@ use crate::matcher::Matcher;
 use agent_hooks_core::answer::{Answer, Decision, Unusable};
 use agent_hooks_core::diag::DiagKind;
 use agent_hooks_core::event::Event;
-use agent_hooks_core::outcome::Outcome;
+use agent_hooks_core::outcome::{Lapse, LapseKind, Outcome};
 use agent_hooks_transports::Reply;
 
 /// A Cursor hook event that has a canonical twin.
@@ -306,7 +306,31 @@ impl AgentHome for Cursor {
             event,
             payload: t.payload,
             answer: Box::new(move |outcome| to_cursor(cursor, outcome, &sent)),
+            lapses: t.lapses,
         })
+    }
+
+    /// Cursor refuses a call with `permission: "deny"` and a prompt with `continue: false`.
+    fn deny_any(&self, message: &str) -> Value {
+        json!({
+            "permission": "deny",
+            "continue": false,
+            "user_message": message,
+            "agent_message": message,
+        })
+    }
+
+    /// Cursor reads `user_message` as the message for the user; exit 2 is its deny.
+    fn unread_answer(&self, message: &str, block: bool) -> AgentAnswer {
+        AgentAnswer {
+            stdout: if block {
+                String::new()
+            } else {
+                json!({ "user_message": message }).to_string()
+            },
+            stderr: message.to_owned(),
+            exit: if block { 2 } else { 0 },
+        }
     }
 
     /// Cursor runs hooks from the directory of `hooks.json`, not from the project: its first
@@ -603,6 +627,9 @@ pub struct Translated {
     pub cursor: CursorEvent,
     /// The canonical payload.
     pub payload: Map<String, Value>,
+    /// What of the input hooks cannot see as Cursor meant it (MCP arguments that are not a
+    /// JSON object).
+    pub lapses: Vec<Lapse>,
 }
 
 /// Maps a Cursor hook input to the canonical event and payload.
@@ -641,12 +668,28 @@ pub fn from_cursor(input: &Value) -> Result<Translated, InputError> {
     if let Some(cwd) = cwd {
         p.insert("cwd".into(), cwd);
     }
-    // MCP arguments come as JSON text or as an object.
-    let mcp_input = || match get("tool_input") {
-        Some(Value::String(text)) => serde_json::from_str::<Value>(&text)
-            .ok()
-            .filter(Value::is_object)
-            .unwrap_or_else(|| json!({"input": text})),
+    // MCP arguments come as JSON text (read as leniently as the rest of the input) or as an
+    // object; text that is not a JSON object reaches hooks as `{"input": text}`, and the user
+    // is told, since a hook looking for the arguments' fields finds none.
+    let mut lapses = Vec::new();
+    let mut mcp_input = || match get("tool_input") {
+        Some(Value::String(text)) => match crate::json::read(text.as_bytes()).map(|(v, _)| v) {
+            Ok(value @ Value::Object(_)) => value,
+            read => {
+                let why = match read {
+                    Err(e) => e.to_string(),
+                    Ok(other) => format!("it is {}", agent_hooks_core::wording::kind_of(&other)),
+                };
+                lapses.push(Lapse::new(
+                        LapseKind::UnreadableInput,
+                        format!(
+                            "Cursor's arguments for MCP tool \"{}\" are not a JSON object ({why}); hooks saw them as {{\"input\": <the text>}}",
+                            input.get("tool_name").and_then(Value::as_str).unwrap_or("")
+                        ),
+                    ));
+                json!({"input": text})
+            }
+        },
         Some(value @ Value::Object(_)) => value,
         _ => json!({}),
     };
@@ -699,7 +742,11 @@ pub fn from_cursor(input: &Value) -> Result<Translated, InputError> {
             p.insert("status".into(), get("status").unwrap_or(json!("completed")));
         }
     }
-    Ok(Translated { cursor, payload: p })
+    Ok(Translated {
+        cursor,
+        payload: p,
+        lapses,
+    })
 }
 
 /// Turns an outcome into Cursor's answer for `cursor`: always one JSON object (`{}` when there
@@ -755,9 +802,41 @@ pub fn to_cursor(cursor: CursorEvent, outcome: &Outcome, sent: &Sent) -> AgentAn
     {
         notes.push("a hook rewrote the tool input, which Cursor cannot apply; the call runs as the agent wrote it".into());
     }
-    // Cursor shows no message for an allowed action: what is for the user goes to its hook
-    // log (stderr), with every failure.
-    notes.extend(outcome.warnings.iter().cloned());
+    // What is for the user goes in `user_message` where Cursor reads one (its permission
+    // events other than file reads, and the prompt), and always to its hook log (stderr),
+    // with every failure: a lapse is never told only where nobody looks.
+    let reads_user_message = matches!(
+        cursor,
+        CursorEvent::BeforeShellExecution
+            | CursorEvent::BeforeMcpExecution
+            | CursorEvent::BeforeSubmitPrompt
+    );
+    if reads_user_message && !outcome.warnings.is_empty() {
+        let mut shown: Vec<String> = out
+            .get("user_message")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .into_iter()
+            .collect();
+        let said = shown.join("\n");
+        shown.extend(
+            outcome
+                .warnings
+                .iter()
+                .filter(|w| !said.contains(w.as_str()))
+                .cloned(),
+        );
+        out.insert("user_message".into(), json!(shown.join("\n")));
+    }
+    // The lapses come with the log below.
+    notes.extend(
+        outcome
+            .warnings
+            .iter()
+            .filter(|w| !outcome.lapses.iter().any(|l| l.message == **w))
+            .cloned(),
+    );
     notes.extend(bridge_log(outcome));
     AgentAnswer {
         stdout: Value::Object(out).to_string(),

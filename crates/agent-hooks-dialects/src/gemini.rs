@@ -225,6 +225,11 @@ impl AgentHome for Gemini {
         tool_aliases()
     }
 
+    /// Gemini CLI refuses with `decision: "deny"`.
+    fn deny_any(&self, message: &str) -> Value {
+        json!({ "decision": "deny", "reason": message, "systemMessage": message })
+    }
+
     fn read_input(
         &self,
         input: &Value,
@@ -239,6 +244,7 @@ impl AgentHome for Gemini {
             event,
             payload: t.payload,
             answer: Box::new(move |outcome| to_gemini(gemini, outcome, &sent)),
+            lapses: Vec::new(),
         })
     }
 }

@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::agent::{Agent, AgentAnswer, SourceKind};
 use crate::matcher::Matcher;
 use agent_hooks_core::event::Event;
-use agent_hooks_core::outcome::Outcome;
+use agent_hooks_core::outcome::{Lapse, Outcome};
 
 /// The timeout, in seconds, of a bridge entry an installer writes.
 const BRIDGE_TIMEOUT_SECS: u64 = 120;
@@ -180,6 +180,32 @@ pub trait AgentHome: Sync {
     fn input_workspace<'a>(&self, _input: &'a Value) -> Option<&'a str> {
         None
     }
+
+    /// The answer to an input no event could be read from (`docs/agents.md`): `message` for
+    /// the user in the agent's channel, exit 0, so the action goes on; with `block`, exit 2
+    /// with `message` on stderr, which the agent reads as "do not go on" wherever its event
+    /// can block (its JSON is not read then).
+    fn unread_answer(&self, message: &str, block: bool) -> AgentAnswer {
+        if block {
+            return AgentAnswer {
+                stdout: String::new(),
+                stderr: message.to_owned(),
+                exit: 2,
+            };
+        }
+        AgentAnswer {
+            stdout: json!({ "systemMessage": message }).to_string(),
+            stderr: message.to_owned(),
+            exit: 0,
+        }
+    }
+
+    /// A deny said in JSON alone, for a channel with no exit status (an HTTP hook) when the
+    /// event is not known: the fields that refuse on every event that can refuse, and
+    /// `message` where the user reads it.
+    fn deny_any(&self, message: &str) -> Value {
+        json!({ "decision": "block", "reason": message, "systemMessage": message })
+    }
 }
 
 /// The shape of an agent's hooks file.
@@ -268,6 +294,9 @@ pub struct Bridged {
     pub payload: Map<String, Value>,
     /// Writes the outcome in the shape of the event the input came as.
     pub answer: WriteAnswer,
+    /// What of the input could not be read as the agent meant it (Cursor's MCP arguments
+    /// that are not JSON), for the lapse rule.
+    pub lapses: Vec<Lapse>,
 }
 
 impl fmt::Debug for Bridged {

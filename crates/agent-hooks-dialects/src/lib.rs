@@ -26,6 +26,7 @@ pub mod codex;
 pub mod cursor;
 pub mod gemini;
 pub mod home;
+pub mod json;
 pub mod matcher;
 pub mod read;
 pub mod shell;

@@ -567,18 +567,30 @@ async fn command(
 /// An agent's hook input POSTed to its route (Claude Code's `type: "http"` hooks from
 /// `claude-install --http`; any agent through a command that forwards its stdin): the answer
 /// is the bridge's, in that agent's format — 200 with the JSON answer, or an empty body for "no
-/// opinion". An input the bridge cannot map is a 400, which Claude Code treats as a
-/// non-blocking error.
+/// opinion". Input that cannot be read is answered in the agent's format too, with a message
+/// its user sees (and a deny under `on_failure: block`), never a bare error status the agent
+/// would let pass (`docs/agents.md`).
 async fn agent_hook(
     agent: agent_hooks_dialects::agent::Agent,
     State(state): State<Arc<AppState>>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    let input = Value::Object(parse_object(body)?);
-    let answer = agent_hooks::bridge::handle_agent(agent, &state.engine, &input)
-        .await
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
-    let mut response = answer.stdout.into_response();
+    let body = body?;
+    let answer = agent_hooks::bridge::answer(
+        agent,
+        Ok(&state.engine),
+        &body,
+        agent_hooks::OnFailure::Continue,
+    )
+    .await;
+    // HTTP hooks have no exit status: a deny that a command bridge says with exit 2 is said
+    // with the answer's JSON, and the message goes in the agent's user-facing field.
+    let body = if answer.stdout.is_empty() && answer.exit == 2 {
+        agent_hooks::bridge::http_deny(agent, &answer.stderr)
+    } else {
+        answer.stdout
+    };
+    let mut response = body.into_response();
     response.headers_mut().insert(
         axum::http::header::CONTENT_TYPE,
         axum::http::HeaderValue::from_static("application/json"),

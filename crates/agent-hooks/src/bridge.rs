@@ -10,13 +10,16 @@ use serde_json::{Map, Value, json};
 use crate::config::agent_files::bridge_agent;
 use crate::dispatch::DispatchOptions;
 use crate::engine::Engine;
+use crate::lapse::{self, OnFailure};
 use agent_hooks_core::event::Event;
+use agent_hooks_core::outcome::Outcome;
 use agent_hooks_core::store::{self, FileLock};
 use agent_hooks_core::workspace::Workspace;
 pub use agent_hooks_dialects::agent::{Agent, AgentAnswer, UnknownAgent};
 use agent_hooks_dialects::claude::BRIDGED;
 pub use agent_hooks_dialects::claude::InputError;
 use agent_hooks_dialects::home::Bridged;
+pub use agent_hooks_dialects::json;
 
 /// Why a bridge call could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -87,13 +90,118 @@ pub async fn handle_agent(
     engine: &Engine,
     input: &Value,
 ) -> Result<AgentAnswer, BridgeError> {
-    let aliases = engine.snapshot().config.agent.tool_aliases.clone();
-    let rewrite = engine.snapshot().config.agent.rewrite_permission;
+    let snapshot = engine.snapshot();
+    let bridged = agent.home().read_input(
+        input,
+        &snapshot.config.agent.tool_aliases,
+        snapshot.config.agent.rewrite_permission,
+    )?;
+    Ok(run(agent, engine, bridged, OnFailure::Continue).await)
+}
+
+/// Runs one bridge call on the agent's raw hook input, as the `<agent>-hook` commands and the
+/// sidecar's `/v1/hooks/<agent>` routes do. It always answers in the agent's format: input
+/// that cannot be read, or a workspace that was not found (`engine` is then why not), is
+/// told to the user in the agent's channel like every other lapse of the policy, and denied
+/// under fail-closed — `forced` (a bridge's `--fail-closed`) or `on_failure: block` in the
+/// workspace's `config/agent.yaml` (`docs/agents.md`).
+///
+/// ```
+/// use agent_hooks::{Engine, OnFailure, Workspace, bridge};
+/// use agent_hooks::bridge::Agent;
+///
+/// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+/// let answer = rt.block_on(bridge::answer(Agent::ClaudeCode, Err("none here"), b"{", OnFailure::Continue));
+/// assert_eq!(answer.exit, 0);
+/// assert!(answer.stdout.contains("systemMessage"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub async fn answer(
+    agent: Agent,
+    engine: Result<&Engine, &str>,
+    input: &[u8],
+    forced: OnFailure,
+) -> AgentAnswer {
+    let mode = match engine {
+        Ok(engine) => lapse::mode(engine, forced),
+        Err(_) => forced,
+    };
+    let block = mode == OnFailure::Block;
+    let unread = |why: String| {
+        let message = format!(
+            "agent-hooks could not read {}'s hook input, so no hook judged it: {why}{}",
+            agent.label(),
+            if block { "; denied (fail closed)" } else { "" }
+        );
+        agent.home().unread_answer(&message, block)
+    };
+    let (value, repairs) = match agent_hooks_dialects::json::read(input) {
+        Ok(read) => read,
+        Err(e) => return unread(e.to_string()),
+    };
+    let (aliases, rewrite) = match engine {
+        Ok(engine) => {
+            let snapshot = engine.snapshot();
+            (
+                snapshot.config.agent.tool_aliases.clone(),
+                snapshot.config.agent.rewrite_permission,
+            )
+        }
+        Err(_) => (std::sync::Arc::default(), Default::default()),
+    };
+    let bridged = match agent.home().read_input(&value, &aliases, rewrite) {
+        Ok(bridged) => bridged,
+        // An event of the agent this runtime has no counterpart for has no policy to
+        // evaluate: nothing lapsed, and the agent goes on.
+        Err(e @ InputError::Unmapped { .. }) => {
+            return AgentAnswer {
+                stdout: String::new(),
+                stderr: format!("agent-hooks {}: {e}", agent.hook_command()),
+                exit: 0,
+            };
+        }
+        Err(e) => return unread(e.to_string()),
+    };
+    let mut answer = match engine {
+        Ok(engine) => run(agent, engine, bridged, forced).await,
+        Err(why) => {
+            let mut outcome = Outcome::unchanged(bridged.event, bridged.payload);
+            outcome.add_lapse(lapse::no_workspace(why));
+            for lapse in bridged.lapses {
+                outcome.add_lapse(lapse);
+            }
+            if block {
+                outcome.fail_closed();
+            }
+            (bridged.answer)(&outcome)
+        }
+    };
+    if let Some(repairs) = repairs.describe() {
+        if !answer.stderr.is_empty() {
+            answer.stderr.push('\n');
+        }
+        answer.stderr.push_str(&format!(
+            "agent-hooks: the input was read as its agent reads it: {repairs}"
+        ));
+    }
+    answer
+}
+
+/// A deny of an input whose event is not known, said in `agent`'s JSON alone (an HTTP
+/// hook has no exit status to say it with): what [`answer`] says with exit 2.
+pub fn http_deny(agent: Agent, message: &str) -> String {
+    agent.home().deny_any(message).to_string()
+}
+
+/// Dispatches an input read into `bridged` without the workspace's own hooks of `agent`,
+/// applies the lapse rule, and answers.
+async fn run(agent: Agent, engine: &Engine, bridged: Bridged, forced: OnFailure) -> AgentAnswer {
     let Bridged {
         event,
         mut payload,
         answer,
-    } = agent.home().read_input(input, &aliases, rewrite)?;
+        lapses,
+    } = bridged;
     let mut counter = RedoCounter::new(agent, engine.workspace(), &payload);
     let mut redo_count = 0;
     if event == Event::OnStop {
@@ -140,10 +248,14 @@ pub async fn handle_agent(
             }
         }
     }
+    for lapse in lapses {
+        outcome.add_lapse(lapse);
+    }
+    lapse::settle(engine, &mut outcome, forced, Some(agent.source()));
     if event == Event::OnStop {
         counter.record(redo_count, outcome.is_blocked());
     }
-    Ok(answer(&outcome))
+    answer(&outcome)
 }
 
 /// Claude Code says only `stop_hook_active`; the redo cap needs a count, kept per session.
@@ -235,6 +347,44 @@ pub(crate) fn is_installed(ws: &Workspace) -> bool {
         .filter_map(|g| g.get("hooks").and_then(Value::as_array))
         .flatten()
         .any(|h| is_bridge_handler(agent, h))
+}
+
+/// The agents whose installed bridge entries in this workspace run with `--fail-closed`, for
+/// `list` and `doctor`.
+pub fn installed_fail_closed(ws: &Workspace) -> Vec<Agent> {
+    Agent::ALL
+        .into_iter()
+        .filter(|&agent| {
+            let Ok(Some(text)) = store::read_optional(&ws.root().join(agent.config_file())) else {
+                return false;
+            };
+            let Ok(doc) = agent.home().parse_config(&text) else {
+                return false;
+            };
+            let Some(Value::Object(hooks)) = doc.get("hooks") else {
+                return false;
+            };
+            hooks
+                .values()
+                .filter_map(Value::as_array)
+                .flat_map(|list| {
+                    let mut list = list.clone();
+                    handlers_mut(agent, &mut list)
+                        .into_iter()
+                        .map(|h| h.clone())
+                        .collect::<Vec<_>>()
+                })
+                .any(|h| {
+                    is_bridge_handler(agent, &h)
+                        && h.get("command").and_then(Value::as_str).is_some_and(|c| {
+                            shell_words::split(c)
+                                .unwrap_or_default()
+                                .iter()
+                                .any(|w| w == "--fail-closed")
+                        })
+                })
+        })
+        .collect()
 }
 
 /// The workspace's hooks (other than `agent`'s own) on events `agent`'s bridge never
@@ -359,6 +509,23 @@ pub fn install_agent(
     agent: Agent,
     wiring: &Wiring,
 ) -> Result<InstallReport, BridgeError> {
+    install_agent_with(ws, agent, wiring, OnFailure::Continue)
+}
+
+/// [`install_agent`], with the mode the installed bridge runs in: a command bridge always
+/// names this workspace by its absolute path (`--workspace`), so it finds it from whatever
+/// directory the agent starts it in; with [`OnFailure::Block`] it also says `--fail-closed`,
+/// which holds even when `config/agent.yaml` does not load (`docs/agents.md`).
+///
+/// # Errors
+///
+/// As [`install_agent`].
+pub fn install_agent_with(
+    ws: &Workspace,
+    agent: Agent,
+    wiring: &Wiring,
+    mode: OnFailure,
+) -> Result<InstallReport, BridgeError> {
     let path = ws.root().join(agent.config_file());
     let display = ws.display(&path).into_owned();
     let io = |source| BridgeError::Io {
@@ -369,9 +536,15 @@ pub fn install_agent(
     let file = home.hooks_file();
     let handler = match wiring {
         Wiring::Command(exe) => home.bridge_handler(format!(
-            "{} {}",
+            "{} --workspace {} {}{}",
             shell_words::quote(&exe.to_string_lossy()),
-            agent.hook_command()
+            shell_words::quote(&ws.root().to_string_lossy()),
+            agent.hook_command(),
+            if mode == OnFailure::Block {
+                " --fail-closed"
+            } else {
+                ""
+            }
         )),
         Wiring::Http(_) if !agent.has_http_hooks() => return Err(BridgeError::NoHttp(agent)),
         Wiring::Http(base) => json!({

@@ -158,6 +158,20 @@ impl From<&str> for ToolError {
     }
 }
 
+/// One dispatch with the lapse rule applied (`crate::lapse`): a configuration error or a
+/// hook that did not judge the event is in the outcome's warnings, and under
+/// `on_failure: block` a call or prompt it concerns is refused.
+async fn dispatch(engine: &Engine, event: Event, payload: Map<String, Value>) -> Outcome {
+    let mut outcome = engine.dispatch(event, payload).await;
+    crate::lapse::settle(
+        engine,
+        &mut outcome,
+        crate::lapse::OnFailure::Continue,
+        None,
+    );
+    outcome
+}
+
 fn base(session_id: &str) -> Map<String, Value> {
     let mut p = Map::new();
     p.insert("session_id".into(), json!(session_id));
@@ -218,7 +232,7 @@ where
     let mut pre = base(session_id);
     pre.insert("tool_name".into(), json!(tool_name));
     pre.insert("tool_input".into(), input.clone());
-    let before = engine.dispatch(Event::PreToolCall, pre).await;
+    let before = dispatch(engine, Event::PreToolCall, pre).await;
     let input = before.payload.get("tool_input").cloned().unwrap_or(input);
     warnings.extend(before.warnings.iter().cloned());
     let mut stop = before.stop.as_ref().map(|s| s.reason.clone());
@@ -242,7 +256,7 @@ where
         let mut transform = base(session_id);
         transform.insert("tool_name".into(), json!(tool_name));
         transform.insert("tool_result".into(), ran.result.clone());
-        let t = engine.dispatch(Event::TransformToolResult, transform).await;
+        let t = dispatch(engine, Event::TransformToolResult, transform).await;
         notes.extend(t.notes.iter().cloned());
         warnings.extend(t.warnings.iter().cloned());
         stop = stop.or_else(|| t.stop.as_ref().map(|s| s.reason.clone()));
@@ -250,7 +264,7 @@ where
     }
 
     let post = ran.post_payload(session_id, tool_name, &input);
-    let after = engine.dispatch(Event::PostToolCall, post).await;
+    let after = dispatch(engine, Event::PostToolCall, post).await;
     let Ran {
         status,
         mut result,
@@ -433,7 +447,7 @@ impl<'e> Turn<'e> {
     async fn decide(&mut self, event: Event, mut payload: Map<String, Value>) -> StopVerdict {
         payload.insert("redo_count".into(), json!(self.redo_count));
         payload.insert("stop_hook_active".into(), json!(self.redo_count > 0));
-        let outcome = self.engine.dispatch(event, payload).await;
+        let outcome = dispatch(self.engine, event, payload).await;
         if let Some(stop) = outcome.stop {
             // A hook asked the agent to stop altogether: that wins over a redo.
             let mut warnings = vec![stop.reason];

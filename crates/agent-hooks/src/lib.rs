@@ -93,6 +93,7 @@ pub mod host;
 mod inspect;
 #[cfg(feature = "internals")]
 pub mod internals;
+pub mod lapse;
 mod snapshot;
 #[cfg(test)]
 mod tests;
@@ -106,11 +107,15 @@ pub use agent_hooks_core::event::{
     complete_payload,
 };
 pub use agent_hooks_core::outcome::{
-    Diagnostic, HookReport, HookStatus, Outcome, ReasonDisplay, Stop,
+    Diagnostic, HookReport, HookStatus, Lapse, LapseKind, OnFailure, Outcome, ReasonDisplay, Stop,
 };
 pub use agent_hooks_core::payload;
 pub use agent_hooks_core::wording::kind_of as json_kind;
 pub use agent_hooks_core::workspace::{APPROVALS_ENV, WORKSPACE_ENV, Workspace};
+/// Where a workspace keeps what, and how one is found ([`Workspace::discover`]).
+pub mod workspace {
+    pub use agent_hooks_core::workspace::{Found, MARKERS};
+}
 pub use agent_hooks_dialects::agent::SourceKind;
 pub use agent_hooks_dialects::parse_event;
 pub use agent_hooks_transports::command_line::Unreadable as UnreadableCommand;

@@ -73,7 +73,8 @@ fn install_writes_the_typed_command_when_path_runs_this_binary() {
     let all = commands(&settings(&ws));
     assert_eq!(all.len(), 8, "{all:?}");
     assert!(
-        all.iter().all(|c| c == "agent-hooks claude-hook"),
+        all.iter()
+            .all(|c| *c == support::bridge_command("agent-hooks", &ws, "claude-hook")),
         "{all:?}"
     );
 }
@@ -89,7 +90,7 @@ fn install_without_this_binary_on_path_writes_its_path_and_warns_and_reinstall_u
         stderr.contains("warning") && stderr.contains("cargo install"),
         "{stderr}"
     );
-    let absolute = format!("{BIN} claude-hook");
+    let absolute = support::bridge_command(BIN, &ws, "claude-hook");
     assert!(
         commands(&settings(&ws)).iter().all(|c| *c == absolute),
         "{:?}",
@@ -103,7 +104,8 @@ fn install_without_this_binary_on_path_writes_its_path_and_warns_and_reinstall_u
     let all = commands(&settings(&ws));
     assert_eq!(all.len(), 8, "{all:?}");
     assert!(
-        all.iter().all(|c| c == "agent-hooks claude-hook"),
+        all.iter()
+            .all(|c| *c == support::bridge_command("agent-hooks", &ws, "claude-hook")),
         "{all:?}"
     );
 }

@@ -1192,12 +1192,22 @@ fn bridge_notification_and_session_end() {
     ignore = "needs python3 and node on PATH (.ci/run installs them)"
 )]
 #[test]
-fn bridge_rejects_input_it_cannot_map() {
+fn bridge_answers_unreadable_input_visibly_and_has_no_opinion_on_unmapped_events() {
     let ws = bridged();
+    // Not JSON: Claude Code shows the message, and the action goes on (fail open).
     let ran = run(ws.command(&["claude-hook"]), b"not json");
-    assert_eq!(ran.code, 1);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let answer: Value = serde_json::from_str(&ran.stdout).unwrap_or_default();
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("could not read")),
+        "{}",
+        ran.stdout
+    );
+    // An event with no counterpart has no policy to evaluate: no opinion, said on stderr.
     let ran = claude_hook(&ws, input("PreCompact", json!({"trigger": "auto"})));
-    assert_eq!(ran.code, 1);
+    assert_eq!((ran.code, ran.stdout.as_str()), (0, ""), "{}", ran.stderr);
     assert!(ran.stderr.contains("PreCompact"), "{}", ran.stderr);
 }
 
@@ -1351,7 +1361,11 @@ fn claude_install_keeps_other_settings_and_is_idempotent() {
         "SessionEnd",
         "Notification",
     ] {
-        let bridged = support::handlers_ending_with(&after, event, "agent-hooks claude-hook");
+        let bridged = support::handlers_ending_with(
+            &after,
+            event,
+            &support::bridge_command("agent-hooks", &ws, "claude-hook"),
+        );
         assert_eq!(bridged.len(), 1, "{event}: {after}");
     }
 
@@ -1481,8 +1495,17 @@ fn claude_code_http_hooks_reach_the_sidecar_route_with_state_in_one_process() {
         ),
     );
     assert_eq!(stop["decision"], "block", "{stop}");
-    let (status, _) = server.post(route, json!({"hook_event_name": "PreCompact"}));
-    assert_eq!(status, 400);
+    let (status, answer) = server.post(route, json!({"hook_event_name": "PreCompact"}));
+    assert_eq!((status, answer), (200, Value::String(String::new())));
+    // Input the route cannot read is answered in Claude Code's format, visibly.
+    let (status, answer) = server.request("POST", route, b"{\"hook_event_name\": ");
+    assert_eq!(status, 200);
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("could not read")),
+        "{answer}"
+    );
 }
 
 #[test]

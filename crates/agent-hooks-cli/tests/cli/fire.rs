@@ -1131,7 +1131,8 @@ fn outcome_has_the_shape_of_spec_11() {
             "stop",
             "hooks",
             "changed",
-            "diagnostics"
+            "diagnostics",
+            "lapses"
         ]
     );
     assert_eq!(fired.outcome["event"], "pre_tool_call");

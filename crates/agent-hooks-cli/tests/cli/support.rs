@@ -148,6 +148,12 @@ impl Entry {
     }
 }
 
+/// The command an installer writes for `ws`'s bridge `hook` (`claude-hook`, ...), run as
+/// `program`: it names the workspace by its absolute path.
+pub(crate) fn bridge_command(program: &str, ws: &Ws, hook: &str) -> String {
+    format!("{program} --workspace {} {hook}", ws.root().display())
+}
+
 /// A temporary workspace.
 #[derive(Debug)]
 pub(crate) struct Ws {

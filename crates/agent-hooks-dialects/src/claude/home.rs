@@ -35,6 +35,7 @@ pub fn read_family_input(
         event: t.event,
         payload: t.payload,
         answer: Box::new(move |outcome| write(claude, outcome, &sent)),
+        lapses: Vec::new(),
     })
 }
 

@@ -274,9 +274,27 @@ pub fn answer_with(
     }
 }
 
-/// What a bridge writes to stderr (the agent's verbose log): every hook that failed, and
-/// every one skipped because the agent runs it itself.
+/// What a bridge writes to stderr (the agent's hook log): every lapse of the policy, told to
+/// the user in the answer too, then every hook that failed, and every one skipped because the
+/// agent runs it itself.
 pub fn bridge_log(outcome: &Outcome) -> Vec<String> {
+    let mut log: Vec<String> = outcome
+        .lapses
+        .iter()
+        .map(|l| {
+            if l.message.starts_with("agent-hooks") {
+                l.message.clone()
+            } else {
+                format!("agent-hooks: {}", l.message)
+            }
+        })
+        .collect();
+    log.extend(hook_log(outcome));
+    log
+}
+
+/// The hooks that failed, and every one skipped because the agent runs it itself.
+fn hook_log(outcome: &Outcome) -> Vec<String> {
     outcome
         .hooks
         .iter()

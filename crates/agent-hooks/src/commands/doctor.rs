@@ -61,6 +61,8 @@ fn header_view(report: &DoctorReport) -> Report {
         approvals: None,
         files: Vec::<FileReport>::new(),
         hooks: Vec::new(),
+        on_failure: report.on_failure,
+        bridges_fail_closed: report.bridges_fail_closed.clone(),
     }
 }
 

@@ -13,6 +13,7 @@ use super::ConfigError;
 use super::typed::{Object, Typed, from_object};
 use super::yaml::parse_error;
 use agent_hooks_core::event::Event;
+use agent_hooks_core::outcome::OnFailure;
 use agent_hooks_core::store::{self, FileLock};
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::claude::{RewritePermission, ToolAliases};
@@ -57,6 +58,8 @@ pub(crate) struct AgentSettings {
     pub events_log: LogDestination,
     /// Why the file could not be read or parsed; the defaults apply then.
     pub error: Option<ConfigError>,
+    /// `on_failure`: what a lapse of the policy comes to (default fail open).
+    pub on_failure: OnFailure,
 }
 
 impl Default for AgentSettings {
@@ -75,6 +78,7 @@ impl Default for AgentSettings {
             max_body: MAX_BODY,
             events_log: LogDestination::Default,
             error: None,
+            on_failure: OnFailure::Continue,
         }
     }
 }
@@ -90,6 +94,7 @@ struct AgentFile {
     logs: Option<Typed<Object<Logs>>>,
     sidecar: Option<Typed<Object<Sidecar>>>,
     llm_judge: Option<Typed<Object<Judge>>>,
+    on_failure: Option<Typed<String>>,
 }
 
 /// `shell_hooks`: the master switch and how shell hooks run.
@@ -212,6 +217,13 @@ impl AgentSettings {
                 agent_hooks_transports::judge::DEFAULT_ANTHROPIC_MODEL
             )),
         }
+        match on_failure(&file.on_failure) {
+            Ok(mode) => settings.on_failure = mode,
+            Err(why) => {
+                settings.on_failure = OnFailure::Block;
+                problems.push(why);
+            }
+        }
         if let Some(last) = problems.pop() {
             settings.error = Some(setting_error(&display, last));
         }
@@ -266,6 +278,23 @@ impl AgentSettings {
             )),
         }
     }
+}
+
+/// `on_failure`: `continue` (the default) or `block`. Anything else is refused, and the
+/// workspace fails closed, since a user who wrote the key meant to change the default.
+fn on_failure(field: &Option<Typed<String>>) -> Result<OnFailure, String> {
+    let found = match field {
+        None => return Ok(OnFailure::Continue),
+        Some(Typed::Valid(value)) => match value.trim() {
+            "continue" => return Ok(OnFailure::Continue),
+            "block" => return Ok(OnFailure::Block),
+            _ => Value::String(value.clone()),
+        },
+        Some(Typed::Wrong(other)) => other.clone(),
+    };
+    Err(format!(
+        "on_failure: expected \"continue\" or \"block\", found {found}; the workspace fails closed until it is fixed"
+    ))
 }
 
 /// `sidecar.max_body` written as `value`, which is no number of bytes above 0.

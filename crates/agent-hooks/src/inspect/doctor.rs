@@ -200,6 +200,10 @@ pub(crate) struct DoctorReport {
     pub http_allow_local: bool,
     /// The events the host says it sends; `None`: every event.
     pub host_events: Option<Vec<Event>>,
+    /// What a lapse of the policy comes to (`on_failure`).
+    pub on_failure: agent_hooks_core::outcome::OnFailure,
+    /// The agents whose installed bridge says `--fail-closed`.
+    pub bridges_fail_closed: Vec<&'static str>,
     /// True when nothing is broken (doctor exits 0).
     pub ok: bool,
     /// How many things are broken: configuration errors, health errors, broken runs.
@@ -262,6 +266,8 @@ pub(crate) async fn run_with_progress(
         approvals: _,
         files,
         hooks,
+        on_failure,
+        bridges_fail_closed,
     } = report;
     let mut checks = Vec::new();
     let total = hooks.len();
@@ -282,6 +288,8 @@ pub(crate) async fn run_with_progress(
         master_enabled,
         http_allow_local,
         host_events,
+        on_failure,
+        bridges_fail_closed,
         ok: problems == 0,
         problems,
         warnings,

@@ -339,6 +339,10 @@ pub(crate) struct Report {
     pub files: Vec<FileReport>,
     /// Every declared hook, in run order.
     pub hooks: Vec<HookHealth>,
+    /// What a lapse of the policy comes to: `on_failure` in `config/agent.yaml`.
+    pub on_failure: agent_hooks_core::outcome::OnFailure,
+    /// The agents whose installed bridge says `--fail-closed`, whatever `on_failure` says.
+    pub bridges_fail_closed: Vec<&'static str>,
 }
 
 impl Report {
@@ -392,6 +396,11 @@ pub(crate) fn assess(ws: &Workspace, snapshot: &Snapshot, drift: &DriftChecker) 
         approvals: Some((ws.approvals_json(), ws.approvals_outside())),
         files: files::file_reports(ws, snapshot),
         hooks,
+        on_failure: snapshot.config.agent.on_failure,
+        bridges_fail_closed: crate::bridge::installed_fail_closed(ws)
+            .into_iter()
+            .map(|agent| agent.label())
+            .collect(),
     }
 }
 

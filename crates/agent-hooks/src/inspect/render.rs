@@ -30,6 +30,16 @@ pub(crate) fn header(out: &mut String, report: &Report, command: &str, style: St
     let mut line = String::new();
     wrap_into(&mut line, "Master switch: ", 2, &switch);
     out.push_str(&line);
+    let mut mode = report.on_failure.describe().to_owned();
+    if !report.bridges_fail_closed.is_empty() {
+        mode.push_str(&format!(
+            "; the bridge of {} fails closed (--fail-closed)",
+            report.bridges_fail_closed.join(", ")
+        ));
+    }
+    let mut line = String::new();
+    wrap_into(&mut line, "On failure: ", 2, &mode);
+    out.push_str(&line);
     if report.http_allow_local {
         field(
             out,

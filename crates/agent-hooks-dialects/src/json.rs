@@ -1,0 +1,362 @@
+//! Reading an agent's JSON as leniently as the agent's own parser writes it (`docs/json.md`):
+//! lone UTF-16 surrogates (`"\ud800"`, as `JSON.stringify` and Python's `json.dumps` write
+//! them) become U+FFFD, numbers too large for a double become `null` (what `JSON.parse` then
+//! `JSON.stringify` make of them), and nesting deeper than serde_json's own limit of 128 is
+//! read in full up to [`MAX_DEPTH`].
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+/// The deepest nesting read. JavaScript's and Python's parsers stop somewhere in the
+/// thousands; past this depth the input is refused (a lapse the user is told about) rather
+/// than risk the stack of the process that must answer.
+pub const MAX_DEPTH: usize = 1024;
+
+/// What reading the input changed to make it readable, for the user.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Repairs {
+    /// Lone surrogate escapes replaced by U+FFFD.
+    pub lone_surrogates: usize,
+    /// Numbers out of a double's range, read as `null`.
+    pub huge_numbers: usize,
+    /// Bytes that were not UTF-8, read as U+FFFD.
+    pub invalid_utf8: bool,
+}
+
+impl Repairs {
+    /// Whether the input was read exactly as sent.
+    pub fn is_empty(&self) -> bool {
+        *self == Repairs::default()
+    }
+
+    /// What was changed, as a clause for a message; `None` when nothing was.
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.lone_surrogates > 0 {
+            parts.push(format!(
+                "{} lone UTF-16 surrogate escape(s) read as U+FFFD",
+                self.lone_surrogates
+            ));
+        }
+        if self.huge_numbers > 0 {
+            parts.push(format!(
+                "{} number(s) beyond a double's range read as null",
+                self.huge_numbers
+            ));
+        }
+        if self.invalid_utf8 {
+            parts.push("bytes that are not UTF-8 read as U+FFFD".to_owned());
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+}
+
+/// Why the input could not be read at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unreadable {
+    /// Nested deeper than [`MAX_DEPTH`].
+    #[error("the input is nested {0} levels deep; agent-hooks reads at most {MAX_DEPTH}")]
+    TooDeep(usize),
+    /// Not JSON, even read leniently.
+    #[error("the input is not JSON: {0}")]
+    NotJson(String),
+}
+
+/// Reads `bytes` as one JSON value with the repairs above.
+///
+/// # Errors
+///
+/// [`Unreadable`] when the text is not JSON or is nested deeper than [`MAX_DEPTH`].
+pub fn read(bytes: &[u8]) -> Result<(Value, Repairs), Unreadable> {
+    let mut repairs = Repairs::default();
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => {
+            repairs.invalid_utf8 = true;
+            String::from_utf8_lossy(bytes)
+        }
+    };
+    let scanned = scan(&text, &mut repairs);
+    let text: &str = scanned.as_deref().unwrap_or(&text);
+    let depth = depth(text);
+    if depth > MAX_DEPTH {
+        return Err(Unreadable::TooDeep(depth));
+    }
+    let value = if depth < 128 {
+        serde_json::from_str(text).map_err(|e| Unreadable::NotJson(e.to_string()))?
+    } else {
+        deep(text)?
+    };
+    Ok((value, repairs))
+}
+
+/// Parses input nested deeper than serde_json's default limit on a thread of its own with
+/// room for the recursion; the value it returns is at most [`MAX_DEPTH`] deep, which the
+/// ordinary stack clones, writes and drops.
+fn deep(text: &str) -> Result<Value, Unreadable> {
+    const STACK: usize = 64 * 1024 * 1024;
+    std::thread::scope(|scope| {
+        let parser = std::thread::Builder::new()
+            .name("agent-hooks-json".into())
+            .stack_size(STACK)
+            .spawn_scoped(scope, || {
+                let mut de = serde_json::Deserializer::from_str(text);
+                de.disable_recursion_limit();
+                let mut values = de.into_iter::<Value>();
+                let first = values.next();
+                let rest = values.next();
+                match (first, rest) {
+                    (Some(Ok(value)), None) => Ok(value),
+                    (Some(Err(e)), _) => Err(Unreadable::NotJson(e.to_string())),
+                    (None, _) => Err(Unreadable::NotJson("no value".into())),
+                    (Some(Ok(_)), Some(_)) => Err(Unreadable::NotJson(
+                        "trailing characters after the value".into(),
+                    )),
+                }
+            });
+        match parser {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Err(Unreadable::NotJson(
+                    "the parser stopped unexpectedly".into(),
+                ))
+            }),
+            Err(e) => Err(Unreadable::NotJson(format!(
+                "cannot start the parser for deeply nested input: {e}"
+            ))),
+        }
+    })
+}
+
+/// The deepest nesting of arrays and objects in `text`, strings skipped.
+fn depth(text: &str) -> usize {
+    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Rewrites what serde_json refuses but the agents' own parsers accept: a `\uD800`–`\uDFFF`
+/// escape not part of a high-low pair becomes `\uFFFD`, and a number a double cannot hold
+/// becomes `null`. Escaped backslashes are consumed as pairs, so `\\ud800` (a backslash
+/// followed by the text `ud800`) is left alone. `None` when nothing needed rewriting.
+fn scan(text: &str, repairs: &mut Repairs) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    // Everything before `copied` is in `out` (once there is one).
+    let mut copied = 0;
+    let mut i = 0;
+    let mut in_string = false;
+    let replace = |out: &mut Option<String>, copied: &mut usize, from: usize, to: usize, with| {
+        let buffer = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        buffer.push_str(&text[*copied..from]);
+        buffer.push_str(with);
+        *copied = to;
+    };
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'"' => {
+                    in_string = false;
+                    i += 1;
+                }
+                b'\\' if bytes.get(i + 1) == Some(&b'u') => {
+                    let unit = hex4(bytes, i + 2);
+                    match unit {
+                        Some(0xD800..=0xDBFF) => {
+                            let low = (bytes.get(i + 6) == Some(&b'\\')
+                                && bytes.get(i + 7) == Some(&b'u'))
+                            .then(|| hex4(bytes, i + 8))
+                            .flatten();
+                            if matches!(low, Some(0xDC00..=0xDFFF)) {
+                                i += 12;
+                            } else {
+                                repairs.lone_surrogates += 1;
+                                replace(&mut out, &mut copied, i, i + 6, "\\uFFFD");
+                                i += 6;
+                            }
+                        }
+                        Some(0xDC00..=0xDFFF) => {
+                            repairs.lone_surrogates += 1;
+                            replace(&mut out, &mut copied, i, i + 6, "\\uFFFD");
+                            i += 6;
+                        }
+                        _ => i += 2,
+                    }
+                }
+                b'\\' => i += 2,
+                _ => i += 1,
+            }
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = bytes[i..]
+                    .iter()
+                    .position(|c| !matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                    .map_or(bytes.len(), |n| i + n);
+                let token = &text[i..end];
+                if token.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    repairs.huge_numbers += 1;
+                    replace(&mut out, &mut copied, i, end, "null");
+                }
+                i = end.max(i + 1);
+            }
+            _ => i += 1,
+        }
+    }
+    out.map(|mut buffer| {
+        buffer.push_str(&text[copied..]);
+        buffer
+    })
+}
+
+/// The value of four hex digits at `at`, if there are four.
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = bytes.get(at..at + 4)?;
+    let text = std::str::from_utf8(digits).ok()?;
+    u32::from_str_radix(text, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read_ok(text: &str) -> (Value, Repairs) {
+        read(text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn a_lone_surrogate_is_u_fffd_and_the_rest_of_the_string_is_kept() {
+        let (v, r) = read_ok(r#"{"command": "rm -rf ~ \ud800 && echo done"}"#);
+        assert_eq!(v["command"], "rm -rf ~ \u{FFFD} && echo done");
+        assert_eq!(r.lone_surrogates, 1);
+        let (v, r) = read_ok(r#"["\udc00x", "\ud83d\ude00", "\ud83d"]"#);
+        assert_eq!(v, json!(["\u{FFFD}x", "😀", "\u{FFFD}"]));
+        assert_eq!(r.lone_surrogates, 2);
+    }
+
+    #[test]
+    fn an_escaped_backslash_before_u_is_text_not_an_escape() {
+        let (v, r) = read_ok(r#"{"a": "\\ud800", "b": "\\\ud800"}"#);
+        assert_eq!(v["a"], "\\ud800");
+        assert_eq!(v["b"], "\\\u{FFFD}");
+        assert_eq!(r.lone_surrogates, 1);
+    }
+
+    #[test]
+    fn valid_input_is_read_as_serde_json_reads_it() {
+        for text in [
+            r#"{"a": [1, 2.5, -3e2, "x\"y", {"b": null}], "c": "\u00e9\ud83d\ude00"}"#,
+            r#""just a string""#,
+            "[]",
+            r#"{"n": 1e308, "m": -0.0, "big": 123456789012345678901234567890}"#,
+        ] {
+            let (v, r) = read_ok(text);
+            assert_eq!(
+                v,
+                serde_json::from_str::<Value>(text).unwrap_or_default(),
+                "{text}"
+            );
+            assert!(r.is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn numbers_beyond_a_double_are_null() {
+        let (v, r) = read_ok(r#"{"x": 1e400, "y": -2E999, "z": 5}"#);
+        assert_eq!(v, json!({"x": null, "y": null, "z": 5}));
+        assert_eq!(r.huge_numbers, 2);
+    }
+
+    #[test]
+    fn nesting_past_128_is_read_in_full_and_past_the_limit_is_refused() {
+        let deep = |n: usize| format!("{}\"rm -rf /\"{}", "[".repeat(n), "]".repeat(n));
+        let (v, _) = read_ok(&format!(
+            r#"{{"tool_input": {{"command": "x", "deep": {}}}}}"#,
+            deep(500)
+        ));
+        let mut inner = &v["tool_input"]["deep"];
+        for _ in 0..500 {
+            inner = &inner[0];
+        }
+        assert_eq!(inner, "rm -rf /");
+        let copy = v.clone();
+        // The value is cloned, written and dropped on this thread's ordinary stack.
+        let written = serde_json::to_string(&copy).unwrap_or_default();
+        assert!(written.len() > 1000 && written.contains("rm -rf /"));
+        assert!(matches!(
+            read(deep(MAX_DEPTH + 1).as_bytes()),
+            Err(Unreadable::TooDeep(n)) if n == MAX_DEPTH + 1
+        ));
+        assert!(matches!(read(b"{not json"), Err(Unreadable::NotJson(_))));
+    }
+
+    #[test]
+    fn invalid_utf8_is_read_lossily() {
+        let (v, r) = read(b"{\"a\": \"x\xff\"}").unwrap_or_default();
+        assert_eq!(v["a"], "x\u{FFFD}");
+        assert!(r.invalid_utf8);
+    }
+
+    /// Strings built from random pieces — escapes, surrogates, backslashes, quotes — read
+    /// the same as Python's lenient reading would: every lone surrogate one U+FFFD, every
+    /// pair its character, everything else itself.
+    #[test]
+    fn random_strings_of_escapes_read_as_their_expected_text() {
+        let pieces: [(&str, &str); 9] = [
+            ("\\ud800x", "\u{FFFD}x"),
+            ("\\udfff", "\u{FFFD}"),
+            ("\\ud83d\\ude00", "😀"),
+            ("\\\\", "\\"),
+            ("\\\\ud800", "\\ud800"),
+            ("\\\"", "\""),
+            ("\\u0041", "A"),
+            ("x", "x"),
+            ("\\n", "\n"),
+        ];
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..2000 {
+            let mut json_text = String::from("\"");
+            let mut expected = String::new();
+            for _ in 0..(seed % 9) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let (raw, read_as) = pieces[(seed % pieces.len() as u64) as usize];
+                json_text.push_str(raw);
+                expected.push_str(read_as);
+            }
+            json_text.push('"');
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let (v, _) = read_ok(&json_text);
+            assert_eq!(v, Value::String(expected), "{json_text}");
+        }
+    }
+}
