@@ -65,17 +65,27 @@ fn bridge_workspace(agent: Agent, flag: Option<&Path>, input: &Value) -> Result<
 }
 
 /// `fire`'s workspace: `--workspace`, else `$AGENT_HOOKS_WORKSPACE`, else found from the
-/// current directory up (a marker, else `.git`), else the current directory.
-pub(crate) fn fire_workspace(flag: Option<&Path>) -> Workspace {
+/// current directory up (a marker, else `.git`), else the current directory — with why no
+/// workspace was found then, a lapse `fire` tells.
+pub(crate) fn fire_workspace(flag: Option<&Path>) -> (Workspace, Option<String>) {
     let named = flag.is_some()
         || std::env::var_os(agent_hooks::WORKSPACE_ENV).is_some_and(|v| !v.is_empty());
     if named {
-        return Workspace::resolve(flag);
+        return (Workspace::resolve(flag), None);
     }
-    std::env::current_dir()
-        .ok()
-        .and_then(|cwd| Workspace::discover(&cwd))
-        .map_or_else(|| Workspace::resolve(None), |found| found.workspace)
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    match Workspace::discover(&cwd) {
+        Some(found) => (found.workspace, None),
+        None => (
+            Workspace::resolve(None),
+            Some(format!(
+                "no directory from {} up holds a workspace marker ({}, or .git), and neither --workspace nor ${} names one",
+                cwd.display(),
+                agent_hooks::workspace::MARKERS.join(", "),
+                agent_hooks::WORKSPACE_ENV
+            )),
+        ),
+    }
 }
 
 /// `agent-hooks <agent>-hook`: one hook input on stdin, the answer in the agent's format on

@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use agent_hooks::{Engine, Event, Workspace};
+use agent_hooks::{Engine, Event, OnFailure, Workspace};
 use serde_json::Value;
 
 /// `agent-hooks background-hook <ticket>`: the supervisor of one background hook `fire`
@@ -20,7 +20,15 @@ pub(crate) async fn background(ws: Workspace, ticket: &std::path::Path) -> ExitC
     }
 }
 
-pub(crate) async fn run(ws: Workspace, event: &str, pretty: bool) -> ExitCode {
+/// `agent-hooks fire <event>`: `mode` is `--fail-closed`; `missing` says why no workspace was
+/// found (the current directory is used, and the outcome tells it as a lapse).
+pub(crate) async fn run(
+    ws: Workspace,
+    event: &str,
+    pretty: bool,
+    mode: OnFailure,
+    missing: Option<String>,
+) -> ExitCode {
     let event: Event = match agent_hooks::parse_event(event) {
         Ok(e) => e,
         Err(e) => {
@@ -63,12 +71,10 @@ pub(crate) async fn run(ws: Workspace, event: &str, pretty: bool) -> ExitCode {
     let mut outcome = engine.dispatch(event, payload).await;
     // A file that does not load, or a hook that did not judge the event, is said where the
     // caller looks, and denies under `on_failure: block`.
-    agent_hooks::lapse::settle(
-        &engine,
-        &mut outcome,
-        agent_hooks::OnFailure::Continue,
-        None,
-    );
+    if let Some(why) = missing {
+        outcome.add_lapse(agent_hooks::lapse::no_workspace(&why));
+    }
+    agent_hooks::lapse::settle(&engine, &mut outcome, mode, None);
     let text = if pretty {
         serde_json::to_string_pretty(&outcome)
     } else {

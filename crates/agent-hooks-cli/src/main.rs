@@ -151,6 +151,10 @@ enum Command {
         /// Indent the outcome (the default when stdout is a terminal).
         #[arg(long)]
         pretty: bool,
+        /// Fail closed: when the policy cannot be fully evaluated, block where the event can
+        /// (as `on_failure: block` in config/agent.yaml does).
+        #[arg(long)]
+        fail_closed: bool,
     },
     /// Run one background (async) hook that `fire` handed over, to its end (internal).
     #[command(hide = true)]
@@ -395,7 +399,20 @@ fn run(args: Vec<OsString>) -> ExitCode {
             None => ExitCode::FAILURE,
         },
         command => match workspace(&command, cli.workspace.as_deref()) {
-            Ok(ws) => dispatch(command, ws),
+            Ok(ws) => match command {
+                Command::Fire {
+                    event,
+                    pretty,
+                    fail_closed,
+                } => block_on(fire::run(
+                    ws,
+                    &event,
+                    pretty || std::io::stdout().is_terminal(),
+                    BridgeArgs { fail_closed }.mode(),
+                    agents::fire_workspace(cli.workspace.as_deref()).1,
+                )),
+                command => dispatch(command, ws),
+            },
             Err(code) => code,
         },
     }
@@ -418,7 +435,7 @@ fn bridge_agent(command: &Command) -> Option<(Agent, BridgeArgs)> {
 /// `.git`, when neither `--workspace` nor `$AGENT_HOOKS_WORKSPACE` names it.
 fn workspace(command: &Command, flag: Option<&Path>) -> Result<Workspace, ExitCode> {
     let ws = match command {
-        Command::Fire { .. } => agents::fire_workspace(flag),
+        Command::Fire { .. } => agents::fire_workspace(flag).0,
         _ => Workspace::resolve(flag),
     };
     // Every command works on an existing workspace: a mistyped --workspace must not create
@@ -452,11 +469,8 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             options.exit_on_stdin_eof = exit_on_stdin_eof;
             serve::run(ws, &listen, options)
         }
-        Command::Fire { event, pretty } => block_on(fire::run(
-            ws,
-            &event,
-            pretty || std::io::stdout().is_terminal(),
-        )),
+        // Answered by `run`, which knows how its workspace was found.
+        Command::Fire { .. } => ExitCode::FAILURE,
         Command::BackgroundHook { ticket } => block_on(fire::background(ws, &ticket)),
         // Answered by `run` before a workspace is resolved.
         Command::ClaudeHook(_)

@@ -8,6 +8,7 @@ mod support;
 mod loopback;
 
 mod bridge_install;
+mod chaos;
 mod claude;
 mod clients;
 mod codex;
