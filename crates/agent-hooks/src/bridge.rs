@@ -129,8 +129,12 @@ pub async fn answer(
     let block = mode == OnFailure::Block;
     let unread = |why: String| {
         let message = format!(
-            "agent-hooks could not read {}'s hook input, so no hook judged it: {why}{}",
+            "agent-hooks could not read {}'s hook input, so no hook judged it: {why}{}{}",
             agent.label(),
+            match engine {
+                Ok(_) => String::new(),
+                Err(missing) => format!("; nor find a workspace: {missing}"),
+            },
             if block { "; denied (fail closed)" } else { "" }
         );
         agent.home().unread_answer(&message, block)

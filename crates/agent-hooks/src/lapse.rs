@@ -61,7 +61,7 @@ pub fn settle(engine: &Engine, outcome: &mut Outcome, forced: OnFailure, own: Op
 fn config_lapse(error: &agent_hooks_core::config_error::ConfigError) -> Lapse {
     Lapse::new(
         LapseKind::ConfigError,
-        format!("configuration error, so some hooks may not have run: {error}"),
+        format!("configuration error: {error} (the hooks it declares may not have run)"),
     )
 }
 

@@ -20,6 +20,7 @@ mod gemini;
 mod guards;
 mod http_hooks;
 mod judge;
+mod lapses;
 mod log;
 mod operator;
 mod prefork;
