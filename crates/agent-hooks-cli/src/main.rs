@@ -454,7 +454,7 @@ fn workspace(command: &Command, flag: Option<&Path>) -> Result<Workspace, ExitCo
     Err(ExitCode::from(2))
 }
 
-/// Runs `command` on `ws` (`flag` is `--workspace`).
+/// Runs `command` on `ws`.
 fn dispatch(command: Command, ws: Workspace) -> ExitCode {
     match command {
         Command::Serve {

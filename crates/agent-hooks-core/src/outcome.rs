@@ -491,7 +491,69 @@ impl Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::ReasonDisplay;
+    use super::*;
+
+    fn report(status: HookStatus, detail: &'static str) -> HookReport {
+        HookReport::new(
+            "guard".into(),
+            "config/shell_hooks.yaml".into(),
+            status,
+            Some(detail.into()),
+            0.0,
+        )
+    }
+
+    #[test]
+    fn failures_and_trust_skips_are_lapses_and_other_skips_are_not() {
+        let failed = report(HookStatus::Timeout, "killed after 1s").lapse();
+        assert_eq!(failed.as_ref().map(|l| l.kind), Some(LapseKind::HookFailed));
+        assert!(failed.is_some_and(|l| l.message.contains("timeout (killed after 1s)")));
+        for detail in TRUST_SKIPS {
+            let lapse = report(HookStatus::Skipped, detail).lapse();
+            assert_eq!(
+                lapse.map(|l| l.kind),
+                Some(LapseKind::Untrusted),
+                "{detail}"
+            );
+        }
+        for detail in ["no match", "an earlier hook blocked"] {
+            assert_eq!(
+                report(HookStatus::Skipped, detail).lapse(),
+                None,
+                "{detail}"
+            );
+        }
+        assert_eq!(report(HookStatus::Blocked, "").lapse(), None);
+    }
+
+    #[test]
+    fn a_lapse_is_told_once_and_fails_closed_where_the_event_can_block() {
+        let mut outcome = Outcome::unchanged(Event::PreToolCall, Map::new());
+        let lapse = Lapse::new(LapseKind::ConfigError, "configuration error: x");
+        outcome.add_lapse(lapse.clone());
+        outcome.add_lapse(lapse);
+        assert_eq!(outcome.warnings, vec!["configuration error: x".to_owned()]);
+        assert!(outcome.fail_closed());
+        assert!(outcome.is_blocked());
+        assert!(
+            outcome
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.contains("configuration error: x"))
+        );
+
+        let mut stop = Outcome::unchanged(Event::OnStop, Map::new());
+        stop.add_lapse(Lapse::new(LapseKind::NoWorkspace, "no workspace"));
+        assert!(
+            !stop.fail_closed(),
+            "a block at the stop is a redo, not a deny"
+        );
+        assert!(!stop.is_blocked());
+
+        let mut clean = Outcome::unchanged(Event::PreToolCall, Map::new());
+        assert!(!clean.fail_closed());
+        assert!(!clean.is_blocked());
+    }
 
     fn shown(reason: &str) -> (String, Option<String>) {
         let d = ReasonDisplay::of(reason);

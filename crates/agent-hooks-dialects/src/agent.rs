@@ -70,9 +70,10 @@ impl IntoIterator for Agents {
 pub struct AgentAnswer {
     /// One JSON object, or empty for "no opinion".
     pub stdout: String,
-    /// Shown by the agent in its verbose mode only.
+    /// The agent's hook log: every lapse and every failed hook (on exit 2, the reason).
     pub stderr: String,
-    /// The process exit status; always 0, as decisions travel in `stdout`.
+    /// The process exit status: 0, as decisions travel in `stdout`; 2 only to deny an input
+    /// no event could be read from (`docs/agents.md`).
     pub exit: i32,
 }
 

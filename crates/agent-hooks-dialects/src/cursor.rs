@@ -920,6 +920,56 @@ mod tests {
     }
 
     #[test]
+    fn a_warning_reaches_the_user_message_where_cursor_reads_one_and_stderr_always() {
+        let mut outcome = Outcome::unchanged(Event::PreToolCall, Map::new());
+        outcome.add_lapse(Lapse::new(
+            LapseKind::Untrusted,
+            "hook \"guard\" (config/shell_hooks.yaml) did not run: not approved",
+        ));
+        let sent = Sent::of_event(Event::PreToolCall, &Map::new());
+        for cursor in [
+            CursorEvent::BeforeShellExecution,
+            CursorEvent::BeforeMcpExecution,
+            CursorEvent::BeforeSubmitPrompt,
+        ] {
+            let answer = to_cursor(cursor, &outcome, &sent);
+            let json: Value = serde_json::from_str(&answer.stdout).unwrap_or_default();
+            assert!(
+                json["user_message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("did not run")),
+                "{cursor:?}: {json}"
+            );
+            assert!(json.get("permission").is_none(), "{cursor:?}: {json}");
+            assert!(answer.stderr.contains("did not run"), "{cursor:?}");
+        }
+        // Cursor reads only the permission before a file read: the log says it.
+        let read = to_cursor(CursorEvent::BeforeReadFile, &outcome, &sent);
+        assert_eq!(read.stdout, "{}");
+        assert!(read.stderr.contains("did not run"));
+    }
+
+    #[test]
+    fn mcp_arguments_that_are_not_json_are_a_lapse() {
+        let t = from_cursor(&json!({
+            "hook_event_name": "beforeMCPExecution",
+            "tool_name": "db",
+            "tool_input": "{\"q\": nope",
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.payload["tool_input"], json!({"input": "{\"q\": nope"}));
+        assert_eq!(t.lapses.len(), 1);
+        let t = from_cursor(&json!({
+            "hook_event_name": "beforeMCPExecution",
+            "tool_name": "db",
+            "tool_input": "{\"q\": \"a\\ud800\"}",
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.payload["tool_input"], json!({"q": "a\u{FFFD}"}));
+        assert!(t.lapses.is_empty());
+    }
+
+    #[test]
     fn unknown_output_fields_are_reported() {
         let a = interpret(
             CursorEvent::BeforeShellExecution,
