@@ -241,3 +241,38 @@ fn a_lapse_at_the_stop_is_shown_but_forces_no_redo() {
         fired.outcome
     );
 }
+
+#[test]
+fn a_hook_that_says_on_error_block_fails_closed_when_the_trust_gate_keeps_it_from_running() {
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/strict.sh", "exit 0\n")
+        .hook(
+            support::Entry::new("pre_tool_call", "hooks/strict.sh")
+                .name("strict")
+                .on_error_block(),
+        )
+        .sh("hooks/lenient.sh", "exit 0\n")
+        .hook(support::Entry::new("pre_tool_call", "hooks/lenient.sh").name("lenient"));
+    let payload = json!({"tool_name": "bash", "tool_input": {"command": "ls"}});
+    // Neither is approved: the strict one's lapse denies, in a workspace that fails open.
+    let fired = ws.fire("pre_tool_call", payload.clone());
+    assert_eq!(fired.decision(), "block", "{}", fired.outcome);
+    assert!(
+        fired.reason().contains("hook \"strict\""),
+        "{}",
+        fired.reason()
+    );
+    // Approved, the strict one runs; the lenient one's lapse is only told.
+    ws.approve("hooks/strict.sh");
+    let fired = ws.fire("pre_tool_call", payload);
+    assert_eq!(fired.decision(), "continue", "{}", fired.outcome);
+    assert!(
+        fired
+            .warnings()
+            .iter()
+            .any(|w| w.contains("hook \"lenient\"")),
+        "{}",
+        fired.outcome
+    );
+}
