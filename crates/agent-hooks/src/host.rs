@@ -172,6 +172,16 @@ async fn dispatch(engine: &Engine, event: Event, payload: Map<String, Value>) ->
     outcome
 }
 
+/// Adds `more` to the call's warnings, each once: a lapse that holds for the whole call (a
+/// configuration error) is in the outcome of every event of it.
+fn tell(warnings: &mut Vec<String>, more: &[String]) {
+    for warning in more {
+        if !warnings.contains(warning) {
+            warnings.push(warning.clone());
+        }
+    }
+}
+
 fn base(session_id: &str) -> Map<String, Value> {
     let mut p = Map::new();
     p.insert("session_id".into(), json!(session_id));
@@ -234,7 +244,7 @@ where
     pre.insert("tool_input".into(), input.clone());
     let before = dispatch(engine, Event::PreToolCall, pre).await;
     let input = before.payload.get("tool_input").cloned().unwrap_or(input);
-    warnings.extend(before.warnings.iter().cloned());
+    tell(&mut warnings, &before.warnings);
     let mut stop = before.stop.as_ref().map(|s| s.reason.clone());
     let refused = stop.is_some()
         || match before.decision {
@@ -258,7 +268,7 @@ where
         transform.insert("tool_result".into(), ran.result.clone());
         let t = dispatch(engine, Event::TransformToolResult, transform).await;
         notes.extend(t.notes.iter().cloned());
-        warnings.extend(t.warnings.iter().cloned());
+        tell(&mut warnings, &t.warnings);
         stop = stop.or_else(|| t.stop.as_ref().map(|s| s.reason.clone()));
         outcomes.push(t);
     }
@@ -277,7 +287,7 @@ where
         result = replaced.clone();
     }
     notes.extend(after.notes.iter().cloned());
-    warnings.extend(after.warnings.iter().cloned());
+    tell(&mut warnings, &after.warnings);
     stop = stop.or_else(|| after.stop.as_ref().map(|s| s.reason.clone()));
     outcomes.push(after);
 
