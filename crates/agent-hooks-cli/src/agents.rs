@@ -170,7 +170,7 @@ pub(crate) fn install(
     if mode == OnFailure::Block && http.is_some() {
         // An HTTP hook carries no flag: the route reads `on_failure` in config/agent.yaml.
         eprintln!(
-            "agent-hooks {me}: --fail-closed with --http: set `on_failure: block` in config/agent.yaml, which the sidecar's route reads (a URL carries no flag)"
+            "agent-hooks {me}: --fail-closed with --http: set `on_failure: block` in config/agent.yaml, which the sidecar's route reads, or end the hook's URL with `?on_failure=block`"
         );
         return ExitCode::from(2);
     }

@@ -32,7 +32,12 @@ impl Agent {
 
     /// The agent whose sidecar route a hook URL points at, if it is one of those routes.
     pub fn of_bridge_url(url: &str) -> Option<Agent> {
-        let url = url.trim_end_matches('/');
+        // A query (`?on_failure=block`) is the entry's setting, not its route.
+        let url = url
+            .split(['?', '#'])
+            .next()
+            .unwrap_or(url)
+            .trim_end_matches('/');
         Agent::ALL
             .into_iter()
             .find(|agent| url.ends_with(agent.http_route()))

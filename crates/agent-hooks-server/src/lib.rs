@@ -92,7 +92,7 @@ pub fn router(engine: Arc<Engine>) -> Router {
     for agent in agent_hooks_dialects::agent::Agent::ALL {
         router = router.route(
             agent.http_route(),
-            post(move |state, body| agent_hook(agent, state, body)),
+            post(move |state, query, body| agent_hook(agent, state, query, body)),
         );
     }
     router
@@ -573,16 +573,21 @@ async fn command(
 async fn agent_hook(
     agent: agent_hooks_dialects::agent::Agent,
     State(state): State<Arc<AppState>>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let body = body?;
-    let answer = agent_hooks::bridge::answer(
-        agent,
-        Ok(&state.engine),
-        &body,
-        agent_hooks::OnFailure::Continue,
-    )
-    .await;
+    // `?on_failure=block` in the hook's URL is a command bridge's `--fail-closed`: it holds
+    // even when config/agent.yaml does not load.
+    let forced = if query
+        .as_deref()
+        .is_some_and(|q| q.split('&').any(|pair| pair == "on_failure=block"))
+    {
+        agent_hooks::OnFailure::Block
+    } else {
+        agent_hooks::OnFailure::Continue
+    };
+    let answer = agent_hooks::bridge::answer(agent, Ok(&state.engine), &body, forced).await;
     // HTTP hooks have no exit status: a deny that a command bridge says with exit 2 is said
     // with the answer's JSON, and the message goes in the agent's user-facing field.
     let body = if answer.stdout.is_empty() && answer.exit == 2 {

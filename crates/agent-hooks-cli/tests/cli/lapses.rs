@@ -276,3 +276,40 @@ fn a_hook_that_says_on_error_block_fails_closed_when_the_trust_gate_keeps_it_fro
         fired.outcome
     );
 }
+
+#[test]
+fn the_route_fails_closed_with_on_failure_block_in_its_url_even_when_agent_yaml_is_broken() {
+    let ws = Ws::new().file("config/agent.yaml", "shell_hooks: [\n");
+    let server = support::Server::start(&ws);
+    let input = json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": "s",
+        "cwd": ws.root(),
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    })
+    .to_string();
+    let (status, open) = server.request("POST", "/v1/hooks/claude-code", input.as_bytes());
+    assert_eq!(status, 200);
+    assert_eq!(
+        open["hookSpecificOutput"]["permissionDecision"],
+        Value::Null,
+        "{open}"
+    );
+    assert!(
+        open["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("config/agent.yaml")),
+        "{open}"
+    );
+    let (status, closed) = server.request(
+        "POST",
+        "/v1/hooks/claude-code?on_failure=block",
+        input.as_bytes(),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        closed["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{closed}"
+    );
+}
