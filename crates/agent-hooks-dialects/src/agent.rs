@@ -130,6 +130,21 @@ mod tests {
         }
         assert!("copilot".parse::<Agent>().is_err());
     }
+
+    #[test]
+    fn a_bridge_url_is_its_route_whatever_its_query() {
+        for url in [
+            "http://127.0.0.1:8377/v1/hooks/claude-code",
+            "http://127.0.0.1:8377/v1/hooks/claude-code/",
+            "http://127.0.0.1:8377/v1/hooks/claude-code?on_failure=block",
+        ] {
+            assert_eq!(Agent::of_bridge_url(url), Some(Agent::ClaudeCode), "{url}");
+        }
+        assert_eq!(
+            Agent::of_bridge_url("http://x/v1/hooks/claude-code-not"),
+            None
+        );
+    }
 }
 
 /// Which kind of file declared a hook. Its order is the run order (`docs/configuration.md`): shell
