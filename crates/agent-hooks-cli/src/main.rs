@@ -319,6 +319,21 @@ fn main() -> ExitCode {
     run(std::env::args_os().collect())
 }
 
+/// Writes a generated document to stdout. A reader that stopped early (a closed pipe) is not a
+/// failure; any other write error is reported under the command's name.
+fn print_all(command: &str, bytes: &[u8]) -> ExitCode {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("agent-hooks {command}: cannot write to stdout: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// The program on its command line, called by `main` or on glibc Linux `startup::main` (a
 /// test build has the test harness's `main`).
 #[cfg_attr(test, allow(dead_code))]
@@ -328,21 +343,22 @@ fn run(args: Vec<OsString>) -> ExitCode {
     let command = cli.command.unwrap_or(Command::List { json: false });
     match command {
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut definition(),
-                "agent-hooks",
-                &mut std::io::stdout(),
-            );
-            ExitCode::SUCCESS
+            // Generated into memory first: clap_complete panics when its writer fails, and a
+            // reader that closes the pipe early (`| head`) is not an error of ours.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut definition(), "agent-hooks", &mut script);
+            print_all("completions", &script)
         }
-        Command::Man => match clap_mangen::Man::new(definition()).render(&mut std::io::stdout()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("agent-hooks man: {e}");
-                ExitCode::FAILURE
+        Command::Man => {
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(definition()).render(&mut page) {
+                Ok(()) => print_all("man", &page),
+                Err(e) => {
+                    eprintln!("agent-hooks man: {e}");
+                    ExitCode::FAILURE
+                }
             }
-        },
+        }
         command => match workspace(&command, cli.workspace.as_deref()) {
             Ok(ws) => dispatch(command, ws, cli.workspace.as_deref()),
             Err(code) => code,
