@@ -575,14 +575,38 @@ impl Drop for Server {
     }
 }
 
-/// One HTTP/1.1 request on a fresh connection; the answer's status and JSON body.
+/// The sidecar's bearer token, as every client reads it: from the token file in the user's
+/// state directory (the one a `serve --listen` started by these tests made or found).
+pub(crate) fn sidecar_token() -> String {
+    let dir = agent_hooks_server::state_dir().expect("a state directory");
+    std::fs::read_to_string(dir.join(agent_hooks_server::TOKEN_FILE))
+        .expect("read the sidecar's token file")
+        .trim()
+        .to_owned()
+}
+
+/// One HTTP/1.1 request on a fresh connection, with the sidecar's token, as a client of the
+/// owner sends it; the answer's status and JSON body.
 pub(crate) fn http(port: u16, method: &str, path: &str, body: &[u8], host: &str) -> (u16, Value) {
+    let auth = format!("Authorization: Bearer {}\r\n", sidecar_token());
+    http_with(port, method, path, body, host, &auth)
+}
+
+/// One HTTP/1.1 request on a fresh connection with `extra` header lines (each ending in CRLF).
+pub(crate) fn http_with(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    host: &str,
+    extra: &str,
+) -> (u16, Value) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to the sidecar");
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
         .expect("set a read timeout");
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n",
         body.len()
     );
     stream.write_all(head.as_bytes()).expect("send the head");
