@@ -230,7 +230,7 @@ enum Command {
         socket: Option<PathBuf>,
         /// Write a new token first (the old one stops working at every running sidecar).
         /// Without --listen: write it and exit.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "socket")]
         rotate_token: bool,
         /// With --listen: accept TCP requests without a token. Any user of this machine can
         /// then approve hooks and turn them off; said at start and in GET /v1/health.
