@@ -8,6 +8,8 @@
 # every half second, and times health checks on fresh connections meanwhile.
 #
 # Usage: sh benches/sidecar_trickle.sh [clients] [checks]   (default 1000 200)
+#        SERVE_FLAGS='--max-client-connections 4096' sh benches/sidecar_trickle.sh 1100
+#        (every trickler then counts only against the overall cap, which they exceed)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 clients=${1:-1000}
@@ -48,13 +50,15 @@ stop() {
 }
 
 echo "== Unix socket, $clients trickling clients of the owner's uid, $(nproc) cores"
-start
+# shellcheck disable=SC2086
+start ${SERVE_FLAGS:-}
 socket=$(sed -n 's/.* on unix:\(.*\)$/\1/p' "$ws/ready")
 "$trickle" --socket "$socket" --clients "$clients" --checks "$checks"
 stop
 
 echo "== loopback TCP with the token, $clients trickling clients"
-start --listen 127.0.0.1:0
+# shellcheck disable=SC2086
+start --listen 127.0.0.1:0 ${SERVE_FLAGS:-}
 port=$(sed -n 's/.*on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$ws/ready")
 "$trickle" --port "$port" --token-file "$ws/state-home/sidecar.token" --clients "$clients" --checks "$checks"
 stop
