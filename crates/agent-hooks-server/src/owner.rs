@@ -499,3 +499,75 @@ pub(crate) fn prepare_socket(path: &Path, is_default: bool) -> Result<(), OwnerE
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn private() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
+            .expect("chmod");
+        dir
+    }
+
+    #[test]
+    fn a_token_is_made_once_private_and_random_and_rotation_replaces_it() {
+        let dir = private();
+        let first = TokenFile::open(dir.path(), false).expect("a token");
+        let meta = std::fs::metadata(first.path()).expect("stat");
+        assert_eq!(meta.mode() & 0o777, 0o600);
+        let text = std::fs::read_to_string(first.path()).expect("read");
+        let token = text.trim();
+        assert_eq!(token.len(), 64);
+        assert!(token.chars().all(|c| c.is_ascii_hexdigit()));
+        assert!(first.accepts(token.as_bytes()));
+        assert!(!first.accepts(&token.as_bytes()[1..]));
+        assert!(!first.accepts(b""));
+        // Opened again: the same token.
+        let again = TokenFile::open(dir.path(), false).expect("the token");
+        assert!(again.accepts(token.as_bytes()));
+        // Rotated: the running one takes the new token, the old one is refused.
+        let rotated = TokenFile::open(dir.path(), true).expect("a new token");
+        let new = std::fs::read_to_string(rotated.path()).expect("read");
+        assert_ne!(new.trim(), token);
+        assert!(first.accepts(new.trim().as_bytes()));
+        assert!(!first.accepts(token.as_bytes()));
+    }
+
+    #[test]
+    fn the_allow_list_takes_names_and_uids_and_names_a_bad_line() {
+        let dir = private();
+        let path = dir.path().join(ALLOW_FILE);
+        assert!(AllowList::read(dir.path()).expect("no file").is_empty());
+        std::fs::write(&path, "# colleagues\nroot\n  4242   # the build user\n\n").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let list = AllowList::read(dir.path()).expect("a list");
+        assert!(list.allows(0) && list.allows(4242) && !list.allows(4243));
+        std::fs::write(&path, "root\nno-such-user-here\n").expect("write");
+        let err = AllowList::read(dir.path()).expect_err("an unknown user");
+        assert!(
+            err.to_string().ends_with(
+                ":2: no user is named \"no-such-user-here\" (write a user name or a numeric uid)"
+            ),
+            "{err}"
+        );
+        std::fs::write(&path, "4242\n").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+        let err = AllowList::read(dir.path()).expect_err("a list others may write");
+        assert!(err.to_string().contains("no one else may write"), "{err}");
+    }
+
+    #[test]
+    fn each_workspace_has_its_own_socket_name() {
+        let a = default_socket(Path::new("/work/a")).expect("a socket");
+        let b = default_socket(Path::new("/work/b")).expect("a socket");
+        assert_ne!(a, b);
+        let name = a
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
+        assert_eq!(name.len(), "0123456789abcdef.sock".len(), "{name}");
+    }
+}

@@ -578,3 +578,89 @@ fn the_docs_self_approve_curl_works_verbatim_with_the_token() {
     );
     assert_eq!(fired.decision(), "block", "the approved hook does not run");
 }
+
+#[test]
+fn without_a_token_only_by_explicit_opt_in_and_it_says_so_at_start_and_in_health() {
+    let ws = guarded();
+    let mut child = ws
+        .command(&["serve", "--listen", "127.0.0.1:0", "--insecure-no-token"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn serve");
+    let mut ready = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().expect("stdout")),
+        &mut ready,
+    )
+    .expect("the ready line");
+    let port: u16 = ready
+        .trim()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {ready:?}"));
+    let (status, health) = support::http_with(port, "GET", "/v1/health", b"", "127.0.0.1", "");
+    assert_eq!(status, 200);
+    assert_eq!(health["auth"], "none", "{health}");
+    assert!(
+        health["warning"]
+            .as_str()
+            .is_some_and(|w| w.contains("any user of this machine")),
+        "{health}"
+    );
+    let (status, _) = support::http_with(port, "GET", "/v1/hooks", b"", "127.0.0.1", "");
+    assert_eq!(status, 200, "the opt-in did not open the routes");
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut stderr = String::new();
+    let _ = child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr);
+    assert!(stderr.contains("WARNING: no token"), "{stderr}");
+}
+
+#[test]
+fn at_its_cap_a_clients_newcomer_cuts_one_of_its_connections_waiting_on_a_body() {
+    let ws = guarded();
+    let server = Server::start_with(&ws, &["--max-client-connections", "2"]);
+    let head = format!(
+        "POST /v1/events/pre_tool_call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\nAuthorization: Bearer {}\r\n\r\n{{",
+        support::sidecar_token()
+    );
+    let stalled: Vec<std::net::TcpStream> = (0..2)
+        .map(|_| {
+            let mut s = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+            s.set_read_timeout(Some(Duration::from_secs(30)))
+                .expect("timeout");
+            s.write_all(head.as_bytes())
+                .expect("send a head and a byte");
+            s
+        })
+        .collect();
+    let started = Instant::now();
+    let (status, _) = server.request("GET", "/v1/health", b"");
+    assert_eq!(status, 200);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // One of the two was closed, without an answer, to make room (its task closes it a moment
+    // after the newcomer is let in); the other still waits for its body.
+    let closed = |s: &std::net::TcpStream| {
+        s.set_nonblocking(true).expect("non-blocking");
+        let mut byte = [0u8; 1];
+        match (&*s).read(&mut byte) {
+            Ok(0) => true,
+            Ok(_) => panic!("a cut connection got an answer"),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => false,
+            Err(_) => true,
+        }
+    };
+    assert!(
+        support::eventually(Duration::from_secs(5), || stalled.iter().any(closed)),
+        "no connection was cut"
+    );
+    let cut = stalled.iter().filter(|s| closed(s)).count();
+    assert_eq!(cut, 1, "both connections were cut");
+}
