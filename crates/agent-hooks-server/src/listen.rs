@@ -55,6 +55,9 @@ const MAX_CONNECTIONS: usize = 1024;
 /// How long a refused peer is given to take its 403 before the socket is closed anyway.
 const REFUSAL_WRITE: Duration = Duration::from_secs(1);
 
+/// The answer on a connection cut to make room, when a request arrives on it just then.
+const CUT: &str = "this connection was closed to make room for a newer one (a connection cap was reached); send the request again on a new connection";
+
 /// What the accept loop allows.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
@@ -453,7 +456,7 @@ async fn answer(
         .compare_exchange(IDLE, BODY, Ordering::AcqRel, Ordering::Acquire)
         .is_err()
     {
-        return closing(StatusCode::SERVICE_UNAVAILABLE, "the connection was closed");
+        return closing(StatusCode::SERVICE_UNAVAILABLE, CUT);
     }
     let _idle = BackToIdle(state.clone());
     let health = request.method() == Method::GET && request.uri().path() == "/v1/health";
@@ -504,7 +507,7 @@ async fn answer(
         .compare_exchange(BODY, ANSWERING, Ordering::AcqRel, Ordering::Acquire)
         .is_err()
     {
-        return closing(StatusCode::SERVICE_UNAVAILABLE, "the connection was closed");
+        return closing(StatusCode::SERVICE_UNAVAILABLE, CUT);
     }
     let mut request = hyper::Request::from_parts(parts, Body::from(bytes));
     if let Some(peer) = peer {
