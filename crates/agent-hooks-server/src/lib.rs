@@ -59,8 +59,8 @@ pub(crate) const TOO_LARGE: &str = "the request body is larger than the sidecar 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
-    /// The address is not loopback; the sidecar has no authentication, so it never listens
-    /// beyond this machine.
+    /// The address is not loopback: the sidecar is for this machine's owner, and its token
+    /// travels in clear text, so it never listens beyond this machine.
     #[error(
         "refusing to listen on {0}: the sidecar binds loopback addresses only (127.0.0.1, ::1)"
     )]
