@@ -44,6 +44,7 @@ pub(crate) async fn hook(ws: Workspace, agent: Agent, named: bool) -> ExitCode {
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut input) {
         eprintln!("agent-hooks {me}: cannot read the hook input: {e}");
+        unread(&ws, agent, &format!("cannot read the hook input: {e}"));
         return ExitCode::from(1);
     }
     let input: Value = match serde_json::from_slice(&input) {
@@ -51,6 +52,7 @@ pub(crate) async fn hook(ws: Workspace, agent: Agent, named: bool) -> ExitCode {
         Err(e) => {
             // Exit 1 is a non-blocking error for every agent: the action proceeds, the user sees it.
             eprintln!("agent-hooks {me}: the hook input is not JSON: {e}");
+            unread(&ws, agent, &format!("the hook input is not JSON: {e}"));
             return ExitCode::from(1);
         }
     };
@@ -75,6 +77,18 @@ pub(crate) async fn hook(ws: Workspace, agent: Agent, named: bool) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Records a bridge call that failed before its input could be dispatched in the workspace's
+/// decision log, for `audit`.
+fn unread(ws: &Workspace, agent: Agent, why: &str) {
+    agent_hooks::decisions::record_unread_call(
+        ws,
+        agent_hooks::decisions::Surface::Bridge,
+        agent,
+        None,
+        why,
+    );
 }
 
 /// What the user would type, when it runs this very program; else the absolute path, which

@@ -5,7 +5,8 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use agent_hooks::{Engine, Event, Workspace};
+use agent_hooks::decisions::Surface;
+use agent_hooks::{DispatchOptions, Engine, Event, Workspace};
 use serde_json::Value;
 
 /// `agent-hooks background-hook <ticket>`: the supervisor of one background hook `fire`
@@ -59,7 +60,15 @@ pub(crate) async fn run(ws: Workspace, event: &str, pretty: bool) -> ExitCode {
     if let Ok(exe) = std::env::current_exe() {
         engine = engine.with_background_process(exe);
     }
-    let mut outcome = engine.dispatch(event, payload).await;
+    let mut outcome = engine
+        .dispatch_recorded(
+            Surface::Fire,
+            None,
+            event,
+            payload,
+            &DispatchOptions::default(),
+        )
+        .await;
     // A file that does not load changes which hooks ran: say so where the caller looks.
     for error in engine.snapshot().errors() {
         outcome

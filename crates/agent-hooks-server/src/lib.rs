@@ -45,6 +45,7 @@ pub use owner::{
 pub(crate) use stats::Stats;
 pub use watch::{WatchError, Watcher, watch};
 
+use agent_hooks::decisions::Surface;
 use agent_hooks::{DispatchOptions, Engine, EngineError};
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::Diagnostic;
@@ -654,7 +655,10 @@ async fn dispatch(
             ));
         }
     };
-    let outcome = state.engine.dispatch_with(event, payload, &options).await;
+    let outcome = state
+        .engine
+        .dispatch_recorded(Surface::Sidecar, None, event, payload, &options)
+        .await;
     state.stats.record(&outcome);
     Ok(axum::Json(outcome).into_response())
 }
@@ -827,9 +831,10 @@ async fn agent_hook(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let input = Value::Object(parse_object(body)?);
-    let answer = agent_hooks::bridge::handle_agent(agent, &state.engine, &input)
-        .await
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let answer =
+        agent_hooks::bridge::handle_agent_via(Surface::Sidecar, agent, &state.engine, &input)
+            .await
+            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?;
     let mut response = answer.stdout.into_response();
     response.headers_mut().insert(
         axum::http::header::CONTENT_TYPE,

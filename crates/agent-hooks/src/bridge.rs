@@ -8,6 +8,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::agent_files::bridge_agent;
+pub use crate::decisions::Surface;
+use crate::decisions::{Call, record_unread_call};
 use crate::dispatch::DispatchOptions;
 use crate::engine::Engine;
 use agent_hooks_core::event::Event;
@@ -87,19 +89,46 @@ pub async fn handle_agent(
     engine: &Engine,
     input: &Value,
 ) -> Result<AgentAnswer, BridgeError> {
+    handle_agent_via(Surface::Bridge, agent, engine, input).await
+}
+
+/// [`handle_agent`] for a call that came through `surface` (the sidecar's route for the agent
+/// says [`Surface::Sidecar`]), which the decision log records.
+///
+/// # Errors
+///
+/// As [`handle_agent`].
+pub async fn handle_agent_via(
+    surface: Surface,
+    agent: Agent,
+    engine: &Engine,
+    input: &Value,
+) -> Result<AgentAnswer, BridgeError> {
     let aliases = engine.snapshot().config.agent.tool_aliases.clone();
     let rewrite = engine.snapshot().config.agent.rewrite_permission;
     let Bridged {
         event,
         mut payload,
         answer,
-    } = agent.home().read_input(input, &aliases, rewrite)?;
+    } = agent
+        .home()
+        .read_input(input, &aliases, rewrite)
+        .inspect_err(|e| {
+            record_unread_call(
+                engine.workspace(),
+                surface,
+                agent,
+                Some(input),
+                &e.to_string(),
+            )
+        })?;
     let mut counter = RedoCounter::new(agent, engine.workspace(), &payload);
     let mut redo_count = 0;
     if event == Event::OnStop {
         redo_count = counter.current(&payload);
         payload.insert("redo_count".into(), json!(redo_count));
     }
+    let call = Call::of(event, &payload);
     // After a tool ran, this host first lets `transform_tool_result` hooks append notes to the
     // result (host::call_tool does the same); the agents have one event for both.
     let succeeded = payload.get("status").and_then(Value::as_str) == Some("success");
@@ -131,6 +160,9 @@ pub async fn handle_agent(
         .await;
     if let Some(transformed) = transformed {
         outcome.absorb_observations(transformed);
+    }
+    if let Some(call) = &call {
+        engine.record_decision(surface, Some(agent), call, &outcome);
     }
     if event == Event::OnSessionStart {
         // Every guard the trust gate keeps from running, said once as the session starts.

@@ -35,6 +35,7 @@ use std::future::Future;
 
 use serde_json::{Map, Value, json};
 
+use crate::decisions::Surface;
 use crate::engine::Engine;
 use agent_hooks_core::answer::Decision;
 use agent_hooks_core::event::Event;
@@ -218,7 +219,15 @@ where
     let mut pre = base(session_id);
     pre.insert("tool_name".into(), json!(tool_name));
     pre.insert("tool_input".into(), input.clone());
-    let before = engine.dispatch(Event::PreToolCall, pre).await;
+    let before = engine
+        .dispatch_recorded(
+            Surface::Host,
+            None,
+            Event::PreToolCall,
+            pre,
+            &Default::default(),
+        )
+        .await;
     let input = before.payload.get("tool_input").cloned().unwrap_or(input);
     warnings.extend(before.warnings.iter().cloned());
     let mut stop = before.stop.as_ref().map(|s| s.reason.clone());
@@ -250,7 +259,15 @@ where
     }
 
     let post = ran.post_payload(session_id, tool_name, &input);
-    let after = engine.dispatch(Event::PostToolCall, post).await;
+    let after = engine
+        .dispatch_recorded(
+            Surface::Host,
+            None,
+            Event::PostToolCall,
+            post,
+            &Default::default(),
+        )
+        .await;
     let Ran {
         status,
         mut result,

@@ -81,10 +81,12 @@
 #![warn(unnameable_types)]
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
+pub mod audit;
 pub mod bridge;
 pub mod commands;
 mod config;
 pub mod convert;
+pub mod decisions;
 mod dispatch;
 mod engine;
 pub mod guards;
