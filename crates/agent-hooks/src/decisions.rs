@@ -504,4 +504,74 @@ mod tests {
         assert!(Call::of(Event::OnStop, &payload).is_none());
         assert!(Call::of(Event::OnUserMessage, &payload).is_none());
     }
+
+    #[test]
+    fn logs_decisions_moves_the_log_turns_it_off_or_is_an_error() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let ws = Workspace::new(dir.path());
+        std::fs::create_dir_all(dir.path().join("config"))?;
+        let with = |yaml: &str| -> std::io::Result<(Option<PathBuf>, Option<String>)> {
+            std::fs::write(dir.path().join("config/agent.yaml"), yaml)?;
+            let settings = AgentSettings::load(&ws);
+            Ok((
+                log_path(&ws, &settings.decisions_log),
+                settings.error.map(|e| e.to_string()),
+            ))
+        };
+        let default = Some(ws.root().join(DEFAULT_PATH));
+        assert_eq!(
+            with("shell_hooks: {enabled: true}\n")?,
+            (default.clone(), None)
+        );
+        assert_eq!(
+            with("logs: {decisions: audit/d.jsonl}\n")?,
+            (Some(ws.root().join("audit/d.jsonl")), None)
+        );
+        assert_eq!(with("logs: {decisions: false}\n")?, (None, None));
+        let (path, error) = with("logs: {decisions: 3}\n")?;
+        assert_eq!(path, default);
+        let error = error.unwrap_or_default();
+        assert!(
+            error.contains("logs.decisions: expected a file path or false, found 3"),
+            "{error}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn the_host_api_records_a_tool_call_before_and_after_it_runs() -> std::io::Result<()> {
+        use crate::host::{AskPolicy, ToolStatus, call_tool};
+        let dir = tempfile::tempdir()?;
+        let engine = Engine::open(Workspace::new(dir.path()));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let call = rt.block_on(call_tool(
+            &engine,
+            "s1",
+            "echo",
+            json!({"text": "hi"}),
+            AskPolicy::Block,
+            |input| async move { Ok::<_, String>(input["text"].clone()) },
+        ));
+        assert_eq!(call.status, ToolStatus::Success);
+        let path = engine.decision_log_path().unwrap_or_default();
+        let (records, unreadable) = read_log(&path)?;
+        assert_eq!(unreadable, 0);
+        let events: Vec<(&str, &str, &str)> = records
+            .iter()
+            .map(|r| (r.agent.as_str(), r.surface.as_str(), r.event.as_str()))
+            .collect();
+        assert_eq!(
+            events,
+            [
+                ("host", "host", "pre_tool_call"),
+                ("host", "host", "post_tool_call")
+            ]
+        );
+        assert!(records.iter().all(|r| r.decision == "allow"
+            && r.session_id.as_deref() == Some("s1")
+            && r.input_sha256 == Some(input_hash(&json!({"text": "hi"})))));
+        Ok(())
+    }
 }
