@@ -602,3 +602,19 @@ fn the_sidecar_records_its_agent_routes_and_its_event_route() {
     let (code, report) = audit_json(&ws, &claude_transcript());
     assert_eq!(code, Some(0), "{report}");
 }
+
+#[test]
+fn a_configuration_file_that_does_not_load_is_a_lapse_of_every_call() {
+    let ws = watched().file(".claude/settings.json", "{\"hooks\": {\"PreToolUse\": [");
+    for input in claude_inputs() {
+        bridge(&ws, "claude-hook", &input);
+    }
+    let (code, report) = audit_json(&ws, &claude_transcript());
+    assert_eq!(code, Some(1));
+    assert_eq!(report["lapsed"], 7, "{report}");
+    let lapses = report["calls"][0]["lapses"].to_string();
+    assert!(
+        lapses.contains("config_error: .claude/settings.json"),
+        "{lapses}"
+    );
+}
