@@ -8,8 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::agent_files::bridge_agent;
-pub use crate::decisions::Surface;
-use crate::decisions::{Call, record_unread_call};
+use crate::decisions::{Call, Surface, record_unread_call};
 use crate::dispatch::DispatchOptions;
 use crate::engine::Engine;
 use agent_hooks_core::event::Event;
