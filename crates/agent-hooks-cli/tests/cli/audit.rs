@@ -618,3 +618,52 @@ fn a_configuration_file_that_does_not_load_is_a_lapse_of_every_call() {
         "{lapses}"
     );
 }
+
+#[test]
+fn gemini_and_cursor_bridges_record_their_calls_without_a_call_id() {
+    let ws = watched();
+    bridge(
+        &ws,
+        "gemini-hook",
+        &json!({
+            "session_id": "g-1",
+            "cwd": ws.root(),
+            "hook_event_name": "BeforeTool",
+            "timestamp": "2026-11-30T12:00:00Z",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "ls -la"},
+        }),
+    );
+    bridge(
+        &ws,
+        "cursor-hook",
+        &json!({
+            "conversation_id": "c-1",
+            "generation_id": "gen-1",
+            "hook_event_name": "beforeShellExecution",
+            "command": "git status",
+            "cwd": ws.root(),
+            "workspace_roots": [ws.root()],
+        }),
+    );
+    let records = records(&ws);
+    let seen: Vec<(&str, &str, &str)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["agent"].as_str().unwrap_or(""),
+                r["session_id"].as_str().unwrap_or(""),
+                r["input_preview"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [("gemini", "g-1", "ls -la"), ("cursor", "c-1", "git status")]
+    );
+    assert!(
+        records
+            .iter()
+            .all(|r| r["tool_call_id"].is_null() && r["decision"] == "allow")
+    );
+}
