@@ -667,3 +667,30 @@ fn gemini_and_cursor_bridges_record_their_calls_without_a_call_id() {
             .all(|r| r["tool_call_id"].is_null() && r["decision"] == "allow")
     );
 }
+
+#[test]
+fn a_call_seen_only_after_it_ran_is_a_lapse() {
+    let ws = watched();
+    let inputs = claude_inputs();
+    for input in &inputs[1..] {
+        bridge(&ws, "claude-hook", input);
+    }
+    // The first call reached the bridge only as PostToolUse: no guard could have stopped it.
+    let mut after = inputs[0].clone();
+    after["hook_event_name"] = json!("PostToolUse");
+    after["tool_response"] = json!({"stdout": "test result: FAILED", "stderr": ""});
+    bridge(&ws, "claude-hook", &after);
+
+    let (code, report) = audit_json(&ws, &claude_transcript());
+    assert_eq!(code, Some(1));
+    let first = &report["calls"][0];
+    assert_eq!(first["status"], "lapse", "{report}");
+    assert_eq!(first["decisions"], json!(["allow"]));
+    assert!(
+        first["lapses"]
+            .to_string()
+            .contains("no hook saw it before it ran"),
+        "{first}"
+    );
+    assert_eq!(report["seen"], inputs.len() - 1);
+}
