@@ -380,32 +380,33 @@ fn judge(call: ToolCall, records: &[&DecisionRecord], how: Option<&'static str>)
     }
 }
 
-/// Reads one transcript with the reader of the agent that wrote it, told by its first record.
+/// Reads one transcript with the reader of the agent that wrote it, told by its records.
 fn read_transcript(path: &Path) -> Result<Read, AuditError> {
     let text = std::fs::read_to_string(path).map_err(|source| AuditError::Io {
         path: path.display().to_string(),
         source,
     })?;
-    let first = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .find_map(|l| serde_json::from_str::<Value>(l).ok());
-    let Some(first) = first else {
-        return Err(AuditError::Format {
-            path: path.display().to_string(),
-            why: "no JSON lines: not a session transcript (Claude Code's JSONL or Codex's rollout JSONL)".into(),
-        });
-    };
-    if codex::recognises(&first) {
-        Ok(codex::read(path, &text))
-    } else if claude::recognises(&first) {
-        claude::read(path, &text)
-    } else {
-        Err(AuditError::Format {
-            path: path.display().to_string(),
-            why: "not a transcript this runtime reads (Claude Code's JSONL or Codex's rollout JSONL; Gemini CLI and Cursor document no transcript format)".into(),
-        })
+    // The first record either reader knows decides; a line of a kind neither knows (a record
+    // type newer than this reader) is passed over.
+    let mut any = false;
+    for (_, record) in json_lines(&text) {
+        any = true;
+        if codex::recognises(&record) {
+            return Ok(codex::read(path, &text));
+        }
+        if claude::recognises(&record) {
+            return claude::read(path, &text);
+        }
     }
+    let why = if any {
+        "not a transcript this runtime reads (Claude Code's JSONL or Codex's rollout JSONL; Gemini CLI and Cursor document no transcript format)"
+    } else {
+        "no JSON lines: not a session transcript (Claude Code's JSONL or Codex's rollout JSONL)"
+    };
+    Err(AuditError::Format {
+        path: path.display().to_string(),
+        why: why.into(),
+    })
 }
 
 /// Each line of `text` that is a JSON object, with its line number (from 1).
