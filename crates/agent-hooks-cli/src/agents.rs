@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent_hooks::bridge::Agent;
+use agent_hooks::decisions::Surface;
 use agent_hooks::{Engine, OnFailure, Workspace, bridge};
 use serde_json::Value;
 
@@ -113,9 +114,9 @@ pub(crate) async fn hook(agent: Agent, flag: Option<&Path>, mode: OnFailure) -> 
         Ok(ws) => {
             // One process per event: `prefork` hooks are run by the workspace's forkers.
             let engine = Engine::open(ws).with_workspace_forkers();
-            bridge::answer(agent, Ok(&engine), &input, mode).await
+            bridge::answer(agent, Ok(&engine), &input, mode, Surface::Bridge).await
         }
-        Err(why) => bridge::answer(agent, Err(&why), &input, mode).await,
+        Err(why) => bridge::answer(agent, Err(&why), &input, mode, Surface::Bridge).await,
     };
     emit(&answer)
 }

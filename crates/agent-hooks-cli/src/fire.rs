@@ -5,7 +5,8 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use agent_hooks::{Engine, Event, OnFailure, Workspace};
+use agent_hooks::decisions::Surface;
+use agent_hooks::{DispatchOptions, Engine, Event, OnFailure, Workspace};
 use serde_json::Value;
 
 /// `agent-hooks background-hook <ticket>`: the supervisor of one background hook `fire`
@@ -68,13 +69,23 @@ pub(crate) async fn run(
     if let Ok(exe) = std::env::current_exe() {
         engine = engine.with_background_process(exe);
     }
-    let mut outcome = engine.dispatch(event, payload).await;
     // A file that does not load, or a hook that did not judge the event, is said where the
-    // caller looks, and denies under `on_failure: block`.
-    if let Some(why) = missing {
-        outcome.add_lapse(agent_hooks::lapse::no_workspace(&why));
-    }
-    agent_hooks::lapse::settle(&engine, &mut outcome, mode, None);
+    // caller looks, and denies under `on_failure: block`; the log records what was answered.
+    let outcome = engine
+        .dispatch_recorded(
+            Surface::Fire,
+            None,
+            event,
+            payload,
+            &DispatchOptions::default(),
+            |engine, outcome| {
+                if let Some(why) = missing {
+                    outcome.add_lapse(agent_hooks::lapse::no_workspace(&why));
+                }
+                agent_hooks::lapse::settle(engine, outcome, mode, None);
+            },
+        )
+        .await;
     let text = if pretty {
         serde_json::to_string_pretty(&outcome)
     } else {

@@ -7,6 +7,7 @@
 #![cfg_attr(all(not(test), target_os = "linux", target_env = "gnu"), no_main)]
 
 mod agents;
+mod audit;
 mod convert;
 mod fire;
 mod guard;
@@ -188,6 +189,27 @@ enum Command {
         /// Keep printing records as they are appended (Ctrl-C stops).
         #[arg(long, short = 'f')]
         follow: bool,
+    },
+    /// Prove a session's tool calls were seen by a hook: each call in the transcript matched to
+    /// its line in the decision log.
+    ///
+    /// Reads Claude Code's session JSONL (~/.claude/projects/<project>/<session>.jsonl, with its
+    /// subagents' files) or Codex's rollout JSONL (~/.codex/sessions/.../rollout-*.jsonl).
+    /// Names every call no hook saw, or saw with a lapse.
+    #[command(
+        after_help = "Exit status: 0 every call seen, 1 some call not seen or seen with a lapse, 2 the transcript or log cannot be read.\n\nExample: agent-hooks audit ~/.claude/projects/-home-me-proj/0b4e….jsonl"
+    )]
+    Audit {
+        /// The transcript file(s) of one session (a Codex subagent's rollout is a file of its own).
+        #[arg(required = true, value_name = "TRANSCRIPT")]
+        transcripts: Vec<PathBuf>,
+        /// The decision log to match against (default: the workspace's, as config/agent.yaml
+        /// `logs.decisions` names it).
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Run one hook on one payload (stdin) and explain its answer; the exit status is its verdict.
     ///
@@ -582,6 +604,11 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
                 follow,
             },
         ),
+        Command::Audit {
+            transcripts,
+            log,
+            json,
+        } => audit::run(&ws, &transcripts, log.as_deref(), json),
         Command::List { json } => block_on(hooks(ws, words("list", json), json)),
         Command::Doctor { json } => block_on(doctor(ws, json)),
         Command::On => block_on(hooks(ws, vec!["on".into()], false)),

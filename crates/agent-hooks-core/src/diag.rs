@@ -396,13 +396,21 @@ impl EventLog {
 fn append(path: &std::path::Path, record: &DiagRecord) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(record)?;
     line.push(b'\n');
+    append_line(path, &line)
+}
+
+/// Appends one whole `line` (ending in a newline) to the JSONL file at `path` as this log does:
+/// its directory created, the file rotated to `<path>.1` past [`ROTATE_AT`], and the line
+/// written with one `write` on an `O_APPEND` descriptor, so lines from concurrent processes
+/// never interleave. The runtime's decision log appends the same way.
+pub fn append_line(path: &std::path::Path, line: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
     }
     rotate_if_large(path)?;
     let mut file = OpenOptions::new().create(true).append(true).open(path)?;
     // One write of the whole line: O_APPEND makes it land after every other complete line.
-    file.write_all(&line)
+    file.write_all(line)
 }
 
 fn rotate_if_large(path: &std::path::Path) -> std::io::Result<()> {

@@ -86,6 +86,13 @@ pub fn default_rules(name: &str) -> Option<&'static str> {
     guard_info(name).map(|g| g.default_rules)
 }
 
+/// `text` with the credentials security_guard's default rules find masked (a head and tail
+/// kept around the marker) and wallet secrets withheld; `None` when nothing was found. For
+/// whatever keeps text from tool calls (the runtime's decision log).
+pub fn mask_secrets(text: &str) -> Option<String> {
+    guards::default_scanner()?.redact(text, true)
+}
+
 /// A compiled guard, ready to answer events.
 pub struct Guard {
     info: &'static GuardInfo,

@@ -45,6 +45,7 @@ pub use owner::{
 pub(crate) use stats::Stats;
 pub use watch::{WatchError, Watcher, watch};
 
+use agent_hooks::decisions::Surface;
 use agent_hooks::{DispatchOptions, Engine, EngineError};
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::Diagnostic;
@@ -654,7 +655,21 @@ async fn dispatch(
             ));
         }
     };
-    let outcome = state.engine.dispatch_with(event, payload, &options).await;
+    let outcome = state
+        .engine
+        .dispatch_recorded(
+            Surface::Sidecar,
+            None,
+            event,
+            payload,
+            &options,
+            // The host's own route tells lapses as the agents' routes do (it fails open: a
+            // host that wants a deny reads `lapses`).
+            |engine, outcome| {
+                agent_hooks::lapse::settle(engine, outcome, agent_hooks::OnFailure::Continue, None);
+            },
+        )
+        .await;
     state.stats.record(&outcome);
     Ok(axum::Json(outcome).into_response())
 }
@@ -839,7 +854,9 @@ async fn agent_hook(
     } else {
         agent_hooks::OnFailure::Continue
     };
-    let answer = agent_hooks::bridge::answer(agent, Ok(&state.engine), &body, forced).await;
+    let answer =
+        agent_hooks::bridge::answer(agent, Ok(&state.engine), &body, forced, Surface::Sidecar)
+            .await;
     // HTTP hooks have no exit status: a deny that a command bridge says with exit 2 is said
     // with the answer's JSON, and the message goes in the agent's user-facing field.
     let body = if answer.stdout.is_empty() && answer.exit == 2 {

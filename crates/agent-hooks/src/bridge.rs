@@ -8,6 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::agent_files::bridge_agent;
+use crate::decisions::{Call, Surface, record_unread_call};
 use crate::dispatch::DispatchOptions;
 use crate::engine::Engine;
 use crate::lapse::{self, OnFailure};
@@ -96,7 +97,7 @@ pub async fn handle_agent(
         &snapshot.config.agent.tool_aliases,
         snapshot.config.agent.rewrite_permission,
     )?;
-    Ok(run(agent, engine, bridged, OnFailure::Continue).await)
+    Ok(run(agent, engine, bridged, OnFailure::Continue, Surface::Bridge).await)
 }
 
 /// Runs one bridge call on the agent's raw hook input, as the `<agent>-hook` commands and the
@@ -111,7 +112,13 @@ pub async fn handle_agent(
 /// use agent_hooks::bridge::Agent;
 ///
 /// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-/// let answer = rt.block_on(bridge::answer(Agent::ClaudeCode, Err("none here"), b"{", OnFailure::Continue));
+/// let answer = rt.block_on(bridge::answer(
+///     Agent::ClaudeCode,
+///     Err("none here"),
+///     b"{",
+///     OnFailure::Continue,
+///     agent_hooks::decisions::Surface::Bridge,
+/// ));
 /// assert_eq!(answer.exit, 0);
 /// assert!(answer.stdout.contains("systemMessage"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -121,6 +128,7 @@ pub async fn answer(
     engine: Result<&Engine, &str>,
     input: &[u8],
     forced: OnFailure,
+    surface: Surface,
 ) -> AgentAnswer {
     let mode = match engine {
         Ok(engine) => lapse::mode(engine, forced),
@@ -139,9 +147,19 @@ pub async fn answer(
         );
         agent.home().unread_answer(&message, block)
     };
+    // A call that could not be read is still a line of the decision log, so `audit` can
+    // place it (when there is a workspace to keep the log in).
+    let record = |value: Option<&Value>, why: &str| {
+        if let Ok(engine) = engine {
+            record_unread_call(engine.workspace(), surface, agent, value, why);
+        }
+    };
     let (value, repairs) = match agent_hooks_dialects::json::read(input) {
         Ok(read) => read,
-        Err(e) => return unread(e.to_string()),
+        Err(e) => {
+            record(None, &e.to_string());
+            return unread(e.to_string());
+        }
     };
     let (aliases, rewrite) = match engine {
         Ok(engine) => {
@@ -164,10 +182,13 @@ pub async fn answer(
                 exit: 0,
             };
         }
-        Err(e) => return unread(e.to_string()),
+        Err(e) => {
+            record(Some(&value), &e.to_string());
+            return unread(e.to_string());
+        }
     };
     let mut answer = match engine {
-        Ok(engine) => run(agent, engine, bridged, forced).await,
+        Ok(engine) => run(agent, engine, bridged, forced, surface).await,
         Err(why) => {
             let mut outcome = Outcome::unchanged(bridged.event, bridged.payload);
             outcome.add_lapse(lapse::no_workspace(why));
@@ -199,7 +220,13 @@ pub fn http_deny(agent: Agent, message: &str) -> String {
 
 /// Dispatches an input read into `bridged` without the workspace's own hooks of `agent`,
 /// applies the lapse rule, and answers.
-async fn run(agent: Agent, engine: &Engine, bridged: Bridged, forced: OnFailure) -> AgentAnswer {
+async fn run(
+    agent: Agent,
+    engine: &Engine,
+    bridged: Bridged,
+    forced: OnFailure,
+    surface: Surface,
+) -> AgentAnswer {
     let Bridged {
         event,
         mut payload,
@@ -212,6 +239,7 @@ async fn run(agent: Agent, engine: &Engine, bridged: Bridged, forced: OnFailure)
         redo_count = counter.current(&payload);
         payload.insert("redo_count".into(), json!(redo_count));
     }
+    let call = Call::of(event, &payload);
     // After a tool ran, this host first lets `transform_tool_result` hooks append notes to the
     // result (host::call_tool does the same); the agents have one event for both.
     let succeeded = payload.get("status").and_then(Value::as_str) == Some("success");
@@ -256,6 +284,10 @@ async fn run(agent: Agent, engine: &Engine, bridged: Bridged, forced: OnFailure)
         outcome.add_lapse(lapse);
     }
     lapse::settle(engine, &mut outcome, forced, Some(agent.source()));
+    // Recorded as answered: after the lapse rule, which may have turned it into a deny.
+    if let Some(call) = &call {
+        engine.record_decision(surface, Some(agent), call, &outcome);
+    }
     if event == Event::OnStop {
         counter.record(redo_count, outcome.is_blocked());
     }

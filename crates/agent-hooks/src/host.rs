@@ -35,6 +35,7 @@ use std::future::Future;
 
 use serde_json::{Map, Value, json};
 
+use crate::decisions::Surface;
 use crate::engine::Engine;
 use agent_hooks_core::answer::Decision;
 use agent_hooks_core::event::Event;
@@ -162,14 +163,18 @@ impl From<&str> for ToolError {
 /// hook that did not judge the event is in the outcome's warnings, and under
 /// `on_failure: block` a call or prompt it concerns is refused.
 async fn dispatch(engine: &Engine, event: Event, payload: Map<String, Value>) -> Outcome {
-    let mut outcome = engine.dispatch(event, payload).await;
-    crate::lapse::settle(
-        engine,
-        &mut outcome,
-        crate::lapse::OnFailure::Continue,
-        None,
-    );
-    outcome
+    engine
+        .dispatch_recorded(
+            Surface::Host,
+            None,
+            event,
+            payload,
+            &Default::default(),
+            |engine, outcome| {
+                crate::lapse::settle(engine, outcome, crate::lapse::OnFailure::Continue, None);
+            },
+        )
+        .await
 }
 
 /// Adds `more` to the call's warnings, each once: a lapse that holds for the whole call (a

@@ -72,6 +72,8 @@
 //!   configuration rewritten as another's; [`guards`]: the ready-made guards,
 //!   `install` and the `guard` command; [`bridge`]: the agents' bridges and installers. The
 //!   sidecar's router and `serve` are the `agent-hooks-server` crate.
+//! - [`decisions`]: the decision log, one line per tool call from every surface, and
+//!   [`Engine::dispatch_recorded`]; [`audit`]: a session transcript matched to it.
 //!
 //! The crate's benchmarks time a few internals (the trust gate's hash, a bare POST with the
 //! HTTP transport's client) through the `internals` module, compiled only with the feature of
@@ -81,10 +83,12 @@
 #![warn(unnameable_types)]
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
+pub mod audit;
 pub mod bridge;
 pub mod commands;
 mod config;
 pub mod convert;
+pub mod decisions;
 mod dispatch;
 mod engine;
 pub mod guards;

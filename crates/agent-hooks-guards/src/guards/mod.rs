@@ -14,6 +14,7 @@ mod verify_code_changes;
 mod verify_commitments;
 mod verify_publish_claims;
 
+pub(crate) use security_guard::default_scanner;
 use serde_json::Value;
 
 use crate::context::GuardContext;

@@ -181,6 +181,16 @@ impl ProgramSet {
     }
 }
 
+/// security_guard's default credential and wallet-secret tables, built once, for whatever must
+/// keep text without the secrets in it (an audit log, the runtime's decision log).
+pub(crate) fn default_scanner() -> Option<&'static Scanner> {
+    static GUARD: std::sync::OnceLock<Option<SecurityGuard>> = std::sync::OnceLock::new();
+    GUARD
+        .get_or_init(|| SecurityGuard::new(None).ok())
+        .as_ref()
+        .map(SecurityGuard::scanner)
+}
+
 impl SecurityGuard {
     pub(crate) fn new(user_yaml: Option<&str>) -> Result<Self, RulesError> {
         let def = default_rules();

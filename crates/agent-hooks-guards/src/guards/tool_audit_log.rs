@@ -1,15 +1,12 @@
 //! tool_audit_log: one JSON line per tool call, appended with a single write to a file
 //! opened with O_APPEND, so concurrent writers (several processes) never interleave lines.
 
-use std::io::Write as _;
-use std::sync::OnceLock;
-
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use std::io::Write as _;
 
 use crate::answer;
 use crate::context::{GuardContext, rfc3339};
-use crate::guards::security_guard::SecurityGuard;
 use crate::rules::{self, RulesError, pick};
 use crate::secrets::Scanner;
 
@@ -120,17 +117,13 @@ impl ToolAuditLog {
         }
     }
 
-    /// security_guard's default credential tables, built once: an audit log must not become
-    /// a second copy of the secrets that went through the tools.
+    /// security_guard's default credential tables: an audit log must not become a second
+    /// copy of the secrets that went through the tools.
     fn scanner(&self) -> Option<&'static Scanner> {
-        static GUARD: OnceLock<Option<SecurityGuard>> = OnceLock::new();
         if !self.mask_credentials {
             return None;
         }
-        GUARD
-            .get_or_init(|| SecurityGuard::new(None).ok())
-            .as_ref()
-            .map(SecurityGuard::scanner)
+        crate::guards::security_guard::default_scanner()
     }
 }
 

@@ -56,6 +56,10 @@ pub(crate) struct AgentSettings {
     /// to the workspace or absolute; or `false` for nowhere). Read when a process opens the
     /// workspace.
     pub events_log: LogDestination,
+    /// `logs.decisions`: where the decision log goes (default
+    /// `state/.agent-hooks/decisions.jsonl`; a path, relative to the workspace or absolute; or
+    /// `false` for nowhere).
+    pub decisions_log: LogDestination,
     /// Why the file could not be read or parsed; the defaults apply then.
     pub error: Option<ConfigError>,
     /// `on_failure`: what a lapse of the policy comes to (default fail open).
@@ -77,6 +81,7 @@ impl Default for AgentSettings {
             host_lifecycle: false,
             max_body: MAX_BODY,
             events_log: LogDestination::Default,
+            decisions_log: LogDestination::Default,
             error: None,
             on_failure: OnFailure::Continue,
         }
@@ -122,6 +127,7 @@ struct ClaudeHooks {
 #[serde(default)]
 struct Logs {
     events: Option<Typed<EventsLog>>,
+    decisions: Option<Typed<EventsLog>>,
 }
 
 /// `logs.events` as written: on or off, or a path.
@@ -205,7 +211,15 @@ impl AgentSettings {
         settings.rewrite_permission = RewritePermission::from_settings(&doc);
         match log_destination(section(&file.logs).and_then(|l| l.events.as_ref())) {
             Ok(destination) => settings.events_log = destination,
-            Err(why) => problems.push(why),
+            Err(why) => problems.push(format!(
+                "logs.events: {why}; the log stays at logs/events.jsonl"
+            )),
+        }
+        match log_destination(section(&file.logs).and_then(|l| l.decisions.as_ref())) {
+            Ok(destination) => settings.decisions_log = destination,
+            Err(why) => problems.push(format!(
+                "logs.decisions: {why}; the decision log stays at state/.agent-hooks/decisions.jsonl"
+            )),
         }
         if let Some(sidecar) = section(&file.sidecar) {
             settings.read_sidecar(sidecar, &mut problems);
@@ -314,9 +328,7 @@ fn log_destination(value: Option<&Typed<EventsLog>>) -> Result<LogDestination, S
         Some(Typed::Valid(EventsLog::Path(blank))) => Value::String(blank.clone()),
         Some(Typed::Wrong(other)) => other.clone(),
     };
-    Err(format!(
-        "logs.events: expected a file path or false, found {found}; the log stays at logs/events.jsonl"
-    ))
+    Err(format!("expected a file path or false, found {found}"))
 }
 
 /// A setting of `config/agent.yaml` with a value of the wrong kind; the file has no positions
