@@ -19,6 +19,7 @@ mod gemini;
 mod guards;
 mod http_hooks;
 mod judge;
+mod judge_attacks;
 mod log;
 mod operator;
 mod prefork;
