@@ -14,6 +14,7 @@ mod codex;
 mod convert;
 mod cursor;
 mod docs;
+mod exec_attacks;
 mod fire;
 mod gemini;
 mod guards;

@@ -1,0 +1,305 @@
+//! How the runtime starts hook processes, attacked from the workspace and from another user's
+//! view of `/proc`: no secret on any command line of any process it starts, the pre-forked
+//! Python imports nothing from the working directory or the workspace root that a plain run
+//! would not, a timed-out hook's `setsid` grandchildren die with it, and what runs is exactly
+//! the approved bytes, however the file is swapped or written while the hook starts.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::support::{Entry, Ws, python};
+
+/// Every process's parent, from `/proc/<pid>/stat`.
+fn parents() -> HashMap<u32, u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return HashMap::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let ppid = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            Some((pid, ppid))
+        })
+        .collect()
+}
+
+/// `root` and every process below it.
+fn descendants(root: u32) -> Vec<u32> {
+    let parents = parents();
+    let mut found = vec![root];
+    let mut seen: HashSet<u32> = found.iter().copied().collect();
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        for (&pid, &ppid) in &parents {
+            if ppid == parent && seen.insert(pid) {
+                found.push(pid);
+            }
+        }
+        i += 1;
+    }
+    found
+}
+
+fn cmdline(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|bytes| String::from_utf8_lossy(&bytes).replace('\0', " "))
+        .unwrap_or_default()
+}
+
+/// Every process on the machine whose command line holds `needle`, with the start of that
+/// command line.
+fn cmdlines_holding(needle: &str) -> Vec<(u32, String)> {
+    parents()
+        .into_keys()
+        .map(|pid| (pid, cmdline(pid)))
+        .filter(|(_, line)| line.contains(needle))
+        .map(|(pid, line)| (pid, line.chars().take(120).collect()))
+        .collect()
+}
+
+/// Runs `f` on a thread of its own and gives up after `limit` (a FIFO nobody opens would block
+/// the test for ever).
+fn within<T: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("{what}: nothing within {} s", limit.as_secs()))
+}
+
+fn mkfifo(path: &Path) {
+    nix::unistd::mkfifo(path, nix::sys::stat::Mode::from_bits_truncate(0o600)).expect("mkfifo");
+}
+
+/// Waits until a hook writes its line into the FIFO `ready` (the hook is running and holding
+/// there), and returns the line.
+fn hook_holds(ready: &Path) -> String {
+    let ready = ready.to_path_buf();
+    within(Duration::from_secs(60), "a hook to start", move || {
+        let mut text = String::new();
+        std::fs::File::open(&ready)
+            .and_then(|mut f| f.read_to_string(&mut text))
+            .expect("read the ready FIFO");
+        text.trim().to_owned()
+    })
+}
+
+/// Lets the hook holding on the FIFO `go` go on.
+fn release(go: &Path) {
+    let go = go.to_path_buf();
+    within(
+        Duration::from_secs(60),
+        "the hook to take its release",
+        move || {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&go)
+                .and_then(|mut f| f.write_all(b"go\n"))
+                .expect("write the go FIFO");
+        },
+    );
+}
+
+const CANARY_RUNTIME: &str = "sk-canary-runtime-env-7f3a9c0d41b2";
+const CANARY_ENTRY: &str = "tok-canary-entry-env-c83e01f5aa96";
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn no_process_the_runtime_starts_has_a_secret_on_its_command_line() {
+    // Two hooks, each holding on a FIFO while the test reads every command line on the
+    // machine: a command hook and a pre-forked Python hook (whose forker was once started with
+    // its whole environment as an argument). Both check they did get the secrets.
+    let ws = Ws::new()
+        .master(true)
+        .sh(
+            "hooks/cmd.sh",
+            r#"
+            cat >/dev/null
+            echo cmd > "$AGENT_HOOKS_WORKSPACE/ready"
+            read go < "$AGENT_HOOKS_WORKSPACE/go"
+            if [ "$CANARY_API_KEY" = "sk-canary-runtime-env-7f3a9c0d41b2" ] && [ "$HOOK_TOKEN" = "tok-canary-entry-env-c83e01f5aa96" ]; then
+              echo '{"context": "cmd has its secrets"}'
+            fi
+            "#,
+        )
+        .file(
+            "hooks/pf.py",
+            r#"import json, os, sys
+sys.stdin.read()
+root = os.environ["AGENT_HOOKS_WORKSPACE"]
+with open(os.path.join(root, "ready"), "w") as f:
+    f.write("pf %d\n" % os.getpid())
+with open(os.path.join(root, "go")) as f:
+    f.read()
+if os.environ.get("CANARY_API_KEY") == "sk-canary-runtime-env-7f3a9c0d41b2" and os.environ.get("HOOK_TOKEN") == "tok-canary-entry-env-c83e01f5aa96":
+    print(json.dumps({"context": "pf has its secrets"}))
+"#,
+        )
+        .hook(
+            Entry::new("on_user_message", "hooks/cmd.sh")
+                .name("cmd")
+                .env("HOOK_TOKEN", CANARY_ENTRY),
+        )
+        .hook(
+            Entry::new("on_user_message", &format!("{} hooks/pf.py", python()))
+                .name("pf")
+                .env("HOOK_TOKEN", CANARY_ENTRY)
+                .prefork(json!(true)),
+        )
+        .approve_all();
+    mkfifo(&ws.path("ready"));
+    mkfifo(&ws.path("go"));
+    let mut fire = ws
+        .command(&["fire", "on_user_message"])
+        .env("CANARY_API_KEY", CANARY_RUNTIME)
+        .env("AGENT_HOOKS_PREFORK_IDLE", "2")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start fire");
+    fire.stdin
+        .take()
+        .expect("stdin")
+        .write_all(br#"{"message": "hi"}"#)
+        .expect("write the payload");
+    let mut seen_forker = false;
+    let mut seen_hooks = Vec::new();
+    for _ in 0..2 {
+        let who = hook_holds(&ws.path("ready"));
+        let tree = descendants(fire.id());
+        let lines: Vec<String> = tree.iter().map(|pid| cmdline(*pid)).collect();
+        seen_forker |= lines
+            .iter()
+            .any(|l| l.contains("The forker of agent-hooks"));
+        assert!(
+            tree.len() > 1,
+            "the hook is a process below fire: {lines:?}"
+        );
+        for canary in [CANARY_RUNTIME, CANARY_ENTRY] {
+            let holding = cmdlines_holding(canary);
+            assert!(
+                holding.is_empty(),
+                "while {who} ran, a command line holds a secret: {holding:?}"
+            );
+        }
+        seen_hooks.push(who.split_whitespace().next().unwrap_or_default().to_owned());
+        release(&ws.path("go"));
+    }
+    let out = fire.wait_with_output().expect("fire's outcome");
+    let outcome: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no outcome ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    seen_hooks.sort();
+    assert_eq!(seen_hooks, ["cmd", "pf"], "{outcome}");
+    assert!(
+        seen_forker,
+        "the pre-forked hook ran in a forker below fire: {outcome}"
+    );
+    assert_eq!(
+        outcome["context"],
+        json!(["cmd has its secrets", "pf has its secrets"]),
+        "{outcome}"
+    );
+    assert!(
+        ws.events_of("hook_prefork_fallback").is_empty(),
+        "the pre-forked hook ran as a plain process"
+    );
+}
+
+/// A module that, imported, leaves `state/SHADOW_<name>` behind and breaks what it shadows.
+fn shadow(name: &str) -> String {
+    format!(
+        "import os as _o\nopen(_o.path.join(_o.environ.get('AGENT_HOOKS_WORKSPACE', '.'), 'SHADOW_{name}'), 'w').close()\nraise ImportError('shadowed {name}')\n"
+    )
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_json_or_os_module_in_the_workspace_root_never_runs_in_the_forker() {
+    let guard = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/prefork_hooks/guard.py"
+    ))
+    .expect("the guard fixture");
+    // What a plain `python3 hooks/view.py` sees of its own interpreter.
+    let view = "import json, sys\nsys.stdin.read()\nprint(json.dumps({'context': json.dumps({'path0': sys.path[0], 'cwd_entry': '' in sys.path or '.' in sys.path, 'argv': sys.argv, 'file': __file__})}))\n";
+    let command = |script: &str| format!("{} hooks/{script}", python());
+    let ws = Ws::new()
+        .master(true)
+        .file("hooks/guard.py", &guard)
+        .file("hooks/view.py", view)
+        .file("json.py", &shadow("json"))
+        .file("os.py", &shadow("os"))
+        .file("re.py", &shadow("re"))
+        .file("socket.py", &shadow("socket"))
+        .hook(
+            Entry::new("pre_tool_call", &command("guard.py"))
+                .name("guard")
+                .prefork(json!(true)),
+        )
+        .hook(
+            Entry::new("on_user_message", &command("view.py"))
+                .name("forked-view")
+                .prefork(json!(true)),
+        )
+        .hook(Entry::new("on_session_start", &command("view.py")).name("plain-view"))
+        .approve_all();
+    let fired = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "rm -rf /"}}),
+    );
+    assert_eq!(fired.decision(), "block", "{:#}", fired.outcome);
+    assert!(
+        fired.reason().contains("recursive delete"),
+        "{}",
+        fired.reason()
+    );
+    let forked = ws.fire("on_user_message", json!({"message": "hi"}));
+    let plain = ws.fire("on_session_start", json!({}));
+    assert!(
+        ws.events_of("hook_prefork_fallback").is_empty(),
+        "a pre-forked hook ran as a plain process: {:?}",
+        ws.events_of("hook_prefork_fallback")
+    );
+    let forked_view: Value = serde_json::from_str(&forked.context()[0]).expect("the forked view");
+    let plain_view: Value = serde_json::from_str(&plain.context()[0]).expect("the plain view");
+    assert_eq!(
+        forked_view, plain_view,
+        "pre-forked (left) and plain (right)"
+    );
+    assert_eq!(
+        forked_view["path0"],
+        json!(ws.path("hooks").display().to_string())
+    );
+    assert_eq!(forked_view["cwd_entry"], json!(false));
+    for name in ["json", "os", "re", "socket"] {
+        assert!(
+            !ws.exists(&format!("SHADOW_{name}")),
+            "the workspace's {name}.py was imported"
+        );
+    }
+}
