@@ -303,3 +303,96 @@ fn a_json_or_os_module_in_the_workspace_root_never_runs_in_the_forker() {
         );
     }
 }
+
+/// The pids a hook wrote to `state/<name>/pids`, once it has.
+fn pids_of(ws: &Ws, name: &str) -> Vec<u32> {
+    std::fs::read_to_string(ws.path(&format!("state/{name}/pids")))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_timed_out_hooks_setsid_grandchildren_die_with_it() {
+    // Each hook moves children out of its process group (and session) with setsid, then runs
+    // past its timeout. Their command lines carry a marker to find them by.
+    const MARK_CMD: &str = "977.31415";
+    const MARK_PF: &str = "978.27182";
+    let ws = Ws::new()
+        .master(true)
+        .sh(
+            "hooks/spawner.sh",
+            &format!(
+                r#"
+                cat >/dev/null
+                setsid sleep {MARK_CMD} &
+                a=$!
+                setsid sh -c 'sleep {MARK_CMD} & wait' &
+                b=$!
+                echo "$a $b" > "$STATE_DIR/pids"
+                sleep 60
+                "#
+            ),
+        )
+        .file(
+            "hooks/spawner.py",
+            &format!(
+                r#"import os, subprocess, sys, time
+sys.stdin.read()
+p = subprocess.Popen(["setsid", "sleep", "{MARK_PF}"])
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    os.execvp("sleep", ["sleep", "{MARK_PF}"])
+with open(os.path.join(os.environ["STATE_DIR"], "pids"), "w") as f:
+    f.write("%d %d" % (p.pid, pid))
+time.sleep(60)
+"#
+            ),
+        )
+        .hook(
+            Entry::new("on_user_message", "hooks/spawner.sh")
+                .name("cmd")
+                .timeout(2),
+        )
+        .hook(
+            Entry::new("on_user_message", &format!("{} hooks/spawner.py", python()))
+                .name("pf")
+                .timeout(2)
+                .prefork(json!(true)),
+        )
+        .approve_all();
+    let fired = ws.fire("on_user_message", json!({"message": "hi"}));
+    assert_eq!(fired.status("cmd"), "timeout", "{:#}", fired.outcome);
+    assert_eq!(fired.status("pf"), "timeout", "{:#}", fired.outcome);
+    assert!(ws.events_of("hook_prefork_fallback").is_empty());
+    for name in ["cmd", "pf"] {
+        let pids = pids_of(&ws, name);
+        assert_eq!(
+            pids.len(),
+            2,
+            "{name} started its grandchildren before its timeout"
+        );
+        for pid in pids {
+            assert!(
+                super::support::eventually(Duration::from_secs(5), || {
+                    !super::support::process_running(pid)
+                }),
+                "{name}'s grandchild {pid} outlived the timeout: {}",
+                cmdline(pid)
+            );
+        }
+    }
+    for mark in [MARK_CMD, MARK_PF] {
+        let alive: Vec<(u32, String)> = cmdlines_holding(mark)
+            .into_iter()
+            .filter(|(pid, _)| super::support::process_running(*pid))
+            .collect();
+        assert!(alive.is_empty(), "still running: {alive:?}");
+    }
+}
