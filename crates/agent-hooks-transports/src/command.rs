@@ -172,8 +172,20 @@ impl CommandSpec {
         policy: RunPolicy,
     ) -> Result<Reply, Failure> {
         let deadline = tokio::time::Instant::now() + timeout;
-        let mut cmd = match &self.invocation {
-            Invocation::Argv(words) => {
+        // The verified bytes, copied and sealed, when the command's form lets the process run
+        // from them; held until the process has ended.
+        let sealed = match program {
+            Some(pinned) => crate::sealed::plan(self, pinned, env)
+                .map_err(|why| Failure::Exec(format!("{why}; it was not run")))?,
+            None => None,
+        };
+        let mut cmd = match (&sealed, &self.invocation) {
+            (Some(plan), _) => {
+                let mut cmd = Command::new(&plan.program);
+                cmd.arg0(&plan.arg0).args(&plan.args);
+                cmd
+            }
+            (None, Invocation::Argv(words)) => {
                 let Some((word, args)) = words.split_first() else {
                     return Err(Failure::Exec("empty command".into()));
                 };
@@ -181,8 +193,8 @@ impl CommandSpec {
                 cmd.arg0(word).args(args);
                 cmd
             }
-            Invocation::Shell(line) => shell_command(program, "sh", line),
-            Invocation::Bash(line) => shell_command(program, "bash", line),
+            (None, Invocation::Shell(line)) => shell_command(program, "sh", line),
+            (None, Invocation::Bash(line)) => shell_command(program, "bash", line),
         };
         cmd.current_dir(&self.cwd)
             .envs(
@@ -208,7 +220,9 @@ impl CommandSpec {
             stdout,
             stderr,
         };
-        supervise(child, pgid, streams, input, deadline, timeout, policy).await
+        let reply = supervise(child, pgid, streams, input, deadline, timeout, policy).await;
+        drop(sealed);
+        reply
     }
 
     fn spawn_failure(&self, err: &io::Error) -> Failure {

@@ -396,3 +396,161 @@ time.sleep(60)
         assert!(alive.is_empty(), "still running: {alive:?}");
     }
 }
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn scripts_run_from_their_verified_copy_still_see_their_own_path_and_siblings() {
+    let py = python();
+    // What each script reports: how it names itself, the sibling it finds through that name,
+    // and whether it runs from the sealed copy (an open memfd of the runtime's, or the loader).
+    let sh_body = r#"cat >/dev/null
+sealed=$(ls -l /proc/$$/fd 2>/dev/null | grep -c 'memfd:agent-hooks-verified')
+printf '{"context": "%s|%s|sealed=%s"}\n' "$0" "$(cat "$(dirname "$0")/data.txt")" "$sealed"
+"#;
+    let py_body = "import json, pathlib, sys\nsys.stdin.read()\nsealed = '_agent_hooks_run' in ' '.join(sys.orig_argv)\nprint(json.dumps({'context': '%s|%s|%s|%s|sealed=%d' % (sys.argv[0], __file__, sys.path[0], (pathlib.Path(__file__).parent / 'data.txt').read_text(), sealed)}))\n";
+    let bash_body = r#"cat >/dev/null
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+printf '{"context": "%s|%s"}\n' "${BASH_SOURCE[0]}" "$(cat "$here/data.txt")"
+"#;
+    let ws = Ws::new()
+        .master(true)
+        .file("hooks/lib/data.txt", "sibling-data")
+        .script("hooks/lib/a.sh", &format!("#!/bin/sh\n{sh_body}"))
+        .script("hooks/lib/b.py", &format!("#!{py}\n{py_body}"))
+        .file("hooks/lib/c.sh", sh_body)
+        .file("hooks/lib/d.py", py_body)
+        .script("hooks/lib/e.sh", &format!("#!/bin/bash\n{bash_body}"))
+        .hook(Entry::new("on_user_message", "hooks/lib/a.sh").name("a"))
+        .hook(Entry::new("on_user_message", "hooks/lib/b.py").name("b"))
+        .hook(Entry::new("on_user_message", "sh hooks/lib/c.sh").name("c"))
+        .hook(Entry::new("on_user_message", &format!("{py} hooks/lib/d.py")).name("d"))
+        .hook(Entry::new("on_user_message", "hooks/lib/e.sh").name("e"))
+        .approve_all();
+    let fired = ws.fire("on_user_message", json!({"message": "hi"}));
+    let lib = ws.path("hooks/lib").display().to_string();
+    let mut context = fired.context();
+    context.sort();
+    let mut expected = vec![
+        format!("hooks/lib/c.sh|sibling-data|sealed=1"),
+        format!("hooks/lib/d.py|{lib}/d.py|{lib}|sibling-data|sealed=1"),
+        format!("{lib}/a.sh|sibling-data|sealed=1"),
+        format!("{lib}/b.py|{lib}/b.py|{lib}|sibling-data|sealed=1"),
+        // `BASH_SOURCE` only a path can give: run from its path, as documented.
+        format!("{lib}/e.sh|sibling-data"),
+    ];
+    expected.sort();
+    assert_eq!(context, expected, "{:#}", fired.outcome);
+}
+
+#[test]
+fn a_script_swapped_between_the_check_and_the_exec_never_runs() {
+    // The approved script and an impostor are swapped by rename as fast as a thread can while
+    // hooks fire; every run is the approved content or a refusal, never the impostor.
+    let good = "#!/bin/sh\ncat >/dev/null\necho '{\"context\": \"approved\"}'\n";
+    let evil = "#!/bin/sh\ncat >/dev/null\necho '{\"context\": \"IMPOSTOR\"}'\n";
+    let ws = Ws::new()
+        .master(true)
+        .script("hooks/guard.sh", good)
+        .hook(Entry::new("on_user_message", "hooks/guard.sh").name("guard"))
+        .approve_all();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let stop = stop.clone();
+        let dir = ws.path("hooks");
+        std::thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let tmp = dir.join(format!(".swap{}", n % 2));
+                let text = if n.is_multiple_of(2) { evil } else { good };
+                std::fs::write(&tmp, text).expect("write");
+                super::support::set_mode(&tmp, 0o755);
+                std::fs::rename(&tmp, dir.join("guard.sh")).expect("swap");
+                n += 1;
+            }
+        })
+    };
+    let mut seen = std::collections::BTreeMap::new();
+    for _ in 0..60 {
+        let fired = ws.fire("on_user_message", json!({"message": "hi"}));
+        let key = format!("{} {:?}", fired.status("guard"), fired.context());
+        *seen.entry(key).or_insert(0u32) += 1;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().expect("the swapper");
+    assert!(
+        seen.keys().all(|k| !k.contains("IMPOSTOR")),
+        "the impostor ran: {seen:?}"
+    );
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_large_approved_script_edited_through_a_shared_mapping_is_refused_or_harmless() {
+    // Over 1 MiB, the gate vouches for a file by its stat. A page already written through a
+    // shared mapping stays writable without a new fault, so a second write moves no timestamp.
+    let mut script =
+        String::from("#!/bin/sh\ncat >/dev/null\necho '{\"context\": \"approved-output\"}'\n");
+    while script.len() < 1536 * 1024 {
+        script.push_str("# padding to make the script larger than a mebibyte ..........\n");
+    }
+    let ws = Ws::new()
+        .master(true)
+        .script("hooks/big.sh", &script)
+        // Named to its interpreter, which reads it by path (a `#!` script the kernel starts
+        // itself is refused while any process has it open for writing: ETXTBSY).
+        .hook(Entry::new("on_user_message", "sh hooks/big.sh").name("big"));
+    let helper = r#"import mmap, sys
+f = open(sys.argv[1], "r+b")
+m = mmap.mmap(f.fileno(), 0)
+i = m.find(b"approved-output")
+m[i:i + 1] = b"a"
+print("dirty", flush=True)
+sys.stdin.readline()
+m[i:i + 15] = b"IMPOSTOR-output"
+print("edited", flush=True)
+sys.stdin.readline()
+"#;
+    let mut mapper = std::process::Command::new(python())
+        .arg("-c")
+        .arg(helper)
+        .arg(ws.path("hooks/big.sh"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the mapper");
+    let mut to_mapper = mapper.stdin.take().expect("stdin");
+    let mut from_mapper = std::io::BufReader::new(mapper.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut from_mapper, &mut line).expect("dirty");
+    assert_eq!(line.trim(), "dirty");
+    ws.approve("sh hooks/big.sh");
+    assert_eq!(
+        ws.fire("on_user_message", json!({"message": "hi"}))
+            .context(),
+        ["approved-output"]
+    );
+    to_mapper.write_all(b"go\n").expect("tell the mapper");
+    line.clear();
+    std::io::BufRead::read_line(&mut from_mapper, &mut line).expect("edited");
+    assert_eq!(line.trim(), "edited");
+    assert!(
+        std::fs::read_to_string(ws.path("hooks/big.sh"))
+            .expect("read")
+            .contains("IMPOSTOR-output")
+    );
+    let fired = ws.fire("on_user_message", json!({"message": "hi"}));
+    let _ = to_mapper.write_all(b"done\n");
+    let _ = mapper.wait();
+    assert!(
+        !fired.outcome.to_string().contains("IMPOSTOR"),
+        "the edited content ran: {:#}",
+        fired.outcome
+    );
+    assert_ne!(fired.status("big"), "noop", "{:#}", fired.outcome);
+}
