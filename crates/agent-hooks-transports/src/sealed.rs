@@ -16,7 +16,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -186,8 +186,9 @@ pub fn plan(
         }
     };
     match &pinned.file {
-        Some(file) if system_program(file, &spec.cwd) => {
-            // A system interpreter started from its verified descriptor, running a script.
+        Some(file) if outside_workspace(file, &spec.cwd) => {
+            // A program of the system (an interpreter, say) started from its verified
+            // descriptor, running a script of the workspace from its copy.
             let started = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
             interpreted(spec, env, started, word, args, &seal)
         }
@@ -447,14 +448,10 @@ fn memfd_exec_refused() -> bool {
     fs::read_to_string("/proc/sys/vm/memfd_noexec").is_ok_and(|v| v.trim() == "2")
 }
 
-/// A compiled program only root can change, outside the hook's working directory (the
-/// workspace): started from its verified descriptor rather than copied at every run.
-fn system_program(file: &fs::File, cwd: &Path) -> bool {
-    let Ok(meta) = file.metadata() else {
-        return false;
-    };
-    let inside = fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
-        .map(|path| path.starts_with(cwd))
-        .unwrap_or(true);
-    meta.uid() == 0 && meta.mode() & 0o022 == 0 && !inside
+/// A compiled program outside the hook's working directory (the workspace, which the agent
+/// writes): started from the descriptor the gate verified rather than copied at every run —
+/// renamed over, its path names another file, but the descriptor still names the verified one.
+fn outside_workspace(file: &fs::File, cwd: &Path) -> bool {
+    fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+        .is_ok_and(|path| !path.starts_with(cwd))
 }
