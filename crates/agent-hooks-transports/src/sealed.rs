@@ -10,7 +10,8 @@
 //! `sys.argv`, `sys.path[0]` and tracebacks for Python (the loader compiles the copy under the
 //! script's real name). What cannot be kept is run from its path as before, and `docs/trust.md`
 //! says which: a `bash` script that reads `BASH_SOURCE`, a Node script, a `#!` interpreter
-//! other than `sh`, `bash`, `dash` and `python3`, and a line run through a shell.
+//! other than `sh`, `bash`, `dash` and `python3`, and a shell line of more than one plain
+//! command (a line of one runs as that command, without the shell, like `prefork`'s).
 
 use std::ffi::OsString;
 use std::fs;
@@ -159,12 +160,6 @@ pub fn plan(
     if pinned.approved.is_empty() || !Path::new("/proc/self/fd").is_dir() {
         return Ok(None);
     }
-    let Invocation::Argv(words) = &spec.invocation else {
-        return Ok(None);
-    };
-    let Some((word, args)) = words.split_first() else {
-        return Ok(None);
-    };
     let approved = |path: &Path| {
         pinned
             .approved
@@ -185,6 +180,32 @@ pub fn plan(
             }
         }
     };
+    let words = match &spec.invocation {
+        Invocation::Argv(words) => words.clone(),
+        // A line of one plain command runs the same without its shell: the program the shell
+        // would find, on the copy. Any other line is the shell's to run, from the paths.
+        Invocation::Shell(_) | Invocation::Bash(_) => {
+            match crate::command_line::simple_command(spec, env) {
+                Ok(words) => words,
+                Err(_) => return Ok(None),
+            }
+        }
+    };
+    let Some((word, args)) = words.split_first() else {
+        return Ok(None);
+    };
+    if !matches!(spec.invocation, Invocation::Argv(_)) {
+        let Some(program) = shell_program(spec, env, word) else {
+            return Ok(None);
+        };
+        if Kind::of(Path::new(word)).is_some() {
+            return interpreted(spec, env, program, word, args, &seal);
+        }
+        if approved(&program).is_none() {
+            return Ok(None);
+        }
+        return from_shebang(&program, word, args, &seal);
+    }
     match &pinned.file {
         Some(file) if outside_workspace(file, &spec.cwd) => {
             // A program of the system (an interpreter, say) started from its verified
@@ -213,36 +234,65 @@ pub fn plan(
                 held: vec![sealed],
             }))
         }
-        None => {
-            // A `#!` script: its interpreter, as the kernel would start it, on the copy. One
-            // the kernel would refuse (no execute permission) is left to the kernel to refuse.
-            if nix::unistd::access(&pinned.path, nix::unistd::AccessFlags::X_OK).is_err() {
-                return Ok(None);
-            }
-            let Some(sealed) = seal(&pinned.path)? else {
-                return Ok(None);
-            };
-            let Some((interpreter, option)) = shebang(&sealed.head(256)) else {
-                return Ok(None);
-            };
-            let Some(kind) = Kind::of(&interpreter) else {
-                return Ok(None);
-            };
-            // `#!/usr/bin/python3 -u`, `#!/bin/sh -e`: the option goes before the loader. The
-            // kernel hands the interpreter the path `execve` was given: that is `$0`.
-            let options: Vec<String> = option.into_iter().collect();
-            let given = pinned.path.to_string_lossy().into_owned();
-            Ok(loader(
-                kind,
-                &interpreter,
-                &options,
-                &given,
-                args,
-                sealed,
-                &pinned.path,
-            ))
-        }
+        // The kernel hands a `#!` interpreter the path `execve` was given: the pinned one.
+        None => from_shebang(&pinned.path, &pinned.path.to_string_lossy(), args, &seal),
     }
+}
+
+/// A `#!` script at `path`, started as `given`: its interpreter, as the kernel would start it,
+/// on the copy. One the kernel would refuse (no execute permission) is left to the kernel to
+/// refuse; an interpreter no loader keeps the view for runs it from its path.
+fn from_shebang(
+    path: &Path,
+    given: &str,
+    args: &[String],
+    seal: &dyn Fn(&Path) -> Result<Option<Sealed>, String>,
+) -> Result<Option<Plan>, String> {
+    if nix::unistd::access(path, nix::unistd::AccessFlags::X_OK).is_err() {
+        return Ok(None);
+    }
+    let Some(sealed) = seal(path)? else {
+        return Ok(None);
+    };
+    let Some((interpreter, option)) = shebang(&sealed.head(256)) else {
+        return Ok(None);
+    };
+    let Some(kind) = Kind::of(&interpreter) else {
+        return Ok(None);
+    };
+    // `#!/usr/bin/python3 -u`, `#!/bin/sh -e`: the option goes before the loader.
+    let options: Vec<String> = option.into_iter().collect();
+    Ok(loader(
+        kind,
+        &interpreter,
+        &options,
+        given,
+        args,
+        sealed,
+        path,
+    ))
+}
+
+/// The program a shell would start for `word`: a path as written, else the first match on
+/// the hook's `PATH`, as the command's reading resolved it.
+fn shell_program(spec: &CommandSpec, env: &[(String, String)], word: &str) -> Option<PathBuf> {
+    if word.contains('/') {
+        let path = Path::new(word);
+        return Some(if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            spec.cwd.join(path)
+        });
+    }
+    crate::command_line::read(spec, env)
+        .ok()?
+        .files
+        .into_iter()
+        .find(|n| {
+            n.role == crate::command_line::Role::Program
+                && crate::command_line::basename(&n.word) == word
+        })
+        .and_then(|n| n.path)
 }
 
 /// The interpreters whose scripts run from a copy with their view of themselves kept.

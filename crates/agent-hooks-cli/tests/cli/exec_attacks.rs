@@ -554,3 +554,37 @@ sys.stdin.readline()
     );
     assert_ne!(fired.status("big"), "noop", "{:#}", fired.outcome);
 }
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn a_claude_code_shell_line_of_one_command_runs_its_script_from_the_verified_copy() {
+    let py = python();
+    let command = format!("{py} \"$CLAUDE_PROJECT_DIR\"/hooks/lib/d.py");
+    let ws = Ws::new()
+        .master(true)
+        .file("hooks/lib/data.txt", "sibling-data")
+        .file(
+            "hooks/lib/d.py",
+            "import pathlib, sys\nsys.stdin.read()\nsealed = '_agent_hooks_run' in ' '.join(sys.orig_argv)\nprint('%s|%s|sealed=%d' % (sys.argv[0], (pathlib.Path(__file__).parent / 'data.txt').read_text(), sealed))\n",
+        )
+        .file(
+            ".claude/settings.json",
+            &json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+                {"type": "command", "command": command}]}]}})
+            .to_string(),
+        );
+    ws.approve(&command);
+    let fired = ws.fire("on_user_message", json!({"message": "hi"}));
+    assert_eq!(
+        fired.context(),
+        vec![format!(
+            "{}|sibling-data|sealed=1",
+            ws.path("hooks/lib/d.py").display()
+        )],
+        "{:#}",
+        fired.outcome
+    );
+}
