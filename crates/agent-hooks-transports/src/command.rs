@@ -160,32 +160,16 @@ impl CommandSpec {
         self
     }
 
-    /// Runs the command with `input` on stdin and `env` added to the environment. `program`,
-    /// when given, is the file `execve` starts (the one the approval pinned); the process still
-    /// sees the word as written as its `argv[0]`.
-    pub async fn run(
+    /// The process that runs the command from its paths: `program`, when given, is the file
+    /// `execve` starts (the one the approval pinned); the process still sees the word as
+    /// written as its `argv[0]`. ([`CommandSpec::run`] starts it from sealed copies instead
+    /// where the command's form allows.)
+    pub(crate) fn process(
         &self,
-        input: Arc<[u8]>,
-        env: &[(String, String)],
-        timeout: Duration,
         program: Option<&crate::pinned::Pinned>,
-        policy: RunPolicy,
-    ) -> Result<Reply, Failure> {
-        let deadline = tokio::time::Instant::now() + timeout;
-        // The verified bytes, copied and sealed, when the command's form lets the process run
-        // from them; held until the process has ended.
-        let sealed = match program {
-            Some(pinned) => crate::sealed::plan(self, pinned, env)
-                .map_err(|why| Failure::Exec(format!("{why}; it was not run")))?,
-            None => None,
-        };
-        let mut cmd = match (&sealed, &self.invocation) {
-            (Some(plan), _) => {
-                let mut cmd = Command::new(&plan.program);
-                cmd.arg0(&plan.arg0).args(&plan.args);
-                cmd
-            }
-            (None, Invocation::Argv(words)) => {
+    ) -> Result<Command, Failure> {
+        Ok(match &self.invocation {
+            Invocation::Argv(words) => {
                 let Some((word, args)) = words.split_first() else {
                     return Err(Failure::Exec("empty command".into()));
                 };
@@ -193,9 +177,23 @@ impl CommandSpec {
                 cmd.arg0(word).args(args);
                 cmd
             }
-            (None, Invocation::Shell(line)) => shell_command(program, "sh", line),
-            (None, Invocation::Bash(line)) => shell_command(program, "bash", line),
-        };
+            Invocation::Shell(line) => shell_command(program, "sh", line),
+            Invocation::Bash(line) => shell_command(program, "bash", line),
+        })
+    }
+
+    /// Starts `cmd` as this command's process — in its working directory, with `env` added,
+    /// in a process group of its own — feeds it `input` and supervises it to its end or its
+    /// timeout ([`supervise`]).
+    pub(crate) async fn start(
+        &self,
+        mut cmd: Command,
+        input: Arc<[u8]>,
+        env: &[(String, String)],
+        timeout: Duration,
+        policy: RunPolicy,
+    ) -> Result<Reply, Failure> {
+        let deadline = tokio::time::Instant::now() + timeout;
         cmd.current_dir(&self.cwd)
             .envs(
                 env.iter()
@@ -220,9 +218,7 @@ impl CommandSpec {
             stdout,
             stderr,
         };
-        let reply = supervise(child, pgid, streams, input, deadline, timeout, policy).await;
-        drop(sealed);
-        reply
+        supervise(child, pgid, streams, input, deadline, timeout, policy).await
     }
 
     fn spawn_failure(&self, err: &io::Error) -> Failure {

@@ -22,8 +22,43 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::command::{CommandSpec, Invocation};
+use crate::command::{CommandSpec, Invocation, RunPolicy};
 use crate::pinned::{Pinned, hex};
+use crate::{Failure, Reply};
+
+impl CommandSpec {
+    /// Runs the command with `input` on stdin and `env` added to the environment. `program`,
+    /// when given, is what the trust gate verified: the process then runs from sealed copies
+    /// of the verified bytes where the command's form allows ([`plan`]), else from the pinned
+    /// program ([`CommandSpec::process`]). A file that no longer holds its approved content is
+    /// not run.
+    pub async fn run(
+        &self,
+        input: std::sync::Arc<[u8]>,
+        env: &[(String, String)],
+        timeout: std::time::Duration,
+        program: Option<&Pinned>,
+        policy: RunPolicy,
+    ) -> Result<Reply, Failure> {
+        // Held until the process has ended: the interpreter reads its script from the copy.
+        let sealed = match program {
+            Some(pinned) => plan(self, pinned, env)
+                .map_err(|why| Failure::Exec(format!("{why}; it was not run")))?,
+            None => None,
+        };
+        let cmd = match &sealed {
+            Some(plan) => {
+                let mut cmd = tokio::process::Command::new(&plan.program);
+                cmd.arg0(&plan.arg0).args(&plan.args);
+                cmd
+            }
+            None => self.process(program)?,
+        };
+        let reply = self.start(cmd, input, env, timeout, policy).await;
+        drop(sealed);
+        reply
+    }
+}
 
 /// A verified copy of one file, sealed against every change.
 #[derive(Debug)]
