@@ -8,9 +8,10 @@
 //! What a script sees of itself is kept: `$0` for `sh`/`bash` (the script is sourced by a
 //! one-line `-c` loader whose `$0` is the word the plain run would have), and `__file__`,
 //! `sys.argv`, `sys.path[0]` and tracebacks for Python (the loader compiles the copy under the
-//! script's real name). What cannot be kept is run from its path as before, and `docs/trust.md`
-//! says which: a `bash` script that reads `BASH_SOURCE`, a Node script, a `#!` interpreter
-//! other than `sh`, `bash`, `dash` and `python3`, and a shell line of more than one plain
+//! script's real name), and `__filename`, `process.argv` and `require.main` for a CommonJS Node
+//! script. What cannot be kept is run from its path as before, and `docs/trust.md` says which:
+//! a `bash` script that reads `BASH_SOURCE`, an ES-module Node script, a `#!` interpreter other
+//! than `sh`, `bash`, `dash`, `python3` and `node`, and a shell line of more than one plain
 //! command (a line of one runs as that command, without the shell, like `prefork`'s).
 
 use std::ffi::OsString;
@@ -335,6 +336,8 @@ fn shell_program(spec: &CommandSpec, env: &[(String, String)], word: &str) -> Op
 enum Kind {
     Shell,
     Python,
+    /// A CommonJS script; an ES module keeps its path (`docs/trust.md`).
+    Node,
 }
 
 impl Kind {
@@ -342,6 +345,8 @@ impl Kind {
         let name = interpreter.file_name()?.to_str()?;
         if matches!(name, "sh" | "bash" | "dash") {
             Some(Kind::Shell)
+        } else if name == "node" || name == "nodejs" {
+            Some(Kind::Node)
         } else if name
             .strip_prefix("python")
             .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
@@ -386,6 +391,14 @@ fn interpreted(
             };
             (options.to_vec(), script.clone(), args.to_vec())
         }
+        // `node script args`; options (a loader, `--import`, …) change how the script is
+        // found and loaded, and are run as they are.
+        Kind::Node => match rest.split_first() {
+            Some((script, args)) if !script.starts_with('-') => {
+                (Vec::new(), script.clone(), args.to_vec())
+            }
+            _ => return Ok(None),
+        },
     };
     let script = if Path::new(&script_word).is_absolute() {
         PathBuf::from(&script_word)
@@ -432,6 +445,17 @@ fn loader(
             // `sh WORD ARGS…` has them; the sourced file is the copy.
             argv.push("-c".into());
             argv.push(format!(". {}", sealed.in_parent()).into());
+        }
+        Kind::Node => {
+            if !commonjs(script) {
+                return None;
+            }
+            argv.push("-e".into());
+            argv.push(
+                NODE_LOADER
+                    .replace("@SEALED@", &py_string(&sealed.in_parent()))
+                    .into(),
+            );
         }
         Kind::Python => {
             let absolute = script.to_string_lossy().into_owned();
@@ -497,6 +521,45 @@ const PYTHON_LOADER: &str = r#"def _agent_hooks_run(sealed, file):
         raise SystemExit(1)
 _agent_hooks_run(@SEALED@, @FILE@)
 "#;
+
+/// What runs a CommonJS script from its copy as `node script.js` runs it: `process.argv[1]`,
+/// `__filename`, `__dirname`, `require.main === module` and the `node_modules` lookup of the
+/// script's real path, the copy compiled under that name. Only Node's built-in modules are
+/// loaded before the script runs.
+const NODE_LOADER: &str = r#"(() => {
+const M = require("module"), path = require("path"), fs = require("fs");
+const file = fs.realpathSync(path.resolve(process.argv[1]));
+const source = fs.readFileSync(@SEALED@, "utf8");
+process.argv[1] = file;
+const m = new M(file, null);
+m.filename = file;
+m.id = ".";
+m.paths = M._nodeModulePaths(path.dirname(file));
+process.mainModule = m;
+M._cache[file] = m;
+m._compile(source, file);
+m.loaded = true;
+})();"#;
+
+/// Whether Node loads `script` as CommonJS: a `.cjs` file, or a `.js` (or extension-less)
+/// file whose nearest `package.json` does not say `"type": "module"`. An ES module cannot be
+/// given its source under its own URL without a loader hook, so it runs from its path.
+fn commonjs(script: &Path) -> bool {
+    match script.extension().and_then(|e| e.to_str()) {
+        Some("cjs") => return true,
+        Some("js") | None => {}
+        Some(_) => return false,
+    }
+    for dir in script.ancestors().skip(1) {
+        let Ok(text) = fs::read_to_string(dir.join("package.json")) else {
+            continue;
+        };
+        return serde_json::from_str::<serde_json::Value>(&text)
+            .map(|package| package.get("type").and_then(|t| t.as_str()) != Some("module"))
+            .unwrap_or(false);
+    }
+    true
+}
 
 /// `text` as a Python string literal.
 fn py_string(text: &str) -> String {

@@ -588,3 +588,31 @@ fn a_claude_code_shell_line_of_one_command_runs_its_script_from_the_verified_cop
         fired.outcome
     );
 }
+
+#[cfg_attr(not(have_node), ignore = "needs node on PATH")]
+#[test]
+fn a_commonjs_node_script_runs_from_its_copy_and_an_es_module_from_its_path() {
+    let body = "const fs = require('fs'), path = require('path');\nfs.readFileSync(0);\nconst sealed = process.execArgv.includes('-e');\nconsole.log(JSON.stringify({context: [process.argv[1], __filename, require.main === module, fs.readFileSync(path.join(__dirname, 'data.txt'), 'utf8'), sealed].join('|')}));\n";
+    let esm = "import fs from 'fs';\nimport path from 'path';\nimport { fileURLToPath } from 'url';\nfs.readFileSync(0);\nconst dir = path.dirname(fileURLToPath(import.meta.url));\nconsole.log(JSON.stringify({context: 'esm|' + fs.readFileSync(path.join(dir, 'data.txt'), 'utf8')}));\n";
+    let ws = Ws::new()
+        .master(true)
+        .file("hooks/js/data.txt", "sibling-data")
+        .file("hooks/js/a.js", body)
+        .script("hooks/js/b.js", &format!("#!/usr/bin/env node\n{body}"))
+        .file("hooks/js/c.mjs", esm)
+        .hook(Entry::new("on_user_message", "node hooks/js/a.js").name("a"))
+        .hook(Entry::new("on_user_message", "hooks/js/b.js").name("b"))
+        .hook(Entry::new("on_user_message", "node hooks/js/c.mjs").name("c"))
+        .approve_all();
+    let fired = ws.fire("on_user_message", json!({"message": "hi"}));
+    let js = ws.path("hooks/js").display().to_string();
+    let mut context = fired.context();
+    context.sort();
+    let mut expected = vec![
+        format!("{js}/a.js|{js}/a.js|true|sibling-data|true"),
+        format!("{js}/b.js|{js}/b.js|true|sibling-data|true"),
+        "esm|sibling-data".to_owned(),
+    ];
+    expected.sort();
+    assert_eq!(context, expected, "{:#}", fired.outcome);
+}
