@@ -193,7 +193,7 @@ pub fn plan(
     pinned: &Pinned,
     env: &[(String, String)],
 ) -> Result<Option<Plan>, String> {
-    if pinned.approved.is_empty() || !Path::new("/proc/self/fd").is_dir() {
+    if pinned.approved.is_empty() || !have_proc_fd() {
         return Ok(None);
     }
     let approved = |path: &Path| {
@@ -243,9 +243,11 @@ pub fn plan(
         return from_shebang(&program, word, args, &seal);
     }
     match &pinned.file {
-        Some(file) if outside_workspace(file, &spec.cwd) => {
-            // A program of the system (an interpreter, say) started from its verified
-            // descriptor, running a script of the workspace from its copy.
+        Some(file) if !pinned.path.starts_with(&spec.cwd) => {
+            // A compiled program outside the hook's working directory (the workspace, which
+            // the agent writes): an interpreter, say, started from the descriptor the gate
+            // verified — renamed over, its path names another file, the descriptor does not —
+            // running a script of the workspace from its copy.
             let started = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
             interpreted(spec, env, started, word, args, &seal)
         }
@@ -596,10 +598,8 @@ fn memfd_exec_refused() -> bool {
     fs::read_to_string("/proc/sys/vm/memfd_noexec").is_ok_and(|v| v.trim() == "2")
 }
 
-/// A compiled program outside the hook's working directory (the workspace, which the agent
-/// writes): started from the descriptor the gate verified rather than copied at every run —
-/// renamed over, its path names another file, but the descriptor still names the verified one.
-fn outside_workspace(file: &fs::File, cwd: &Path) -> bool {
-    fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
-        .is_ok_and(|path| !path.starts_with(cwd))
+/// Whether this system names open descriptors under `/proc/self/fd`, looked at once.
+fn have_proc_fd() -> bool {
+    static HAVE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAVE.get_or_init(|| Path::new("/proc/self/fd").is_dir())
 }
