@@ -603,3 +603,68 @@ fn have_proc_fd() -> bool {
     static HAVE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *HAVE.get_or_init(|| Path::new("/proc/self/fd").is_dir())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_holds_the_verified_bytes_and_refuses_every_change() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let path = dir.path().join("x.sh");
+        fs::write(&path, "echo approved\n").expect("write");
+        let sha = hex(&Sha256::digest(b"echo approved\n"));
+        let sealed = Sealed::copy(&path, &sha).expect("a sealed copy");
+        assert_eq!(sealed.head(64), b"echo approved\n");
+        // The file changes; the copy does not, and cannot be written, grown or shrunk.
+        fs::write(&path, "echo IMPOSTOR\n").expect("write");
+        assert_eq!(sealed.head(64), b"echo approved\n");
+        assert!((&sealed.file).write_all(b"x").is_err());
+        assert!(sealed.file.set_len(1).is_err());
+        // A file that no longer hashes to the approval is refused, not copied.
+        let refused = Sealed::copy(&path, &sha);
+        assert!(
+            matches!(&refused, Err(NotSealed::Changed(why)) if why.contains("modified after its approval was checked")),
+            "{refused:?}"
+        );
+    }
+
+    #[test]
+    fn shebang_lines_are_read_as_the_kernel_reads_them() {
+        assert_eq!(
+            shebang(b"#!/bin/sh -e\necho\n"),
+            Some((PathBuf::from("/bin/sh"), Some("-e".to_owned())))
+        );
+        assert_eq!(
+            shebang(b"#!/usr/bin/python3\n"),
+            Some((PathBuf::from("/usr/bin/python3"), None))
+        );
+        assert_eq!(shebang(b"#!/usr/bin/env -S python3 -u\n"), None);
+        assert_eq!(shebang(b"echo no shebang\n"), None);
+        if let Some(sh) = crate::command::find_on_path("sh") {
+            assert_eq!(shebang(b"#!/usr/bin/env sh\n"), Some((sh, None)));
+        }
+    }
+
+    #[test]
+    fn only_interpreters_whose_view_a_loader_keeps_are_known() {
+        assert_eq!(Kind::of(Path::new("/bin/dash")), Some(Kind::Shell));
+        assert_eq!(Kind::of(Path::new("python3.11")), Some(Kind::Python));
+        assert_eq!(Kind::of(Path::new("/usr/bin/node")), Some(Kind::Node));
+        assert_eq!(Kind::of(Path::new("/usr/bin/ruby")), None);
+        assert_eq!(Kind::of(Path::new("pythonic")), None);
+    }
+
+    #[test]
+    fn es_modules_are_told_from_commonjs() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let module = dir.path().join("esm");
+        fs::create_dir_all(&module).expect("dir");
+        fs::write(module.join("package.json"), r#"{"type": "module"}"#).expect("write");
+        assert!(!commonjs(&module.join("x.js")));
+        assert!(commonjs(&module.join("x.cjs")));
+        assert!(!commonjs(&dir.path().join("x.mjs")));
+        fs::write(dir.path().join("package.json"), r#"{"name": "hooks"}"#).expect("write");
+        assert!(commonjs(&dir.path().join("x.js")));
+    }
+}
