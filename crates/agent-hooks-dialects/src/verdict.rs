@@ -1,6 +1,6 @@
 //! An LLM judge's answer (a prompt hook's): the model's text read as `{"ok": true}` or
-//! `{"ok": false, "reason": "…", "impossible": true}`, tolerating the Markdown fence or the
-//! sentence around the object that models add. Each dialect then maps a verdict with its own
+//! `{"ok": false, "reason": "…", "impossible": true}`: exactly one object, alone or in one
+//! Markdown fence, no key twice (`agent_hooks_transports::judge::verdict_object`). Each dialect then maps a verdict with its own
 //! rules; the decision-protocol mapping ([`shell_answer`]) is here.
 
 use serde_json::{Map, Value};
@@ -26,10 +26,10 @@ impl Verdict {
     /// `ok`, is an unusable answer, logged with the text like any hook's invalid output.
     pub fn read(reply: &Reply) -> Result<Verdict, Unusable> {
         let text = String::from_utf8_lossy(&reply.stdout);
-        let object = json_object(&text).ok_or_else(|| Unusable {
+        let object = json_object(&text).map_err(|why| Unusable {
             kind: DiagKind::HookInvalidJson,
             detail: format!(
-                "the judge's answer has no JSON object {{\"ok\": …}}: {}",
+                "the judge's answer is not a verdict ({why}): {}",
                 super::read::preview(text.trim(), 300)
             ),
         })?;
@@ -60,21 +60,10 @@ impl Verdict {
     }
 }
 
-/// The JSON object in `text`: all of it, the inside of a Markdown fence, or the span from the
-/// first `{` to the last `}`.
-fn json_object(text: &str) -> Option<Map<String, Value>> {
-    let text = text.trim();
-    let unfenced = text
-        .strip_prefix("```")
-        .map(|rest| rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric()))
-        .and_then(|rest| rest.trim_end().strip_suffix("```"))
-        .unwrap_or(text);
-    let parse = |s: &str| serde_json::from_str::<Map<String, Value>>(s.trim()).ok();
-    parse(unfenced).or_else(|| {
-        let start = text.find('{')?;
-        let end = text.rfind('}')?;
-        (start < end).then(|| parse(&text[start..=end])).flatten()
-    })
+/// The JSON object in `text`, under the judge transport's strict rules: exactly one object,
+/// alone or alone in one fence, no key twice.
+fn json_object(text: &str) -> Result<Map<String, Value>, String> {
+    agent_hooks_transports::judge::verdict_object(text).map_err(|e| e.0)
 }
 
 /// A verdict under the decision protocol (shell hooks): `ok: false` blocks where the event
@@ -106,12 +95,14 @@ mod tests {
     }
 
     #[test]
-    fn a_fenced_or_embedded_object_is_read() {
+    fn a_fenced_object_is_read_and_an_embedded_one_is_not() {
         let fenced = read("```json\n{\"ok\": false, \"reason\": \"tests fail\"}\n```").unwrap();
         assert_eq!(fenced.reason, "tests fail");
         assert!(!fenced.ok);
-        let embedded = read("Here is my verdict: {\"ok\": true} — done.").unwrap();
-        assert!(embedded.ok);
+        let embedded = read("Here is my verdict: {\"ok\": true} — done.").unwrap_err();
+        assert_eq!(embedded.kind, DiagKind::HookInvalidJson);
+        let twice = read("{\"ok\": false, \"reason\": \"no\", \"ok\": true}").unwrap_err();
+        assert!(twice.detail.contains("appears twice"), "{}", twice.detail);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! read its answer, and make sure nothing of it outlives its timeout.
 //!
 //! Stdin is written, stdout read and stderr read as three concurrent tasks, so a hook that never
-//! reads its input, or floods one stream, cannot deadlock the runtime. At the timeout the whole
+//! reads its input, or floods one stream, cannot deadlock the runtime. At the timeout every
+//! process below the hook that left its group (`setsid`) is stopped and killed, the whole
 //! group gets SIGTERM, then SIGKILL after a short grace, and the hook is reaped. When the hook
 //! exits on its own, whatever it left in its group is killed at once — a hook is done when its
 //! process is (detach with `setsid` to start a long-lived job on purpose) — unless its
@@ -21,7 +22,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
 
-use super::unix::{SIGKILL, SIGTERM, signal_group};
+use super::unix::{SIGKILL, SIGTERM, kill_escaped, signal_group};
 use super::{Exit, Failure, Reply, STDERR_CAP, STDOUT_CAP};
 use agent_hooks_core::workspace::Workspace;
 
@@ -159,19 +160,15 @@ impl CommandSpec {
         self
     }
 
-    /// Runs the command with `input` on stdin and `env` added to the environment. `program`,
-    /// when given, is the file `execve` starts (the one the approval pinned); the process still
-    /// sees the word as written as its `argv[0]`.
-    pub async fn run(
+    /// The process that runs the command from its paths: `program`, when given, is the file
+    /// `execve` starts (the one the approval pinned); the process still sees the word as
+    /// written as its `argv[0]`. ([`CommandSpec::run`] starts it from sealed copies instead
+    /// where the command's form allows.)
+    pub(crate) fn process(
         &self,
-        input: Arc<[u8]>,
-        env: &[(String, String)],
-        timeout: Duration,
         program: Option<&crate::pinned::Pinned>,
-        policy: RunPolicy,
-    ) -> Result<Reply, Failure> {
-        let deadline = tokio::time::Instant::now() + timeout;
-        let mut cmd = match &self.invocation {
+    ) -> Result<Command, Failure> {
+        Ok(match &self.invocation {
             Invocation::Argv(words) => {
                 let Some((word, args)) = words.split_first() else {
                     return Err(Failure::Exec("empty command".into()));
@@ -182,7 +179,21 @@ impl CommandSpec {
             }
             Invocation::Shell(line) => shell_command(program, "sh", line),
             Invocation::Bash(line) => shell_command(program, "bash", line),
-        };
+        })
+    }
+
+    /// Starts `cmd` as this command's process — in its working directory, with `env` added,
+    /// in a process group of its own — feeds it `input` and supervises it to its end or its
+    /// timeout ([`supervise`]).
+    pub(crate) async fn start(
+        &self,
+        mut cmd: Command,
+        input: Arc<[u8]>,
+        env: &[(String, String)],
+        timeout: Duration,
+        policy: RunPolicy,
+    ) -> Result<Reply, Failure> {
+        let deadline = tokio::time::Instant::now() + timeout;
         cmd.current_dir(&self.cwd)
             .envs(
                 env.iter()
@@ -322,8 +333,13 @@ where
         Ok(Err(e)) => return Err(Failure::Exec(format!("cannot wait for the hook: {e}"))),
         Err(_) => {
             writer.abort();
+            // What the hook moved out of its group (`setsid`, `setpgid`) is killed at once; its
+            // group gets the grace below. The tree is walked again before the group's kill, for
+            // what the group started meanwhile, while the hook is still there to be walked from.
+            kill_escaped(pgid);
             signal_group(pgid, SIGTERM);
             let _ = tokio::time::timeout(KILL_GRACE, child.ended()).await;
+            kill_escaped(pgid);
             signal_group(pgid, SIGKILL);
             let _ = tokio::time::timeout(REAP_GRACE, child.ended()).await;
             drop(guard);

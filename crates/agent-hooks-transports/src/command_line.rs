@@ -470,15 +470,14 @@ pub struct PythonCall {
 /// Interpreter options that take no value and change nothing a forker cannot reproduce.
 const PYTHON_FLAGS: &str = "bBEIOPqsSuR";
 
-/// Reads `spec` as a Python interpreter running a script (`python3 [options] script.py
-/// [args]`), the one form `prefork` accepts; anything else says why not. A shell line must be
-/// that one simple command (no pipes, redirections, `&&` or assignments); its `$VAR`s are
-/// expanded as [`read`] expands them.
-pub fn python_call(spec: &CommandSpec, env: &[(String, String)]) -> Result<PythonCall, String> {
-    let reading = read(spec, env).map_err(|e| e.to_string())?;
+/// The words of the one command `spec` runs, with the variables the runtime knows expanded: its
+/// argv, or a shell line that is a single plain command (no operator, redirection,
+/// substitution or leading assignment), which runs the same without the shell. Anything else
+/// says why not.
+pub fn simple_command(spec: &CommandSpec, env: &[(String, String)]) -> Result<Vec<String>, String> {
     let reader = Reader::of(spec, env);
-    let words: Vec<String> = match &spec.invocation {
-        Invocation::Argv(argv) => argv.clone(),
+    match &spec.invocation {
+        Invocation::Argv(argv) => Ok(argv.clone()),
         Invocation::Shell(line) | Invocation::Bash(line) => {
             let commands = agent_hooks_guards::shell_commands(line);
             let [command] = commands.as_slice() else {
@@ -507,9 +506,19 @@ pub fn python_call(spec: &CommandSpec, env: &[(String, String)]) -> Result<Pytho
                         .expand(w)
                         .map_err(|var| format!("{w} uses ${var}, which nothing sets"))
                 })
-                .collect::<Result<_, _>>()?
+                .collect()
         }
-    };
+    }
+}
+
+/// Reads `spec` as a Python interpreter running a script (`python3 [options] script.py
+/// [args]`), the one form `prefork` accepts; anything else says why not. A shell line must be
+/// that one simple command (no pipes, redirections, `&&` or assignments); its `$VAR`s are
+/// expanded as [`read`] expands them.
+pub fn python_call(spec: &CommandSpec, env: &[(String, String)]) -> Result<PythonCall, String> {
+    let reading = read(spec, env).map_err(|e| e.to_string())?;
+    let reader = Reader::of(spec, env);
+    let words = simple_command(spec, env)?;
     let Some((program, rest)) = words.split_first() else {
         return Err("the command is empty".into());
     };

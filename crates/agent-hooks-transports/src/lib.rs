@@ -10,7 +10,8 @@
 //! - [`judge`]: an LLM judge (`type: prompt` / `type: agent`) and its read-only tools;
 //! - [`builtin`]: a ready-made guard of `agent-hooks-guards`, in-process;
 //! - [`command_line`]: the one reading of a hook's command line (its program and files) that
-//!   approval, dispatch and inspection share; [`pinned`]: the program an approval pins.
+//!   approval, dispatch and inspection share; [`pinned`]: the program an approval pins;
+//!   [`sealed`]: the verified copies a command runs from.
 //!
 //! This crate knows the core's events and payloads and nothing of dialects, configuration or
 //! trust decisions: the runtime hands it what the trust gate verified.
@@ -25,6 +26,7 @@ pub mod http;
 pub mod judge;
 pub mod pinned;
 pub mod prefork;
+pub mod sealed;
 pub mod ssrf;
 mod unix;
 

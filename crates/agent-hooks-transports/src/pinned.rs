@@ -17,8 +17,9 @@ pub struct Pinned {
     /// started from it, so a file swapped in after the check is never what runs. `None` for a
     /// `#!` script, which its interpreter opens again by path.
     pub file: Option<Arc<fs::File>>,
-    /// For a `prefork` hook, each file of the approval with the SHA-256 this check verified:
-    /// its forker compiles the script only from bytes of that hash.
+    /// For a command hook, each file of the approval with the SHA-256 this check verified: the
+    /// process runs from sealed copies of bytes of that hash ([`crate::sealed`]), and a
+    /// `prefork` forker compiles the script only from such bytes.
     pub approved: Vec<(PathBuf, String)>,
 }
 

@@ -510,9 +510,9 @@ impl DriftChecker {
                 return Verdict::Drifted(why);
             }
         }
-        if let (Some(pinned), TransportSpec::Command(spec)) = (pinned.as_mut(), &hook.transport)
-            && spec.prefork.is_some()
-        {
+        // The transport runs the command from sealed copies of these exact contents (and a
+        // `prefork` forker compiles only these).
+        if let (Some(pinned), TransportSpec::Command(_)) = (pinned.as_mut(), &hook.transport) {
             pinned.approved = approval
                 .files
                 .iter()

@@ -1,7 +1,8 @@
 //! Drift checks across processes: a script-sized file is hashed at every dispatch, while a
 //! large one (an interpreter, a compiled hook) keeps the stat fingerprint its approval stored,
 //! so a fresh process (every `agent-hooks fire`) compares a stat instead of hashing it, and any
-//! write — which moves ctime — forces a real re-hash.
+//! write — which moves ctime — forces a real re-hash. (What runs is hashed all the same, as it
+//! is copied to be started from: `docs/trust.md`.)
 
 use std::os::unix::fs::PermissionsExt;
 
@@ -61,9 +62,18 @@ async fn a_large_files_unchanged_stat_is_trusted_without_hashing_and_any_write_f
     engine.approve(None, &command).expect("approve");
     assert_eq!(status(&root).await.0, HookStatus::Noop);
 
-    // The stat still matches: the (now wrong) hash is never consulted.
+    // The stat still matches: the gate does not hash the file, so it is not skipped as drift;
+    // the run hashes the bytes it copies to start from, and refuses them against the (now
+    // wrong) record.
     corrupt_recorded_hash(&root);
-    assert_eq!(status(&root).await.0, HookStatus::Noop);
+    let (st, detail) = status(&root).await;
+    assert_eq!(st, HookStatus::Error, "{detail:?}");
+    assert!(
+        detail
+            .as_deref()
+            .is_some_and(|d| d.contains("modified after its approval was checked")),
+        "{detail:?}"
+    );
 
     // chmod to the same mode changes nothing but ctime: the file is re-hashed, and the hash
     // no longer matches the record.

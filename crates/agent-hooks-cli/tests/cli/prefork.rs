@@ -822,9 +822,11 @@ fn the_approval_binds_prefork_and_list_says_which_hooks_could_use_it() {
     assert!(list.contains("prefork changed since approval"), "{list}");
 }
 
-/// The forkers serving `ws` and their spare children, found by their command line.
+/// The forkers serving `ws` and their spare children, found by their command line (the forker
+/// program) and their working directory (the workspace; nothing of the workspace is on their
+/// command line).
 fn forker_pids(ws: &Ws) -> Vec<u32> {
-    let root = ws.root().display().to_string();
+    let root = ws.root();
     std::fs::read_dir("/proc")
         .map(|entries| {
             entries
@@ -832,7 +834,9 @@ fn forker_pids(ws: &Ws) -> Vec<u32> {
                 .filter(|pid| {
                     std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmd| {
                         let cmd = String::from_utf8_lossy(&cmd);
-                        cmd.contains("The forker of agent-hooks") && cmd.contains(&root)
+                        cmd.contains("The forker of agent-hooks")
+                            && std::fs::read_link(format!("/proc/{pid}/cwd"))
+                                .is_ok_and(|cwd| cwd == root)
                     })
                 })
                 .collect()
@@ -918,6 +922,16 @@ fn start_fire(ws: &Ws, payload: &str) -> std::process::Child {
             .expect("write the payload");
     }
     fire
+}
+
+/// The forkers of `ws` without their children: a call's child may still be on its way out (it
+/// tells its end before it exits).
+fn forkers_only(ws: &Ws) -> Vec<u32> {
+    let all = forker_pids(ws);
+    all.iter()
+        .copied()
+        .filter(|pid| !parent_of(*pid).is_some_and(|parent| all.contains(&parent)))
+        .collect()
 }
 
 /// The parent of process `pid`, from `/proc/<pid>/stat`.
@@ -1182,7 +1196,7 @@ fn the_sidecar_replaces_a_forker_that_died_between_calls_for_the_next_call() {
         outcome
     };
     assert_eq!(post("first")["context"], json!(["first"]));
-    let forkers = forker_pids(&ws);
+    let forkers = forkers_only(&ws);
     assert_eq!(forkers.len(), 1, "one forker, a child of the sidecar");
     kill(Pid::from_raw(forkers[0] as i32), Signal::SIGKILL).expect("kill the forker");
     assert!(eventually(Duration::from_secs(10), || !process_running(
@@ -1195,7 +1209,7 @@ fn the_sidecar_replaces_a_forker_that_died_between_calls_for_the_next_call() {
         "the call after the forker died ran as a plain process: {outcome}"
     );
     assert!(ws.events_of("hook_prefork_fallback").is_empty());
-    let now = forker_pids(&ws);
+    let now = forkers_only(&ws);
     assert!(
         now.len() == 1 && now != forkers,
         "a fresh forker took the call: {now:?}"

@@ -142,7 +142,7 @@ impl Confined {
         if path.is_dir() {
             return Err(format!("{given} is a directory (use Glob to list it)"));
         }
-        let file = fs::File::open(&path).map_err(|e| format!("{given}: {e}"))?;
+        let file = open_regular(&path, given)?;
         let mut reader = BufReader::new(file.take(READ_BYTES));
         if is_binary(reader.fill_buf().map_err(|e| format!("{given}: {e}"))?) {
             return Err(format!(
@@ -203,13 +203,20 @@ impl Confined {
             if filter.as_ref().is_some_and(|f| !f.matches_file(rel)) {
                 continue;
             }
-            let Ok(meta) = fs::metadata(&file) else {
+            // What the walk saw may have been replaced since (by a FIFO, a link): the file is
+            // opened under the same rules as `Read`'s, and skipped when it breaks one.
+            let Ok(opened) = open_regular(&file, &rel.to_string_lossy()) else {
                 continue;
             };
-            if meta.len() > GREP_FILE_BYTES {
+            let mut bytes = Vec::new();
+            if opened
+                .take(GREP_FILE_BYTES + 1)
+                .read_to_end(&mut bytes)
+                .is_err()
+                || bytes.len() as u64 > GREP_FILE_BYTES
+            {
                 continue;
             }
-            let Ok(bytes) = fs::read(&file) else { continue };
             if is_binary(&bytes) {
                 continue;
             }
@@ -292,6 +299,38 @@ impl Confined {
     }
 }
 
+/// Opens `path` for reading only if it is a regular file with one name: never through a symlink
+/// (`O_NOFOLLOW`, in case one was put in place since the path was resolved), never waiting on a
+/// FIFO or a device (`O_NONBLOCK`: the open returns at once, and the type is then refused),
+/// and never a hard link (`st_nlink > 1`), whose other name may lie outside the project.
+fn open_regular(path: &Path, given: &str) -> Result<fs::File, String> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let flags = nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_NONBLOCK;
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits())
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(code) if code == nix::errno::Errno::ELOOP as i32 => {
+                format!("{given} is a symbolic link: refused (only regular files can be read)")
+            }
+            _ => format!("{given}: {e}"),
+        })?;
+    let meta = file.metadata().map_err(|e| format!("{given}: {e}"))?;
+    if !meta.file_type().is_file() {
+        return Err(format!(
+            "{given} is not a regular file (a FIFO, socket or device): refused (only regular files can be read)"
+        ));
+    }
+    if meta.nlink() > 1 {
+        return Err(format!(
+            "{given} has {} hard links: refused (a file with another name may be a file from outside the project)",
+            meta.nlink()
+        ));
+    }
+    Ok(file)
+}
+
 fn is_binary(head: &[u8]) -> bool {
     head[..head.len().min(8192)].contains(&0)
 }
@@ -350,6 +389,36 @@ mod tests {
 
     fn call(tools: &Confined, name: &str, input: Value) -> Result<String, String> {
         tools.call(name, &input)
+    }
+
+    #[test]
+    fn a_fifo_is_refused_at_once_and_never_blocks() {
+        let (dir, tools) = project();
+        let fifo = dir.path().join("project/pipe");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600))
+            .expect("mkfifo");
+        // Nobody writes the FIFO: a blocking open would wait for ever.
+        let refused = call(&tools, "Read", json!({"file_path": "pipe"})).unwrap_err();
+        assert!(refused.contains("not a regular file"), "{refused}");
+        // A walk lists only regular files; Grep opens under the same rules.
+        assert_eq!(
+            call(&tools, "Grep", json!({"pattern": "x", "path": "pipe"})).unwrap(),
+            "(no matches)"
+        );
+    }
+
+    #[test]
+    fn a_hard_link_to_a_file_outside_is_refused_by_read_and_skipped_by_grep() {
+        let (dir, tools) = project();
+        fs::hard_link(
+            dir.path().join("secret.txt"),
+            dir.path().join("project/innocent.txt"),
+        )
+        .expect("a hard link");
+        let refused = call(&tools, "Read", json!({"file_path": "innocent.txt"})).unwrap_err();
+        assert!(refused.contains("hard links: refused"), "{refused}");
+        let grep = call(&tools, "Grep", json!({"pattern": "outside"})).unwrap();
+        assert_eq!(grep, "(no matches)");
     }
 
     #[test]

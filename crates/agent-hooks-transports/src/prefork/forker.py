@@ -1,9 +1,19 @@
-# The forker of agent-hooks (`prefork: true`): started as `<python> [flags] -c <this> <config>`
-# by the runtime, it compiles one approved hook script, imports what the script imports, and
-# then forks one child per call that runs the compiled script as `python3 script.py` would.
+# The forker of agent-hooks (`prefork: true`): started as `<python> [flags] -c <this>` by the
+# runtime, which then writes its configuration (the environment included, so never on the
+# command line) to its stdin. It compiles one approved hook script, imports what the script
+# imports, and then forks one child per call that runs the compiled script as
+# `python3 script.py` would.
 # See crates/agent-hooks-transports/src/prefork/mod.rs for the protocol and the guarantees.
-import os
 import sys
+
+# `-c` put the working directory ("") first on sys.path, where `python3 script.py` puts the
+# script's directory. Taken out before anything is imported, so that no module of the working
+# directory (the workspace) is ever imported, by the forker or by the script; the script's
+# directory goes first once the forker has imported all it needs for itself (below, and `_Script`).
+_PATH0 = bool(sys.path) and sys.path[0] == ""
+if _PATH0:
+    del sys.path[0]
+import os
 
 
 class _OwnImports:
@@ -19,8 +29,22 @@ class _OwnImports:
             del sys.modules[name]
 
 
+# Everything the forker itself uses, imported now, before the script's directory is on
+# sys.path: a `socket.py` beside the script can shadow the script's own imports, as it would in
+# a plain run, but never the forker's.
 with _OwnImports():
+    import array as _array
+    import fcntl as _fcntl
     import json as _json  # the protocol's
+    import mmap as _mmap
+    import select as _select
+    import signal as _signal
+    import socket as _socket
+
+    try:
+        import ctypes as _ctypes
+    except ImportError:
+        _ctypes = None
 
 
 class _Drifted(Exception):
@@ -196,9 +220,11 @@ class _Script:
         self.imports, self.patterns = _script_scan(source, cfg["sha256"])
         self.code = compile(source, self.path, "exec", dont_inherit=True)
         self.argv0 = cfg["orig_argv"]
-        # `python3 script.py` puts the script's directory first on sys.path (`-c` put "").
-        if sys.path and sys.path[0] == "":
-            sys.path[0] = os.path.dirname(os.path.realpath(self.path))
+        # `python3 script.py` puts the script's directory first on sys.path where `-c` put ""
+        # (taken out at the start); not before the scan above, whose child imports for the
+        # forker.
+        if _PATH0:
+            sys.path.insert(0, os.path.dirname(os.path.realpath(self.path)))
 
     def preload(self):
         for name in self.imports:
@@ -311,8 +337,7 @@ def _run(script, main, ending):
     except OSError:
         pass
     if interrupted:
-        import signal
-
+        signal = _signal
         ending.tell(_Ending.SIGNAL, signal.SIGINT)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
@@ -396,9 +421,7 @@ class _Hot:
     @staticmethod
     def make(mmap):
         try:
-            import array
-            import ctypes
-
+            array, ctypes = _array, _ctypes
             madvise = ctypes.CDLL(None, use_errno=True).madvise
             madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
             madvise.restype = ctypes.c_int
@@ -518,11 +541,9 @@ def _serve(cfg):
     # What the script loaded stays for its children; whatever the forker loads from here on is
     # taken out of a child's sys.modules, so the script's own `import socket` is a fresh one.
     loaded = set(sys.modules)
-    import mmap
-    import select
-    import signal
-    import socket
     import time
+
+    mmap, select, signal, socket = _mmap, _select, _signal, _socket
 
     # Only spares, which wait for their calls, can take the time to copy pages ahead.
     hot = _Hot.make(mmap) if cfg.get("listen") else None
@@ -728,7 +749,7 @@ SPARE_DELAY = 0.02
 def _forked(ending):
     """A child's first steps: its own process group (the one a timeout kills), the forker's
     signal handling undone."""
-    import signal
+    signal = _signal
 
     os.setpgid(0, 0)
     signal.set_wakeup_fd(-1)
@@ -754,9 +775,7 @@ def _take_call(script, listener, report, loaded, start, ending):
     descriptors closed, the standard streams made (on a pipe, as the call's are: a stream
     records what its descriptor is when it is made, and the call's pipes then take those
     descriptor numbers), `__main__` made."""
-    import select
-    import socket
-
+    select, socket = _select, _socket
     _close_above_stdio(keep=(listener.fileno(), report.fileno()))
     r, w = os.pipe()
     os.dup2(r, 0)
@@ -944,10 +963,7 @@ def _alarm(seconds):
     """Ends this process (SIGALRM's default action) if it is still starting after `seconds`."""
     if not seconds:
         return
-    with _OwnImports():
-        import signal
-
-        signal.alarm(max(1, int(seconds + 0.999)))
+    _signal.alarm(max(1, int(seconds + 0.999)))
 
 
 def _tell_started(line):
@@ -966,10 +982,9 @@ def _claim(cfg):
     forker that fails to start lets go of the lock as it exits, and the next one takes it (the
     runtime stops waiting for a forker at its start-up timeout)."""
     with _OwnImports():
-        import fcntl
-        import socket
         import time
 
+        fcntl, socket = _fcntl, _socket
         lock = os.open(cfg["lock"], os.O_RDWR | os.O_CREAT, 0o600)
         while True:
             try:
@@ -1141,7 +1156,36 @@ def _child(call):
 if sys.version_info < (3, 9):
     os.write(1, b'{"error": "prefork needs Python 3.9 or later (socket.send_fds)"}\n')
     raise SystemExit(3)
-_CONFIG = _json.loads(sys.argv[1])
+def _read_config():
+    """The configuration the runtime writes to stdin: its length (8 bytes, big-endian), then
+    the bytes. Stdin may be a pipe or a SOCK_SEQPACKET socket sent in pieces of a message each:
+    every read asks for all that is left, so it takes a whole piece."""
+
+    def exactly(n):
+        chunks = []
+        while n:
+            chunk = os.read(0, n)
+            if not chunk:
+                raise EOFError("the runtime closed stdin before the whole configuration came")
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    size = int.from_bytes(exactly(8), "big")
+    return _json.loads(exactly(size))
+
+
+try:
+    _CONFIG = _read_config()
+except Exception as e:
+    _tell_started(_json.dumps({"error": "cannot read the configuration: %s" % e}).encode() + b"\n")
+    raise SystemExit(3)
+if _CONFIG.get("listen"):
+    # Stdin was the configuration's pipe; nothing more comes on it.
+    _null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(_null, 0)
+    os.close(_null)
+
 # A forker may outlive the process that started it: it must not hold that process's
 # descriptors (a pipe its caller waits on to close, say). Its own channel is on stdin.
 _close_above_stdio()
@@ -1156,10 +1200,8 @@ except Exception as e:
     if _CONFIG.get("listen"):
         _tell_started((message + "\n").encode())
     else:
-        import socket as _s
-
         try:
-            _s.socket(fileno=0).send(message.encode())
+            _socket.socket(fileno=0).send(message.encode())
         except OSError:
             pass
     raise SystemExit(3)

@@ -360,8 +360,11 @@ impl Start {
             .collect()
     }
 
-    /// The forker's command line; `listen` for a forker serving the workspace.
-    fn command(&self, listen: Option<Value>) -> std::process::Command {
+    /// The forker's configuration; `listen` for a forker serving the workspace. It holds the
+    /// environment (the runtime's, secrets included, and the entry's `env:`), so it never goes
+    /// on the command line, which every user can read in `/proc`: [`Start::command`] starts the
+    /// forker with none, and the configuration follows on its stdin ([`config_frames`]).
+    fn config(&self, listen: Option<Value>) -> Vec<u8> {
         let mut config = json!({
             "script": self.call.script,
             "sha256": self.sha256,
@@ -379,12 +382,17 @@ impl Start {
         if let (Some(Value::Object(extra)), Some(config)) = (listen, config.as_object_mut()) {
             config.extend(extra);
         }
+        config.to_string().into_bytes()
+    }
+
+    /// The forker's command line: the interpreter, the command's own interpreter options, and
+    /// the forker program; nothing of the hook's configuration or environment.
+    fn command(&self) -> std::process::Command {
         let mut cmd = std::process::Command::new(&self.interpreter);
         cmd.arg0(&self.call.interpreter_word)
             .args(&self.call.options)
             .arg("-c")
             .arg(FORKER)
-            .arg(config.to_string())
             .current_dir(&self.cwd)
             .env_clear()
             .envs(
@@ -411,6 +419,18 @@ impl Start {
             .into_bytes()
     }
 }
+
+/// `config` as the forker reads it from its stdin: its length (8 bytes, big-endian), then the
+/// bytes in pieces of at most [`CONFIG_PIECE`]. On a `SOCK_SEQPACKET` socket each piece is one
+/// message, and the forker reads each whole (it asks for all that is left, never less than a
+/// piece); on a pipe the pieces simply follow each other.
+fn config_frames(config: &[u8]) -> impl Iterator<Item = Vec<u8>> + '_ {
+    std::iter::once((config.len() as u64).to_be_bytes().to_vec())
+        .chain(config.chunks(CONFIG_PIECE).map(<[u8]>::to_vec))
+}
+
+/// The largest piece of the configuration sent as one message (well under a socket's buffer).
+const CONFIG_PIECE: usize = 32 * 1024;
 
 /// The hash the approval recorded for `script`, which the forker checks the bytes it compiles
 /// against. A hook that needs no approval (a skill hook) is hashed as it is now.
@@ -455,7 +475,7 @@ impl Forker {
             SockFlag::SOCK_CLOEXEC,
         )
         .map_err(|e| format!("cannot make the forker's socket: {e}"))?;
-        let mut cmd = start.command(None);
+        let mut cmd = start.command();
         cmd.stdin(Stdio::from(theirs));
         let process = cmd
             .spawn()
@@ -464,6 +484,10 @@ impl Forker {
             control: ours,
             process: Mutex::new(process),
         };
+        for frame in config_frames(&start.config(None)) {
+            nix::sys::socket::send(forker.control.as_raw_fd(), &frame, MsgFlags::MSG_NOSIGNAL)
+                .map_err(|e| format!("the forker did not take its configuration: {e}"))?;
+        }
         let mut buf = vec![0u8; 64 * 1024];
         if !readable(forker.control.as_fd(), START_TIMEOUT) {
             return Err(Refused::Unavailable(format!(

@@ -2,7 +2,7 @@
 //! forker) and how a process per event reaches one: connect when it serves, else start it and
 //! wait, within the call's time, for it to load the script.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, AsRawFd};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -11,7 +11,7 @@ use std::time::Duration;
 use nix::sys::socket::{AddressFamily, SockFlag, SockType};
 use serde_json::json;
 
-use super::{IDLE, IDLE_ENV, Refused, START_TIMEOUT, Start, readable, ready};
+use super::{IDLE, IDLE_ENV, Refused, START_TIMEOUT, Start, config_frames, readable, ready};
 use agent_hooks_core::workspace::Workspace;
 
 /// The directory of the workspace's forker sockets.
@@ -108,11 +108,23 @@ pub(super) fn connect_or_start(
         "idle_seconds": idle,
         "start_seconds": START_TIMEOUT.as_secs_f64(),
     });
-    let mut cmd = start.command(Some(listen));
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped());
+    let mut cmd = start.command();
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped());
     let mut process = cmd
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", start.interpreter.display()))?;
+    // The configuration goes through a pipe only the forker reads, never its command line.
+    if let Some(mut config) = process.stdin.take() {
+        for frame in config_frames(&start.config(Some(listen))) {
+            if let Err(e) = config.write_all(&frame) {
+                let _ = process.kill();
+                let _ = process.wait();
+                return Err(Refused::Unavailable(format!(
+                    "the forker did not take its configuration: {e}"
+                )));
+            }
+        }
+    }
     let mut line = Vec::new();
     if let Some(mut out) = process.stdout.take() {
         if !readable(out.as_fd(), within.min(START_TIMEOUT)) {
