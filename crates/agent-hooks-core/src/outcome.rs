@@ -29,6 +29,9 @@ pub enum HookStatus {
     Error,
     /// Ran, but its answer could not be used.
     InvalidOutput,
+    /// Ran, but hit a limit of its own (a built-in guard's time budget, shell code nested
+    /// deeper than it reads) and answered `ask` for what it could not judge: never an allow.
+    Limit,
 }
 
 impl HookStatus {
@@ -42,6 +45,7 @@ impl HookStatus {
             HookStatus::Timeout => "timeout",
             HookStatus::Error => "error",
             HookStatus::InvalidOutput => "invalid_output",
+            HookStatus::Limit => "limit",
         }
     }
 
@@ -49,7 +53,7 @@ impl HookStatus {
     pub fn is_failure(self) -> bool {
         matches!(
             self,
-            HookStatus::Timeout | HookStatus::Error | HookStatus::InvalidOutput
+            HookStatus::Timeout | HookStatus::Error | HookStatus::InvalidOutput | HookStatus::Limit
         )
     }
 }
@@ -112,6 +116,12 @@ pub struct Outcome {
     /// used, a refused `_block` or rewrite, a timeout, drift), as also written to the event
     /// log: the host sees them without reading that file.
     pub diagnostics: Vec<Diagnostic>,
+    /// Set when a hook that needs no approval (a skill hook) rewrote the payload at an event
+    /// where hooks may ask: its name. The rewritten input was checked again by every approved
+    /// hook that may block, but an agent's answer never turns it into an explicit allow —
+    /// Claude Code is asked to confirm it, and Codex, which cannot ask, refuses it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unvetted_rewrite: Option<String>,
 }
 
 /// One problem a dispatch or a reload ran into, as a host reads it: the record type of
@@ -268,6 +278,7 @@ impl Outcome {
             hooks: Vec::new(),
             changed: Vec::new(),
             diagnostics: Vec::new(),
+            unvetted_rewrite: None,
         }
     }
 

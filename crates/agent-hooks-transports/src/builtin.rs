@@ -2,6 +2,11 @@
 //! with no process spawned. Its answer is the same decision-protocol object a command hook
 //! prints, handed back as a [`Reply`] so the shell dialect stays the one interpreter.
 //!
+//! Each evaluation runs on a thread of its own under a time budget (the hook's `timeout`):
+//! past it the thread is abandoned — it ends by itself, every guard being linear in its input,
+//! and it dies with the process — and the caller is told, so one slow input never holds the
+//! dispatch, nor the sidecar's async threads.
+//!
 //! Per-session state lives in memory, in a store shared by every dispatch of the workspace and
 //! kept across reloads (keyed by the hook's state directory), so an approval or an edit of
 //! `config/shell_hooks.yaml` does not make a guard forget the edits it was tracking.
@@ -11,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use agent_hooks_guards::{Guard, GuardContext};
+use agent_hooks_guards::{Assessment, Guard, GuardContext};
 use serde_json::{Map, Value};
 
 use super::{Failure, Reply};
@@ -131,45 +136,95 @@ impl BuiltinSpec {
         self.rules.iter().filter(|p| p.is_file()).cloned().collect()
     }
 
-    /// Evaluates the guard on `payload` for `event` and returns its answer as a reply. With
-    /// `dry_run` (doctor, `agent-hooks test`) it runs on a throwaway context: the answer is the
-    /// same, but neither its state nor its records are touched.
-    pub async fn run(
-        &self,
-        event: Event,
-        payload: &Map<String, Value>,
-        dry_run: bool,
-    ) -> Result<Reply, Failure> {
-        let payload = Value::Object(payload.clone());
-        let answer = if self.may_wait(event) {
-            // The credit lookup is a blocking HTTP GET: keep it off the async threads.
-            let spec = self.clone();
-            tokio::task::spawn_blocking(move || spec.evaluate(event, &payload, dry_run))
-                .await
-                .map_err(|e| Failure::Exec(format!("built-in guard {}: {e}", self.guard)))?
-        } else {
-            self.evaluate(event, &payload, dry_run)
-        };
-        Ok(answer_reply(&answer))
+    /// Evaluates the guard on `call.payload` for `call.event`, on a thread of its own, within
+    /// `call.budget`. With `dry_run` (doctor, `agent-hooks test`) it runs on a throwaway
+    /// context: the answer is the same, but neither its state nor its records are touched.
+    pub async fn run(&self, call: Call<'_>) -> Result<Guarded, Failure> {
+        let mut payload = call.payload.clone();
+        if !call.aliases.is_empty() {
+            let aliases = call
+                .aliases
+                .iter()
+                .map(|(host, canonical)| (host.clone(), Value::String(canonical.clone())))
+                .collect();
+            payload.insert(
+                agent_hooks_guards::TOOL_ALIASES_KEY.to_owned(),
+                Value::Object(aliases),
+            );
+        }
+        let payload = Value::Object(payload);
+        let (event, dry_run) = (call.event, call.dry_run);
+        let spec = self.clone();
+        let (send, answer) = tokio::sync::oneshot::channel();
+        // A plain thread rather than the runtime's blocking pool: an abandoned evaluation must
+        // not hold up the runtime's shutdown (the process that answers one event exits at once).
+        std::thread::Builder::new()
+            .name(format!("guard {}", self.guard))
+            .spawn(move || {
+                let _ = send.send(spec.evaluate(event, &payload, dry_run));
+            })
+            .map_err(|e| {
+                Failure::Exec(format!("built-in guard {}: cannot start: {e}", self.guard))
+            })?;
+        match tokio::time::timeout(call.budget, answer).await {
+            Ok(Ok(assessment)) => Ok(Guarded::Answered {
+                reply: answer_reply(&assessment.answer),
+                limit: assessment.limit,
+            }),
+            // The thread ended without an answer: the guard panicked past its own catch.
+            Ok(Err(_)) => Err(Failure::Exec(format!(
+                "built-in guard {} stopped without an answer",
+                self.guard
+            ))),
+            Err(_) => Ok(Guarded::OverBudget(format!(
+                "built-in guard {} ran past its time budget of {} s on this input and was abandoned",
+                self.guard,
+                call.budget.as_secs_f64()
+            ))),
+        }
     }
 
-    /// The guard's answer, synchronously: what `run` does without the reply.
-    fn evaluate(&self, event: Event, payload: &Value, dry_run: bool) -> Value {
+    /// The guard's answer, synchronously: what `run` does on its thread.
+    fn evaluate(&self, event: Event, payload: &Value, dry_run: bool) -> Assessment {
         let mut ctx = self.ctx.lock().unwrap_or_else(|p| p.into_inner());
         if dry_run {
             let mut trial =
                 GuardContext::dry_run(ctx.workspace.clone()).with_balance(balance_lookup);
             drop(ctx);
-            return self.compiled.evaluate(event.name(), payload, &mut trial);
+            return self.compiled.assess(event.name(), payload, &mut trial);
         }
-        self.compiled.evaluate(event.name(), payload, &mut ctx)
+        self.compiled.assess(event.name(), payload, &mut ctx)
     }
+}
 
-    /// Whether evaluating may wait on the network at `event` (the guard's registry row says).
-    fn may_wait(&self, event: Event) -> bool {
-        agent_hooks_guards::guard_info(self.guard)
-            .is_some_and(|info| info.waits_on.contains(&event.name()))
-    }
+/// One evaluation of a built-in guard.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    /// The event.
+    pub event: Event,
+    /// The canonical payload.
+    pub payload: &'a Map<String, Value>,
+    /// The payload's tool names that the workspace aliases (host name, canonical name), so the
+    /// guard treats an aliased tool as the tool it stands for (`claude_hooks.tool_aliases`).
+    pub aliases: &'a [(String, String)],
+    /// How long the guard may take: past it, the evaluation is abandoned.
+    pub budget: Duration,
+    /// A trial run: no state or records written.
+    pub dry_run: bool,
+}
+
+/// What a built-in guard's evaluation came to.
+#[derive(Debug)]
+pub enum Guarded {
+    /// The guard answered, as the reply of a command that printed it and exited 0.
+    Answered {
+        /// The answer.
+        reply: Reply,
+        /// Set when the answer (an `ask`) stands for a limit of the guard's own: why.
+        limit: Option<String>,
+    },
+    /// The guard ran past its budget and was abandoned: why, for the user.
+    OverBudget(String),
 }
 
 /// [`compile`], shared: the same name and rules text give the same compiled guard.
@@ -238,8 +293,8 @@ pub fn answer_reply(answer: &Value) -> Reply {
 }
 
 /// `runtime_footer`'s credit balance: a GET of `url` through the HTTP hooks' client (the same
-/// SSRF guard), 2 s at most, the body's text; `None` on any failure. Blocking: called from a
-/// blocking thread in-process, or from the `guard` command outside any runtime.
+/// SSRF guard), 2 s at most, the body's text; `None` on any failure. Blocking: called from the
+/// guard's own thread in-process, or from the `guard` command, outside any runtime.
 pub fn balance_lookup(url: &str) -> Option<String> {
     let fetch = async {
         let client = super::http::HttpClient::shared().ok()?;
@@ -260,7 +315,7 @@ pub fn balance_lookup(url: &str) -> Option<String> {
     };
     let bounded = async { tokio::time::timeout(BALANCE_TIMEOUT, fetch).await.ok()? };
     match tokio::runtime::Handle::try_current() {
-        // In-process this runs on a blocking thread, which may wait on the engine's runtime.
+        // Inside a runtime's blocking thread, wait on that runtime.
         Ok(handle) => handle.block_on(bounded),
         Err(_) => {
             let rt = tokio::runtime::Builder::new_current_thread()

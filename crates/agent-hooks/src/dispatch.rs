@@ -5,6 +5,10 @@
 //! hooks of the same source may still lift. Hooks that only observe run concurrently. Every effect
 //! is checked against the event's row of the capability table before it counts; every failure is
 //! logged and reported, and fails open unless the hook says `on_error: block`.
+//!
+//! The final input is the checked input: when a hook rewrites the payload after an approved
+//! hook that may block has passed it, that hook runs again on the payload as it will be sent
+//! ([`Checked`], `docs/protocol.md`).
 
 pub(crate) mod background;
 mod merge;
@@ -76,6 +80,55 @@ pub(crate) struct Runtime<'a> {
 /// write them.
 pub const DRY_RUN_ENV: &str = "AGENT_HOOKS_DRY_RUN";
 
+/// Which approved hooks that may block saw which version of the payload, so that a rewrite
+/// after them sends them the final payload again.
+#[derive(Debug, Default)]
+struct Checked {
+    /// How many times hooks changed the payload so far.
+    version: u32,
+    /// Approved hooks that ran and could block here: their index in the event's hooks and the
+    /// version they saw.
+    ran: Vec<(usize, u32)>,
+    /// The hook (by index) whose change made the current version.
+    writer: Option<usize>,
+}
+
+impl Checked {
+    /// Notes that `hooks[index]` ran on the current version (before its run is absorbed).
+    fn saw(&mut self, hooks: &[Arc<Hook>], index: usize, event: Event, run: &HookRun) {
+        if run.lapse.is_none() && run.report.status != HookStatus::Skipped {
+            self.passed(hooks, index, event);
+        }
+    }
+
+    /// Notes that `hooks[index]` let the current version through: it ran, or its matcher
+    /// left it out (a rewrite may make it match).
+    fn passed(&mut self, hooks: &[Arc<Hook>], index: usize, event: Event) {
+        let hook = &hooks[index];
+        if hook.approval_key.is_some()
+            && hook.dialect.background().is_none()
+            && event.spec().may_block
+        {
+            self.ran.push((index, self.version));
+        }
+    }
+
+    /// Notes that `hooks[index]` changed the payload.
+    fn changed(&mut self, index: usize) {
+        self.version += 1;
+        self.writer = Some(index);
+    }
+
+    /// The hooks to run again: every approved hook that may block and saw an older payload,
+    /// but not the one whose own change made the final payload.
+    fn stale(&self) -> impl Iterator<Item = usize> + '_ {
+        self.ran
+            .iter()
+            .filter(|(index, seen)| *seen < self.version && Some(*index) != self.writer)
+            .map(|(index, _)| *index)
+    }
+}
+
 /// One hook's run, before it is merged.
 struct HookRun {
     report: HookReport,
@@ -120,6 +173,7 @@ impl Runtime<'_> {
             }
         };
 
+        let mut checked = Checked::default();
         let mut i = 0;
         while i < hooks.len() {
             if merge.decision == Decision::Block && !merge.block_open_for(hooks[i].source) {
@@ -139,6 +193,7 @@ impl Runtime<'_> {
             if hook.dialect.chains(event) {
                 if !self.matches(hook, event, &merge.payload, &cache, &match_text) {
                     merge.reports.push(skipped(hook, "no match"));
+                    checked.passed(hooks, i, event);
                     i += 1;
                     continue;
                 }
@@ -149,7 +204,13 @@ impl Runtime<'_> {
                 if run.answer.is_some() {
                     match_text = OnceLock::new();
                 }
-                merge.absorb(self, hook, run);
+                checked.saw(hooks, i, event, &run);
+                if merge.absorb(self, hook, run) {
+                    checked.changed(i);
+                    if hook.approval_key.is_none() {
+                        merge.unvetted_rewrite(hook);
+                    }
+                }
                 i += 1;
             } else {
                 let end = hooks[i..]
@@ -169,15 +230,19 @@ impl Runtime<'_> {
                 self.run_observers(
                     snapshot,
                     event,
-                    group,
+                    (hooks, i..end),
                     &matched,
-                    &mut merge,
+                    (&mut merge, &mut checked),
                     &cache,
                     &mut match_text,
                 )
                 .await;
                 i = end;
             }
+        }
+        if merge.decision != Decision::Block && checked.version > 0 {
+            self.recheck(snapshot, event, hooks, &checked, &mut merge, &cache)
+                .await;
         }
         merge.settle_open_block(self);
         let mut outcome = merge.finish(
@@ -231,12 +296,13 @@ impl Runtime<'_> {
         &self,
         snapshot: &Snapshot,
         event: Event,
-        group: &[Arc<Hook>],
+        (hooks, range): (&[Arc<Hook>], std::ops::Range<usize>),
         matched: &[bool],
-        merge: &mut Merge,
+        (merge, checked): (&mut Merge, &mut Checked),
         cache: &DispatchCache,
         match_text: &mut OnceLock<String>,
     ) {
+        let group = &hooks[range.clone()];
         let payload = &merge.payload;
         let text = &*match_text;
         let runs = futures::future::join_all(
@@ -251,10 +317,61 @@ impl Runtime<'_> {
             *match_text = OnceLock::new();
         }
         let mut runs = runs.into_iter();
-        for (hook, matched) in group.iter().zip(matched) {
+        // Every hook of the group saw the payload as it was before any of them changed it.
+        let mut pending = runs.as_slice().iter();
+        for (index, matched) in range.clone().zip(matched) {
+            match matched.then(|| pending.next()).flatten() {
+                Some(run) => checked.saw(hooks, index, event, run),
+                None => checked.passed(hooks, index, event),
+            }
+        }
+        for ((index, hook), matched) in range.zip(group).zip(matched) {
             match matched.then(|| runs.next()).flatten() {
-                Some(run) => merge.absorb(self, hook, run),
+                Some(run) => {
+                    if merge.absorb(self, hook, run) {
+                        checked.changed(index);
+                        if hook.approval_key.is_none() {
+                            merge.unvetted_rewrite(hook);
+                        }
+                    }
+                }
                 None => merge.reports.push(skipped(hook, "no match")),
+            }
+        }
+    }
+
+    /// Runs again, on the final payload, every approved hook that may block and passed an
+    /// older one, in their order; the first block ends it.
+    async fn recheck(
+        &self,
+        snapshot: &Snapshot,
+        event: Event,
+        hooks: &[Arc<Hook>],
+        checked: &Checked,
+        merge: &mut Merge,
+        cache: &DispatchCache,
+    ) {
+        let Some(writer) = checked.writer.map(|index| hooks[index].name.clone()) else {
+            return;
+        };
+        let match_text = OnceLock::new();
+        for index in checked.stale() {
+            let hook = &hooks[index];
+            // A matcher that no longer matches says the hook would not run on this payload.
+            if !self.matches(hook, event, &merge.payload, cache, &match_text) {
+                continue;
+            }
+            let run = self
+                .run_hook(snapshot, hook, event, &merge.payload, cache, &match_text)
+                .await;
+            // A hook the trust gate keeps from running is no approved check: its lapse is
+            // told as any other, and it is not waited for.
+            if let Some((_, warning)) = &run.lapse {
+                merge.lapsed(warning.clone());
+                continue;
+            }
+            if merge.rechecked(self, hook, run, &writer) {
+                break;
             }
         }
     }

@@ -8,6 +8,7 @@ mod support;
 mod loopback;
 
 mod bridge_install;
+mod checked_input;
 mod claude;
 mod clients;
 mod codex;
