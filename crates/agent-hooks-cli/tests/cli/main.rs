@@ -27,4 +27,5 @@ mod serve;
 mod skills;
 mod startup;
 mod trial;
+mod trust_settings;
 mod usage;
