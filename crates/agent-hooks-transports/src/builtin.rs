@@ -156,11 +156,14 @@ impl BuiltinSpec {
         let (event, dry_run) = (call.event, call.dry_run);
         let spec = self.clone();
         let (send, answer) = tokio::sync::oneshot::channel();
+        // The balance lookup waits on this runtime (its HTTP client lives there).
+        let runtime = tokio::runtime::Handle::try_current().ok();
         // A plain thread rather than the runtime's blocking pool: an abandoned evaluation must
         // not hold up the runtime's shutdown (the process that answers one event exits at once).
         std::thread::Builder::new()
             .name(format!("guard {}", self.guard))
             .spawn(move || {
+                let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
                 let _ = send.send(spec.evaluate(event, &payload, dry_run));
             })
             .map_err(|e| {
@@ -315,7 +318,7 @@ pub fn balance_lookup(url: &str) -> Option<String> {
     };
     let bounded = async { tokio::time::timeout(BALANCE_TIMEOUT, fetch).await.ok()? };
     match tokio::runtime::Handle::try_current() {
-        // Inside a runtime's blocking thread, wait on that runtime.
+        // On a guard's thread of a runtime (`run` enters it there), wait on that runtime.
         Ok(handle) => handle.block_on(bounded),
         Err(_) => {
             let rt = tokio::runtime::Builder::new_current_thread()

@@ -242,3 +242,42 @@ fn a_guard_past_its_budget_that_fails_closed_blocks() {
         fired.reason()
     );
 }
+
+/// runtime_footer's credit lookup, from the guard's own thread, with a balance server on
+/// loopback (allowed for the test, as the rules file says a private endpoint needs).
+fn footer_with_credit() -> (Ws, crate::loopback::Server) {
+    let credit = crate::loopback::Server::start(|_| {
+        crate::loopback::Response::json(r#"{"credit_balance": 12.5}"#)
+    });
+    let ws = Ws::new()
+        .master(true)
+        .file(
+            "hooks/footer.yaml",
+            &format!("show_credit: true\ncredit_url: '{}'\n", credit.url("/credits")),
+        )
+        .file(
+            "config/shell_hooks.yaml",
+            "hooks:\n  - event: on_response_end\n    type: builtin\n    name: runtime_footer\n    rules: hooks/footer.yaml\n",
+        );
+    ws.approve("builtin:runtime_footer");
+    (ws, credit)
+}
+
+#[test]
+fn a_guard_on_its_own_thread_still_fetches_the_credit_balance() {
+    let (ws, _credit) = footer_with_credit();
+    let reply = json!({"response": "Done.", "model": "m", "cost": 0.01});
+    let mut fire = ws.command(&["fire", "on_response_end"]);
+    fire.env("AGENT_HOOKS_HTTP_ALLOW_LOCAL", "1");
+    let ran = Ran::of(fire, reply.to_string().as_bytes());
+    let outcome: Value = serde_json::from_str(&ran.stdout).expect("the outcome");
+    let response = outcome["payload"]["response"].as_str().unwrap_or_default();
+    assert!(response.contains("$12.50"), "{outcome}");
+
+    let mut serve = ws.command(&["serve", "--listen", "127.0.0.1:0"]);
+    serve.env("AGENT_HOOKS_HTTP_ALLOW_LOCAL", "1");
+    let server = crate::support::Server::spawn(serve);
+    let (_, outcome) = server.post("/v1/events/on_response_end", reply);
+    let response = outcome["payload"]["response"].as_str().unwrap_or_default();
+    assert!(response.contains("$12.50"), "{outcome}");
+}
