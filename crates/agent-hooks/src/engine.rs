@@ -445,7 +445,7 @@ fn snapshot_of(
         }
     };
     let (trust, trust_error) = crate::trust::TrustSettings::load(ws);
-    if let Some(err) = trust_error {
+    if let Some(err) = &trust_error {
         broken.push(BrokenFile::new(
             ws,
             err.file(),
@@ -480,7 +480,7 @@ fn snapshot_of(
         broken.push(BrokenFile::new(ws, &file.display, records));
     }
     log_once_per_change(ws, log, broken);
-    Snapshot::new(config, approvals).with_trust(trust)
+    Snapshot::new(config, approvals).with_trust((trust, trust_error))
 }
 
 /// A configuration file with problems, and what to log about it.

@@ -23,6 +23,8 @@ pub struct Snapshot {
     background: bool,
     /// What governs approval beside the approvals, when those are outside the workspace.
     trust: TrustSettings,
+    /// Why that file could not be used, if it could not.
+    trust_error: Option<ConfigError>,
 }
 
 impl Snapshot {
@@ -52,12 +54,18 @@ impl Snapshot {
             by_event,
             background,
             trust: TrustSettings::default(),
+            trust_error: None,
         }
     }
 
-    /// The snapshot with the trust settings read beside the approvals.
-    pub(crate) fn with_trust(mut self, trust: TrustSettings) -> Snapshot {
+    /// The snapshot with the trust settings read beside the approvals, and the problem of
+    /// their file, if any.
+    pub(crate) fn with_trust(
+        mut self,
+        (trust, error): (TrustSettings, Option<ConfigError>),
+    ) -> Snapshot {
         self.trust = trust;
+        self.trust_error = error;
         self
     }
 
@@ -134,7 +142,7 @@ impl Snapshot {
     /// file, line and column. A file that does not load changes which hooks run, so a host
     /// shows these where its user looks.
     pub fn errors(&self) -> impl Iterator<Item = &ConfigError> {
-        self.config.errors()
+        self.config.errors().chain(&self.trust_error)
     }
 
     /// The approval key of every declared hook that needs one (its command, URL or

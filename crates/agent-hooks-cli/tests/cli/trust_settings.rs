@@ -131,4 +131,12 @@ fn a_broken_trust_file_keeps_self_approval_off_and_is_reported() {
             .is_some_and(|d| d.contains("self-approval stays off"))),
         "{events:?}"
     );
+    // A reload lists it with the other configuration problems.
+    let (_, reloaded) = server.post("/v1/reload", json!({}));
+    assert!(
+        reloaded["errors"]
+            .as_array()
+            .is_some_and(|errors| errors.iter().any(|e| e.to_string().contains("trust.yaml"))),
+        "{reloaded}"
+    );
 }
