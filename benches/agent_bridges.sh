@@ -28,12 +28,16 @@ printf '%s' '{"session_id":"bench","turn_id":"t1","cwd":"/tmp","hook_event_name"
 printf '%s' '{"session_id":"bench","cwd":"/tmp","hook_event_name":"BeforeTool","timestamp":"2026-12-01T10:00:00Z","tool_name":"run_shell_command","tool_input":{"command":"ls -la"}}' > "$WS/gemini.json"
 printf '%s' "{\"conversation_id\":\"bench\",\"generation_id\":\"g1\",\"hook_event_name\":\"beforeShellExecution\",\"workspace_roots\":[\"$WS\"],\"command\":\"ls -la\",\"cwd\":\"/tmp\"}" > "$WS/cursor.json"
 
+mkdir -m 700 "$WS/state-home"
+export AGENT_HOOKS_STATE_DIR="$WS/state-home"
 "$BIN" --workspace "$WS" serve --listen 127.0.0.1:0 > "$WS/ready" &
 SERVER=$!
 for _ in $(seq 100); do grep -q 127.0.0.1 "$WS/ready" 2>/dev/null && break; sleep 0.05; done
 BASE="http://$(grep -o '127.0.0.1:[0-9]*' "$WS/ready" | head -n 1)"
 
-post() { echo "curl -s -H 'Content-Type: application/json' --data-binary @$WS/$1.json $BASE$2"; }
+# Every route but health wants the sidecar's token (its own state directory, set above).
+AUTH="Authorization: Bearer $(cat "$AGENT_HOOKS_STATE_DIR/sidecar.token")"
+post() { echo "curl -s -H 'Content-Type: application/json' -H '$AUTH' --data-binary @$WS/$1.json $BASE$2"; }
 
 # Through sh for the redirection; hyperfine subtracts the shell's start-up from every command.
 # Baselines in the same run: a process that does nothing, and a bare request to the sidecar.

@@ -192,6 +192,14 @@ def fd_count(pid):
         return None
 
 
+def sidecar_token():
+    """The token a `serve --listen` sidecar wants on every request, from its token file."""
+    state = os.environ.get("AGENT_HOOKS_STATE_DIR") or os.path.join(
+        os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state"), "agent-hooks")
+    with open(os.path.join(state, "sidecar.token")) as f:
+        return f.read().strip()
+
+
 class Storm:
     def __init__(self, root, names):
         self.root = root
@@ -246,7 +254,8 @@ class Storm:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout + 60)
         try:
             conn.request("POST", "/v1/events/pre_tool_call", body=body,
-                         headers={"Content-Type": "application/json", "Host": "127.0.0.1:%d" % self.port})
+                         headers={"Content-Type": "application/json", "Host": "127.0.0.1:%d" % self.port,
+                                  "Authorization": "Bearer %s" % sidecar_token()})
             response = conn.getresponse()
             data = response.read()
         except OSError as e:

@@ -1,6 +1,7 @@
 """Per-event cost of the Python client (clients/python), sync and asyncio, against a raw
-keep-alive http.client baseline, on a sidecar serving a workspace with no hooks — so what is
-measured is the client and the HTTP round trip, not hooks.
+keep-alive http.client baseline (with the bearer token, as every client sends it), on a
+sidecar serving a workspace with no hooks over loopback TCP — so what is measured is the client
+and the HTTP round trip, not hooks.
 
 Usage: python3 benches/python_client.py [EVENTS]   (default 5000)
 Uses $AGENT_HOOKS_BIN, else target/release/agent-hooks (cargo build --release first).
@@ -19,6 +20,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
 
 from agent_hooks import AgentHooks, AsyncAgentHooks, Sidecar  # noqa: E402
+from agent_hooks.endpoint import read_token  # noqa: E402
 
 PAYLOAD = {"session_id": "bench", "status": "ended"}
 
@@ -31,7 +33,7 @@ def raw(url, n):
     host, port = url[len("http://"):].split(":")
     conn = http.client.HTTPConnection(host, int(port))
     body = json.dumps(PAYLOAD).encode()
-    headers = {"Content-Type": "application/json"}
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {read_token()}"}
     started = time.perf_counter()
     for _ in range(n):
         conn.request("POST", "/v1/events/on_session_end", body=body, headers=headers)
@@ -69,7 +71,7 @@ def main():
     )
     workspace = tempfile.mkdtemp(prefix="agent-hooks-bench")
     try:
-        with Sidecar.start(workspace, binary=binary) as sidecar:
+        with Sidecar.start(workspace, binary=binary, listen="127.0.0.1:0") as sidecar:
             for name, measure in (
                 ("raw http.client", raw),
                 ("AgentHooks (sync)", sync_client),

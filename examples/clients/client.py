@@ -1,12 +1,22 @@
 """A client of the agent-hooks sidecar (`agent-hooks serve`), standard library only.
 
-Usage: python3 client.py [PORT]   (default 8787; the sidecar must be running)
+Usage: python3 client.py [PORT]   (default 8787; `agent-hooks serve --listen` must be running)
 """
 
 import json
+import os
 import sys
 import urllib.error
 import urllib.request
+
+
+def sidecar_token():
+    """The bearer token every request needs, from the sidecar's token file."""
+    state = os.environ.get("AGENT_HOOKS_STATE_DIR") or os.path.join(
+        os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state"), "agent-hooks"
+    )
+    with open(os.path.join(state, "sidecar.token"), encoding="utf-8") as f:
+        return f.read().strip()
 
 
 class AgentHooksError(Exception):
@@ -19,10 +29,11 @@ class AgentHooksError(Exception):
 
 
 class AgentHooks:
-    def __init__(self, base_url="http://127.0.0.1:8787", timeout=150.0):
+    def __init__(self, base_url="http://127.0.0.1:8787", timeout=150.0, token=None):
         # The timeout must outlive the slowest hook: a hook may run up to 120 s.
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
+        self.token = token or sidecar_token()
 
     def _call(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode("utf-8")
@@ -30,7 +41,10 @@ class AgentHooks:
             self.base_url + path,
             data=data,
             method=method,
-            headers={"Content-Type": "application/json"},
+            headers={
+                "Content-Type": "application/json",
+                "Authorization": f"Bearer {self.token}",
+            },
         )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:

@@ -1,7 +1,20 @@
-// A client of the agent-hooks sidecar (`agent-hooks serve`), with the built-in fetch of Node 18+,
-// Deno, Bun or a browser extension.
+// A client of the agent-hooks sidecar (`agent-hooks serve --listen`), with the built-in fetch of
+// Node 18+ (Deno and Bun run it too).
 //
-// Usage: tsc client.ts && node client.js [PORT]   (default 8787; the sidecar must be running)
+// Usage: tsc client.ts && node client.js [PORT]
+//        (default 8787; `agent-hooks serve --listen` must be running)
+
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** The bearer token every request needs, from the sidecar's token file. */
+export function sidecarToken(): string {
+  const state =
+    process.env.AGENT_HOOKS_STATE_DIR ??
+    join(process.env.XDG_STATE_HOME ?? join(homedir(), ".local/state"), "agent-hooks");
+  return readFileSync(join(state, "sidecar.token"), "utf8").trim();
+}
 
 export type Decision = "continue" | "block" | "ask";
 
@@ -59,6 +72,7 @@ export class AgentHooks {
   constructor(
     readonly baseUrl = "http://127.0.0.1:8787",
     readonly timeoutMs = 150_000,
+    private readonly token = sidecarToken(),
   ) {}
 
   private async call<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
@@ -66,7 +80,7 @@ export class AgentHooks {
     try {
       response = await fetch(this.baseUrl + path, {
         method,
-        headers: { "Content-Type": "application/json" },
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${this.token}` },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });

@@ -1,4 +1,5 @@
-"""The asyncio client: HTTP/1.1 over `asyncio.open_connection`, a small pool of kept-alive
+"""The asyncio client: HTTP/1.1 over the sidecar's Unix socket (`asyncio.open_unix_connection`)
+or loopback TCP with the bearer token (`asyncio.open_connection`), a small pool of kept-alive
 connections so concurrent dispatches do not wait on each other, and the same `call_tool` and
 `Turn` as the synchronous client (the steps are shared, see `host.py`)."""
 
@@ -9,7 +10,8 @@ import inspect
 import json
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union
 
-from .client import DEFAULT_TIMEOUT, AgentHooksError, split_url
+from . import endpoint
+from .client import DEFAULT_TIMEOUT, AgentHooksError, Credentials
 from .host import ToolFailed, call_tool_steps, encode, stop_steps
 from .outcome import Outcome, Redo, Stop, ToolCall
 
@@ -17,11 +19,19 @@ Connection = Tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
 class AsyncAgentHooks:
-    """An asyncio client of `agent-hooks serve` at `url`."""
+    """An asyncio client of `agent-hooks serve` at `url` (as `AgentHooks`: `unix:/path`, the
+    default socket when None, or `http://HOST:PORT` with the token)."""
 
-    def __init__(self, url: str, timeout: float = DEFAULT_TIMEOUT, max_idle: int = 8):
-        self.url = url.rstrip("/")
-        self._host, self._port = split_url(self.url)
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_idle: int = 8,
+        token: Optional[str] = None,
+    ):
+        self.url = (url or endpoint.default_url()).rstrip("/")
+        self._socket, self._host, self._port = endpoint.parse(self.url)
+        self._credentials = Credentials(self._socket, token)
         self._timeout = timeout
         self._idle: List[Connection] = []
         self._max_idle = max_idle
@@ -43,8 +53,32 @@ class AsyncAgentHooks:
         await self.close()
 
     async def request(self, method: str, path: str, body: Any = None) -> Any:
+        status, raw = await self._send(method, path, body)
+        if status == 401 and self._credentials.refresh():
+            status, raw = await self._send(method, path, body)
+        try:
+            answer = json.loads(raw) if raw else None
+        except ValueError:
+            answer = None
+        if status >= 400:
+            error = answer.get("error") if isinstance(answer, dict) else None
+            raise AgentHooksError(status, error or f"status {status}")
+        return answer
+
+    async def _open(self) -> Connection:
+        if self._socket is not None:
+            return await asyncio.open_unix_connection(self._socket)
+        return await asyncio.open_connection(self._host, self._port)
+
+    async def _send(self, method: str, path: str, body: Any) -> Tuple[int, bytes]:
         data = b"" if body is None else encode(body)
-        head = f"{method} {path} HTTP/1.1\r\nHost: {self._host}:{self._port}\r\n"
+        host = self._host if self._socket is not None else f"{self._host}:{self._port}"
+        head = f"{method} {path} HTTP/1.1\r\nHost: {host}\r\n"
+        try:
+            for name, value in self._credentials.headers().items():
+                head += f"{name}: {value}\r\n"
+        except OSError as e:
+            raise AgentHooksError(0, str(e)) from None
         if body is not None:
             head += "Content-Type: application/json\r\n"
         head += f"Content-Length: {len(data)}\r\n\r\n"
@@ -55,9 +89,7 @@ class AsyncAgentHooks:
                 if reused:
                     reader, writer = self._idle.pop()
                 else:
-                    reader, writer = await asyncio.wait_for(
-                        asyncio.open_connection(self._host, self._port), self._timeout
-                    )
+                    reader, writer = await asyncio.wait_for(self._open(), self._timeout)
             except OSError as e:
                 raise AgentHooksError(0, f"cannot reach {self.url}: {e}") from None
             try:
@@ -74,14 +106,7 @@ class AsyncAgentHooks:
             else:
                 writer.close()
             break
-        try:
-            answer = json.loads(raw) if raw else None
-        except ValueError:
-            answer = None
-        if status >= 400:
-            error = answer.get("error") if isinstance(answer, dict) else None
-            raise AgentHooksError(status, error or f"status {status}")
-        return answer
+        return status, raw
 
     @staticmethod
     async def _read(reader: asyncio.StreamReader) -> Tuple[int, bool, bytes]:

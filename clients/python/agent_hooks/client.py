@@ -1,14 +1,16 @@
-"""The synchronous client: one keep-alive `http.client` connection to the sidecar, and the
-agent-loop helpers `call_tool` and `Turn` on top of it."""
+"""The synchronous client: one keep-alive `http.client` connection to the sidecar (over its Unix
+socket, or loopback TCP with the bearer token), and the agent-loop helpers `call_tool` and
+`Turn` on top of it."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
 from typing import Any, Callable, Dict, List, Optional, Union
-from urllib.parse import urlsplit
 
+from . import endpoint
 from .host import ToolFailed, call_tool_steps, encode, stop_steps
 from .outcome import Outcome, Redo, Stop, ToolCall
 
@@ -26,23 +28,76 @@ class AgentHooksError(Exception):
         self.message = message
 
 
-def split_url(url: str):
-    parts = urlsplit(url)
-    if parts.scheme != "http" or not parts.hostname:
-        raise ValueError(f"expected http://HOST:PORT, got {url!r}")
-    return parts.hostname, parts.port or 80
+class _UnixConnection(http.client.HTTPConnection):
+    """HTTP/1.1 over a Unix domain socket."""
+
+    def __init__(self, path: str, timeout: float):
+        super().__init__("localhost", timeout=timeout)
+        self._path = path
+
+    def connect(self) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self._path)
+        except OSError:
+            sock.close()
+            raise
+        self.sock = sock
+
+
+class Credentials:
+    """What a request carries to prove its sender: nothing on the socket (the kernel tells the
+    sidecar the caller's uid), the bearer token on TCP — `token` when given, else the token
+    file's, read again once when the sidecar refuses it (the token was rotated)."""
+
+    def __init__(self, socket_path: Optional[str], token: Optional[str]):
+        self._needed = socket_path is None
+        self._fixed = token
+        self._read: Optional[str] = None
+
+    def headers(self) -> Dict[str, str]:
+        if not self._needed:
+            return {}
+        token = self._fixed or self._read
+        if token is None:
+            token = self._read = endpoint.read_token()
+        return {"Authorization": f"Bearer {token}"}
+
+    def refresh(self) -> bool:
+        """After a 401: whether a fresh read of the token file gave another token."""
+        if not self._needed or self._fixed is not None:
+            return False
+        before, self._read = self._read, None
+        try:
+            return self.headers()["Authorization"] != f"Bearer {before}"
+        except OSError:
+            return False
 
 
 class AgentHooks:
-    """A client of `agent-hooks serve` at `url` (`http://127.0.0.1:PORT`). Thread-safe: calls
-    share one kept-alive connection, one at a time."""
+    """A client of `agent-hooks serve` at `url`: `unix:/path/to.sock` (what `Sidecar.start`
+    gives; the default is the socket of `$AGENT_HOOKS_WORKSPACE` or the current directory), or
+    `http://127.0.0.1:PORT` for a sidecar on TCP, with the token of the token file unless
+    `token` is given. Thread-safe: calls share one kept-alive connection, one at a time."""
 
-    def __init__(self, url: str, timeout: float = DEFAULT_TIMEOUT):
-        self.url = url.rstrip("/")
-        self._host, self._port = split_url(self.url)
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        token: Optional[str] = None,
+    ):
+        self.url = (url or endpoint.default_url()).rstrip("/")
+        self._socket, self._host, self._port = endpoint.parse(self.url)
+        self._credentials = Credentials(self._socket, token)
         self._timeout = timeout
         self._conn: Optional[http.client.HTTPConnection] = None
         self._lock = threading.Lock()
+
+    def _connect(self) -> http.client.HTTPConnection:
+        if self._socket is not None:
+            return _UnixConnection(self._socket, self._timeout)
+        return http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
 
     def close(self) -> None:
         with self._lock:
@@ -58,14 +113,30 @@ class AgentHooks:
 
     def request(self, method: str, path: str, body: Any = None) -> Any:
         """One request; the decoded JSON answer. Raises AgentHooksError on an error status."""
+        status, raw, reason = self._send(method, path, body)
+        if status == 401 and self._credentials.refresh():
+            status, raw, reason = self._send(method, path, body)
+        try:
+            answer = json.loads(raw) if raw else None
+        except ValueError:
+            answer = None
+        if status >= 400:
+            message = answer.get("error") if isinstance(answer, dict) else None
+            raise AgentHooksError(status, message or reason)
+        return answer
+
+    def _send(self, method: str, path: str, body: Any):
         data = None if body is None else encode(body)
-        headers = {"Content-Type": "application/json"} if data is not None else {}
+        try:
+            headers = self._credentials.headers()
+        except OSError as e:
+            raise AgentHooksError(0, str(e)) from None
+        if data is not None:
+            headers["Content-Type"] = "application/json"
         with self._lock:
             for attempt in (0, 1):
                 if self._conn is None:
-                    self._conn = http.client.HTTPConnection(
-                        self._host, self._port, timeout=self._timeout
-                    )
+                    self._conn = self._connect()
                 try:
                     self._conn.request(method, path, body=data, headers=headers)
                     response = self._conn.getresponse()
@@ -81,14 +152,7 @@ class AgentHooks:
                     self._conn.close()
                     self._conn = None
                     raise AgentHooksError(0, f"cannot reach {self.url}: {e}") from None
-        try:
-            answer = json.loads(raw) if raw else None
-        except ValueError:
-            answer = None
-        if response.status >= 400:
-            message = answer.get("error") if isinstance(answer, dict) else None
-            raise AgentHooksError(response.status, message or response.reason)
-        return answer
+        return response.status, raw, response.reason
 
     def dispatch(
         self,

@@ -1,5 +1,6 @@
-"""Starting `agent-hooks serve` for a host: on a free loopback port, tied to the host's life
-(`--exit-with-parent`, and `--exit-on-stdin-eof` on a pipe only the host holds)."""
+"""Starting `agent-hooks serve` for a host: on the workspace's Unix socket (or, with `listen`, a
+loopback port that needs the token), tied to the host's life (`--exit-with-parent`, and
+`--exit-on-stdin-eof` on a pipe only the host holds)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import List, Optional
 
 
 class Sidecar:
-    """A running `agent-hooks serve`. `url` is where it listens. `stop()` (or leaving the
+    """A running `agent-hooks serve`. `url` is where it listens (`unix:/path/to.sock`, or
+    `http://127.0.0.1:PORT` with `listen`); give it to `AgentHooks`. `stop()` (or leaving the
     `with` block) sends SIGTERM: the shutdown hooks run and in-flight dispatches finish."""
 
     def __init__(self, process: subprocess.Popen, url: str):
@@ -23,9 +25,12 @@ class Sidecar:
         workspace: str,
         binary: Optional[str] = None,
         extra_args: List[str] = (),
+        listen: Optional[str] = None,
     ) -> "Sidecar":
-        """Starts the sidecar on `workspace`. `binary` defaults to $AGENT_HOOKS_BIN, then
-        `agent-hooks` on PATH. `extra_args` go after `serve` (e.g. `--host-lifecycle`)."""
+        """Starts the sidecar on `workspace`, on its socket, or on loopback TCP at `listen`
+        (`"127.0.0.1:0"` picks a free port; clients then send the token). `binary` defaults to
+        $AGENT_HOOKS_BIN, then `agent-hooks` on PATH. `extra_args` go after `serve` (e.g.
+        `--host-lifecycle`)."""
         program = binary or os.environ.get("AGENT_HOOKS_BIN") or shutil.which("agent-hooks")
         if not program:
             raise FileNotFoundError(
@@ -36,16 +41,15 @@ class Sidecar:
             "--workspace",
             workspace,
             "serve",
-            "--listen",
-            "127.0.0.1:0",
+            *(["--listen", listen] if listen else []),
             "--exit-with-parent",
             "--exit-on-stdin-eof",
             *extra_args,
         ]
         process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         line = process.stdout.readline().decode("utf-8", "replace").strip()
-        # "agent-hooks serving /path on http://127.0.0.1:PORT"
-        url = line.rsplit(" on ", 1)[-1] if " on http://" in line else ""
+        # "agent-hooks serving /path on unix:/run/.../ID.sock" (or "on http://127.0.0.1:PORT")
+        url = line.rsplit(" on ", 1)[-1] if (" on unix:" in line or " on http://" in line) else ""
         if not url:
             process.kill()
             process.wait()

@@ -151,6 +151,21 @@ class SyncClient(unittest.TestCase):
         self.assertEqual(turn.redo_count, 1)
         self.assertEqual(turn.stop("done, tests pass"), Stop(warnings=[]))
 
+    def test_the_sidecar_is_on_its_socket_and_the_default_url_finds_it(self):
+        self.assertTrue(self.sidecar.url.startswith("unix:"), self.sidecar.url)
+        saved = os.environ.get("AGENT_HOOKS_WORKSPACE")
+        os.environ["AGENT_HOOKS_WORKSPACE"] = self.root
+        try:
+            found = AgentHooks()
+        finally:
+            if saved is None:
+                del os.environ["AGENT_HOOKS_WORKSPACE"]
+            else:
+                os.environ["AGENT_HOOKS_WORKSPACE"] = saved
+        self.assertEqual(found.url, self.sidecar.url)
+        self.assertEqual(found.health()["workspace"], os.path.realpath(self.root))
+        found.close()
+
     def test_a_second_client_attaches_to_the_url_and_errors_are_raised(self):
         other = AgentHooks(self.sidecar.url)
         self.assertEqual(other.health()["hooks"], 3)
@@ -161,6 +176,34 @@ class SyncClient(unittest.TestCase):
         self.assertEqual(refused.exception.status, 404)
         self.assertIn('did you mean "pre_tool_call"', refused.exception.message)
         other.close()
+
+
+class TcpClient(unittest.TestCase):
+    def setUp(self):
+        self.root = workspace()
+        self.sidecar = Sidecar.start(self.root, binary=BIN, listen="127.0.0.1:0")
+
+    def tearDown(self):
+        self.assertEqual(self.sidecar.stop(), 0)
+        subprocess.run(["rm", "-rf", self.root], check=True)
+
+    def test_over_tcp_both_clients_send_the_token_file_and_a_wrong_token_is_refused(self):
+        self.assertTrue(self.sidecar.url.startswith("http://127.0.0.1:"), self.sidecar.url)
+        hooks = AgentHooks(self.sidecar.url)
+        self.assertEqual([h["name"] for h in hooks.hooks()["hooks"]], ["guard", "post", "verify"])
+        hooks.close()
+
+        async def scenario():
+            async with AsyncAgentHooks(self.sidecar.url) as hooks:
+                return await hooks.hooks()
+
+        self.assertEqual(len(asyncio.run(scenario())["hooks"]), 3)
+        stranger = AgentHooks(self.sidecar.url, token="0" * 64)
+        with self.assertRaises(AgentHooksError) as refused:
+            stranger.hooks()
+        self.assertEqual(refused.exception.status, 401)
+        self.assertIn("not this sidecar's", refused.exception.message)
+        stranger.close()
 
 
 class AsyncClient(unittest.TestCase):

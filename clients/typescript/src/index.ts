@@ -1,10 +1,49 @@
 // A client of the agent-hooks sidecar (`agent-hooks serve`) for Node 20, built-ins only: a
-// kept-alive `node:http` agent, a typed outcome, and the agent-loop helpers of the Rust
-// library's `host` module (`callTool`, `Turn`) with the same behaviour as the Python client.
+// kept-alive `node:http` agent over the sidecar's Unix socket (or loopback TCP with the bearer
+// token), a typed outcome, and the agent-loop helpers of the Rust library's `host` module
+// (`callTool`, `Turn`) with the same behaviour as the Python client.
 
 import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
 import * as http from "node:http";
+import * as os from "node:os";
+import * as path from "node:path";
 import { createInterface } from "node:readline";
+
+/** `$AGENT_HOOKS_STATE_DIR`, else `$XDG_STATE_HOME/agent-hooks`, else `~/.local/state/agent-hooks`. */
+export function stateDir(): string {
+  const named = process.env.AGENT_HOOKS_STATE_DIR;
+  if (named) return path.resolve(named);
+  const xdg = process.env.XDG_STATE_HOME;
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, "agent-hooks");
+  return path.join(process.env.HOME || os.homedir(), ".local", "state", "agent-hooks");
+}
+
+/** The socket `agent-hooks serve` listens on for `workspace` when not told otherwise. */
+export function defaultSocket(workspace: string): string {
+  const root = fs.realpathSync(workspace);
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  const dir =
+    runtime && path.isAbsolute(runtime) && !process.env.AGENT_HOOKS_STATE_DIR
+      ? path.join(runtime, "agent-hooks")
+      : path.join(stateDir(), "run");
+  const id = createHash("sha256").update(root).digest("hex").slice(0, 16);
+  return path.join(dir, `${id}.sock`);
+}
+
+/** The sidecar's bearer token, from the token file in the state directory. */
+export function readToken(): string {
+  const file = path.join(stateDir(), "sidecar.token");
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch (e) {
+    throw new AgentHooksError(
+      0,
+      `cannot read the sidecar's token (${file}: ${(e as Error).message}); a sidecar started with \`agent-hooks serve --listen\` makes it, or pass a token`,
+    );
+  }
+}
 
 export type Decision = "continue" | "block" | "ask";
 
@@ -78,36 +117,82 @@ export class AgentHooksError extends Error {
   }
 }
 
+/** A client of `agent-hooks serve` at `url`: `unix:/path/to.sock` (what `Sidecar.start` gives;
+ * the default is the socket of `$AGENT_HOOKS_WORKSPACE` or the current directory), or
+ * `http://127.0.0.1:PORT` for a sidecar on TCP, with the token of the token file unless `token`
+ * is given (read again once when refused: the token was rotated). */
 export class AgentHooks {
+  readonly url: string;
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  private readonly base: URL;
+  private readonly socketPath: string | null;
+  private readonly base: URL | null;
+  private token: string | null;
 
   // A hook may run up to 120 s: the timeout outlives it.
   constructor(
-    readonly url: string,
+    url?: string,
     readonly timeoutMs = 150_000,
+    private readonly fixedToken: string | null = null,
   ) {
-    this.base = new URL(url);
+    this.url = url ?? `unix:${defaultSocket(process.env.AGENT_HOOKS_WORKSPACE || process.cwd())}`;
+    if (this.url.startsWith("unix:")) {
+      this.socketPath = this.url.slice("unix:".length);
+      this.base = null;
+    } else {
+      this.socketPath = null;
+      this.base = new URL(this.url);
+    }
+    this.token = fixedToken;
   }
 
   close(): void {
     this.agent.destroy();
   }
 
-  request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+  async request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+    try {
+      return await this.send<T>(method, path, body);
+    } catch (e) {
+      // A rotated token: read the file again, once.
+      if (e instanceof AgentHooksError && e.status === 401 && this.base && this.fixedToken === null) {
+        const before = this.token;
+        this.token = null;
+        if (this.credentials().Authorization !== `Bearer ${before}`) return this.send<T>(method, path, body);
+      }
+      throw e;
+    }
+  }
+
+  private credentials(): Record<string, string> {
+    if (!this.base) return {};
+    this.token ??= readToken();
+    return { Authorization: `Bearer ${this.token}` };
+  }
+
+  private send<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
     const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    let headers: Record<string, string | number>;
+    try {
+      headers = this.credentials();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (data) {
+      headers["Content-Type"] = "application/json";
+      headers["Content-Length"] = data.length;
+    }
+    const where = this.base
+      ? { host: this.base.hostname, port: this.base.port }
+      : { socketPath: this.socketPath!, host: "localhost" };
     return new Promise<T>((resolve, reject) => {
       const req = http.request(
         {
           agent: this.agent,
-          host: this.base.hostname,
-          port: this.base.port,
+          ...where,
           method,
           path,
           timeout: this.timeoutMs,
-          headers: data
-            ? { "Content-Type": "application/json", "Content-Length": data.length }
-            : {},
+          headers,
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -276,24 +361,31 @@ export class Turn {
   }
 }
 
-/** A running `agent-hooks serve` on a free loopback port, tied to this process's life
- * (`--exit-with-parent`, `--exit-on-stdin-eof` on a pipe only this process holds). */
+/** A running `agent-hooks serve` on the workspace's Unix socket (or, with `listen`, a loopback
+ * port that needs the token), tied to this process's life (`--exit-with-parent`,
+ * `--exit-on-stdin-eof` on a pipe only this process holds). `url` is for `AgentHooks`. */
 export class Sidecar {
   private constructor(
     readonly process: ChildProcess,
     readonly url: string,
   ) {}
 
-  static start(workspace: string, binary = process.env.AGENT_HOOKS_BIN ?? "agent-hooks", extraArgs: string[] = []): Promise<Sidecar> {
+  static start(
+    workspace: string,
+    binary = process.env.AGENT_HOOKS_BIN ?? "agent-hooks",
+    extraArgs: string[] = [],
+    listen?: string,
+  ): Promise<Sidecar> {
+    const where = listen ? ["--listen", listen] : [];
     const child = spawn(
       binary,
-      ["--workspace", workspace, "serve", "--listen", "127.0.0.1:0", "--exit-with-parent", "--exit-on-stdin-eof", ...extraArgs],
+      ["--workspace", workspace, "serve", ...where, "--exit-with-parent", "--exit-on-stdin-eof", ...extraArgs],
       { stdio: ["pipe", "pipe", "inherit"] },
     );
     return new Promise<Sidecar>((resolve, reject) => {
       const lines = createInterface({ input: child.stdout! });
       lines.once("line", (line) => {
-        const at = line.lastIndexOf(" on http://");
+        const at = Math.max(line.lastIndexOf(" on http://"), line.lastIndexOf(" on unix:"));
         if (at < 0) reject(new Error(`agent-hooks serve did not start: ${line}`));
         else resolve(new Sidecar(child, line.slice(at + 4)));
       });

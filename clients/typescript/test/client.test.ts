@@ -58,6 +58,17 @@ test("the client against a real sidecar", async (t) => {
   const sidecar = await Sidecar.start(root, BIN);
   const hooks = new AgentHooks(sidecar.url);
   try {
+    await t.test("the sidecar is on its socket, and the default URL finds it", async () => {
+      assert.ok(sidecar.url.startsWith("unix:"), sidecar.url);
+      const saved = process.env.AGENT_HOOKS_WORKSPACE;
+      process.env.AGENT_HOOKS_WORKSPACE = root;
+      const found = new AgentHooks();
+      if (saved === undefined) delete process.env.AGENT_HOOKS_WORKSPACE;
+      else process.env.AGENT_HOOKS_WORKSPACE = saved;
+      assert.equal(found.url, sidecar.url);
+      assert.equal((await found.health()).workspace, fs.realpathSync(root));
+      found.close();
+    });
     await t.test("dispatch returns diagnostics and the changed fields", async () => {
       const outcome = await hooks.dispatch("pre_tool_call", { tool_name: "bash", tool_input: { command: "ls" } });
       assert.deepEqual(outcome.payload.tool_input, { command: "ls -a" });
@@ -102,6 +113,28 @@ test("the client against a real sidecar", async (t) => {
     });
   } finally {
     hooks.close();
+    assert.equal(await sidecar.stop(), 0);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("the client over loopback TCP sends the token file's token", async () => {
+  const root = workspace();
+  const sidecar = await Sidecar.start(root, BIN, [], "127.0.0.1:0");
+  const hooks = new AgentHooks(sidecar.url);
+  const stranger = new AgentHooks(sidecar.url, 150_000, "0".repeat(64));
+  try {
+    assert.ok(sidecar.url.startsWith("http://127.0.0.1:"), sidecar.url);
+    const listed = await hooks.hooks();
+    assert.deepEqual(listed.hooks.map((h) => h.name), ["guard", "post", "verify"]);
+    await assert.rejects(stranger.hooks(), (e: unknown) => {
+      assert.ok(e instanceof AgentHooksError);
+      assert.equal(e.status, 401);
+      return true;
+    });
+  } finally {
+    hooks.close();
+    stranger.close();
     assert.equal(await sidecar.stop(), 0);
     fs.rmSync(root, { recursive: true, force: true });
   }

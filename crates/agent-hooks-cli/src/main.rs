@@ -208,11 +208,40 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Run the loopback HTTP sidecar (dispatch, self-approve, commands, hot reload).
+    /// Run the sidecar (dispatch, self-approve, commands, hot reload) for its owner only.
+    ///
+    /// By default on a Unix socket that only your uid (or the allow list's) may use; with
+    /// --listen on loopback TCP, where every route but GET /v1/health needs the bearer token of
+    /// the token file. See docs/sidecar.md.
     Serve {
-        /// Loopback address to listen on (port 0 picks a free one).
-        #[arg(long, default_value = serve::DEFAULT_LISTEN, value_name = "IP:PORT")]
-        listen: String,
+        /// Listen on loopback TCP instead of the socket (port 0 picks a free one; --listen
+        /// alone is 127.0.0.1:8787). Callers need the token.
+        #[arg(
+            long,
+            value_name = "IP:PORT",
+            num_args = 0..=1,
+            default_missing_value = serve::DEFAULT_LISTEN,
+            conflicts_with = "socket"
+        )]
+        listen: Option<String>,
+        /// The Unix socket to listen on (default: this workspace's socket in your runtime or
+        /// state directory, printed on the ready line).
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+        /// Write a new token first (the old one stops working at every running sidecar).
+        /// Without --listen: write it and exit.
+        #[arg(long, conflicts_with = "socket")]
+        rotate_token: bool,
+        /// With --listen: accept TCP requests without a token. Any user of this machine can
+        /// then approve hooks and turn them off; said at start and in GET /v1/health.
+        #[arg(long, requires = "listen", conflicts_with = "rotate_token")]
+        insecure_no_token: bool,
+        /// Seconds a client may take to send a whole request body (then 408).
+        #[arg(long, value_name = "SECS", default_value = "10")]
+        body_timeout: f64,
+        /// Connections one client (a uid on the socket, an address on TCP) may hold open.
+        #[arg(long, value_name = "N", default_value_t = agent_hooks_server::DEFAULT_MAX_CLIENT_CONNECTIONS)]
+        max_client_connections: usize,
         /// The host fires pre_startup, post_startup, pre_shutdown and post_shutdown itself:
         /// do not fire them on start and on SIGTERM (also `sidecar.host_lifecycle: true` in
         /// config/agent.yaml).
@@ -319,6 +348,21 @@ fn main() -> ExitCode {
     run(std::env::args_os().collect())
 }
 
+/// Writes a generated document to stdout. A reader that stopped early (a closed pipe) is not a
+/// failure; any other write error is reported under the command's name.
+fn print_all(command: &str, bytes: &[u8]) -> ExitCode {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("agent-hooks {command}: cannot write to stdout: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// The program on its command line, called by `main` or on glibc Linux `startup::main` (a
 /// test build has the test harness's `main`).
 #[cfg_attr(test, allow(dead_code))]
@@ -328,21 +372,22 @@ fn run(args: Vec<OsString>) -> ExitCode {
     let command = cli.command.unwrap_or(Command::List { json: false });
     match command {
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut definition(),
-                "agent-hooks",
-                &mut std::io::stdout(),
-            );
-            ExitCode::SUCCESS
+            // Generated into memory first: clap_complete panics when its writer fails, and a
+            // reader that closes the pipe early (`| head`) is not an error of ours.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut definition(), "agent-hooks", &mut script);
+            print_all("completions", &script)
         }
-        Command::Man => match clap_mangen::Man::new(definition()).render(&mut std::io::stdout()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("agent-hooks man: {e}");
-                ExitCode::FAILURE
+        Command::Man => {
+            let mut page = Vec::new();
+            match clap_mangen::Man::new(definition()).render(&mut page) {
+                Ok(()) => print_all("man", &page),
+                Err(e) => {
+                    eprintln!("agent-hooks man: {e}");
+                    ExitCode::FAILURE
+                }
             }
-        },
+        }
         command => match workspace(&command, cli.workspace.as_deref()) {
             Ok(ws) => dispatch(command, ws, cli.workspace.as_deref()),
             Err(code) => code,
@@ -393,6 +438,11 @@ fn dispatch(command: Command, ws: Workspace, flag: Option<&Path>) -> ExitCode {
     match command {
         Command::Serve {
             listen,
+            socket,
+            rotate_token,
+            insecure_no_token,
+            body_timeout,
+            max_client_connections,
             host_lifecycle,
             exit_with_parent,
             exit_on_stdin_eof,
@@ -401,7 +451,15 @@ fn dispatch(command: Command, ws: Workspace, flag: Option<&Path>) -> ExitCode {
             options.host_lifecycle = host_lifecycle;
             options.exit_with_parent = exit_with_parent;
             options.exit_on_stdin_eof = exit_on_stdin_eof;
-            serve::run(ws, &listen, options)
+            options.max_client_connections = max_client_connections;
+            let place = serve::Place {
+                listen,
+                socket,
+                rotate_token,
+                insecure_no_token,
+                body_timeout,
+            };
+            serve::run(ws, place, options)
         }
         Command::Fire { event, pretty } => block_on(fire::run(
             ws,

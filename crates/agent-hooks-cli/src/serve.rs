@@ -1,24 +1,59 @@
-//! `agent-hooks serve`: the loopback sidecar, on a multi-threaded runtime so a slow hook never
-//! holds up other requests.
+//! `agent-hooks serve`: the sidecar, on a multi-threaded runtime so a slow hook never holds up
+//! other requests. On the workspace's Unix socket by default, on loopback TCP with `--listen`.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use agent_hooks::{Engine, Workspace};
-use agent_hooks_server::ServeOptions;
+use agent_hooks_server::{Endpoint, ServeOptions, TcpAuth, TokenFile, Transport};
 
-/// The sidecar's default address.
+/// The address `--listen` alone stands for.
 pub(crate) const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
 
-pub(crate) fn run(ws: Workspace, listen: &str, options: ServeOptions) -> ExitCode {
-    let addr: SocketAddr = match listen.parse() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!(
-                "agent-hooks serve: --listen {listen}: expected IP:PORT, e.g. {DEFAULT_LISTEN} ({e})"
-            );
-            return ExitCode::from(2);
+/// Where to listen, as the flags say.
+#[derive(Debug)]
+pub(crate) struct Place {
+    pub(crate) listen: Option<String>,
+    pub(crate) socket: Option<PathBuf>,
+    pub(crate) rotate_token: bool,
+    pub(crate) insecure_no_token: bool,
+    pub(crate) body_timeout: f64,
+}
+
+pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> ExitCode {
+    if !(place.body_timeout.is_finite() && place.body_timeout > 0.0 && place.body_timeout <= 3600.0)
+    {
+        eprintln!(
+            "agent-hooks serve: --body-timeout {}: expected a number of seconds above 0, at most 3600",
+            place.body_timeout
+        );
+        return ExitCode::from(2);
+    }
+    options.body_timeout = Duration::from_secs_f64(place.body_timeout);
+    let transport = match &place.listen {
+        None if place.rotate_token => return rotate_only(),
+        None => Transport::Unix(place.socket.clone()),
+        Some(listen) => {
+            let addr: SocketAddr = match listen.parse() {
+                Ok(a) => a,
+                Err(e) => {
+                    eprintln!(
+                        "agent-hooks serve: --listen {listen}: expected IP:PORT, e.g. {DEFAULT_LISTEN} ({e})"
+                    );
+                    return ExitCode::from(2);
+                }
+            };
+            let auth = if place.insecure_no_token {
+                TcpAuth::InsecureNoToken
+            } else {
+                TcpAuth::Token {
+                    rotate: place.rotate_token,
+                }
+            };
+            Transport::Tcp { addr, auth }
         }
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -34,9 +69,24 @@ pub(crate) fn run(ws: Workspace, listen: &str, options: ServeOptions) -> ExitCod
     runtime.block_on(async move {
         let engine = Arc::new(Engine::open(ws));
         let root = engine.workspace().root().display().to_string();
-        let result = agent_hooks_server::serve(engine, addr, options, |bound| {
-            // One line on stdout when ready, so scripts can wait for it and read the port.
-            println!("agent-hooks serving {root} on http://{bound}");
+        let result = agent_hooks_server::serve(engine, transport, options, |endpoint| {
+            match endpoint {
+                Endpoint::Tcp {
+                    token_file: Some(file),
+                    ..
+                } => eprintln!(
+                    "agent-hooks serve: every route but GET /v1/health needs Authorization: Bearer <the token in {}>",
+                    file.display()
+                ),
+                Endpoint::Tcp {
+                    token_file: None, ..
+                } => eprintln!(
+                    "agent-hooks serve: WARNING: no token (--insecure-no-token). Every user of this machine can approve hooks, fire events and turn the hooks off through {endpoint}."
+                ),
+                _ => {}
+            }
+            // One line on stdout when ready, so scripts can wait for it and read where it is.
+            println!("agent-hooks serving {root} on {endpoint}");
         })
         .await;
         match result {
@@ -47,4 +97,22 @@ pub(crate) fn run(ws: Workspace, listen: &str, options: ServeOptions) -> ExitCod
             }
         }
     })
+}
+
+/// `serve --rotate-token` without `--listen`: a new token, and nothing served.
+fn rotate_only() -> ExitCode {
+    let rotated = agent_hooks_server::state_dir().and_then(|dir| TokenFile::open(&dir, true));
+    match rotated {
+        Ok(token) => {
+            println!(
+                "agent-hooks: a new token is in {}; running sidecars take it at their next request",
+                token.path().display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("agent-hooks serve --rotate-token: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

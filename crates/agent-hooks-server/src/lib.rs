@@ -1,24 +1,29 @@
 //! # agent-hooks-server
 //!
-//! The sidecar (`docs/sidecar.md`): a loopback-only HTTP server that keeps a workspace loaded,
-//! reloads it when its files change, and answers dispatches, the self-approve API and `/hooks`
-//! commands for hosts written in any language.
+//! The sidecar (`docs/sidecar.md`): an HTTP server on this machine that keeps a workspace
+//! loaded, reloads it when its files change, and answers dispatches, the self-approve API and
+//! `/hooks` commands for hosts written in any language.
 //!
-//! It refuses to bind anything but a loopback address, refuses peers that are not loopback and
-//! requests whose `Host` is not a loopback name (a web page cannot reach it through DNS
-//! rebinding), caps bodies at 4 MiB, and answers every error as `{"ok": false, "error": ...}`.
-//! Every POST refuses a request carrying an `Origin` header or a body that is not
-//! `application/json`: a web page can send neither without a CORS preflight, and no preflight
-//! is ever granted, so a page on the same machine cannot approve hooks or fire events.
+//! Only its owner steers it. By default it listens on a Unix socket in a private directory and
+//! lets in the owner's uid (or one of an allow list), as the kernel reports the peer; on
+//! loopback TCP every route but `GET /v1/health` needs the bearer token of a private file
+//! (`owner`, `listen`). It refuses to bind anything but a loopback address, refuses peers that
+//! are not loopback and requests whose `Host` is not a loopback name (a web page cannot reach
+//! it through DNS rebinding), caps bodies at 4 MiB and reads each within a deadline, and
+//! answers every error as `{"ok": false, "error": ...}`. Every POST refuses a request carrying
+//! an `Origin` header or a body that is not `application/json`: a web page can send neither
+//! without a CORS preflight, and no preflight is ever granted.
 
 #![warn(missing_docs)]
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
 mod listen;
+mod owner;
 mod stats;
 mod watch;
 
 use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,6 +37,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 
+pub use listen::{DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_CLIENT_CONNECTIONS};
+pub use owner::{
+    ALLOW_FILE, AllowList, OwnerError, STATE_DIR_ENV, TOKEN_FILE, TokenFile, default_socket,
+    private_dir, state_dir,
+};
 pub(crate) use stats::Stats;
 pub use watch::{WatchError, Watcher, watch};
 
@@ -42,12 +52,15 @@ use agent_hooks_core::outcome::Diagnostic;
 /// How long shutdown waits for in-flight dispatches before it stops anyway.
 pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
+/// The answer to a body over the limit.
+pub(crate) const TOO_LARGE: &str = "the request body is larger than the sidecar accepts (sidecar.max_body in config/agent.yaml; default 4194304 bytes); no hook ran";
+
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
-    /// The address is not loopback; the sidecar has no authentication, so it never listens
-    /// beyond this machine.
+    /// The address is not loopback: the sidecar is for this machine's owner, and its token
+    /// travels in clear text, so it never listens beyond this machine.
     #[error(
         "refusing to listen on {0}: the sidecar binds loopback addresses only (127.0.0.1, ::1)"
     )]
@@ -60,6 +73,17 @@ pub enum ServeError {
         /// The underlying failure.
         source: std::io::Error,
     },
+    /// The socket could not be bound.
+    #[error("failed to listen on {}: {source}", path.display())]
+    BindSocket {
+        /// The socket's path.
+        path: PathBuf,
+        /// The underlying failure.
+        source: std::io::Error,
+    },
+    /// The token, the allow list or the socket's place cannot be used safely.
+    #[error(transparent)]
+    Owner(#[from] OwnerError),
     /// The file watcher that drives hot reload could not start.
     #[error(transparent)]
     Watch(#[from] WatchError),
@@ -113,8 +137,66 @@ pub fn router(engine: Arc<Engine>) -> Router {
         .with_state(state)
 }
 
+/// Where the sidecar listens, and how callers prove they are its owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// A Unix domain socket: the peer's uid must be the owner's or on the allow list
+    /// ([`ALLOW_FILE`] in the state directory). `None` is the workspace's
+    /// [`default_socket`], in a private directory made for it.
+    Unix(Option<PathBuf>),
+    /// Loopback TCP: every route but `GET /v1/health` needs the bearer token of
+    /// [`TOKEN_FILE`] in the state directory, made at first start.
+    Tcp {
+        /// The address (port 0 picks a free one).
+        addr: SocketAddr,
+        /// How callers prove who they are.
+        auth: TcpAuth,
+    },
+}
+
+/// How TCP callers are authenticated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TcpAuth {
+    /// The bearer token; `rotate` replaces it with a new one first.
+    Token {
+        /// Write a new token before serving.
+        rotate: bool,
+    },
+    /// No token (`serve --insecure-no-token`): any user of this machine can drive the sidecar.
+    /// Said at start and in every `GET /v1/health`.
+    InsecureNoToken,
+}
+
+/// Where a started sidecar answers, told to `serve`'s `ready` callback.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Endpoint {
+    /// The socket's path.
+    Unix(PathBuf),
+    /// The bound address, and the token's file unless the sidecar runs without one.
+    Tcp {
+        /// The bound address.
+        addr: SocketAddr,
+        /// The file holding the bearer token.
+        token_file: Option<PathBuf>,
+    },
+}
+
+impl std::fmt::Display for Endpoint {
+    /// `unix:/path/to.sock` or `http://127.0.0.1:PORT`: what the ready line prints and the
+    /// clients accept.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Unix(path) => write!(f, "unix:{}", path.display()),
+            Endpoint::Tcp { addr, .. } => write!(f, "http://{addr}"),
+        }
+    }
+}
+
 /// How `serve` runs, beyond its address.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ServeOptions {
     /// The host fires the lifecycle events (`pre_startup`, `post_startup`, `pre_shutdown`,
@@ -127,24 +209,70 @@ pub struct ServeOptions {
     /// Stop (as on SIGTERM) when stdin reaches its end: a host that keeps a pipe to the
     /// sidecar's stdin open ends it by closing the pipe, or by dying.
     pub exit_on_stdin_eof: bool,
+    /// How long a client may take to send a whole request body (then 408).
+    pub body_timeout: Duration,
+    /// How many connections one client (a uid on the socket, an address on TCP) may hold.
+    pub max_client_connections: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> ServeOptions {
+        ServeOptions {
+            host_lifecycle: false,
+            exit_with_parent: false,
+            exit_on_stdin_eof: false,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            max_client_connections: DEFAULT_MAX_CLIENT_CONNECTIONS,
+        }
+    }
 }
 
 /// How often the sidecar looks whether its parent is still alive (`--exit-with-parent`).
 const PARENT_POLL: Duration = Duration::from_millis(200);
 
-/// Runs the sidecar on `addr` until SIGTERM or SIGINT: fires `pre_startup`/`post_startup`,
+/// Runs the sidecar on `transport` until SIGTERM or SIGINT: fires `pre_startup`/`post_startup`,
 /// watches the workspace, serves, then fires `pre_shutdown`/`post_shutdown` after in-flight
 /// dispatches finish (at most 30 s) — the four lifecycle events only when the host does not
-/// own them ([`ServeOptions::host_lifecycle`]). `ready` is told the bound address.
+/// own them ([`ServeOptions::host_lifecycle`]). `ready` is told where it answers. A socket it
+/// made is removed when it stops.
 pub async fn serve(
     engine: Arc<Engine>,
-    addr: SocketAddr,
+    transport: Transport,
     options: ServeOptions,
-    ready: impl FnOnce(SocketAddr),
+    ready: impl FnOnce(&Endpoint),
 ) -> Result<(), ServeError> {
-    if !addr.ip().is_loopback() {
-        return Err(ServeError::NotLoopback(addr));
+    if let Transport::Tcp { addr, .. } = &transport
+        && !addr.ip().is_loopback()
+    {
+        return Err(ServeError::NotLoopback(*addr));
     }
+    // Credentials first: a sidecar that cannot check its callers does not start at all.
+    let (gate, place) = match &transport {
+        Transport::Unix(path) => {
+            let allowed = AllowList::read(&state_dir()?)?;
+            let (path, is_default) = match path {
+                Some(path) => (path.clone(), false),
+                None => (default_socket(engine.workspace().root())?, true),
+            };
+            owner::prepare_socket(&path, is_default)?;
+            let gate = listen::Gate::Peers {
+                owner: owner::my_uid(),
+                allowed,
+            };
+            (gate, Place::Socket(path))
+        }
+        Transport::Tcp {
+            addr,
+            auth: TcpAuth::Token { rotate },
+        } => (
+            listen::Gate::Token(TokenFile::open(&state_dir()?, *rotate)?),
+            Place::Tcp(*addr),
+        ),
+        Transport::Tcp {
+            addr,
+            auth: TcpAuth::InsecureNoToken,
+        } => (listen::Gate::Open, Place::Tcp(*addr)),
+    };
     // Taken first: a parent that dies later is seen as a change of the parent's id.
     let parent = nix::unistd::getppid();
     let fires_lifecycle = !(options.host_lifecycle || engine.snapshot().host_lifecycle());
@@ -157,24 +285,68 @@ pub async fn serve(
         }
     };
     // Before anything opens descriptors: raise their limit, and size the connection cap by it.
-    let limits = listen::Limits::for_this_process();
+    let limits = listen::Limits::for_this_process(
+        options.max_client_connections,
+        options.body_timeout,
+        engine.snapshot().max_body(),
+    );
     lifecycle(Event::PreStartup, "starting").await;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|source| ServeError::Bind { addr, source })?;
-    let local = listener
-        .local_addr()
-        .map_err(|source| ServeError::Bind { addr, source })?;
+    let (listener, endpoint, _socket_file) = match place {
+        Place::Tcp(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|source| ServeError::Bind { addr, source })?;
+            let local = listener
+                .local_addr()
+                .map_err(|source| ServeError::Bind { addr, source })?;
+            let token_file = match &gate {
+                listen::Gate::Token(token) => Some(token.path().to_path_buf()),
+                _ => None,
+            };
+            let endpoint = Endpoint::Tcp {
+                addr: local,
+                token_file,
+            };
+            (listen::Listener::Tcp(listener), endpoint, None)
+        }
+        Place::Socket(path) => {
+            let bind = |source| ServeError::BindSocket {
+                path: path.clone(),
+                source,
+            };
+            let listener = tokio::net::UnixListener::bind(&path).map_err(bind)?;
+            let socket_file = SocketFile::new(&path);
+            // Only the owner may connect unless the allow list names others; the peer check
+            // stands behind it either way.
+            let mode = match &gate {
+                listen::Gate::Peers { allowed, .. } if !allowed.is_empty() => 0o666,
+                _ => 0o600,
+            };
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(mode))
+                .map_err(bind)?;
+            (
+                listen::Listener::Unix(listener),
+                Endpoint::Unix(path),
+                Some(socket_file),
+            )
+        }
+    };
     let _watcher = watch(engine.clone()).map_err(ServeError::Watch)?;
     lifecycle(Event::PostStartup, "started").await;
     // Caught from before the address is announced: a host that stops the sidecar as soon as
     // it has seen the address must get the graceful shutdown, not the signal's default death.
     let stop_signals = StopSignals::install();
-    ready(local);
+    if matches!(gate, listen::Gate::Open) {
+        tracing::warn!(
+            "serving TCP without a token (--insecure-no-token): every user of this machine can approve hooks, fire events and turn the hooks off"
+        );
+    }
+    ready(&endpoint);
 
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let server = tokio::spawn(listen::run(
         listener,
+        Arc::new(gate),
         router(engine.clone()),
         limits,
         stop_rx.clone(),
@@ -203,6 +375,39 @@ pub async fn serve(
     lifecycle(Event::PostShutdown, "stopped").await;
     drop(stop_rx);
     result
+}
+
+/// Where a sidecar binds.
+enum Place {
+    Socket(PathBuf),
+    Tcp(SocketAddr),
+}
+
+/// The socket file this sidecar bound, removed when the sidecar stops — unless another one has
+/// taken the path since (a different inode).
+struct SocketFile {
+    path: PathBuf,
+    ino: Option<u64>,
+}
+
+impl SocketFile {
+    fn new(path: &std::path::Path) -> SocketFile {
+        use std::os::unix::fs::MetadataExt;
+        SocketFile {
+            path: path.to_path_buf(),
+            ino: std::fs::symlink_metadata(path).ok().map(|m| m.ino()),
+        }
+    }
+}
+
+impl Drop for SocketFile {
+    fn drop(&mut self) {
+        use std::os::unix::fs::MetadataExt;
+        let now = std::fs::symlink_metadata(&self.path).ok().map(|m| m.ino());
+        if now.is_some() && now == self.ino {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// Returns once this process's parent is no longer `parent` (it died, and the process was
@@ -301,7 +506,7 @@ impl From<BytesRejection> for ApiError {
     fn from(rejection: BytesRejection) -> ApiError {
         let status = rejection.status();
         let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            "the request body is larger than the sidecar accepts (sidecar.max_body in config/agent.yaml; default 4194304 bytes); no hook ran".to_owned()
+            TOO_LARGE.to_owned()
         } else {
             rejection.body_text()
         };
@@ -464,16 +669,67 @@ fn command_field(map: &Map<String, Value>) -> Result<String, ApiError> {
     }
 }
 
-fn self_approve_allowed(state: &AppState, verb: &str) -> Result<(), ApiError> {
-    if state.engine.snapshot().self_approve() {
-        Ok(())
-    } else {
-        Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            format!(
-                "self-approve is turned off (config/agent.yaml: shell_hooks.self_approve: false); use /hooks {verb}"
-            ),
-        ))
+/// An act that changes what runs: approving or revoking a hook, turning the master switch
+/// on or off, installing guards. Through the sidecar each one is allowed only while the
+/// snapshot in force allows self-approval, whichever route asks: the approve and revoke routes,
+/// or the same words sent as a `/hooks` line to `POST /v1/hooks/command`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Steering {
+    Approve,
+    Revoke,
+    On,
+    Off,
+    Install,
+}
+
+impl Steering {
+    /// The act a `/hooks` line asks for, read as `commands::run_line` reads it: one leading
+    /// `/hooks` (or `hooks`) dropped, then the first word is the command. A line that does not
+    /// split is treated as the worst case, an approval: it is refused while self-approval is
+    /// off (and would only be a usage error otherwise).
+    fn of_line(line: &str) -> Option<Steering> {
+        let Ok(words) = shell_words::split(line.trim()) else {
+            return Some(Steering::Approve);
+        };
+        let mut words = words.iter().map(String::as_str);
+        let mut first = words.next();
+        if matches!(first, Some("/hooks" | "hooks")) {
+            first = words.next();
+        }
+        match first? {
+            "approve" => Some(Steering::Approve),
+            "revoke" => Some(Steering::Revoke),
+            "on" => Some(Steering::On),
+            "off" => Some(Steering::Off),
+            "install" => Some(Steering::Install),
+            _ => None,
+        }
+    }
+
+    fn verb(self) -> &'static str {
+        match self {
+            Steering::Approve => "approve",
+            Steering::Revoke => "revoke",
+            Steering::On => "on",
+            Steering::Off => "off",
+            Steering::Install => "install",
+        }
+    }
+
+    /// Whether the sidecar may do it now: the one decision every route asks.
+    fn allowed(self, state: &AppState) -> Result<(), ApiError> {
+        if state.engine.snapshot().self_approve() {
+            Ok(())
+        } else {
+            Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "self-approve is turned off (shell_hooks.self_approve: false), so the sidecar may not {} hooks; run `agent-hooks {}` in a terminal",
+                    self.verb(),
+                    self.verb()
+                ),
+            ))
+        }
     }
 }
 
@@ -495,7 +751,7 @@ async fn approve(
     State(state): State<Arc<AppState>>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    self_approve_allowed(&state, "approve")?;
+    Steering::Approve.allowed(&state)?;
     let map = parse_object(body)?;
     let command = command_field(&map)?;
     let enable_master = map
@@ -528,7 +784,7 @@ async fn revoke(
     State(state): State<Arc<AppState>>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
-    self_approve_allowed(&state, "revoke")?;
+    Steering::Revoke.allowed(&state)?;
     let command = command_field(&parse_object(body)?)?;
     let engine = state.engine.clone();
     let removed = tokio::task::spawn_blocking(move || engine.revoke(&command))
@@ -548,14 +804,10 @@ async fn command(
             "expected {\"line\": \"/hooks list\"}",
         ));
     };
-    // A line that approves or turns hooks on is the self-approve API by another door.
-    let words = shell_words::split(line.trim()).unwrap_or_default();
-    let verb = words
-        .iter()
-        .map(String::as_str)
-        .find(|w| *w != "/hooks" && *w != "hooks");
-    if let Some(verb @ ("approve" | "on" | "install")) = verb {
-        self_approve_allowed(&state, verb)?;
+    // A line that approves, revokes or flips the switch is the self-approve API by another
+    // door, so it asks the same question.
+    if let Some(act) = Steering::of_line(line) {
+        act.allowed(&state)?;
     }
     let out = agent_hooks::commands::run_line(&state.engine, line).await;
     Ok(
@@ -621,17 +873,32 @@ async fn hooks(State(state): State<Arc<AppState>>) -> ApiResult {
     .into_response())
 }
 
-async fn health(State(state): State<Arc<AppState>>) -> Response {
-    let snapshot = state.engine.snapshot();
-    axum::Json(json!({
-        "ok": true,
-        "workspace": state.engine.workspace().root().to_string_lossy(),
-        "hooks": snapshot.hook_total(),
-        "master_enabled": snapshot.master_enabled(),
-        "config_errors": snapshot.errors().count(),
-        "uptime_s": state.started.elapsed().as_secs(),
-    }))
-    .into_response()
+/// Readiness, for anyone who can reach the sidecar. A TCP caller without the token learns
+/// only that it is up and how to authenticate; the workspace and its hooks are the owner's.
+async fn health(
+    State(state): State<Arc<AppState>>,
+    caller: Option<axum::Extension<listen::Caller>>,
+) -> Response {
+    // Mounted without the listener (an embedder's own server), there is no caller to check.
+    let (authenticated, auth) = caller.map_or((true, None), |c| (c.authenticated, Some(c.auth)));
+    let mut answer = json!({"ok": true});
+    if let Some(auth) = auth {
+        answer["auth"] = json!(auth);
+    }
+    if auth == Some("none") {
+        answer["warning"] = json!(
+            "this sidecar runs without a token (--insecure-no-token): any user of this machine can approve hooks, fire events and turn the hooks off"
+        );
+    }
+    if authenticated {
+        let snapshot = state.engine.snapshot();
+        answer["workspace"] = json!(state.engine.workspace().root().to_string_lossy());
+        answer["hooks"] = json!(snapshot.hook_total());
+        answer["master_enabled"] = json!(snapshot.master_enabled());
+        answer["config_errors"] = json!(snapshot.errors().count());
+        answer["uptime_s"] = json!(state.started.elapsed().as_secs());
+    }
+    axum::Json(answer).into_response()
 }
 
 async fn stats(State(state): State<Arc<AppState>>) -> Response {

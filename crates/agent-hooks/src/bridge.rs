@@ -272,14 +272,19 @@ pub struct InstallReport {
     pub updated: Vec<&'static str>,
 }
 
+/// The environment variable an HTTP bridge entry takes the sidecar's token from (Claude Code
+/// fills `$AGENT_HOOKS_TOKEN` into the `Authorization` header, as `allowedEnvVars` lets it).
+pub const HTTP_TOKEN_ENV: &str = "AGENT_HOOKS_TOKEN";
+
 /// What a bridge entry in the agent's configuration runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Wiring {
     /// A command hook: `<agent-hooks> <agent>-hook`, one process per event.
     Command(std::path::PathBuf),
-    /// An HTTP hook POSTing to `agent-hooks serve`'s route for the agent at this base URL
-    /// (`http://127.0.0.1:PORT`): no process start per event, built-in state in one process.
-    /// Only for agents that have HTTP hooks ([`Agent::has_http_hooks`]).
+    /// An HTTP hook POSTing to `agent-hooks serve --listen`'s route for the agent at this base
+    /// URL (`http://127.0.0.1:PORT`): no process start per event, built-in state in one
+    /// process. It sends the sidecar's token from [`HTTP_TOKEN_ENV`] in the agent's
+    /// environment. Only for agents that have HTTP hooks ([`Agent::has_http_hooks`]).
     Http(String),
 }
 
@@ -374,10 +379,15 @@ pub fn install_agent(
             agent.hook_command()
         )),
         Wiring::Http(_) if !agent.has_http_hooks() => return Err(BridgeError::NoHttp(agent)),
+        // The sidecar's token comes from the agent's environment, filled in by the agent at
+        // each request: written here, it would sit in a file of the workspace that the agent
+        // reads and writes, and that is often committed.
         Wiring::Http(base) => json!({
             "type": "http",
             "url": format!("{}{}", base.trim_end_matches('/'), agent.http_route()),
             "timeout": 120,
+            "headers": {"Authorization": format!("Bearer ${HTTP_TOKEN_ENV}")},
+            "allowedEnvVars": [HTTP_TOKEN_ENV],
         }),
     };
     if let Some(dir) = path.parent() {

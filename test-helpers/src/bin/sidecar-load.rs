@@ -4,7 +4,10 @@
 //! is the server, not an async client's scheduler.
 //!
 //! Usage: sidecar-load --port PORT [--connections 2] [--requests 50000] [--event on_session_end]
-//!        [--body '{"status": "done"}']
+//!        [--body '{"status": "done"}'] [--token-file PATH]
+//!
+//! `--token-file` names the sidecar's token file; its token goes in every request's
+//! `Authorization` header, as every client of a TCP sidecar sends it.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -19,6 +22,8 @@ struct Options {
     requests: usize,
     event: String,
     body: String,
+    /// The bearer token, when a token file was given.
+    token: Option<String>,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -28,6 +33,7 @@ fn parse_options() -> Result<Options, String> {
         requests: 50_000,
         event: "on_session_end".to_owned(),
         body: r#"{"status": "done"}"#.to_owned(),
+        token: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -45,6 +51,11 @@ fn parse_options() -> Result<Options, String> {
             "--requests" => options.requests = number()?,
             "--event" => options.event = value,
             "--body" => options.body = value,
+            "--token-file" => {
+                let text = std::fs::read_to_string(&value)
+                    .map_err(|e| format!("--token-file {value}: {e}"))?;
+                options.token = Some(text.trim().to_owned());
+            }
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -71,8 +82,12 @@ impl Connection {
             .set_read_timeout(Some(Duration::from_secs(30)))
             .map_err(|e| e.to_string())?;
         let reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
+        let auth = options
+            .token
+            .as_ref()
+            .map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
         let request = format!(
-            "POST /v1/events/{} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
+            "POST /v1/events/{} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{auth}\r\n{}",
             options.event,
             options.port,
             options.body.len(),

@@ -1449,7 +1449,9 @@ fn claude_code_http_hooks_reach_the_sidecar_route_with_state_in_one_process() {
     let url = format!("{base}/v1/hooks/claude-code");
     assert_eq!(
         settings["hooks"]["PreToolUse"][0]["hooks"][0],
-        json!({"type": "http", "url": url, "timeout": 120})
+        json!({"type": "http", "url": url, "timeout": 120,
+               "headers": {"Authorization": "Bearer $AGENT_HOOKS_TOKEN"},
+               "allowedEnvVars": ["AGENT_HOOKS_TOKEN"]})
     );
     let route = "/v1/hooks/claude-code";
     let (status, answer) = server.post(

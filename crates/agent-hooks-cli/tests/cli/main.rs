@@ -24,6 +24,7 @@ mod log;
 mod operator;
 mod prefork;
 mod serve;
+mod sidecar_owner;
 mod skills;
 mod startup;
 mod trial;

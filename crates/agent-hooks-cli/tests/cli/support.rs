@@ -41,42 +41,58 @@ pub(crate) fn python() -> &'static str {
     })
 }
 
-/// `test-helpers/src/bin/hook-misbehave.rs` compiled with the toolchain that builds the tests
-/// (a bare `rustc`: the program needs only the standard library), once per test process. Each
-/// process compiles to its own name and renames into place, so parallel runs never see half a
-/// binary.
+/// `test-helpers/src/bin/hook-misbehave.rs` compiled with the toolchain that builds the tests,
+/// once per test process ([`std_helper`]).
 pub(crate) fn misbehave() -> &'static str {
     static HELPER: OnceLock<String> = OnceLock::new();
-    HELPER.get_or_init(|| {
-        let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../test-helpers/src/bin/hook-misbehave.rs");
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("test-helpers");
-        std::fs::create_dir_all(&dir).expect("create the helper directory");
-        let partial = dir.join(format!("hook-misbehave.{}", std::process::id()));
-        // Beside the cargo that runs the tests is the rustc of the same toolchain.
-        let rustc = Path::new(env!("CARGO")).with_file_name("rustc");
-        let rustc = if rustc.is_file() {
-            rustc
-        } else {
-            PathBuf::from("rustc")
-        };
-        let out = Command::new(&rustc)
-            .args(["--edition", "2024", "-O", "--crate-name", "hook_misbehave"])
-            .arg(&source)
-            .arg("-o")
-            .arg(&partial)
-            .output()
-            .unwrap_or_else(|e| panic!("run {}: {e}", rustc.display()));
-        assert!(
-            out.status.success(),
-            "cannot compile {}: {}",
-            source.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let path = dir.join("hook-misbehave");
-        std::fs::rename(&partial, &path).expect("move the helper into place");
-        path.display().to_string()
-    })
+    HELPER.get_or_init(|| std_helper("hook-misbehave"))
+}
+
+/// `test-helpers/src/bin/sidecar-probe.rs` compiled once per test process: tries routes of a
+/// sidecar as one client would ([`std_helper`]).
+pub(crate) fn sidecar_probe() -> &'static str {
+    static HELPER: OnceLock<String> = OnceLock::new();
+    HELPER.get_or_init(|| std_helper("sidecar-probe"))
+}
+
+/// `test-helpers/src/bin/<name>.rs` compiled with the toolchain that builds the tests (a bare
+/// `rustc`: the program needs only the standard library). Each process compiles to its own name
+/// and renames into place, so parallel runs never see half a binary.
+fn std_helper(name: &str) -> String {
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../test-helpers/src/bin/{name}.rs"));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("test-helpers");
+    std::fs::create_dir_all(&dir).expect("create the helper directory");
+    let partial = dir.join(format!("{name}.{}", std::process::id()));
+    // Beside the cargo that runs the tests is the rustc of the same toolchain.
+    let rustc = Path::new(env!("CARGO")).with_file_name("rustc");
+    let rustc = if rustc.is_file() {
+        rustc
+    } else {
+        PathBuf::from("rustc")
+    };
+    let out = Command::new(&rustc)
+        .args([
+            "--edition",
+            "2024",
+            "-O",
+            "--crate-name",
+            &name.replace('-', "_"),
+        ])
+        .arg(&source)
+        .arg("-o")
+        .arg(&partial)
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", rustc.display()));
+    assert!(
+        out.status.success(),
+        "cannot compile {}: {}",
+        source.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = dir.join(name);
+    std::fs::rename(&partial, &path).expect("move the helper into place");
+    path.display().to_string()
 }
 
 /// One entry of `config/shell_hooks.yaml`.
@@ -492,7 +508,10 @@ pub(crate) fn dedent(text: &str) -> String {
 /// before stopping it.
 pub(crate) struct Server {
     child: Child,
+    /// The TCP port; 0 for a sidecar on a socket.
     pub(crate) port: u16,
+    /// The socket, for a sidecar on one.
+    pub(crate) socket: Option<PathBuf>,
 }
 
 impl Server {
@@ -535,12 +554,23 @@ impl Server {
         BufReader::new(stdout)
             .read_line(&mut line)
             .expect("read the ready line");
+        if let Some((_, path)) = line.trim_end().split_once(" on unix:") {
+            return Server {
+                child,
+                port: 0,
+                socket: Some(PathBuf::from(path)),
+            };
+        }
         let port = line
             .rsplit(':')
             .next()
             .and_then(|p| p.trim().parse().ok())
             .unwrap_or_else(|| panic!("no port in the ready line {line:?}"));
-        Server { child, port }
+        Server {
+            child,
+            port,
+            socket: None,
+        }
     }
 
     pub(crate) fn request(&self, method: &str, path: &str, body: &[u8]) -> (u16, Value) {
@@ -575,14 +605,38 @@ impl Drop for Server {
     }
 }
 
-/// One HTTP/1.1 request on a fresh connection; the answer's status and JSON body.
+/// The sidecar's bearer token, as every client reads it: from the token file in the user's
+/// state directory (the one a `serve --listen` started by these tests made or found).
+pub(crate) fn sidecar_token() -> String {
+    let dir = agent_hooks_server::state_dir().expect("a state directory");
+    std::fs::read_to_string(dir.join(agent_hooks_server::TOKEN_FILE))
+        .expect("read the sidecar's token file")
+        .trim()
+        .to_owned()
+}
+
+/// One HTTP/1.1 request on a fresh connection, with the sidecar's token, as a client of the
+/// owner sends it; the answer's status and JSON body.
 pub(crate) fn http(port: u16, method: &str, path: &str, body: &[u8], host: &str) -> (u16, Value) {
+    let auth = format!("Authorization: Bearer {}\r\n", sidecar_token());
+    http_with(port, method, path, body, host, &auth)
+}
+
+/// One HTTP/1.1 request on a fresh connection with `extra` header lines (each ending in CRLF).
+pub(crate) fn http_with(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    host: &str,
+    extra: &str,
+) -> (u16, Value) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to the sidecar");
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
         .expect("set a read timeout");
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n",
         body.len()
     );
     stream.write_all(head.as_bytes()).expect("send the head");

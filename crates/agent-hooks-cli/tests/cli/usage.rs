@@ -204,6 +204,26 @@ fn completions_and_the_manual_page_cover_every_command() {
     assert!(page.contains("approve"), "{page}");
 }
 
+#[test]
+fn a_reader_that_closed_the_pipe_is_not_a_crash() {
+    for args in [&["completions", "bash"][..], &["man"][..]] {
+        // The read end is closed before the binary starts, so its first write fails with EPIPE.
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let out = Command::new(BIN)
+            .args(args)
+            .current_dir(std::env::temp_dir())
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run agent-hooks");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {said}");
+        assert!(!said.contains("panicked"), "{args:?}: {said}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors that prevent mistakes
 
