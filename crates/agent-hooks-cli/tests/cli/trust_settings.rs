@@ -84,6 +84,13 @@ fn the_agent_flipping_self_approve_in_the_workspace_cannot_approve() {
     .expect("agent.yaml");
     assert_eq!(server.post("/v1/reload", json!({})).0, 200);
     assert_eq!(approve(&server), 403);
+    // The command route obeys the same switch, and says which file decides.
+    let (status, body) = server.post(
+        "/v1/hooks/command",
+        json!({"line": "/hooks approve hooks/guard.sh"}),
+    );
+    assert_eq!(status, 403, "{body}");
+    assert!(body.to_string().contains("trust.yaml"), "{body}");
     assert!(!blocks_rm(&server), "the hook was approved");
     let approvals = std::fs::read_to_string(&setup.approvals).unwrap_or_default();
     assert!(!approvals.contains("guard.sh"), "{approvals}");
