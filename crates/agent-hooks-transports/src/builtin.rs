@@ -158,17 +158,11 @@ impl BuiltinSpec {
         let (send, answer) = tokio::sync::oneshot::channel();
         // The balance lookup waits on this runtime (its HTTP client lives there).
         let runtime = tokio::runtime::Handle::try_current().ok();
-        // A plain thread rather than the runtime's blocking pool: an abandoned evaluation must
-        // not hold up the runtime's shutdown (the process that answers one event exits at once).
-        std::thread::Builder::new()
-            .name(format!("guard {}", self.guard))
-            .spawn(move || {
-                let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
-                let _ = send.send(spec.evaluate(event, &payload, dry_run));
-            })
-            .map_err(|e| {
-                Failure::Exec(format!("built-in guard {}: cannot start: {e}", self.guard))
-            })?;
+        workers::run(Box::new(move || {
+            let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
+            let _ = send.send(spec.evaluate(event, &payload, dry_run));
+        }))
+        .map_err(|e| Failure::Exec(format!("built-in guard {}: cannot start: {e}", self.guard)))?;
         match tokio::time::timeout(call.budget, answer).await {
             Ok(Ok(assessment)) => Ok(Guarded::Answered {
                 reply: answer_reply(&assessment.answer),
@@ -197,6 +191,88 @@ impl BuiltinSpec {
             return self.compiled.assess(event.name(), payload, &mut trial);
         }
         self.compiled.assess(event.name(), payload, &mut ctx)
+    }
+}
+
+/// The threads guards are evaluated on. Plain threads rather than the runtime's blocking pool:
+/// an abandoned evaluation must not hold up the runtime's shutdown (a process that answers one
+/// event exits at once, and its threads with it). A thread that finished its evaluation waits a
+/// while for the next one, since starting a thread costs more than most evaluations.
+mod workers {
+    use std::sync::Mutex;
+    use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+    use std::time::Duration;
+
+    /// One evaluation, answering on its own channel.
+    pub(super) type Job = Box<dyn FnOnce() + Send>;
+
+    /// How many idle threads wait for work, at most.
+    const MAX_IDLE: usize = 8;
+    /// How long an idle thread waits for work before it ends.
+    const IDLE_FOR: Duration = Duration::from_secs(30);
+
+    /// The idle threads, each by a number and the sender of its work.
+    static IDLE: Mutex<Vec<(u64, Sender<Job>)>> = Mutex::new(Vec::new());
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    /// Runs `job` on an idle thread, or on a new one.
+    pub(super) fn run(mut job: Job) -> std::io::Result<()> {
+        loop {
+            let idle = IDLE.lock().unwrap_or_else(|p| p.into_inner()).pop();
+            match idle {
+                Some((_, worker)) => match worker.send(job) {
+                    Ok(()) => return Ok(()),
+                    // That thread ended meanwhile: the job comes back for the next one.
+                    Err(returned) => job = returned.0,
+                },
+                None => break,
+            }
+        }
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::thread::Builder::new()
+            .name("agent-hooks guard".into())
+            .spawn(move || work(id, job))
+            .map(drop)
+    }
+
+    fn work(id: u64, mut job: Job) {
+        let (sender, work) = channel::<Job>();
+        loop {
+            job();
+            {
+                let mut idle = IDLE.lock().unwrap_or_else(|p| p.into_inner());
+                if idle.len() >= MAX_IDLE {
+                    return;
+                }
+                idle.push((id, sender.clone()));
+            }
+            job = match next(id, &work) {
+                Some(next) => next,
+                None => return,
+            };
+        }
+    }
+
+    /// The next job, or `None` when none came in time and this thread is no longer offered.
+    fn next(id: u64, work: &Receiver<Job>) -> Option<Job> {
+        match work.recv_timeout(IDLE_FOR) {
+            Ok(job) => Some(job),
+            Err(RecvTimeoutError::Disconnected) => None,
+            Err(RecvTimeoutError::Timeout) => {
+                let mut idle = IDLE.lock().unwrap_or_else(|p| p.into_inner());
+                match idle.iter().position(|(offered, _)| *offered == id) {
+                    Some(at) => {
+                        idle.swap_remove(at);
+                        None
+                    }
+                    // Taken just now: its job is on the way.
+                    None => {
+                        drop(idle);
+                        work.recv().ok()
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -327,5 +403,41 @@ pub fn balance_lookup(url: &str) -> Option<String> {
                 .ok()?;
             rt.block_on(bounded)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc::channel;
+
+    #[test]
+    fn every_job_runs_once_whether_on_a_new_thread_or_an_idle_one() {
+        let (done, finished) = channel();
+        // Rounds from several threads at once, so idle threads are taken and offered
+        // concurrently; each job answers once.
+        let senders: Vec<_> = (0..4)
+            .map(|round| {
+                let done = done.clone();
+                std::thread::spawn(move || {
+                    for i in 0..50 {
+                        let done = done.clone();
+                        super::workers::run(Box::new(move || {
+                            let _ = done.send(round * 1000 + i);
+                        }))
+                        .expect("a guard thread starts");
+                    }
+                })
+            })
+            .collect();
+        for sender in senders {
+            sender.join().expect("the submitting thread ends");
+        }
+        drop(done);
+        let mut seen: Vec<i32> = finished.iter().collect();
+        seen.sort_unstable();
+        let expected: Vec<i32> = (0..4)
+            .flat_map(|round| (0..50).map(move |i| round * 1000 + i))
+            .collect();
+        assert_eq!(seen, expected);
     }
 }
