@@ -80,52 +80,34 @@ pub(crate) struct Runtime<'a> {
 /// write them.
 pub const DRY_RUN_ENV: &str = "AGENT_HOOKS_DRY_RUN";
 
-/// Which approved hooks that may block saw which version of the payload, so that a rewrite
-/// after them sends them the final payload again.
+/// The changes hooks made to the payload in one dispatch, so that the approved hooks that may
+/// block and came before a change see the final payload again. Hooks run in declaration order
+/// and a concurrent group sees the payload as it was when the group began, so which changes a
+/// hook saw follows from its index alone: nothing is recorded per hook, and a dispatch where no
+/// hook changes anything (nearly all of them) costs nothing here.
 #[derive(Debug, Default)]
 struct Checked {
-    /// How many times hooks changed the payload so far.
-    version: u32,
-    /// Approved hooks that ran and could block here: their index in the event's hooks and the
-    /// version they saw.
-    ran: Vec<(usize, u32)>,
-    /// The hook (by index) whose change made the current version.
-    writer: Option<usize>,
+    /// Each change: the hook that made it, and the first hook index that saw it.
+    changes: Vec<(usize, usize)>,
 }
 
 impl Checked {
-    /// Notes that `hooks[index]` ran on the current version (before its run is absorbed).
-    fn saw(&mut self, hooks: &[Arc<Hook>], index: usize, event: Event, run: &HookRun) {
-        if run.lapse.is_none() && run.report.status != HookStatus::Skipped {
-            self.passed(hooks, index, event);
-        }
+    /// Notes that `hooks[writer]` changed the payload, seen from hook `seen_from` on.
+    fn changed(&mut self, writer: usize, seen_from: usize) {
+        self.changes.push((writer, seen_from));
     }
 
-    /// Notes that `hooks[index]` let the current version through: it ran, or its matcher
-    /// left it out (a rewrite may make it match).
-    fn passed(&mut self, hooks: &[Arc<Hook>], index: usize, event: Event) {
-        let hook = &hooks[index];
-        if hook.approval_key.is_some()
-            && hook.dialect.background().is_none()
-            && event.spec().may_block
-        {
-            self.ran.push((index, self.version));
-        }
-    }
-
-    /// Notes that `hooks[index]` changed the payload.
-    fn changed(&mut self, index: usize) {
-        self.version += 1;
-        self.writer = Some(index);
-    }
-
-    /// The hooks to run again: every approved hook that may block and saw an older payload,
-    /// but not the one whose own change made the final payload.
-    fn stale(&self) -> impl Iterator<Item = usize> + '_ {
-        self.ran
+    /// Whether `hooks[index]` saw an older payload than the final one, not counting its own
+    /// change: its own rewrite is what it vouched for.
+    fn stale(&self, index: usize) -> bool {
+        self.changes
             .iter()
-            .filter(|(index, seen)| *seen < self.version && Some(*index) != self.writer)
-            .map(|(index, _)| *index)
+            .any(|&(writer, seen_from)| seen_from > index && writer != index)
+    }
+
+    /// The hook whose change made the final payload.
+    fn writer(&self) -> Option<usize> {
+        self.changes.last().map(|&(writer, _)| writer)
     }
 }
 
@@ -193,7 +175,6 @@ impl Runtime<'_> {
             if hook.dialect.chains(event) {
                 if !self.matches(hook, event, &merge.payload, &cache, &match_text) {
                     merge.reports.push(skipped(hook, "no match"));
-                    checked.passed(hooks, i, event);
                     i += 1;
                     continue;
                 }
@@ -204,9 +185,8 @@ impl Runtime<'_> {
                 if run.answer.is_some() {
                     match_text = OnceLock::new();
                 }
-                checked.saw(hooks, i, event, &run);
                 if merge.absorb(self, hook, run) {
-                    checked.changed(i);
+                    checked.changed(i, i + 1);
                     if hook.approval_key.is_none() {
                         merge.unvetted_rewrite(hook);
                     }
@@ -240,8 +220,8 @@ impl Runtime<'_> {
                 i = end;
             }
         }
-        if merge.decision != Decision::Block && checked.version > 0 {
-            self.recheck(snapshot, event, hooks, &checked, &mut merge, &cache)
+        if merge.decision != Decision::Block && !checked.changes.is_empty() {
+            self.recheck(snapshot, event, hooks, (&checked, skip), &mut merge, &cache)
                 .await;
         }
         merge.settle_open_block(self);
@@ -318,18 +298,12 @@ impl Runtime<'_> {
         }
         let mut runs = runs.into_iter();
         // Every hook of the group saw the payload as it was before any of them changed it.
-        let mut pending = runs.as_slice().iter();
-        for (index, matched) in range.clone().zip(matched) {
-            match matched.then(|| pending.next()).flatten() {
-                Some(run) => checked.saw(hooks, index, event, run),
-                None => checked.passed(hooks, index, event),
-            }
-        }
+        let seen_from = range.end;
         for ((index, hook), matched) in range.zip(group).zip(matched) {
             match matched.then(|| runs.next()).flatten() {
                 Some(run) => {
                     if merge.absorb(self, hook, run) {
-                        checked.changed(index);
+                        checked.changed(index, seen_from);
                         if hook.approval_key.is_none() {
                             merge.unvetted_rewrite(hook);
                         }
@@ -341,22 +315,31 @@ impl Runtime<'_> {
     }
 
     /// Runs again, on the final payload, every approved hook that may block and passed an
-    /// older one, in their order; the first block ends it.
+    /// older one (ran and let it through, or was left out by its matcher), in their order; the
+    /// first block ends it.
     async fn recheck(
         &self,
         snapshot: &Snapshot,
         event: Event,
         hooks: &[Arc<Hook>],
-        checked: &Checked,
+        (checked, skip): (&Checked, Option<(SourceKind, &Cow<'static, str>)>),
         merge: &mut Merge,
         cache: &DispatchCache,
     ) {
-        let Some(writer) = checked.writer.map(|index| hooks[index].name.clone()) else {
+        let Some(writer) = checked.writer().map(|index| hooks[index].name.clone()) else {
             return;
         };
+        if !event.spec().may_block {
+            return;
+        }
         let match_text = OnceLock::new();
-        for index in checked.stale() {
-            let hook = &hooks[index];
+        for (index, hook) in hooks.iter().enumerate() {
+            let approved_blocker = hook.approval_key.is_some()
+                && hook.dialect.background().is_none()
+                && skip.is_none_or(|(source, _)| hook.source != source);
+            if !approved_blocker || !checked.stale(index) {
+                continue;
+            }
             // A matcher that no longer matches says the hook would not run on this payload.
             if !self.matches(hook, event, &merge.payload, cache, &match_text) {
                 continue;
