@@ -29,6 +29,9 @@ pub enum HookStatus {
     Error,
     /// Ran, but its answer could not be used.
     InvalidOutput,
+    /// Ran, but hit a limit of its own (a built-in guard's time budget, shell code nested
+    /// deeper than it reads) and answered `ask` for what it could not judge: never an allow.
+    Limit,
 }
 
 impl HookStatus {
@@ -42,6 +45,7 @@ impl HookStatus {
             HookStatus::Timeout => "timeout",
             HookStatus::Error => "error",
             HookStatus::InvalidOutput => "invalid_output",
+            HookStatus::Limit => "limit",
         }
     }
 
@@ -49,7 +53,7 @@ impl HookStatus {
     pub fn is_failure(self) -> bool {
         matches!(
             self,
-            HookStatus::Timeout | HookStatus::Error | HookStatus::InvalidOutput
+            HookStatus::Timeout | HookStatus::Error | HookStatus::InvalidOutput | HookStatus::Limit
         )
     }
 }
@@ -117,6 +121,12 @@ pub struct Outcome {
     /// also told in [`warnings`](Outcome::warnings); empty when every hook that should have
     /// judged the event did. Filled in by the runtime's lapse rule, not by the dispatcher.
     pub lapses: Vec<Lapse>,
+    /// Set when a hook that needs no approval (a skill hook) rewrote the payload at an event
+    /// where hooks may ask: its name. The rewritten input was checked again by every approved
+    /// hook that may block, but an agent's answer never turns it into an explicit allow —
+    /// Claude Code is asked to confirm it, and Codex, which cannot ask, refuses it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unvetted_rewrite: Option<String>,
 }
 
 /// What kind of lapse kept the policy from being fully evaluated.
@@ -406,6 +416,7 @@ impl Outcome {
             changed: Vec::new(),
             diagnostics: Vec::new(),
             lapses: Vec::new(),
+            unvetted_rewrite: None,
         }
     }
 

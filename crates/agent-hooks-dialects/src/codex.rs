@@ -143,12 +143,23 @@ pub fn complete_input(input: &mut Map<String, Value>, payload: &Map<String, Valu
 /// with no way to ask treats it as a block), a stop becomes a deny of the call, and a rewritten
 /// input goes with `permissionDecision: "allow"`, the only decision Codex applies it with.
 pub fn to_codex(claude: ClaudeEvent, outcome: &Outcome, sent: &Sent) -> AgentAnswer {
+    // A rewrite by a hook that needs no approval would go out as an explicit allow: it asks.
+    let unvetted = outcome.decision == Decision::Continue
+        && outcome.unvetted_rewrite.is_some()
+        && !sent.is(outcome.payload.get("tool_input"));
     if claude != ClaudeEvent::PreToolUse
-        || (outcome.decision != Decision::Ask && outcome.stop.is_none())
+        || (outcome.decision != Decision::Ask && outcome.stop.is_none() && !unvetted)
     {
         return to_claude(claude, outcome, sent, RewritePermission::Allow);
     }
     let mut outcome = outcome.clone();
+    if unvetted {
+        outcome.decision = Decision::Ask;
+        outcome.reason = Some(format!(
+            "hook \"{}\" rewrote this call and needs no approval, so its rewrite is not run unconfirmed",
+            outcome.unvetted_rewrite.as_deref().unwrap_or_default()
+        ));
+    }
     if let Some(stop) = outcome.stop.take()
         && outcome.decision != Decision::Block
     {

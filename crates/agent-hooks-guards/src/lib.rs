@@ -27,6 +27,7 @@ mod shell;
 
 use serde_json::Value;
 
+pub use answer::TOOL_ALIASES_KEY;
 pub use context::{BalanceLookup, Clock, DirState, GuardContext, MemoryState, StateStore};
 pub use guards::GUARDS;
 pub use rules::RulesError;
@@ -138,6 +139,26 @@ impl Guard {
     /// Returns a decision-protocol object (`{}` = continue). Events the guard does not
     /// handle, and any internal failure, answer `{}`.
     pub fn evaluate(&self, event: &str, payload: &Value, ctx: &mut GuardContext) -> Value {
+        self.assess(event, payload, ctx).answer
+    }
+
+    /// Answers one event like [`Guard::evaluate`], and says whether the guard reached a limit
+    /// of its own while answering (code nested deeper than it reads): such an answer is an
+    /// `ask`, never an allow, and a runtime reports it as the guard's limit rather than as a
+    /// rule's decision.
+    pub fn assess(&self, event: &str, payload: &Value, ctx: &mut GuardContext) -> Assessment {
+        let mut answer = self.answer(event, payload, ctx);
+        let limit = match &mut answer {
+            Value::Object(map) => map.remove(answer::LIMIT_KEY).map(|why| match why {
+                Value::String(why) => why,
+                other => other.to_string(),
+            }),
+            _ => None,
+        };
+        Assessment { answer, limit }
+    }
+
+    fn answer(&self, event: &str, payload: &Value, ctx: &mut GuardContext) -> Value {
         if !self.info.events.iter().any(|e| e.event == event) || !payload.is_object() {
             return Value::Object(serde_json::Map::new());
         }
@@ -152,6 +173,16 @@ impl Guard {
         ctx.state.release();
         answer
     }
+}
+
+/// A guard's answer to one event ([`Guard::assess`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Assessment {
+    /// The decision-protocol object (`{}` = continue).
+    pub answer: Value,
+    /// Set when the guard reached a limit of its own and answered `ask` for it: why.
+    pub limit: Option<String>,
 }
 
 /// One simple command of a shell text, as the guards read it: its words with quotes removed

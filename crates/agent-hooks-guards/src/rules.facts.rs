@@ -33,7 +33,7 @@
     ("(?i)^\\s*[*_]*cost[*_]*\\s*[:：][*_]*\\s*\\$\\d+(?:\\.\\d+)?\\s*[|·,]\\s*[*_]*model[*_]*\\s*[:：].*$", Facts { required: Cow::Borrowed(b""), exact: None, prefixes: None, words: None }),
     ("(?i)^\\s*[*_]*model[*_]*\\s*[:：][*_]*\\s*\\S.*[|·,]\\s*[*_]*cost[*_]*\\s*[:：][*_]*\\s*\\$\\d+(?:\\.\\d+)?.*$", Facts { required: Cow::Borrowed(b""), exact: None, prefixes: None, words: None }),
     ("(?i)aws_?secret_?access_?key\\s*[=:]\\s*[\"']?(?P<secret>[A-Za-z0-9/+]{40})", Facts { required: Cow::Borrowed(b""), exact: None, prefixes: None, words: None }),
-    ("-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:[\\s\\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?", Facts { required: Cow::Borrowed(b" -ABEGIKNPRTVY"), exact: None, prefixes: None, words: Some(Cow::Borrowed(&[Cow::Borrowed(b"-----BEGIN "), Cow::Borrowed(b"PRIVATE KEY-----")])) }),
+    ("-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:(?:[^-]|-{1,4}[^-])*-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?", Facts { required: Cow::Borrowed(b" -ABEGIKNPRTVY"), exact: None, prefixes: None, words: Some(Cow::Borrowed(&[Cow::Borrowed(b"-----BEGIN "), Cow::Borrowed(b"PRIVATE KEY-----")])) }),
     ("0\\d{1,4}[ -]\\d{3,4}[ -]\\d{3,4}", Facts { required: Cow::Borrowed(b"0"), exact: None, prefixes: None, words: None }),
     ("1[3-9]\\d{9}", Facts { required: Cow::Borrowed(b"1"), exact: None, prefixes: None, words: None }),
     (":\\s*\\(\\s*\\)\\s*\\{\\s*:\\s*\\|\\s*:\\s*&\\s*\\}\\s*;\\s*:|[A-Za-z_][A-Za-z0-9_]*\\s*\\(\\s*\\)\\s*\\{\\s*[A-Za-z_][A-Za-z0-9_]*\\s*\\|\\s*[A-Za-z_][A-Za-z0-9_]*\\s*&\\s*\\}\\s*;", Facts { required: Cow::Borrowed(b"&();{|}"), exact: None, prefixes: None, words: None }),

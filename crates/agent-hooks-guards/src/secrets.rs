@@ -232,27 +232,15 @@ impl Scanner {
             // A run counts next to a keyword, or next to a wallet secret that counts: a key
             // beside a key is a key too (and the marker withholding one names its kind, so a
             // second scan of the redacted text would find it anyway).
-            let mut anchors: Vec<(usize, usize)> = if runs.is_empty() {
-                Vec::new()
-            } else {
-                keywords
+            if !runs.is_empty() {
+                let anchors: Vec<(usize, usize)> = keywords
                     .find_iter(text)
                     .map(|k| (k.start(), k.end()))
                     .chain(found.iter().map(|f| (f.start, f.end)))
-                    .collect()
-            };
-            let window = self.keyword_window;
-            while !anchors.is_empty() {
-                let (near, far): (Vec<_>, Vec<_>) = runs.into_iter().partition(|&(start, end)| {
-                    anchors
-                        .iter()
-                        .any(|&(a, b)| b + window >= start && a <= end + window)
-                });
-                for &(start, end) in &near {
+                    .collect();
+                for (start, end) in reached(&mut runs, anchors, self.keyword_window) {
                     found.push(finding("base58 private key", start, end));
                 }
-                // A run far from every anchor so far can only be reached from a new one.
-                (anchors, runs) = (near, far);
             }
         }
         found.sort_by_key(|f| f.start);
@@ -352,9 +340,10 @@ impl Scanner {
         let mut found = Vec::new();
         // Runs of consecutive list words; numbering such as "1." or "(2)" is skipped.
         let mut run: Vec<(u16, usize, usize)> = Vec::new();
-        let flush = |run: &mut Vec<(u16, usize, usize)>, found: &mut Vec<Finding>| {
+        let mut checks_left = MNEMONIC_CHECKS;
+        let mut flush = |run: &mut Vec<(u16, usize, usize)>, found: &mut Vec<Finding>| {
             if run.len() >= shortest {
-                for (start, end) in self.valid_spans(run) {
+                for (start, end) in self.valid_spans(run, &mut checks_left) {
                     found.push(finding("BIP-39 mnemonic", start, end));
                 }
             }
@@ -365,10 +354,19 @@ impl Scanner {
             if !word.is_empty() && word.chars().all(|c| c.is_ascii_digit()) {
                 continue;
             }
-            let lower = word.to_ascii_lowercase();
-            match index.get(lower.as_str()) {
+            // List words are at most 8 ASCII letters: lowered on the stack.
+            let mut lower = [0u8; 8];
+            let listed = (word.len() <= lower.len())
+                .then(|| {
+                    lower[..word.len()].copy_from_slice(word.as_bytes());
+                    lower[..word.len()].make_ascii_lowercase();
+                    std::str::from_utf8(&lower[..word.len()]).ok()
+                })
+                .flatten()
+                .and_then(|w| index.get(w));
+            match listed {
                 Some(&i) if !word.is_empty() => {
-                    let offset = token.find(word).unwrap_or(0);
+                    let offset = word.as_ptr() as usize - token.as_ptr() as usize;
                     run.push((i, start + offset, start + offset + word.len()));
                 }
                 _ => flush(&mut run, &mut found),
@@ -382,7 +380,32 @@ impl Scanner {
     /// whose checksum holds; overlapping or touching windows make one span. Every valid
     /// window counts, not only the first: two phrases written one after the other are one
     /// run, and a window across both may be valid too.
-    fn valid_spans(&self, run: &[(u16, usize, usize)]) -> Vec<(usize, usize)> {
+    ///
+    /// Each window costs a SHA-256; `checks_left` is what the text has left of
+    /// [`MNEMONIC_CHECKS`]. A run that would need more is withheld whole, unchecked: no prose
+    /// holds that many list words in runs, so such a text is a dump of phrases or one made to
+    /// be slow, and either way treating it as a secret is the safe answer in linear time.
+    fn valid_spans(
+        &self,
+        run: &[(u16, usize, usize)],
+        checks_left: &mut usize,
+    ) -> Vec<(usize, usize)> {
+        let windows: usize = self
+            .mnemonic_lengths
+            .iter()
+            .filter(|&&length| length != 0 && length <= run.len())
+            .map(|&length| run.len() - length + 1)
+            .sum();
+        match checks_left.checked_sub(windows) {
+            Some(left) => *checks_left = left,
+            None => {
+                *checks_left = 0;
+                return match (run.first(), run.last()) {
+                    (Some(first), Some(last)) => vec![(first.1, last.2)],
+                    _ => Vec::new(),
+                };
+            }
+        }
         let indexes: Vec<u16> = run.iter().map(|w| w.0).collect();
         let mut covered = vec![false; run.len()];
         for &length in &self.mnemonic_lengths {
@@ -408,6 +431,55 @@ impl Scanner {
         spans
     }
 }
+
+/// The runs (`runs`, sorted by start) that a chain of spans, each within `window` bytes of
+/// the next, links to an anchor. One sweep in position order: the spans sorted by start fall
+/// into groups where each span begins within `window` of the furthest end before it, and two
+/// spans are linked by such a chain exactly when they share a group. Comparing every run
+/// with every anchor instead cost time quadratic in the text (a tool result of key-shaped
+/// runs beside keywords).
+fn reached(
+    runs: &mut [(usize, usize)],
+    mut anchors: Vec<(usize, usize)>,
+    window: usize,
+) -> Vec<(usize, usize)> {
+    anchors.sort_unstable();
+    runs.sort_unstable();
+    let mut kept = Vec::new();
+    // The group under way: its furthest end, whether it holds an anchor, its runs.
+    let mut group: Vec<(usize, usize)> = Vec::new();
+    let mut reach: Option<usize> = None;
+    let mut anchored = false;
+    let (mut r, mut a) = (0, 0);
+    while r < runs.len() || a < anchors.len() {
+        let take_run = a >= anchors.len() || (r < runs.len() && runs[r].0 <= anchors[a].0);
+        let span = if take_run { runs[r] } else { anchors[a] };
+        if reach.is_none_or(|end| span.0 > end.saturating_add(window)) {
+            if anchored {
+                kept.append(&mut group);
+            }
+            group.clear();
+            anchored = false;
+            reach = Some(span.1);
+        }
+        reach = reach.map(|end| end.max(span.1));
+        if take_run {
+            group.push(span);
+            r += 1;
+        } else {
+            anchored = true;
+            a += 1;
+        }
+    }
+    if anchored {
+        kept.append(&mut group);
+    }
+    kept
+}
+
+/// How many windows of list words one scan checks against the BIP-39 checksum at most (each a
+/// SHA-256, some 70 ns): a text needs this many only with over 50,000 list words in runs.
+const MNEMONIC_CHECKS: usize = 1 << 18;
 
 /// How many more times [`Scanner::redact`] scans its own result at most.
 const RESCANS: usize = 4;
@@ -442,27 +514,28 @@ pub(crate) fn checksum_holds(indexes: &[u16]) -> bool {
     if n == 0 || !n.is_multiple_of(3) || n > 24 {
         return false;
     }
-    let total_bits = n * 11;
-    let checksum_bits = n / 3;
-    let entropy_bits = total_bits - checksum_bits;
-    let mut bits = Vec::with_capacity(total_bits);
+    // The 11-bit indexes packed into bytes, on the stack: this runs for every window of
+    // every run of list words, so it allocates nothing. The entropy is `4n/3` whole bytes;
+    // the `n/3` checksum bits open the byte after it.
+    let mut bits = [0u8; 33];
+    let (mut acc, mut held, mut at) = (0u32, 0u32, 0usize);
     for &index in indexes {
-        for shift in (0..11).rev() {
-            bits.push((index >> shift) & 1 == 1);
+        acc = (acc << 11) | u32::from(index & 0x7ff);
+        held += 11;
+        while held >= 8 {
+            held -= 8;
+            bits[at] = (acc >> held) as u8;
+            at += 1;
         }
+        acc &= (1 << held) - 1;
     }
-    let entropy: Vec<u8> = bits[..entropy_bits]
-        .chunks(8)
-        .map(|byte| {
-            byte.iter()
-                .fold(0u8, |acc, &bit| (acc << 1) | u8::from(bit))
-        })
-        .collect();
-    let hash = Sha256::digest(&entropy);
-    (0..checksum_bits).all(|i| {
-        let hash_bit = (hash[i / 8] >> (7 - (i % 8))) & 1 == 1;
-        hash_bit == bits[entropy_bits + i]
-    })
+    if held > 0 {
+        bits[at] = (acc << (8 - held)) as u8;
+    }
+    let entropy = n * 4 / 3;
+    let checksum_bits = (n / 3) as u32;
+    let hash = Sha256::digest(&bits[..entropy]);
+    hash[0] >> (8 - checksum_bits) == bits[entropy] >> (8 - checksum_bits)
 }
 
 #[cfg(test)]
@@ -604,5 +677,95 @@ mod tests {
             "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon",
         );
         assert!(!checksum_holds(&ix));
+    }
+
+    /// The runs the pairwise rule reaches: near an anchor, or near a run reached before.
+    fn reached_pairwise(
+        runs: &[(usize, usize)],
+        anchors: &[(usize, usize)],
+        window: usize,
+    ) -> Vec<(usize, usize)> {
+        let near =
+            |(a, b): (usize, usize), (s, e): (usize, usize)| b + window >= s && a <= e + window;
+        let mut found: Vec<(usize, usize)> = Vec::new();
+        let mut frontier: Vec<(usize, usize)> = anchors.to_vec();
+        let mut left: Vec<(usize, usize)> = runs.to_vec();
+        while !frontier.is_empty() {
+            let (hit, miss): (Vec<_>, Vec<_>) = left
+                .into_iter()
+                .partition(|&run| frontier.iter().any(|&anchor| near(anchor, run)));
+            found.extend(&hit);
+            (frontier, left) = (hit, miss);
+        }
+        found.sort_unstable();
+        found
+    }
+
+    #[test]
+    fn the_sweep_reaches_exactly_the_runs_a_chain_of_neighbours_reaches() {
+        // A small generator, so the cases are many and the same every run.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |below: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % below as u64) as usize
+        };
+        for _ in 0..2000 {
+            let span = |next: &mut dyn FnMut(usize) -> usize| {
+                let start = next(2000);
+                (start, start + 1 + next(90))
+            };
+            let runs: Vec<_> = (0..next(12)).map(|_| span(&mut next)).collect();
+            let anchors: Vec<_> = (0..next(4)).map(|_| span(&mut next)).collect();
+            let window = next(120);
+            let mut swept = reached(&mut runs.clone(), anchors.clone(), window);
+            swept.sort_unstable();
+            assert_eq!(
+                swept,
+                reached_pairwise(&runs, &anchors, window),
+                "runs {runs:?} anchors {anchors:?} window {window}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_text_past_the_checksum_budget_is_withheld_whole_without_checking() {
+        // 60,000 list words in one run need 300,000 checks: more than the budget allows.
+        let text = "abandon ability able about above absent ".repeat(10_000);
+        let found = default_scanner().mnemonics(&text);
+        assert_eq!(found.len(), 1, "one span: the whole run");
+        assert_eq!((found[0].start, found[0].end), (0, text.trim_end().len()));
+        // A short run is still checked: these six words are no phrase.
+        assert!(
+            default_scanner()
+                .mnemonics("abandon ability able about above absent")
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_whole_pem_key_with_dashed_headers_is_one_finding() {
+        let scanner = Scanner::new(
+            (
+                vec![CredentialRule {
+                    name: "PEM private key".into(),
+                    regex: r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:(?:[^-]|-{1,4}[^-])*-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?".into(),
+                }],
+                Origin::User,
+            ),
+            (WalletRules::default(), Origin::User),
+            MaskRules::default(),
+        )
+        .expect("the rules compile");
+        let key = "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,AB12\n\nMIIEow--IBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw\n-----END RSA PRIVATE KEY-----";
+        let text = format!("before\n{key}\nafter -----BEGIN PRIVATE KEY----- with no end\n");
+        let found = scanner.credentials(&text);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(&text[found[0].start..found[0].end], key);
+        assert_eq!(
+            &text[found[1].start..found[1].end],
+            "-----BEGIN PRIVATE KEY-----"
+        );
     }
 }

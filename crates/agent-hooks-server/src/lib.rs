@@ -733,18 +733,26 @@ impl Steering {
 
     /// Whether the sidecar may do it now: the one decision every route asks.
     fn allowed(self, state: &AppState) -> Result<(), ApiError> {
-        if state.engine.snapshot().self_approve() {
-            Ok(())
-        } else {
-            Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                format!(
-                    "self-approve is turned off (shell_hooks.self_approve: false), so the sidecar may not {} hooks; run `agent-hooks {}` in a terminal",
-                    self.verb(),
-                    self.verb()
-                ),
-            ))
+        let snapshot = state.engine.snapshot();
+        if snapshot.self_approve() {
+            return Ok(());
         }
+        // With approvals outside the workspace, the file beside them decides.
+        let setting = match snapshot.trust_file() {
+            Some(file) => format!(
+                "{} does not say self_approve: true, or shell_hooks.self_approve: false",
+                file.display()
+            ),
+            None => "shell_hooks.self_approve: false".to_owned(),
+        };
+        Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "self-approve is turned off ({setting}), so the sidecar may not {} hooks; run `agent-hooks {}` in a terminal",
+                self.verb(),
+                self.verb()
+            ),
+        ))
     }
 }
 

@@ -116,6 +116,8 @@ pub fn watch(engine: Arc<Engine>) -> Result<Watcher, WatchError> {
     let (tx, rx) = mpsc::unbounded_channel::<PathBuf>();
     let watched_root = root.clone();
     let watched_approvals = outside.clone();
+    // The trust settings beside outside approvals live in the same directory.
+    let watched_trust = engine.snapshot().trust_file().map(Path::to_path_buf);
     let mut watcher = notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
         let Ok(event) = result else {
             return;
@@ -124,7 +126,10 @@ pub fn watch(engine: Arc<Engine>) -> Result<Watcher, WatchError> {
             return;
         }
         for path in event.paths {
-            if relevant(&watched_root, &path) || watched_approvals.as_deref() == Some(&path) {
+            if relevant(&watched_root, &path)
+                || watched_approvals.as_deref() == Some(&path)
+                || watched_trust.as_deref() == Some(&path)
+            {
                 // The receiver is gone only when the watcher is being dropped.
                 let _ = tx.send(path);
             }

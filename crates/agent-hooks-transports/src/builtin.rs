@@ -2,6 +2,11 @@
 //! with no process spawned. Its answer is the same decision-protocol object a command hook
 //! prints, handed back as a [`Reply`] so the shell dialect stays the one interpreter.
 //!
+//! Each evaluation runs on a thread of its own under a time budget (the hook's `timeout`):
+//! past it the thread is abandoned — it ends by itself, every guard being linear in its input,
+//! and it dies with the process — and the caller is told, so one slow input never holds the
+//! dispatch, nor the sidecar's async threads.
+//!
 //! Per-session state lives in memory, in a store shared by every dispatch of the workspace and
 //! kept across reloads (keyed by the hook's state directory), so an approval or an edit of
 //! `config/shell_hooks.yaml` does not make a guard forget the edits it was tracking.
@@ -11,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use agent_hooks_guards::{Guard, GuardContext};
+use agent_hooks_guards::{Assessment, Guard, GuardContext};
 use serde_json::{Map, Value};
 
 use super::{Failure, Reply};
@@ -131,45 +136,174 @@ impl BuiltinSpec {
         self.rules.iter().filter(|p| p.is_file()).cloned().collect()
     }
 
-    /// Evaluates the guard on `payload` for `event` and returns its answer as a reply. With
-    /// `dry_run` (doctor, `agent-hooks test`) it runs on a throwaway context: the answer is the
-    /// same, but neither its state nor its records are touched.
-    pub async fn run(
-        &self,
-        event: Event,
-        payload: &Map<String, Value>,
-        dry_run: bool,
-    ) -> Result<Reply, Failure> {
-        let payload = Value::Object(payload.clone());
-        let answer = if self.may_wait(event) {
-            // The credit lookup is a blocking HTTP GET: keep it off the async threads.
-            let spec = self.clone();
-            tokio::task::spawn_blocking(move || spec.evaluate(event, &payload, dry_run))
-                .await
-                .map_err(|e| Failure::Exec(format!("built-in guard {}: {e}", self.guard)))?
-        } else {
-            self.evaluate(event, &payload, dry_run)
-        };
-        Ok(answer_reply(&answer))
+    /// Evaluates the guard on `call.payload` for `call.event`, on a thread of its own, within
+    /// `call.budget`. With `dry_run` (doctor, `agent-hooks test`) it runs on a throwaway
+    /// context: the answer is the same, but neither its state nor its records are touched.
+    pub async fn run(&self, call: Call<'_>) -> Result<Guarded, Failure> {
+        let mut payload = call.payload.clone();
+        if !call.aliases.is_empty() {
+            let aliases = call
+                .aliases
+                .iter()
+                .map(|(host, canonical)| (host.clone(), Value::String(canonical.clone())))
+                .collect();
+            payload.insert(
+                agent_hooks_guards::TOOL_ALIASES_KEY.to_owned(),
+                Value::Object(aliases),
+            );
+        }
+        let payload = Value::Object(payload);
+        let (event, dry_run) = (call.event, call.dry_run);
+        let spec = self.clone();
+        let (send, answer) = tokio::sync::oneshot::channel();
+        // The balance lookup waits on this runtime (its HTTP client lives there).
+        let runtime = tokio::runtime::Handle::try_current().ok();
+        workers::run(Box::new(move || {
+            let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
+            let _ = send.send(spec.evaluate(event, &payload, dry_run));
+        }))
+        .map_err(|e| Failure::Exec(format!("built-in guard {}: cannot start: {e}", self.guard)))?;
+        match tokio::time::timeout(call.budget, answer).await {
+            Ok(Ok(assessment)) => Ok(Guarded::Answered {
+                reply: answer_reply(&assessment.answer),
+                limit: assessment.limit,
+            }),
+            // The thread ended without an answer: the guard panicked past its own catch.
+            Ok(Err(_)) => Err(Failure::Exec(format!(
+                "built-in guard {} stopped without an answer",
+                self.guard
+            ))),
+            Err(_) => Ok(Guarded::OverBudget(format!(
+                "built-in guard {} ran past its time budget of {} s on this input and was abandoned",
+                self.guard,
+                call.budget.as_secs_f64()
+            ))),
+        }
     }
 
-    /// The guard's answer, synchronously: what `run` does without the reply.
-    fn evaluate(&self, event: Event, payload: &Value, dry_run: bool) -> Value {
+    /// The guard's answer, synchronously: what `run` does on its thread.
+    fn evaluate(&self, event: Event, payload: &Value, dry_run: bool) -> Assessment {
         let mut ctx = self.ctx.lock().unwrap_or_else(|p| p.into_inner());
         if dry_run {
             let mut trial =
                 GuardContext::dry_run(ctx.workspace.clone()).with_balance(balance_lookup);
             drop(ctx);
-            return self.compiled.evaluate(event.name(), payload, &mut trial);
+            return self.compiled.assess(event.name(), payload, &mut trial);
         }
-        self.compiled.evaluate(event.name(), payload, &mut ctx)
+        self.compiled.assess(event.name(), payload, &mut ctx)
+    }
+}
+
+/// The threads guards are evaluated on. Plain threads rather than the runtime's blocking pool:
+/// an abandoned evaluation must not hold up the runtime's shutdown (a process that answers one
+/// event exits at once, and its threads with it). A thread that finished its evaluation waits a
+/// while for the next one, since starting a thread costs more than most evaluations.
+mod workers {
+    use std::sync::Mutex;
+    use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+    use std::time::Duration;
+
+    /// One evaluation, answering on its own channel.
+    pub(super) type Job = Box<dyn FnOnce() + Send>;
+
+    /// How many idle threads wait for work, at most.
+    const MAX_IDLE: usize = 8;
+    /// How long an idle thread waits for work before it ends.
+    const IDLE_FOR: Duration = Duration::from_secs(30);
+
+    /// The idle threads, each by a number and the sender of its work.
+    static IDLE: Mutex<Vec<(u64, Sender<Job>)>> = Mutex::new(Vec::new());
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    /// Runs `job` on an idle thread, or on a new one.
+    pub(super) fn run(mut job: Job) -> std::io::Result<()> {
+        loop {
+            let idle = IDLE.lock().unwrap_or_else(|p| p.into_inner()).pop();
+            match idle {
+                Some((_, worker)) => match worker.send(job) {
+                    Ok(()) => return Ok(()),
+                    // That thread ended meanwhile: the job comes back for the next one.
+                    Err(returned) => job = returned.0,
+                },
+                None => break,
+            }
+        }
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::thread::Builder::new()
+            .name("agent-hooks guard".into())
+            .spawn(move || work(id, job))
+            .map(drop)
     }
 
-    /// Whether evaluating may wait on the network at `event` (the guard's registry row says).
-    fn may_wait(&self, event: Event) -> bool {
-        agent_hooks_guards::guard_info(self.guard)
-            .is_some_and(|info| info.waits_on.contains(&event.name()))
+    fn work(id: u64, mut job: Job) {
+        let (sender, work) = channel::<Job>();
+        loop {
+            job();
+            {
+                let mut idle = IDLE.lock().unwrap_or_else(|p| p.into_inner());
+                if idle.len() >= MAX_IDLE {
+                    return;
+                }
+                idle.push((id, sender.clone()));
+            }
+            job = match next(id, &work) {
+                Some(next) => next,
+                None => return,
+            };
+        }
     }
+
+    /// The next job, or `None` when none came in time and this thread is no longer offered.
+    fn next(id: u64, work: &Receiver<Job>) -> Option<Job> {
+        match work.recv_timeout(IDLE_FOR) {
+            Ok(job) => Some(job),
+            Err(RecvTimeoutError::Disconnected) => None,
+            Err(RecvTimeoutError::Timeout) => {
+                let mut idle = IDLE.lock().unwrap_or_else(|p| p.into_inner());
+                match idle.iter().position(|(offered, _)| *offered == id) {
+                    Some(at) => {
+                        idle.swap_remove(at);
+                        None
+                    }
+                    // Taken just now: its job is on the way.
+                    None => {
+                        drop(idle);
+                        work.recv().ok()
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One evaluation of a built-in guard.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    /// The event.
+    pub event: Event,
+    /// The canonical payload.
+    pub payload: &'a Map<String, Value>,
+    /// The payload's tool names that the workspace aliases (host name, canonical name), so the
+    /// guard treats an aliased tool as the tool it stands for (`claude_hooks.tool_aliases`).
+    pub aliases: &'a [(String, String)],
+    /// How long the guard may take: past it, the evaluation is abandoned.
+    pub budget: Duration,
+    /// A trial run: no state or records written.
+    pub dry_run: bool,
+}
+
+/// What a built-in guard's evaluation came to.
+#[derive(Debug)]
+pub enum Guarded {
+    /// The guard answered, as the reply of a command that printed it and exited 0.
+    Answered {
+        /// The answer.
+        reply: Reply,
+        /// Set when the answer (an `ask`) stands for a limit of the guard's own: why.
+        limit: Option<String>,
+    },
+    /// The guard ran past its budget and was abandoned: why, for the user.
+    OverBudget(String),
 }
 
 /// [`compile`], shared: the same name and rules text give the same compiled guard.
@@ -238,8 +372,8 @@ pub fn answer_reply(answer: &Value) -> Reply {
 }
 
 /// `runtime_footer`'s credit balance: a GET of `url` through the HTTP hooks' client (the same
-/// SSRF guard), 2 s at most, the body's text; `None` on any failure. Blocking: called from a
-/// blocking thread in-process, or from the `guard` command outside any runtime.
+/// SSRF guard), 2 s at most, the body's text; `None` on any failure. Blocking: called from the
+/// guard's own thread in-process, or from the `guard` command, outside any runtime.
 pub fn balance_lookup(url: &str) -> Option<String> {
     let fetch = async {
         let client = super::http::HttpClient::shared().ok()?;
@@ -260,7 +394,7 @@ pub fn balance_lookup(url: &str) -> Option<String> {
     };
     let bounded = async { tokio::time::timeout(BALANCE_TIMEOUT, fetch).await.ok()? };
     match tokio::runtime::Handle::try_current() {
-        // In-process this runs on a blocking thread, which may wait on the engine's runtime.
+        // On a guard's thread of a runtime (`run` enters it there), wait on that runtime.
         Ok(handle) => handle.block_on(bounded),
         Err(_) => {
             let rt = tokio::runtime::Builder::new_current_thread()
@@ -269,5 +403,41 @@ pub fn balance_lookup(url: &str) -> Option<String> {
                 .ok()?;
             rt.block_on(bounded)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc::channel;
+
+    #[test]
+    fn every_job_runs_once_whether_on_a_new_thread_or_an_idle_one() {
+        let (done, finished) = channel();
+        // Rounds from several threads at once, so idle threads are taken and offered
+        // concurrently; each job answers once.
+        let senders: Vec<_> = (0..4)
+            .map(|round| {
+                let done = done.clone();
+                std::thread::spawn(move || {
+                    for i in 0..50 {
+                        let done = done.clone();
+                        super::workers::run(Box::new(move || {
+                            let _ = done.send(round * 1000 + i);
+                        }))
+                        .expect("a guard thread starts");
+                    }
+                })
+            })
+            .collect();
+        for sender in senders {
+            sender.join().expect("the submitting thread ends");
+        }
+        drop(done);
+        let mut seen: Vec<i32> = finished.iter().collect();
+        seen.sort_unstable();
+        let expected: Vec<i32> = (0..4)
+            .flat_map(|round| (0..50).map(move |i| round * 1000 + i))
+            .collect();
+        assert_eq!(seen, expected);
     }
 }

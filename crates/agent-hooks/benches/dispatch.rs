@@ -11,6 +11,9 @@
 //!   the whole check (reading the command, resolving its program, hashing). Target: the hash
 //!   under 20 µs.
 //!
+//! - `builtin/security_guard_ls`: one approved built-in guard answering a short `pre_tool_call`
+//!   in-process, on the thread of its own that its time budget needs.
+//!
 //! Run: `cargo bench -p agent-hooks --bench dispatch`. The spawn cases end with 400 alternating
 //! rounds of the two (printed as `spawn/interleaved`); `INTERLEAVED_ROUNDS=N` changes their
 //! number and `0` leaves them out. `benches/dispatch_instructions.sh` counts the instructions of
@@ -245,8 +248,36 @@ fn trust_check_of_a_10k_script(c: &mut Criterion) {
     group.finish();
 }
 
+fn builtin_guard(c: &mut Criterion) {
+    let (_dir, engine) = workspace(
+        "hooks:\n  - event: pre_tool_call\n    type: builtin\n    name: security_guard\n",
+    );
+    engine
+        .approve(None, "builtin:security_guard")
+        .expect("approve the guard");
+    let rt = runtime();
+    let outcome = rt.block_on(engine.dispatch(Event::PreToolCall, payload()));
+    assert_eq!(outcome.hooks.len(), 1);
+    assert_eq!(
+        outcome.hooks[0].status.as_str(),
+        "noop",
+        "{:?}",
+        outcome.hooks
+    );
+    let mut group = c.benchmark_group("builtin");
+    group.bench_function("security_guard_ls", |b| {
+        b.to_async(&rt).iter_batched(
+            payload,
+            |p| engine.dispatch(Event::PreToolCall, p),
+            BatchSize::SmallInput,
+        );
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    builtin_guard,
     ten_hooks_none_matching,
     command_hook_vs_direct_spawn,
     trust_check_of_a_10k_script

@@ -5,6 +5,10 @@
 //! hooks of the same source may still lift. Hooks that only observe run concurrently. Every effect
 //! is checked against the event's row of the capability table before it counts; every failure is
 //! logged and reported, and fails open unless the hook says `on_error: block`.
+//!
+//! The final input is the checked input: when a hook rewrites the payload after an approved
+//! hook that may block has passed it, that hook runs again on the payload as it will be sent
+//! ([`Checked`], `docs/protocol.md`).
 
 pub(crate) mod background;
 mod merge;
@@ -76,6 +80,37 @@ pub(crate) struct Runtime<'a> {
 /// write them.
 pub const DRY_RUN_ENV: &str = "AGENT_HOOKS_DRY_RUN";
 
+/// The changes hooks made to the payload in one dispatch, so that the approved hooks that may
+/// block and came before a change see the final payload again. Hooks run in declaration order
+/// and a concurrent group sees the payload as it was when the group began, so which changes a
+/// hook saw follows from its index alone: nothing is recorded per hook, and a dispatch where no
+/// hook changes anything (nearly all of them) costs nothing here.
+#[derive(Debug, Default)]
+struct Checked {
+    /// Each change: the hook that made it, and the first hook index that saw it.
+    changes: Vec<(usize, usize)>,
+}
+
+impl Checked {
+    /// Notes that `hooks[writer]` changed the payload, seen from hook `seen_from` on.
+    fn changed(&mut self, writer: usize, seen_from: usize) {
+        self.changes.push((writer, seen_from));
+    }
+
+    /// Whether `hooks[index]` saw an older payload than the final one, not counting its own
+    /// change: its own rewrite is what it vouched for.
+    fn stale(&self, index: usize) -> bool {
+        self.changes
+            .iter()
+            .any(|&(writer, seen_from)| seen_from > index && writer != index)
+    }
+
+    /// The hook whose change made the final payload.
+    fn writer(&self) -> Option<usize> {
+        self.changes.last().map(|&(writer, _)| writer)
+    }
+}
+
 /// One hook's run, before it is merged.
 struct HookRun {
     report: HookReport,
@@ -120,6 +155,7 @@ impl Runtime<'_> {
             }
         };
 
+        let mut checked = Checked::default();
         let mut i = 0;
         while i < hooks.len() {
             if merge.decision == Decision::Block && !merge.block_open_for(hooks[i].source) {
@@ -149,7 +185,12 @@ impl Runtime<'_> {
                 if run.answer.is_some() {
                     match_text = OnceLock::new();
                 }
-                merge.absorb(self, hook, run);
+                if merge.absorb(self, hook, run) {
+                    checked.changed(i, i + 1);
+                    if hook.approval_key.is_none() {
+                        merge.unvetted_rewrite(hook);
+                    }
+                }
                 i += 1;
             } else {
                 let end = hooks[i..]
@@ -169,15 +210,19 @@ impl Runtime<'_> {
                 self.run_observers(
                     snapshot,
                     event,
-                    group,
+                    (hooks, i..end),
                     &matched,
-                    &mut merge,
+                    (&mut merge, &mut checked),
                     &cache,
                     &mut match_text,
                 )
                 .await;
                 i = end;
             }
+        }
+        if merge.decision != Decision::Block && !checked.changes.is_empty() {
+            self.recheck(snapshot, event, hooks, (&checked, skip), &mut merge, &cache)
+                .await;
         }
         merge.settle_open_block(self);
         let mut outcome = merge.finish(
@@ -231,12 +276,13 @@ impl Runtime<'_> {
         &self,
         snapshot: &Snapshot,
         event: Event,
-        group: &[Arc<Hook>],
+        (hooks, range): (&[Arc<Hook>], std::ops::Range<usize>),
         matched: &[bool],
-        merge: &mut Merge,
+        (merge, checked): (&mut Merge, &mut Checked),
         cache: &DispatchCache,
         match_text: &mut OnceLock<String>,
     ) {
+        let group = &hooks[range.clone()];
         let payload = &merge.payload;
         let text = &*match_text;
         let runs = futures::future::join_all(
@@ -251,10 +297,64 @@ impl Runtime<'_> {
             *match_text = OnceLock::new();
         }
         let mut runs = runs.into_iter();
-        for (hook, matched) in group.iter().zip(matched) {
+        // Every hook of the group saw the payload as it was before any of them changed it.
+        let seen_from = range.end;
+        for ((index, hook), matched) in range.zip(group).zip(matched) {
             match matched.then(|| runs.next()).flatten() {
-                Some(run) => merge.absorb(self, hook, run),
+                Some(run) => {
+                    if merge.absorb(self, hook, run) {
+                        checked.changed(index, seen_from);
+                        if hook.approval_key.is_none() {
+                            merge.unvetted_rewrite(hook);
+                        }
+                    }
+                }
                 None => merge.reports.push(skipped(hook, "no match")),
+            }
+        }
+    }
+
+    /// Runs again, on the final payload, every approved hook that may block and passed an
+    /// older one (ran and let it through, or was left out by its matcher), in their order; the
+    /// first block ends it.
+    async fn recheck(
+        &self,
+        snapshot: &Snapshot,
+        event: Event,
+        hooks: &[Arc<Hook>],
+        (checked, skip): (&Checked, Option<(SourceKind, &Cow<'static, str>)>),
+        merge: &mut Merge,
+        cache: &DispatchCache,
+    ) {
+        let Some(writer) = checked.writer().map(|index| hooks[index].name.clone()) else {
+            return;
+        };
+        if !event.spec().may_block {
+            return;
+        }
+        let match_text = OnceLock::new();
+        for (index, hook) in hooks.iter().enumerate() {
+            let approved_blocker = hook.approval_key.is_some()
+                && hook.dialect.background().is_none()
+                && skip.is_none_or(|(source, _)| hook.source != source);
+            if !approved_blocker || !checked.stale(index) {
+                continue;
+            }
+            // A matcher that no longer matches says the hook would not run on this payload.
+            if !self.matches(hook, event, &merge.payload, cache, &match_text) {
+                continue;
+            }
+            let run = self
+                .run_hook(snapshot, hook, event, &merge.payload, cache, &match_text)
+                .await;
+            // A hook the trust gate keeps from running is no approved check: its lapse is
+            // told as any other, and it is not waited for.
+            if let Some((_, warning)) = &run.lapse {
+                merge.lapsed(warning.clone());
+                continue;
+            }
+            if merge.rechecked(self, hook, run, &writer) {
+                break;
             }
         }
     }

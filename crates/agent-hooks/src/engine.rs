@@ -444,6 +444,17 @@ fn snapshot_of(
             previous.map(|s| s.approvals.clone()).unwrap_or_default()
         }
     };
+    let (trust, trust_error) = crate::trust::TrustSettings::load(ws);
+    if let Some(err) = &trust_error {
+        broken.push(BrokenFile::new(
+            ws,
+            err.file(),
+            vec![
+                DiagRecord::new(DiagKind::HookConfigError, err.to_string())
+                    .source(err.file().to_owned()),
+            ],
+        ));
+    }
     if let Some(err) = &config.agent.error {
         broken.push(BrokenFile::new(
             ws,
@@ -469,7 +480,7 @@ fn snapshot_of(
         broken.push(BrokenFile::new(ws, &file.display, records));
     }
     log_once_per_change(ws, log, broken);
-    Snapshot::new(config, approvals)
+    Snapshot::new(config, approvals).with_trust((trust, trust_error))
 }
 
 /// A configuration file with problems, and what to log about it.

@@ -271,7 +271,10 @@ where
         let mut transform = base(session_id);
         transform.insert("tool_name".into(), json!(tool_name));
         transform.insert("tool_result".into(), ran.result.clone());
-        let t = dispatch(engine, Event::TransformToolResult, transform).await;
+        // Part of the call's post-tool line in the decision log, as for the bridges: told,
+        // not recorded on its own.
+        let mut t = engine.dispatch(Event::TransformToolResult, transform).await;
+        crate::lapse::settle(engine, &mut t, crate::lapse::OnFailure::Continue, None);
         notes.extend(t.notes.iter().cloned());
         tell(&mut warnings, &t.warnings);
         stop = stop.or_else(|| t.stop.as_ref().map(|s| s.reason.clone()));

@@ -8,7 +8,7 @@ use agent_hooks_core::event::Event;
 
 use crate::config::Config;
 use crate::hook::Hook;
-use crate::trust::Approvals;
+use crate::trust::{Approvals, TrustSettings};
 
 /// Everything a dispatch reads; cheap to share, never changed once built.
 #[derive(Debug)]
@@ -21,6 +21,10 @@ pub struct Snapshot {
     by_event: Vec<Vec<Arc<Hook>>>,
     /// Some hook runs in the background, so dispatches look for what such hooks left.
     background: bool,
+    /// What governs approval beside the approvals, when those are outside the workspace.
+    trust: TrustSettings,
+    /// Why that file could not be used, if it could not.
+    trust_error: Option<ConfigError>,
 }
 
 impl Snapshot {
@@ -49,7 +53,20 @@ impl Snapshot {
             approvals,
             by_event,
             background,
+            trust: TrustSettings::default(),
+            trust_error: None,
         }
+    }
+
+    /// The snapshot with the trust settings read beside the approvals, and the problem of
+    /// their file, if any.
+    pub(crate) fn with_trust(
+        mut self,
+        (trust, error): (TrustSettings, Option<ConfigError>),
+    ) -> Snapshot {
+        self.trust = trust;
+        self.trust_error = error;
+        self
     }
 
     /// Whether the master switch is on: with it off, no hook that needs approval runs.
@@ -101,9 +118,19 @@ impl Snapshot {
         self.config.agent.host_lifecycle
     }
 
-    /// Whether the agent may approve hooks itself through the sidecar (`self_approve`).
+    /// Whether the agent may approve hooks itself through the sidecar. With approvals kept
+    /// outside the workspace, the trust settings beside them decide ([`Snapshot::trust_file`]);
+    /// `shell_hooks.self_approve` in `config/agent.yaml`, which the agent can write, can only
+    /// turn it off.
     pub fn self_approve(&self) -> bool {
-        self.config.agent.self_approve
+        self.trust.self_approve && self.config.agent.self_approve
+    }
+
+    /// The file that governs approval beside approvals kept outside the workspace
+    /// (`<approvals>.trust.yaml`, whether or not it exists); `None` when approvals live in
+    /// the workspace and `config/agent.yaml` alone decides.
+    pub fn trust_file(&self) -> Option<&std::path::Path> {
+        self.trust.file.as_deref()
     }
 
     /// How many hooks are declared, on every event together.
@@ -115,7 +142,7 @@ impl Snapshot {
     /// file, line and column. A file that does not load changes which hooks run, so a host
     /// shows these where its user looks.
     pub fn errors(&self) -> impl Iterator<Item = &ConfigError> {
-        self.config.errors()
+        self.config.errors().chain(&self.trust_error)
     }
 
     /// The approval key of every declared hook that needs one (its command, URL or

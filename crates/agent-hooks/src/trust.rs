@@ -681,3 +681,97 @@ pub(crate) fn quote(command: &str) -> String {
         command.to_owned()
     }
 }
+
+/// What governs approval when approvals are kept outside the workspace, read from a file
+/// beside the approvals file (`docs/trust.md`, "Trust settings live with the approvals"): a
+/// place the agent cannot write, unlike `config/agent.yaml`, which it can edit and which is
+/// reloaded while the sidecar runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TrustSettings {
+    /// Whether the sidecar's approve and revoke routes answer. `config/agent.yaml` can only
+    /// turn them off on top of this, never on.
+    pub self_approve: bool,
+    /// The file these came from; `None` when approvals live in the workspace, where
+    /// `config/agent.yaml` alone decides.
+    pub file: Option<PathBuf>,
+}
+
+impl Default for TrustSettings {
+    /// Approvals in the workspace: nothing beyond `config/agent.yaml` restricts approval.
+    fn default() -> TrustSettings {
+        TrustSettings {
+            self_approve: true,
+            file: None,
+        }
+    }
+}
+
+/// The trust settings file as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TrustFile {
+    self_approve: Option<bool>,
+}
+
+impl TrustSettings {
+    /// The file beside approvals kept outside the workspace: the approvals file's name with
+    /// `.trust.yaml` for its extension (`proj-approvals.json` → `proj-approvals.trust.yaml`).
+    /// `None` when approvals live in the workspace.
+    pub(crate) fn path(ws: &Workspace) -> Option<PathBuf> {
+        ws.approvals_outside()
+            .then(|| ws.approvals_json().with_extension("trust.yaml"))
+    }
+
+    /// The settings in force for `ws`. With approvals outside the workspace, a missing file
+    /// turns self-approval off: the user took approving out of the agent's reach, and an
+    /// approve route would hand it back. A file that cannot be read or parsed does the same,
+    /// and is returned as the error to report beside the settings.
+    pub(crate) fn load(ws: &Workspace) -> (TrustSettings, Option<ConfigError>) {
+        let Some(path) = TrustSettings::path(ws) else {
+            return (TrustSettings::default(), None);
+        };
+        let closed = TrustSettings {
+            self_approve: false,
+            file: Some(path.clone()),
+        };
+        let display = path.display().to_string();
+        let text = match store::read_optional(&path) {
+            Ok(Some(text)) => text,
+            Ok(None) => return (closed, None),
+            Err(e) => {
+                let error = ConfigError::whole_file(
+                    &display,
+                    format!("cannot read: {e}; self-approval stays off"),
+                );
+                return (closed, Some(error));
+            }
+        };
+        if text.trim().is_empty() {
+            return (closed, None);
+        }
+        match serde_saphyr::from_str::<TrustFile>(&text) {
+            Ok(file) => (
+                TrustSettings {
+                    self_approve: file.self_approve.unwrap_or(false),
+                    file: Some(path),
+                },
+                None,
+            ),
+            Err(e) => {
+                let location = e
+                    .location()
+                    .and_then(|l| Location::from_parser(l.line(), l.column()));
+                let message = e.to_string();
+                let message = message.lines().next().unwrap_or("").trim().to_owned();
+                let error = ConfigError::located(
+                    display,
+                    location,
+                    format!(
+                        "{message} (expected `self_approve: true` or `false`); self-approval stays off"
+                    ),
+                );
+                (closed, Some(error))
+            }
+        }
+    }
+}

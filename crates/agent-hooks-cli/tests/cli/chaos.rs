@@ -680,7 +680,6 @@ fn no_cell_of_the_chaos_matrix_is_silent_and_fail_closed_denies() {
 /// as harmless without a word. Observable whatever the guard reports: a deny, an ask, or a
 /// message the user sees.
 #[test]
-#[ignore = "needs security_guard to answer `ask` past its own limits (issue 31, item 2)"]
 fn a_command_past_the_guards_nesting_limit_is_not_silently_allowed() {
     let command = "echo $($($($($($(rm -rf /))))))";
     for mode in [Mode::Open, Mode::Closed] {

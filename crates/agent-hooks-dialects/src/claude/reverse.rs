@@ -189,6 +189,11 @@ pub fn to_claude(
                 // Claude Code applies updatedInput only with a decision: `ask` shows the user
                 // the rewritten call; `allow` (opt-in) runs it unprompted.
                 if outcome.decision == Decision::Continue {
+                    // A rewrite by a hook that needs no approval is never allowed unprompted.
+                    let rewrite = match outcome.unvetted_rewrite {
+                        Some(_) => RewritePermission::Ask,
+                        None => rewrite,
+                    };
                     specific.insert("permissionDecision".into(), json!(rewrite.as_str()));
                     specific.insert(
                         "permissionDecisionReason".into(),

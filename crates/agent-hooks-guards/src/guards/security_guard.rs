@@ -85,6 +85,8 @@ struct Messages {
     warn: Text,
     exfiltration: Text,
     tool_result_note: Text,
+    /// The answer past a limit of the guard's own (`{why}`, `{command}`).
+    limit: Text,
 }
 
 impl Messages {
@@ -98,6 +100,7 @@ impl Messages {
             (&mut self.warn, &default.warn),
             (&mut self.exfiltration, &default.exfiltration),
             (&mut self.tool_result_note, &default.tool_result_note),
+            (&mut self.limit, &default.limit),
         ] {
             if mine.is_empty() {
                 mine.clone_from(theirs);
@@ -321,11 +324,10 @@ impl SecurityGuard {
     }
 
     fn pre_tool_call(&self, payload: &Value) -> Value {
-        let tool = answer::str_field(payload, "tool_name");
         let Some(input) = payload.get("tool_input").and_then(Value::as_object) else {
             return answer::noop();
         };
-        if answer::tool_in(&self.shell_tools, tool) {
+        if answer::tool_is(&self.shell_tools, payload) {
             let cwd = answer::str_field(payload, "cwd");
             for key in &self.command_keys {
                 if let Some(command) = input.get(key.as_str()).and_then(Value::as_str)
@@ -333,13 +335,14 @@ impl SecurityGuard {
                 {
                     return match found.answer {
                         Answer::Block | Answer::Off => answer::block(found.reason),
+                        Answer::Ask if found.limit => answer::limit(found.reason),
                         Answer::Ask => answer::ask(found.reason),
                         Answer::Warn => answer::field("add_warning", found.reason),
                     };
                 }
             }
         }
-        if answer::tool_in(&self.message_tools, tool) {
+        if answer::tool_is(&self.message_tools, payload) {
             return self.message_tool(input);
         }
         answer::noop()

@@ -96,16 +96,19 @@ impl VerifyCodeChanges {
     }
 
     fn record(&self, payload: &Value, ctx: &mut GuardContext) {
-        let tool = answer::str_field(payload, "tool_name");
+        let (tool, alias) = answer::tool_name(payload);
         let Some(input) = payload.get("tool_input").and_then(Value::as_object) else {
             return;
         };
         let mut effect = ShellEffect::default();
-        if let Some((_, keys)) = self
-            .edit_tools
-            .iter()
-            .find(|(name, _)| name.eq_ignore_ascii_case(tool))
-        {
+        // The tool's own entry first: an alias's entry may name other keys (`Edit` reads
+        // `file_path` where a host's `edit_file` has `path`).
+        let entry = |name: &str| {
+            self.edit_tools
+                .iter()
+                .find(|(listed, _)| listed.eq_ignore_ascii_case(name))
+        };
+        if let Some((_, keys)) = entry(tool).or_else(|| alias.and_then(entry)) {
             for key in keys {
                 if let Some(path) = input.get(key).and_then(Value::as_str)
                     && self.is_source(path)
@@ -114,7 +117,7 @@ impl VerifyCodeChanges {
                 }
             }
         }
-        if answer::tool_in(&self.shell_tools, tool) {
+        if answer::tool_is(&self.shell_tools, payload) {
             for key in &self.command_keys {
                 if let Some(command) = input.get(key).and_then(Value::as_str) {
                     self.shell_effect(command, &mut effect);

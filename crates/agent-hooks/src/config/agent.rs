@@ -28,6 +28,8 @@ pub(crate) struct AgentSettings {
     /// `shell_hooks.enabled`: the master switch. Off unless the file says `true`.
     pub shell_hooks_enabled: bool,
     /// `shell_hooks.self_approve`: whether the sidecar's self-approve route answers (default on).
+    /// With approvals outside the workspace this can only turn it off: the trust settings
+    /// beside the approvals decide (`trust::TrustSettings`, read into the snapshot).
     pub self_approve: bool,
     /// `shell_hooks.host_events`: the events the host says it sends, so hooks on any other
     /// event can be called out as never firing; `None`: every event.

@@ -49,6 +49,8 @@ pub(super) struct Merge {
     /// The `hook_decision` records of this dispatch, written when it ends (a redo cap may
     /// still overrule a block).
     decisions: Vec<DiagRecord>,
+    /// The last hook that needs no approval and rewrote the payload.
+    unvetted: Option<String>,
 }
 
 /// A provisional block: what the outcome said before it, and its records, logged only if the
@@ -77,6 +79,7 @@ impl Merge {
             changed: Vec::new(),
             open_block: None,
             decisions: Vec::new(),
+            unvetted: None,
         }
     }
 
@@ -116,8 +119,9 @@ impl Merge {
         self.decisions.push(record);
     }
 
-    /// Folds one hook's run into the outcome, enforcing the event's capabilities.
-    pub(super) fn absorb(&mut self, rt: &Runtime<'_>, hook: &Hook, mut run: HookRun) {
+    /// Folds one hook's run into the outcome, enforcing the event's capabilities. Says
+    /// whether the hook's answer changed the payload.
+    pub(super) fn absorb(&mut self, rt: &Runtime<'_>, hook: &Hook, mut run: HookRun) -> bool {
         let spec = self.event.spec();
         if let Some(warning) = run.fallback.take() {
             self.warnings.push(warning);
@@ -133,7 +137,7 @@ impl Merge {
         let mut pending: Vec<(DiagKind, String)> = Vec::new();
         let Some(answer) = run.answer.take() else {
             self.failed(hook, run.report);
-            return;
+            return false;
         };
         // A provisional decision (a skill chain's `_block`) opens or lifts a block that later
         // hooks of the same source may still change; its records wait to see if it stands.
@@ -184,7 +188,142 @@ impl Merge {
         for (kind, detail) in pending {
             rt.record(hook_record(hook, self.event, &self.payload, kind, detail));
         }
+        // A guard's own limit answered `ask`; one set to fail closed blocks instead.
+        if run.report.status == HookStatus::Limit
+            && hook.on_error == OnError::Block
+            && spec.may_block
+        {
+            let reason = format!(
+                "hook \"{}\" reached a limit of its own ({}) and is set to fail closed (on_error: block)",
+                hook.name,
+                run.report.detail.as_deref().unwrap_or("limit")
+            );
+            self.decided(hook, LoggedDecision::Block, reason.clone());
+            self.decision = Decision::Block;
+            self.reason = Some(reason);
+        }
         self.reports.push(run.report);
+        !rewritten.is_empty()
+    }
+
+    /// Folds in the second run of `hook`, an approved hook that may block, on the payload as
+    /// `writer` rewrote it after the hook had passed it (`docs/protocol.md`, "The final input
+    /// is the checked input"). Its block or ask counts; what it cannot judge, and any further
+    /// change it would make, asks the user; nothing else of its answer is taken twice. Says
+    /// whether the outcome is now a block.
+    pub(super) fn rechecked(
+        &mut self,
+        rt: &Runtime<'_>,
+        hook: &Hook,
+        mut run: HookRun,
+        writer: &str,
+    ) -> bool {
+        let spec = self.event.spec();
+        if let Some(warning) = run.fallback.take() {
+            self.warnings.push(warning);
+        }
+        let said = format!(
+            "hook \"{}\" ({}) checked the input again after hook \"{writer}\" rewrote it",
+            hook.name, hook.file_display
+        );
+        let (decision, reason) = match run.answer.take() {
+            Some(answer) => {
+                for (kind, detail) in answer.problems.iter().chain(&answer.records) {
+                    rt.record(hook_record(hook, self.event, &self.payload, *kind, detail));
+                }
+                let Admitted { effects, .. } = answer.admit(spec);
+                let mut verdict = (Decision::Continue, None);
+                for effect in effects {
+                    match effect {
+                        Effect::Block { reason } => {
+                            verdict = (Decision::Block, reason.map(str::to_owned));
+                            break;
+                        }
+                        Effect::Ask { reason } => {
+                            verdict = (Decision::Ask, reason.map(str::to_owned));
+                        }
+                        Effect::Rewrite { field, value, .. }
+                            if verdict.0 == Decision::Continue
+                                && self.payload.get(field) != Some(value) =>
+                        {
+                            verdict = (
+                                Decision::Ask,
+                                Some(format!(
+                                    "hook \"{}\" would change {field} again after hook \"{writer}\" rewrote it; confirm the call as it stands",
+                                    hook.name
+                                )),
+                            );
+                        }
+                        Effect::Warnings(warnings) => {
+                            self.warnings.extend(warnings.iter().cloned());
+                        }
+                        _ => {}
+                    }
+                }
+                verdict
+            }
+            None => {
+                let why = run
+                    .lapse
+                    .as_ref()
+                    .map(|(_, warning)| warning.clone())
+                    .or_else(|| run.report.detail.as_deref().map(str::to_owned))
+                    .unwrap_or_else(|| run.report.status.as_str().to_owned());
+                let decision = if hook.on_error == OnError::Block {
+                    Decision::Block
+                } else {
+                    Decision::Ask
+                };
+                (
+                    decision,
+                    Some(format!(
+                        "hook \"{}\" could not check the input as hook \"{writer}\" rewrote it ({why})",
+                        hook.name
+                    )),
+                )
+            }
+        };
+        if decision == Decision::Continue {
+            return false;
+        }
+        let decision = if decision == Decision::Ask && !spec.may_ask {
+            Decision::Block
+        } else {
+            decision
+        };
+        let reason = reason.unwrap_or_else(|| format!("blocked by hook \"{}\"", hook.name));
+        let logged = if decision == Decision::Block {
+            LoggedDecision::Block
+        } else {
+            LoggedDecision::Ask
+        };
+        self.decided(hook, logged, format!("{reason} ({said})"));
+        self.warnings.push(format!("{said}: {reason}"));
+        if decision > self.decision {
+            self.decision = decision;
+            self.reason = Some(reason);
+        }
+        if let Some(report) = self
+            .reports
+            .iter_mut()
+            .find(|r| r.hook == hook.name && r.source == hook.file_display)
+        {
+            report.status = HookStatus::Blocked;
+            report.detail = Some(said.into());
+        }
+        self.decision == Decision::Block
+    }
+
+    /// Tells the user of a hook the trust gate kept from checking the final payload.
+    pub(super) fn lapsed(&mut self, warning: String) {
+        if !self.warnings.contains(&warning) {
+            self.warnings.push(warning);
+        }
+    }
+
+    /// Notes that `hook`, which needs no approval, rewrote the payload.
+    pub(super) fn unvetted_rewrite(&mut self, hook: &Hook) {
+        self.unvetted = Some(hook.name.to_string());
     }
 
     /// Folds in a hook that gave no answer: a failure fails closed when the hook says
@@ -204,6 +343,9 @@ impl Merge {
                 }
             ));
         }
+        if report.status == HookStatus::Limit && hook.on_error == OnError::Continue {
+            self.limited(hook, &report);
+        }
         if report.status.is_failure() && hook.on_error == OnError::Block {
             let reason = format!(
                 "hook \"{}\" failed ({}) and is set to fail closed (on_error: block)",
@@ -215,6 +357,28 @@ impl Merge {
             self.reason = Some(reason);
         }
         self.reports.push(report);
+    }
+
+    /// A guard that ran out of its time budget never lets the action through unjudged: where
+    /// the event can ask, the user is asked; elsewhere the user is told it went on without it.
+    fn limited(&mut self, hook: &Hook, report: &HookReport) {
+        let why = report.detail.as_deref().unwrap_or(report.status.as_str());
+        if self.event.spec().may_ask {
+            let reason = format!(
+                "hook \"{}\" ({}) could not judge this: {why}; confirm it yourself",
+                hook.name, hook.file_display
+            );
+            self.decided(hook, LoggedDecision::Ask, reason.clone());
+            if self.decision < Decision::Ask {
+                self.decision = Decision::Ask;
+                self.reason = Some(reason);
+            }
+        } else {
+            self.warnings.push(format!(
+                "hook \"{}\" ({}): {why}; {} went on without its judgement",
+                hook.name, hook.file_display, self.event
+            ));
+        }
     }
 
     /// Applies a provisional decision (a skill chain's `_block`): a block opens one that later
@@ -425,6 +589,7 @@ impl Merge {
         outcome.stop = self.stop;
         outcome.hooks = self.reports;
         outcome.changed = self.changed;
+        outcome.unvetted_rewrite = self.unvetted.filter(|_| self.event.spec().may_ask);
         outcome
     }
 }

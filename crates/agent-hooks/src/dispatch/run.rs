@@ -16,7 +16,16 @@ use agent_hooks_core::diag::{DiagKind, DiagRecord};
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::{HookReport, HookStatus};
 use agent_hooks_dialects::{DispatchCache, PayloadView};
+use agent_hooks_transports::builtin::{Call, Guarded};
 use agent_hooks_transports::{Failure, Ran, Reply, TransportSpec};
+
+/// A limit a built-in guard reached on this run (`HookStatus::Limit`): never an allow.
+enum GuardLimit {
+    /// It answered `ask` for what it could not read: why.
+    Answered(String),
+    /// It ran past its time budget and was abandoned: why.
+    OverBudget(String),
+}
 
 impl Runtime<'_> {
     /// Runs one matched hook on `payload`: the trust gate, its transport (or the start of a
@@ -45,7 +54,10 @@ impl Runtime<'_> {
             return self.start_background(hook, event, &view, program);
         }
         let started = Instant::now();
-        let ran = self.execute(hook, &view, program.as_ref()).await;
+        let aliases = aliased_tools(&snapshot.config.agent.tool_aliases, payload);
+        let (ran, limit) = self
+            .execute_as(hook, &view, program.as_ref(), &aliases)
+            .await;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let report = |status, detail: Option<String>| {
             HookReport::new(
@@ -64,9 +76,25 @@ impl Runtime<'_> {
             format!("hook \"{}\" ({}): {why}", hook.name, hook.file_display)
         });
 
-        let reply = match ran.result {
-            Ok(reply) => reply,
-            Err(failure) => {
+        let (over_budget, answered_limit) = match limit {
+            Some(GuardLimit::OverBudget(why)) => (Some(why), None),
+            Some(GuardLimit::Answered(why)) => (None, Some(why)),
+            None => (None, None),
+        };
+        let reply = match (ran.result, over_budget) {
+            (Ok(reply), _) => reply,
+            (Err(_), Some(why)) => {
+                self.record(
+                    record(DiagKind::HookTimeout, &why).field("timeout_seconds", timeout_seconds),
+                );
+                return HookRun {
+                    report: report(HookStatus::Limit, Some(why)),
+                    answer: None,
+                    lapse: None,
+                    fallback,
+                };
+            }
+            (Err(failure), None) => {
                 let detail = failure.to_string();
                 let status = match failure {
                     Failure::Timeout(_) => {
@@ -98,7 +126,15 @@ impl Runtime<'_> {
         if !stderr.trim().is_empty() {
             log(DiagKind::HookStderr, stderr.trim());
         }
-        self.read_reply(hook, &view, &reply, report, fallback)
+        let mut run = self.read_reply(hook, &view, &reply, report, fallback);
+        if let Some(why) = answered_limit
+            && run.answer.is_some()
+        {
+            log(DiagKind::HookInvalidOutput, &why);
+            run.report.status = HookStatus::Limit;
+            run.report.detail = Some(Cow::Owned(why));
+        }
+        run
     }
 
     /// Whether the trust gate lets `hook` run at `event`, and the program it pinned: a hook
@@ -269,6 +305,49 @@ impl Runtime<'_> {
         view: &PayloadView<'_>,
         program: Option<&crate::trust::Pinned>,
     ) -> Ran {
+        self.execute_as(hook, view, program, &[]).await.0
+    }
+
+    /// [`Runtime::execute`], with the payload's aliased tool names for a built-in guard, and
+    /// the limit such a guard reached, if it did.
+    async fn execute_as(
+        &self,
+        hook: &Hook,
+        view: &PayloadView<'_>,
+        program: Option<&crate::trust::Pinned>,
+        aliases: &[(String, String)],
+    ) -> (Ran, Option<GuardLimit>) {
+        if let TransportSpec::Builtin(spec) = &hook.transport {
+            // In-process: the guard reads the canonical payload itself, nothing is serialised;
+            // the hook's timeout is its time budget.
+            let call = Call {
+                event: view.event,
+                payload: view.payload,
+                aliases,
+                budget: hook.timeout,
+                dry_run: self.dry_run,
+            };
+            return match spec.run(call).await {
+                Ok(Guarded::Answered { reply, limit }) => {
+                    (Ok(reply).into(), limit.map(GuardLimit::Answered))
+                }
+                Ok(Guarded::OverBudget(why)) => (
+                    Err(Failure::Timeout(hook.timeout)).into(),
+                    Some(GuardLimit::OverBudget(why)),
+                ),
+                Err(failure) => (Err(failure).into(), None),
+            };
+        }
+        (self.spawn(hook, view, program).await, None)
+    }
+
+    /// Runs a hook that is not a built-in guard through its transport.
+    async fn spawn(
+        &self,
+        hook: &Hook,
+        view: &PayloadView<'_>,
+        program: Option<&crate::trust::Pinned>,
+    ) -> Ran {
         let input = || hook.dialect.input(view);
         match &hook.transport {
             TransportSpec::Command(spec) => {
@@ -305,14 +384,40 @@ impl Runtime<'_> {
                     .into()
             }
             TransportSpec::Http(spec) => spec.run(input(), hook.timeout).await.into(),
-            // In-process: the guard reads the canonical payload itself, nothing is serialised.
-            TransportSpec::Builtin(spec) => spec
-                .run(view.event, view.payload, self.dry_run)
-                .await
-                .into(),
+            TransportSpec::Builtin(_) => {
+                Err(Failure::Exec("a built-in guard runs in-process".into())).into()
+            }
             TransportSpec::Judge(spec) => spec.run(&input(), hook.timeout).await.into(),
         }
     }
+}
+
+/// The payload's tool names that `aliases` map to another name (host name, the name it stands
+/// for), so a built-in guard treats `shell_exec` aliased to `Bash` exactly as `Bash`.
+fn aliased_tools(
+    aliases: &agent_hooks_dialects::claude::ToolAliases,
+    payload: &Map<String, Value>,
+) -> Vec<(String, String)> {
+    let names = payload
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .into_iter()
+        .chain(
+            payload
+                .get("tool_names")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str),
+        );
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for name in names {
+        let canonical = aliases.to_claude(name);
+        if canonical != name && !pairs.iter().any(|(host, _)| host == name) {
+            pairs.push((name.to_owned(), canonical.to_owned()));
+        }
+    }
+    pairs
 }
 
 /// A record about `hook`, in the shape its dialect's readers expect.

@@ -33,6 +33,9 @@ const PIPED_INPUT: &str = "$piped_input";
 pub(crate) struct Finding {
     pub(crate) answer: Answer,
     pub(crate) reason: String,
+    /// The answer is the guard's own limit (code nested past [`MAX_NESTING`]), not a rule's:
+    /// the guard could not read all of the command, so it asks rather than allows.
+    pub(crate) limit: bool,
 }
 
 /// One walk over one command text.
@@ -95,9 +98,32 @@ impl<'g> Scan<'g> {
             return false;
         }
         if self.found.as_ref().is_none_or(|f| answer > f.answer) {
-            self.found = Some(Finding { answer, reason });
+            self.found = Some(Finding {
+                answer,
+                reason,
+                limit: false,
+            });
         }
         answer == Answer::Block
+    }
+
+    /// Code nested deeper than the walk follows: it is never taken as harmless. The finding
+    /// asks, unless a rule already found something as strong; it never ends the walk, so a
+    /// block elsewhere in the text still wins.
+    fn note_limit(&mut self, text: &str) -> bool {
+        if self.found.as_ref().is_none_or(|f| Answer::Ask > f.answer) {
+            let why = format!("shell code nested more than {MAX_NESTING} levels deep");
+            let reason = fill(
+                &self.guard.messages.limit,
+                &[("why", &why), ("command", &quote(text))],
+            );
+            self.found = Some(Finding {
+                answer: Answer::Ask,
+                reason,
+                limit: true,
+            });
+        }
+        false
     }
 
     fn note_rule(&mut self, rule: &Rule, command: &str) -> bool {
@@ -118,8 +144,11 @@ impl<'g> Scan<'g> {
 
     /// Walks `text`; `true` when it is blocked.
     pub(crate) fn check(&mut self, text: &str, depth: usize) -> bool {
-        if depth > MAX_NESTING || text.trim().is_empty() {
+        if text.trim().is_empty() {
             return false;
+        }
+        if depth > MAX_NESTING {
+            return self.note_limit(text);
         }
         let script = shell::parse(text);
         script
@@ -130,8 +159,11 @@ impl<'g> Scan<'g> {
     /// Walks one body of a parsed script (the text itself, or a substitution's inside,
     /// which the tokenizer has parsed already); `true` when it is blocked.
     fn walk(&mut self, script: &Script<'_>, body: &Body<'_>, depth: usize) -> bool {
-        if depth > MAX_NESTING || body.text.trim().is_empty() {
+        if body.text.trim().is_empty() {
             return false;
+        }
+        if depth > MAX_NESTING {
+            return self.note_limit(&body.text);
         }
         if !body.parsed {
             return self.check(&body.text, depth);
