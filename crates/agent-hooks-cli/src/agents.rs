@@ -168,12 +168,14 @@ pub(crate) fn install(
             }
         },
     };
-    if mode == OnFailure::Block && http.is_some() {
-        // An HTTP hook carries no flag: the route reads `on_failure` in config/agent.yaml.
+    if http.is_some() && std::env::var_os(bridge::HTTP_TOKEN_ENV).is_none_or(|v| v.is_empty()) {
+        // The installed hooks send the token from the agent's environment: without it every
+        // call is refused, and the agent shows that as an error while the action goes on.
         eprintln!(
-            "agent-hooks {me}: --fail-closed with --http: set `on_failure: block` in config/agent.yaml, which the sidecar's route reads, or end the hook's URL with `?on_failure=block`"
+            "agent-hooks {me}: note: ${var} is not set here; start {label} with it, e.g. {var}=\"$(cat <state dir>/sidecar.token)\" (docs/sidecar.md), or the sidecar refuses its calls",
+            var = bridge::HTTP_TOKEN_ENV,
+            label = agent.label(),
         );
-        return ExitCode::from(2);
     }
     match bridge::install_agent_with(&ws, agent, &wiring, mode) {
         Ok(report) => {

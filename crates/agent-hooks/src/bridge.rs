@@ -411,13 +411,18 @@ pub fn installed_fail_closed(ws: &Workspace) -> Vec<Agent> {
                         .collect::<Vec<_>>()
                 })
                 .any(|h| {
-                    is_bridge_handler(agent, &h)
-                        && h.get("command").and_then(Value::as_str).is_some_and(|c| {
-                            shell_words::split(c)
-                                .unwrap_or_default()
-                                .iter()
-                                .any(|w| w == "--fail-closed")
-                        })
+                    let command = h.get("command").and_then(Value::as_str).is_some_and(|c| {
+                        shell_words::split(c)
+                            .unwrap_or_default()
+                            .iter()
+                            .any(|w| w == "--fail-closed")
+                    });
+                    let url = h
+                        .get("url")
+                        .and_then(Value::as_str)
+                        .and_then(|u| u.split_once('?'))
+                        .is_some_and(|(_, q)| q.split('&').any(|p| p == "on_failure=block"));
+                    is_bridge_handler(agent, &h) && (command || url)
                 })
         })
         .collect()
@@ -556,7 +561,8 @@ pub fn install_agent(
 /// [`install_agent`], with the mode the installed bridge runs in: a command bridge always
 /// names this workspace by its absolute path (`--workspace`), so it finds it from whatever
 /// directory the agent starts it in; with [`OnFailure::Block`] it also says `--fail-closed`,
-/// which holds even when `config/agent.yaml` does not load (`docs/agents.md`).
+/// which holds even when `config/agent.yaml` does not load (`docs/agents.md`); an HTTP
+/// bridge says it with `?on_failure=block` in the route's URL.
 ///
 /// # Errors
 ///
@@ -593,7 +599,17 @@ pub fn install_agent_with(
         // reads and writes, and that is often committed.
         Wiring::Http(base) => json!({
             "type": "http",
-            "url": format!("{}{}", base.trim_end_matches('/'), agent.http_route()),
+            // The route's `--fail-closed`: it holds even when config/agent.yaml does not load.
+            "url": format!(
+                "{}{}{}",
+                base.trim_end_matches('/'),
+                agent.http_route(),
+                if mode == OnFailure::Block {
+                    "?on_failure=block"
+                } else {
+                    ""
+                }
+            ),
             "timeout": 120,
             "headers": {"Authorization": format!("Bearer ${HTTP_TOKEN_ENV}")},
             "allowedEnvVars": [HTTP_TOKEN_ENV],

@@ -1511,6 +1511,34 @@ fn claude_code_http_hooks_reach_the_sidecar_route_with_state_in_one_process() {
 }
 
 #[test]
+fn claude_install_http_fail_closed_writes_the_routes_query_and_names_the_token_variable() {
+    let ws = Ws::new();
+    let base = "http://127.0.0.1:8787";
+    let mut command = ws.command(&["claude-install", "--http", base, "--fail-closed"]);
+    let installed = command
+        .env_remove("AGENT_HOOKS_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run claude-install");
+    let said = String::from_utf8_lossy(&installed.stderr);
+    assert!(installed.status.success(), "{installed:?}");
+    assert!(said.contains("$AGENT_HOOKS_TOKEN is not set"), "{said}");
+    let settings: Value =
+        serde_json::from_str(&ws.read(".claude/settings.json")).expect("settings JSON");
+    assert_eq!(
+        settings["hooks"]["PreToolUse"][0]["hooks"][0]["url"],
+        json!(format!("{base}/v1/hooks/claude-code?on_failure=block"))
+    );
+    let listed = ws.run(&["list", "--json"]);
+    let listed: Value = serde_json::from_slice(&listed.stdout).expect("list --json");
+    assert_eq!(
+        listed["bridges_fail_closed"],
+        json!(["Claude Code"]),
+        "{listed}"
+    );
+}
+
+#[test]
 fn an_if_rule_limits_the_hook_to_the_calls_it_names() {
     let command = ".claude/hooks/no_push.sh";
     let ws = Ws::new().master(true).sh(
