@@ -1038,3 +1038,37 @@ fn a_guard_still_logs_a_warning_on_stderr() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_guard_as_a_claude_code_hook_reads_what_claude_code_sends_and_says_when_it_cannot() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let guard = || {
+        let mut command = Command::new(support::BIN);
+        command
+            .args(["--workspace", &dir.path().to_string_lossy()])
+            .args(["guard", "security_guard", "--format", "claude"])
+            .env("STATE_DIR", dir.path().join("state"))
+            .env_remove("AGENT_HOOKS_LOG");
+        command
+    };
+    // A lone surrogate, as JSON.stringify writes one: the rest of the command is still read.
+    let lone = br#"{"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash",
+                    "tool_input": {"command": "echo \ud800; rm -rf /"}}"#;
+    let out = support::run_piped(guard(), lone);
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("an answer");
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{out:?}"
+    );
+    // Input that is no JSON at all: not judged, and said in the user's channel (an exit 1
+    // would show only in Claude Code's verbose view).
+    let out = support::run_piped(guard(), b"{\"hook_event_name\": ");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("an answer");
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("did not judge this call")),
+        "{answer}"
+    );
+}

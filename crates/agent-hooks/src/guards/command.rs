@@ -126,6 +126,18 @@ pub fn run(request: &Request, input: &[u8]) -> Answer {
     }
     let input = match read_input(input, request.format) {
         Ok(input) => input,
+        // Inside Claude Code an exit 1 is shown only in its verbose view: the guard that could
+        // not judge the call says so in the user's channel instead (`docs/agents.md`).
+        Err(why) if request.format == Format::Claude => {
+            let message = format!(
+                "agent-hooks guard {name} could not read Claude Code's hook input, so it did not judge this call: {why}"
+            );
+            return Answer {
+                stdout: format!("{}\n", serde_json::json!({ "systemMessage": message })),
+                stderr: format!("{message}\n"),
+                exit: 0,
+            };
+        }
         Err(why) => return Answer::failed(name, why),
     };
     let (guard, problem) = match builtin::compile(name, request.rules.as_deref()) {
@@ -266,8 +278,8 @@ fn claude_answer(
 /// Reads stdin: a Claude Code input (`hook_event_name`) through the bridge's translation, else
 /// a canonical payload naming its `event`.
 fn read_input(bytes: &[u8], format: Format) -> Result<Input, String> {
-    let value: Value = serde_json::from_slice(bytes)
-        .map_err(|e| format!("the payload on stdin is not JSON: {e}"))?;
+    // Read as the agents write it: a lone surrogate is U+FFFD, deep nesting is read.
+    let (value, _) = agent_hooks_dialects::json::read(bytes).map_err(|e| format!("stdin: {e}"))?;
     let Value::Object(map) = &value else {
         return Err("the payload on stdin must be one JSON object".into());
     };
