@@ -31,7 +31,7 @@ impl CommandSpec {
     /// Runs the command with `input` on stdin and `env` added to the environment. `program`,
     /// when given, is what the trust gate verified: the process then runs from sealed copies
     /// of the verified bytes where the command's form allows ([`plan`]), else from the pinned
-    /// program ([`CommandSpec::process`]). A file that no longer holds its approved content is
+    /// program, as [`Pinned`] describes. A file that no longer holds its approved content is
     /// not run.
     pub async fn run(
         &self,

@@ -3,7 +3,7 @@
 //! answer arrived (the connection was refused or closed). Standard library only, so the tests
 //! compile it with a bare `rustc` and run it as another user.
 //!
-//! Usage: sidecar-probe (--socket PATH | --port PORT) [--token TOKEN] METHOD:PATH[:BODY]...
+//! Usage: `sidecar-probe (--socket PATH | --port PORT) [--token TOKEN] METHOD:PATH[:BODY]...`
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;

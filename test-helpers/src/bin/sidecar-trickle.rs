@@ -5,8 +5,8 @@
 //! answered (408 at the body deadline, or cut to make room), and the health latency
 //! percentiles. Standard library only.
 //!
-//! Usage: sidecar-trickle (--socket PATH | --port PORT [--token-file PATH]) [--clients 1000]
-//!        [--checks 200] [--interval-ms 20]
+//! Usage: `sidecar-trickle (--socket PATH | --port PORT [--token-file PATH]) [--clients 1000]
+//! [--checks 200] [--interval-ms 20]`
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
