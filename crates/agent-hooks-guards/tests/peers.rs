@@ -128,9 +128,12 @@ fn family(command: &str) -> &'static str {
     } else if has(&["curl", "wget"])
         && (has(&[
             "| sh", "|sh", "| bash", "|bash", "| zsh", "| python", "| sudo",
-        ]) || has(&["<(curl", "<(wget", "$(curl", "$(wget"]))
+        ]) || has(&["<(curl", "<(wget", "$(curl", "$(wget"])
+            || has(&["&& bash ", "&& sh ", "chmod +x"]))
     {
         "curl|bash"
+    } else if has(&["base64 -d", "base64 --decode", "xxd -r"]) && has(&["| sh", "| bash"]) {
+        "encoded payload to a shell"
     } else if interpreter && has(&[" -c", " -e", "<<"]) {
         "interpreter one-liners"
     } else if word("rm")
@@ -166,6 +169,18 @@ fn family(command: &str) -> &'static str {
         "git+http",
     ]) {
         "untrusted registries"
+    } else if (word("curl") || word("wget"))
+        && has(&[
+            " -f ",
+            " -d @",
+            "--data @",
+            "--upload-file",
+            " -t ",
+            "-x post",
+            "--post-file",
+        ])
+    {
+        "upload (data off the machine)"
     } else if has(&[
         "crontab",
         "/etc/cron",
