@@ -416,6 +416,36 @@ impl ToolAliases {
         self.host_to_claude.get(host).map_or(host, String::as_str)
     }
 
+    /// The tool names of `payload` (`tool_name`, `tool_names`) that these aliases map to
+    /// another name, as (host name, the name it stands for): what a guard is handed so it
+    /// treats `shell_exec` aliased to `Bash` exactly as `Bash`.
+    pub fn aliased_in(
+        &self,
+        payload: &serde_json::Map<String, serde_json::Value>,
+    ) -> Vec<(String, String)> {
+        use serde_json::Value;
+        let names = payload
+            .get("tool_name")
+            .and_then(Value::as_str)
+            .into_iter()
+            .chain(
+                payload
+                    .get("tool_names")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str),
+            );
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for name in names {
+            let canonical = self.to_claude(name);
+            if canonical != name && !pairs.iter().any(|(host, _)| host == name) {
+                pairs.push((name.to_owned(), canonical.to_owned()));
+            }
+        }
+        pairs
+    }
+
     /// The host's name for the agent's tool `claude`; unaliased names pass through.
     pub fn to_host<'a>(&'a self, claude: &'a str) -> &'a str {
         self.host_to_claude

@@ -1072,3 +1072,35 @@ fn the_guard_as_a_claude_code_hook_reads_what_claude_code_sends_and_says_when_it
         "{answer}"
     );
 }
+
+#[test]
+fn the_guard_as_a_command_reads_the_workspaces_tool_aliases() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let guard = || {
+        let mut command = Command::new(support::BIN);
+        command
+            .args(["--workspace", &dir.path().to_string_lossy()])
+            .args(["guard", "security_guard"])
+            .env("STATE_DIR", dir.path().join("state"))
+            .env_remove("AGENT_HOOKS_LOG");
+        command
+    };
+    let call = json!({"event": "pre_tool_call", "session_id": "s", "tool_name": "shell_exec",
+                      "tool_input": {"command": "rm -rf /"}});
+    let decision = |out: std::process::Output| {
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_str::<Value>(&text).map_or(Value::Null, |v| v["decision"].clone())
+    };
+    // Unaliased, `shell_exec` is no shell tool the guard knows.
+    let out = support::run_piped(guard(), call.to_string().as_bytes());
+    assert_eq!(decision(out), Value::Null);
+    // The documented alias makes it the shell tool, as inside the runtime.
+    std::fs::create_dir_all(dir.path().join("config")).expect("config dir");
+    write(
+        &dir.path().join("config/agent.yaml"),
+        "claude_hooks:\n  tool_aliases:\n    shell_exec: Bash\n",
+    );
+    let out = support::run_piped(guard(), call.to_string().as_bytes());
+    assert_eq!(decision(out), json!("block"));
+}

@@ -54,7 +54,7 @@ impl Runtime<'_> {
             return self.start_background(hook, event, &view, program);
         }
         let started = Instant::now();
-        let aliases = aliased_tools(&snapshot.config.agent.tool_aliases, payload);
+        let aliases = snapshot.config.agent.tool_aliases.aliased_in(payload);
         let (ran, limit) = self
             .execute_as(hook, &view, program.as_ref(), &aliases)
             .await;
@@ -390,34 +390,6 @@ impl Runtime<'_> {
             TransportSpec::Judge(spec) => spec.run(&input(), hook.timeout).await.into(),
         }
     }
-}
-
-/// The payload's tool names that `aliases` map to another name (host name, the name it stands
-/// for), so a built-in guard treats `shell_exec` aliased to `Bash` exactly as `Bash`.
-fn aliased_tools(
-    aliases: &agent_hooks_dialects::claude::ToolAliases,
-    payload: &Map<String, Value>,
-) -> Vec<(String, String)> {
-    let names = payload
-        .get("tool_name")
-        .and_then(Value::as_str)
-        .into_iter()
-        .chain(
-            payload
-                .get("tool_names")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str),
-        );
-    let mut pairs: Vec<(String, String)> = Vec::new();
-    for name in names {
-        let canonical = aliases.to_claude(name);
-        if canonical != name && !pairs.iter().any(|(host, _)| host == name) {
-            pairs.push((name.to_owned(), canonical.to_owned()));
-        }
-    }
-    pairs
 }
 
 /// A record about `hook`, in the shape its dialect's readers expect.

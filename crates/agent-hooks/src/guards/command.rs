@@ -125,7 +125,10 @@ pub fn run(request: &Request, input: &[u8]) -> Answer {
         };
     }
     let input = match read_input(input, request.format) {
-        Ok(input) => input,
+        Ok(mut input) => {
+            hand_aliases(&request.workspace, &mut input.payload);
+            input
+        }
         // Inside Claude Code an exit 1 is shown only in its verbose view: the guard that could
         // not judge the call says so in the user's channel instead (`docs/agents.md`).
         Err(why) if request.format == Format::Claude => {
@@ -180,6 +183,28 @@ pub fn run(request: &Request, input: &[u8]) -> Answer {
     stderr.push_str(&answer.stderr);
     answer.stderr = stderr;
     answer
+}
+
+/// Hands the guard the workspace's tool aliases as the runtime hands them to a built-in hook
+/// (`claude_hooks.tool_aliases` in `config/agent.yaml`), so `shell_exec` aliased to `Bash` is
+/// guarded as `Bash` by the command too. Only a payload that names a tool reads the file.
+fn hand_aliases(ws: &Workspace, payload: &mut Map<String, Value>) {
+    if !payload.contains_key("tool_name") && !payload.contains_key("tool_names") {
+        return;
+    }
+    let pairs = crate::config::agent::AgentSettings::load(ws)
+        .tool_aliases
+        .aliased_in(payload);
+    if !pairs.is_empty() {
+        let aliases = pairs
+            .into_iter()
+            .map(|(host, canonical)| (host, Value::String(canonical)))
+            .collect();
+        payload.insert(
+            agent_hooks_guards::TOOL_ALIASES_KEY.to_owned(),
+            Value::Object(aliases),
+        );
+    }
 }
 
 /// The guard's own answer, as a command hook prints it.
