@@ -363,67 +363,58 @@ fn is_bridge_handler(agent: Agent, handler: &Value) -> bool {
         || field("url").is_some_and(|url| Agent::of_bridge_url(url) == Some(agent))
 }
 
-/// Whether `.claude/settings.json` wires some event to the bridge (so Claude Code runs this
-/// workspace's hooks).
-pub(crate) fn is_installed(ws: &Workspace) -> bool {
-    let agent = Agent::ClaudeCode;
+/// The bridge entries `agent`'s hooks file in `ws` holds (none when it is missing or does
+/// not parse): what `list`, `doctor` and the Claude Code loader read of an installation.
+fn installed_bridge_handlers(ws: &Workspace, agent: Agent) -> Vec<Value> {
     let Ok(Some(text)) = store::read_optional(&ws.root().join(agent.config_file())) else {
-        return false;
+        return Vec::new();
     };
-    let Ok(Value::Object(doc)) = serde_json::from_str::<Value>(&text) else {
-        return false;
+    let Ok(doc) = agent.home().parse_config(&text) else {
+        return Vec::new();
     };
     let Some(Value::Object(hooks)) = doc.get("hooks") else {
-        return false;
+        return Vec::new();
     };
     hooks
         .values()
         .filter_map(Value::as_array)
-        .flatten()
-        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
-        .flatten()
-        .any(|h| is_bridge_handler(agent, h))
+        .flat_map(|list| {
+            let mut list = list.clone();
+            handlers_mut(agent, &mut list)
+                .into_iter()
+                .map(|h| h.clone())
+                .collect::<Vec<_>>()
+        })
+        .filter(|h| is_bridge_handler(agent, h))
+        .collect()
 }
 
-/// The agents whose installed bridge entries in this workspace run with `--fail-closed`, for
-/// `list` and `doctor`.
+/// Whether `.claude/settings.json` wires some event to the bridge (so Claude Code runs this
+/// workspace's hooks).
+pub(crate) fn is_installed(ws: &Workspace) -> bool {
+    !installed_bridge_handlers(ws, Agent::ClaudeCode).is_empty()
+}
+
+/// The agents whose installed bridge entries in this workspace fail closed — a command's
+/// `--fail-closed`, an HTTP hook's `?on_failure=block` — for `list` and `doctor`.
 pub fn installed_fail_closed(ws: &Workspace) -> Vec<Agent> {
     Agent::ALL
         .into_iter()
         .filter(|&agent| {
-            let Ok(Some(text)) = store::read_optional(&ws.root().join(agent.config_file())) else {
-                return false;
-            };
-            let Ok(doc) = agent.home().parse_config(&text) else {
-                return false;
-            };
-            let Some(Value::Object(hooks)) = doc.get("hooks") else {
-                return false;
-            };
-            hooks
-                .values()
-                .filter_map(Value::as_array)
-                .flat_map(|list| {
-                    let mut list = list.clone();
-                    handlers_mut(agent, &mut list)
-                        .into_iter()
-                        .map(|h| h.clone())
-                        .collect::<Vec<_>>()
-                })
-                .any(|h| {
-                    let command = h.get("command").and_then(Value::as_str).is_some_and(|c| {
-                        shell_words::split(c)
-                            .unwrap_or_default()
-                            .iter()
-                            .any(|w| w == "--fail-closed")
-                    });
-                    let url = h
-                        .get("url")
-                        .and_then(Value::as_str)
-                        .and_then(|u| u.split_once('?'))
-                        .is_some_and(|(_, q)| q.split('&').any(|p| p == "on_failure=block"));
-                    is_bridge_handler(agent, &h) && (command || url)
-                })
+            installed_bridge_handlers(ws, agent).iter().any(|h| {
+                let command = h.get("command").and_then(Value::as_str).is_some_and(|c| {
+                    shell_words::split(c)
+                        .unwrap_or_default()
+                        .iter()
+                        .any(|w| w == "--fail-closed")
+                });
+                let url = h
+                    .get("url")
+                    .and_then(Value::as_str)
+                    .and_then(|u| u.split_once('?'))
+                    .is_some_and(|(_, q)| q.split('&').any(|p| p == "on_failure=block"));
+                command || url
+            })
         })
         .collect()
 }

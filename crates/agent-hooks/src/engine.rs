@@ -432,28 +432,14 @@ fn snapshot_of(
     let approvals = match Approvals::load(ws) {
         Ok(a) => a,
         Err(err) => {
-            broken.push(BrokenFile::new(
-                ws,
-                err.file(),
-                vec![
-                    DiagRecord::new(DiagKind::HookConfigError, err.to_string())
-                        .source(err.file().to_owned()),
-                ],
-            ));
+            broken.push(unreadable_trust_file(ws, &err));
             // Keep what was trusted before rather than trusting nothing or everything.
             previous.map(|s| s.approvals.clone()).unwrap_or_default()
         }
     };
     let (trust, trust_error) = crate::trust::TrustSettings::load(ws);
     if let Some(err) = &trust_error {
-        broken.push(BrokenFile::new(
-            ws,
-            err.file(),
-            vec![
-                DiagRecord::new(DiagKind::HookConfigError, err.to_string())
-                    .source(err.file().to_owned()),
-            ],
-        ));
+        broken.push(unreadable_trust_file(ws, err));
     }
     if let Some(err) = &config.agent.error {
         broken.push(BrokenFile::new(
@@ -523,6 +509,19 @@ impl BrokenFile {
 
 /// Where the fingerprints of the broken files already logged are kept, across processes.
 const LOGGED_CONFIG_ERRORS: &str = ".logged-config-errors.json";
+
+/// A trust file (the approvals, or the trust settings beside them) that did not load, as the
+/// reload logs it once.
+fn unreadable_trust_file(ws: &Workspace, err: &crate::config::ConfigError) -> BrokenFile {
+    BrokenFile::new(
+        ws,
+        err.file(),
+        vec![
+            DiagRecord::new(DiagKind::HookConfigError, err.to_string())
+                .source(err.file().to_owned()),
+        ],
+    )
+}
 
 /// Logs each broken file's problems once per change of that file, not at every load: every
 /// `fire` and `list` opens the workspace, and the sidecar reloads on every file change. The
