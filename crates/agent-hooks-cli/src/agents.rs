@@ -106,17 +106,17 @@ pub(crate) async fn hook(agent: Agent, flag: Option<&Path>, mode: OnFailure) -> 
         );
         return emit(&answer);
     }
-    // The workspace is found from the input's own fields; the bridge reads it again in full.
-    let located = agent_hooks::bridge::json::read(&input)
-        .map(|(value, _)| value)
-        .unwrap_or(Value::Null);
-    let answer = match bridge_workspace(agent, flag, &located) {
+    // Read once: the workspace is found from the input's own fields, then the bridge
+    // dispatches the same value.
+    let read = bridge::json::read(&input);
+    let located = read.as_ref().map_or(&Value::Null, |(value, _)| value);
+    let answer = match bridge_workspace(agent, flag, located) {
         Ok(ws) => {
             // One process per event: `prefork` hooks are run by the workspace's forkers.
             let engine = Engine::open(ws).with_workspace_forkers();
-            bridge::answer(agent, Ok(&engine), &input, mode, Surface::Bridge).await
+            bridge::answer_read(agent, Ok(&engine), read, mode, Surface::Bridge).await
         }
-        Err(why) => bridge::answer(agent, Err(&why), &input, mode, Surface::Bridge).await,
+        Err(why) => bridge::answer_read(agent, Err(&why), read, mode, Surface::Bridge).await,
     };
     emit(&answer)
 }

@@ -852,16 +852,7 @@ async fn agent_hook(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let body = body?;
-    // `?on_failure=block` in the hook's URL is a command bridge's `--fail-closed`: it holds
-    // even when config/agent.yaml does not load.
-    let forced = if query
-        .as_deref()
-        .is_some_and(|q| q.split('&').any(|pair| pair == "on_failure=block"))
-    {
-        agent_hooks::OnFailure::Block
-    } else {
-        agent_hooks::OnFailure::Continue
-    };
+    let forced = agent_hooks::bridge::route_mode(query.as_deref());
     let answer =
         agent_hooks::bridge::answer(agent, Ok(&state.engine), &body, forced, Surface::Sidecar)
             .await;

@@ -130,6 +130,18 @@ pub async fn answer(
     forced: OnFailure,
     surface: Surface,
 ) -> AgentAnswer {
+    answer_read(agent, engine, json::read(input), forced, surface).await
+}
+
+/// [`answer`] for input its caller already read with [`json::read`] (the `<agent>-hook`
+/// commands read it once, to find the workspace from its fields as well).
+pub async fn answer_read(
+    agent: Agent,
+    engine: Result<&Engine, &str>,
+    read: Result<(Value, json::Repairs), json::Unreadable>,
+    forced: OnFailure,
+    surface: Surface,
+) -> AgentAnswer {
     let mode = match engine {
         Ok(engine) => lapse::mode(engine, forced),
         Err(_) => forced,
@@ -154,7 +166,7 @@ pub async fn answer(
             record_unread_call(engine.workspace(), surface, agent, value, why);
         }
     };
-    let (value, repairs) = match agent_hooks_dialects::json::read(input) {
+    let (value, repairs) = match read {
         Ok(read) => read,
         Err(e) => {
             record(None, &e.to_string());
@@ -395,6 +407,16 @@ pub(crate) fn is_installed(ws: &Workspace) -> bool {
     !installed_bridge_handlers(ws, Agent::ClaudeCode).is_empty()
 }
 
+/// The mode an HTTP bridge's route URL asks for with its query: `?on_failure=block` is a
+/// command bridge's `--fail-closed` (it holds even when `config/agent.yaml` does not load).
+pub fn route_mode(query: Option<&str>) -> OnFailure {
+    if query.is_some_and(|q| q.split('&').any(|pair| pair == "on_failure=block")) {
+        OnFailure::Block
+    } else {
+        OnFailure::Continue
+    }
+}
+
 /// The agents whose installed bridge entries in this workspace fail closed — a command's
 /// `--fail-closed`, an HTTP hook's `?on_failure=block` — for `list` and `doctor`.
 pub fn installed_fail_closed(ws: &Workspace) -> Vec<Agent> {
@@ -412,7 +434,7 @@ pub fn installed_fail_closed(ws: &Workspace) -> Vec<Agent> {
                     .get("url")
                     .and_then(Value::as_str)
                     .and_then(|u| u.split_once('?'))
-                    .is_some_and(|(_, q)| q.split('&').any(|p| p == "on_failure=block"));
+                    .is_some_and(|(_, query)| route_mode(Some(query)) == OnFailure::Block);
                 command || url
             })
         })

@@ -17,7 +17,7 @@ use crate::engine::Engine;
 use agent_hooks_core::answer::Decision;
 use agent_hooks_core::diag::{LogDestination, append_line, now_rfc3339};
 use agent_hooks_core::event::Event;
-use agent_hooks_core::outcome::{HookStatus, LapseKind, Outcome};
+use agent_hooks_core::outcome::{HookStatus, LapseKind, Outcome, TRUST_SKIPS};
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::agent::Agent;
 
@@ -340,12 +340,8 @@ fn lapses_of(outcome: &Outcome) -> Vec<LapseRecord> {
         let kind = match report.status {
             HookStatus::Timeout => "hook_timeout",
             HookStatus::Error | HookStatus::InvalidOutput => "hook_failed",
-            // The trust gate's reasons, as `dispatch::Lapse::describe` words them.
-            HookStatus::Skipped
-                if matches!(detail, "master switch off" | "not approved" | "drift") =>
-            {
-                "trust_skip"
-            }
+            // The trust gate's reasons, as the dispatcher words them.
+            HookStatus::Skipped if TRUST_SKIPS.contains(&detail) => "trust_skip",
             // Any other failure (a guard past its own limits included).
             status if status.is_failure() => "hook_failed",
             _ => continue,
