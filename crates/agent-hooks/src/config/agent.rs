@@ -201,6 +201,7 @@ impl AgentSettings {
         if let Some(why) = shape_problem(&doc) {
             problems.push(format!("{why}; the master switch stays off"));
         }
+        problems.extend(misspelt_settings(&doc));
         let file = from_object::<AgentFile>(&doc).unwrap_or_default();
         if let Some(shell) = section(&file.shell_hooks) {
             settings.read_shell_hooks(shell, &mut problems);
@@ -396,6 +397,26 @@ fn parse(text: &str) -> Result<Value, serde_saphyr::Error> {
 /// What keeps a parsed `config/agent.yaml` from holding the master switch: a document that is
 /// not a mapping of settings, or a `shell_hooks` that is not a mapping. Writing the switch
 /// into either would throw away what the user wrote, so it is refused instead.
+/// Top-level keys that are no setting of ours but one letter or two away from one
+/// (`on_faliure`): the file is the host's too, so other keys are its own, but a near miss of
+/// ours is a typo that would otherwise leave the setting at its default without a word.
+fn misspelt_settings(doc: &Value) -> Vec<String> {
+    let ours = super::typed::field_names::<AgentFile>();
+    super::typed::unknown_keys::<AgentFile>(doc)
+        .into_iter()
+        .filter_map(|key| {
+            // Short names (`logs`) are too near too many words to guess at.
+            let meant = agent_hooks_core::wording::nearest(&key, ours.iter().copied(), |d, c| {
+                d <= 2 && c.len() >= 7
+            })?;
+            Some(format!(
+                "{key}: not a setting agent-hooks reads{}; it has no effect",
+                agent_hooks_core::wording::did_you_mean(Some(meant))
+            ))
+        })
+        .collect()
+}
+
 fn shape_problem(doc: &Value) -> Option<String> {
     match doc {
         Value::Null => None,
@@ -645,6 +666,20 @@ mod tests {
             .error
             .expect("a configuration error");
         assert!(error.message().contains("shell_hooks"), "{error}");
+    }
+
+    #[test]
+    fn a_near_miss_of_a_setting_is_a_typo_told_and_the_hosts_own_keys_are_not() {
+        let (_dir, ws) = workspace_with("model: opus\nlog: debug\non_faliure: block\n");
+        let settings = AgentSettings::load(&ws);
+        assert_eq!(settings.on_failure, OnFailure::Continue);
+        let error = settings.error.expect("the typo is told");
+        assert!(
+            error.message().contains("on_faliure") && error.message().contains("on_failure"),
+            "{error}"
+        );
+        let (_dir, ws) = workspace_with("model: opus\nlog: debug\nshell_hooks: {enabled: true}\n");
+        assert_eq!(AgentSettings::load(&ws).error, None);
     }
 
     #[test]
