@@ -331,7 +331,32 @@ enum Command {
     CursorInstall(InstallArgs),
     /// Remove the `cursor-hook` entries from .cursor/hooks.json (everything else stays).
     CursorUninstall,
-    /// Rewrite one agent's hook configuration as another's (claude, codex, gemini, cursor).
+    /// The GitHub Copilot bridge: run this workspace's hooks for one Copilot hook input.
+    ///
+    /// Reads the input on stdin and answers in Copilot's format. The workspace is
+    /// --workspace, else $AGENT_HOOKS_WORKSPACE, else the nearest directory holding a
+    /// workspace marker from the input's cwd up.
+    CopilotHook(BridgeArgs),
+    /// Wire every mapped Copilot event in .github/hooks/agent-hooks.json to `copilot-hook`
+    /// (the user's own hooks stay).
+    CopilotInstall(InstallArgs),
+    /// Remove the `copilot-hook` entries from .github/hooks/agent-hooks.json, restoring the
+    /// file as it was before `copilot-install` when nothing else changed in it.
+    CopilotUninstall,
+    /// The Windsurf bridge: run this workspace's hooks for one Cascade hook input.
+    ///
+    /// Reads the input on stdin and answers as Cascade reads hooks (exit 2 blocks a
+    /// pre-hook). The workspace is --workspace, else $AGENT_HOOKS_WORKSPACE, else the nearest
+    /// directory holding a workspace marker from the input's cwd up.
+    WindsurfHook(BridgeArgs),
+    /// Wire every mapped Cascade event in .windsurf/hooks.json to `windsurf-hook` (the user's
+    /// own hooks stay).
+    WindsurfInstall(InstallArgs),
+    /// Remove the `windsurf-hook` entries from .windsurf/hooks.json, restoring the file as it
+    /// was before `windsurf-install` when nothing else changed in it.
+    WindsurfUninstall,
+    /// Rewrite one agent's hook configuration as another's (claude, codex, gemini, cursor,
+    /// copilot, windsurf).
     ///
     /// Prints the target's configuration on stdout; every event, handler or field with no
     /// equivalent is reported on stderr, never dropped.
@@ -493,6 +518,8 @@ fn bridge_agent(command: &Command) -> Option<(Agent, BridgeArgs)> {
         Command::CodexHook(args) => Some((Agent::Codex, *args)),
         Command::GeminiHook(args) => Some((Agent::Gemini, *args)),
         Command::CursorHook(args) => Some((Agent::Cursor, *args)),
+        Command::CopilotHook(args) => Some((Agent::Copilot, *args)),
+        Command::WindsurfHook(args) => Some((Agent::Windsurf, *args)),
         _ => None,
     }
 }
@@ -556,7 +583,9 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
         Command::ClaudeHook(_)
         | Command::CodexHook(_)
         | Command::GeminiHook(_)
-        | Command::CursorHook(_) => ExitCode::FAILURE,
+        | Command::CursorHook(_)
+        | Command::CopilotHook(_)
+        | Command::WindsurfHook(_) => ExitCode::FAILURE,
         Command::Test {
             hook,
             event,
@@ -574,6 +603,10 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
         Command::GeminiUninstall => agents::uninstall(ws, Agent::Gemini),
         Command::CursorInstall(mode) => agents::install(ws, Agent::Cursor, None, mode.mode()),
         Command::CursorUninstall => agents::uninstall(ws, Agent::Cursor),
+        Command::CopilotInstall(mode) => agents::install(ws, Agent::Copilot, None, mode.mode()),
+        Command::CopilotUninstall => agents::uninstall(ws, Agent::Copilot),
+        Command::WindsurfInstall(mode) => agents::install(ws, Agent::Windsurf, None, mode.mode()),
+        Command::WindsurfUninstall => agents::uninstall(ws, Agent::Windsurf),
         // A guard is synchronous and runs on every tool call: no async runtime to start.
         Command::Guard(GuardArgs {
             name,

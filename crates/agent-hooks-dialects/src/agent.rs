@@ -18,6 +18,10 @@ pub enum Agent {
     Gemini,
     /// Cursor's agent (`.cursor/hooks.json`).
     Cursor,
+    /// GitHub Copilot, the CLI and the coding agent (`.github/hooks/*.json`).
+    Copilot,
+    /// Windsurf's Cascade (`hooks.json` at system, user and workspace level).
+    Windsurf,
 }
 
 impl Agent {
@@ -28,6 +32,8 @@ impl Agent {
         Agent::Codex,
         Agent::Gemini,
         Agent::Cursor,
+        Agent::Copilot,
+        Agent::Windsurf,
     ]);
 
     /// The agent whose sidecar route a hook URL points at, if it is one of those routes.
@@ -128,7 +134,7 @@ mod tests {
                 1
             );
         }
-        assert!("copilot".parse::<Agent>().is_err());
+        assert!("vscode".parse::<Agent>().is_err());
     }
 
     #[test]
@@ -148,7 +154,7 @@ mod tests {
 }
 
 /// Which kind of file declared a hook. Its order is the run order (`docs/configuration.md`): shell
-/// hooks, then skill hooks, then Claude Code, Codex, Gemini CLI and Cursor hooks.
+/// hooks, then skill hooks, then Claude Code, Codex, Gemini CLI, Cursor, GitHub Copilot and Windsurf hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SourceKind {
     /// `config/shell_hooks.yaml`.
@@ -163,6 +169,10 @@ pub enum SourceKind {
     Gemini,
     /// Cursor's `.cursor/hooks.json`.
     Cursor,
+    /// GitHub Copilot's `.github/hooks/*.json` and `~/.copilot/hooks/*.json`.
+    Copilot,
+    /// Windsurf's `hooks.json` files (system, user, workspace).
+    Windsurf,
 }
 
 impl SourceKind {
@@ -175,6 +185,8 @@ impl SourceKind {
             SourceKind::Codex => "Codex hook",
             SourceKind::Gemini => "Gemini CLI hook",
             SourceKind::Cursor => "Cursor hook",
+            SourceKind::Copilot => "GitHub Copilot hook",
+            SourceKind::Windsurf => "Windsurf hook",
         }
     }
 }

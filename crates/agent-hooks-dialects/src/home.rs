@@ -79,6 +79,12 @@ pub trait AgentHome: Sync {
         false
     }
 
+    /// Whether the sidecar serves the agent's route: not for an agent whose answer has no JSON
+    /// form at all (Windsurf reads only an exit status, and calls no HTTP hook).
+    fn has_sidecar_route(&self) -> bool {
+        true
+    }
+
     /// The environment variable the agent sets to its project directory for its hooks.
     fn project_dir_var(&self) -> Option<&'static str> {
         None
@@ -127,6 +133,12 @@ pub trait AgentHome: Sync {
             "command": command,
             "timeout": self.hooks_file().timeout_unit.whole(BRIDGE_TIMEOUT_SECS),
         })
+    }
+
+    /// The keys a handler of the agent's hooks file keeps its command and timeout under, and
+    /// what its matchers can say: what `convert` reads and writes.
+    fn handler_keys(&self) -> HandlerKeys {
+        HandlerKeys::default()
     }
 
     /// The matcher the installer gives the group of its bridge entry on the event `name`.
@@ -222,6 +234,37 @@ pub struct HooksFile {
     pub timeout_unit: TimeoutUnit,
 }
 
+/// Where a handler of an agent's hooks file keeps its command and timeout, and what its
+/// matchers can say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandlerKeys {
+    /// The keys of the command, the first the one written (Copilot: `bash`, then `command`).
+    pub command: &'static [&'static str],
+    /// The key of the timeout, if a handler has one.
+    pub timeout: Option<&'static str>,
+    /// A flat handler's `matcher` is a list of tool names (Copilot's regex on `toolName`),
+    /// rather than a pattern on the command or file (Cursor's).
+    pub matcher_lists_tools: bool,
+    /// Handlers can have a matcher at all (Windsurf's cannot: a hook runs on every action of
+    /// its event).
+    pub matchers: bool,
+    /// Other handler fields the agent reads, which `convert` carries without a caveat when
+    /// converting into the agent.
+    pub known: &'static [&'static str],
+}
+
+impl Default for HandlerKeys {
+    fn default() -> Self {
+        HandlerKeys {
+            command: &["command"],
+            timeout: Some("timeout"),
+            matcher_lists_tools: false,
+            matchers: true,
+            known: &[],
+        }
+    }
+}
+
 /// The unit an agent counts a hook's timeout in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimeoutUnit {
@@ -243,6 +286,8 @@ impl TimeoutUnit {
     /// `secs` seconds as written in this unit.
     pub fn from_secs(self, secs: f64) -> Value {
         match self {
+            // A whole number stays one (`10`, not `10.0`), as a user writes it.
+            TimeoutUnit::Seconds if secs.fract() == 0.0 && secs.abs() < 1e15 => json!(secs as i64),
             TimeoutUnit::Seconds => json!(secs),
             TimeoutUnit::Milliseconds => json!((secs * 1000.0).round() as u64),
         }

@@ -5,7 +5,8 @@
 //! methods here; each dialect's field names live in its own module:
 //!
 //! - [`shell`] and [`skill`]: agent-hooks' own dialect and open-strix skills';
-//! - [`claude`] (Claude Code, both ways), [`codex`], [`gemini`] and [`cursor`]: each agent's
+//! - [`claude`] (Claude Code, both ways), [`codex`], [`gemini`], [`cursor`], [`copilot`] and
+//!   [`windsurf`]: each agent's
 //!   events, hook input and answers, and its bridge's reading and writing;
 //! - [`agent`]: the agents agent-hooks protects; [`home`]: the one trait, [`home::AgentHome`],
 //!   through which the bridge, the sidecar, `convert` and the installers ask anything that
@@ -23,6 +24,7 @@
 pub mod agent;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod cursor;
 pub mod gemini;
 pub mod home;
@@ -33,6 +35,7 @@ pub mod shell;
 pub mod skill;
 mod table;
 pub mod verdict;
+pub mod windsurf;
 
 use std::sync::{Arc, OnceLock};
 
@@ -112,6 +115,18 @@ pub enum Dialect {
     Cursor {
         /// The Cursor event the hook was declared under, which decides the input's shape.
         event: cursor::CursorEvent,
+    },
+    /// `.github/hooks/*.json`: GitHub Copilot's hook input and answer rules.
+    Copilot {
+        /// The Copilot event the hook was declared under, which decides the input's shape.
+        event: copilot::CopilotEvent,
+    },
+    /// Windsurf's `hooks.json`: Cascade's hook input and exit-status rule.
+    Windsurf {
+        /// The Cascade event the hook was declared under, which decides the input's shape.
+        event: windsurf::WindsurfEvent,
+        /// The handler's `show_output`: what it prints is shown to the user.
+        show_output: bool,
     },
 }
 
@@ -267,6 +282,19 @@ impl Dialect {
                 _ => true,
             };
         }
+        if let Dialect::Copilot { event } = self {
+            if copilot::CopilotEvent::of(view.event, view.payload) != Some(*event) {
+                return false;
+            }
+            return match (matcher, copilot::match_target(*event, view.payload)) {
+                (Some(m), Some(target)) => m.is_match(&target),
+                _ => true,
+            };
+        }
+        if let Dialect::Windsurf { event, .. } = self {
+            // Cascade has no matchers: the event (split by tool) is all that selects.
+            return windsurf::WindsurfEvent::of(view.event, view.payload) == Some(*event);
+        }
         match matcher {
             None => true,
             Some(m) => m.is_match(view.match_text()),
@@ -282,9 +310,11 @@ impl Dialect {
                 agent: crate::agent::Agent::Codex,
                 ..
             } => false,
-            Dialect::Shell | Dialect::Claude { .. } | Dialect::Cursor { .. } => {
-                !event.spec().observe_only
-            }
+            Dialect::Shell
+            | Dialect::Claude { .. }
+            | Dialect::Cursor { .. }
+            | Dialect::Copilot { .. }
+            | Dialect::Windsurf { .. } => !event.spec().observe_only,
             // Gemini CLI runs a group in parallel unless it says `sequential`.
             Dialect::Gemini { sequential, .. } => *sequential && !event.spec().observe_only,
             Dialect::Skill { .. } => skill::chains(event),
@@ -306,6 +336,8 @@ impl Dialect {
             } => claude::input(view, agent.claude_family(), *event, aliases),
             Dialect::Gemini { event, aliases, .. } => gemini::input(view, *event, aliases),
             Dialect::Cursor { event } => cursor::input(view, *event),
+            Dialect::Copilot { event } => copilot::input(view, *event),
+            Dialect::Windsurf { event, .. } => windsurf::input(view, *event),
         }
     }
 
@@ -317,6 +349,10 @@ impl Dialect {
             Dialect::Claude { event, .. } => claude::interpret(*event, reply),
             Dialect::Gemini { event, .. } => gemini::interpret(*event, view, reply),
             Dialect::Cursor { event } => cursor::interpret(*event, reply),
+            Dialect::Copilot { event } => copilot::interpret(*event, reply),
+            Dialect::Windsurf { event, show_output } => {
+                windsurf::interpret(*event, *show_output, reply)
+            }
         }
     }
 
@@ -333,7 +369,9 @@ impl Dialect {
             Dialect::Shell
             | Dialect::Skill { .. }
             | Dialect::Gemini { .. }
-            | Dialect::Cursor { .. } => verdict::shell_answer(view.event, verdict),
+            | Dialect::Cursor { .. }
+            | Dialect::Copilot { .. }
+            | Dialect::Windsurf { .. } => verdict::shell_answer(view.event, verdict),
         }
     }
 
@@ -344,6 +382,8 @@ impl Dialect {
             Dialect::Claude { event, .. } => event.name(),
             Dialect::Gemini { event, .. } => event.name(),
             Dialect::Cursor { event } => event.name(),
+            Dialect::Copilot { event } => event.name(),
+            Dialect::Windsurf { event, .. } => event.name(),
             Dialect::Skill { .. } => skill::skill_name(event).unwrap_or(event.name()),
         }
     }
@@ -361,7 +401,9 @@ impl Dialect {
             Dialect::Shell
             | Dialect::Claude { .. }
             | Dialect::Gemini { .. }
-            | Dialect::Cursor { .. } => agent_hooks_transports::RunPolicy::default(),
+            | Dialect::Cursor { .. }
+            | Dialect::Copilot { .. }
+            | Dialect::Windsurf { .. } => agent_hooks_transports::RunPolicy::default(),
         }
     }
 
@@ -378,7 +420,9 @@ impl Dialect {
             Dialect::Shell
             | Dialect::Claude { .. }
             | Dialect::Gemini { .. }
-            | Dialect::Cursor { .. } => record,
+            | Dialect::Cursor { .. }
+            | Dialect::Copilot { .. }
+            | Dialect::Windsurf { .. } => record,
         }
     }
 
@@ -389,7 +433,9 @@ impl Dialect {
             Dialect::Shell
             | Dialect::Skill { .. }
             | Dialect::Gemini { .. }
-            | Dialect::Cursor { .. } => None,
+            | Dialect::Cursor { .. }
+            | Dialect::Copilot { .. }
+            | Dialect::Windsurf { .. } => None,
         }
     }
 
@@ -400,6 +446,8 @@ impl Dialect {
             Dialect::Claude { agent, .. } => agent.label(),
             Dialect::Gemini { .. } => crate::agent::Agent::Gemini.label(),
             Dialect::Cursor { .. } => crate::agent::Agent::Cursor.label(),
+            Dialect::Copilot { .. } => crate::agent::Agent::Copilot.label(),
+            Dialect::Windsurf { .. } => crate::agent::Agent::Windsurf.label(),
             Dialect::Skill { .. } => "skill event replacement",
         }
     }

@@ -7,9 +7,11 @@ use agent_hooks_core::event::Event;
 use crate::agent::{Agent, SourceKind};
 use crate::claude::{ClaudeCode, ClaudeFamily};
 use crate::codex::Codex;
+use crate::copilot::Copilot;
 use crate::cursor::Cursor;
 use crate::gemini::Gemini;
 use crate::home::AgentHome;
+use crate::windsurf::Windsurf;
 
 impl Agent {
     /// Everything about this agent that only its module knows.
@@ -19,6 +21,8 @@ impl Agent {
             Agent::Codex => &Codex,
             Agent::Gemini => &Gemini,
             Agent::Cursor => &Cursor,
+            Agent::Copilot => &Copilot,
+            Agent::Windsurf => &Windsurf,
         }
     }
 
@@ -28,7 +32,11 @@ impl Agent {
     pub fn claude_family(self) -> &'static dyn ClaudeFamily {
         match self {
             Agent::Codex => &Codex,
-            Agent::ClaudeCode | Agent::Gemini | Agent::Cursor => &ClaudeCode,
+            Agent::ClaudeCode
+            | Agent::Gemini
+            | Agent::Cursor
+            | Agent::Copilot
+            | Agent::Windsurf => &ClaudeCode,
         }
     }
 
@@ -126,10 +134,12 @@ mod tests {
         for agent in Agent::ALL {
             let home = agent.home();
             let handler = home.bridge_handler("agent-hooks x-hook".into());
-            assert_eq!(handler["command"], "agent-hooks x-hook");
+            let keys = home.handler_keys();
+            assert_eq!(handler[keys.command[0]], "agent-hooks x-hook", "{agent}");
             let file = home.hooks_file();
             assert_eq!(handler.get("type").is_some(), file.typed, "{agent}");
-            if let Some(timeout) = handler.get("timeout").and_then(serde_json::Value::as_f64) {
+            let timeout = keys.timeout.and_then(|key| handler.get(key));
+            if let Some(timeout) = timeout.and_then(serde_json::Value::as_f64) {
                 assert_eq!(file.timeout_unit.to_secs(timeout), 120.0, "{agent}");
             }
         }

@@ -114,7 +114,10 @@ pub fn router(engine: Arc<Engine>) -> Router {
     });
     let mut router = Router::new();
     // One route per agent, each answering in that agent's own format.
-    for agent in agent_hooks_dialects::agent::Agent::ALL {
+    let served = agent_hooks_dialects::agent::Agent::ALL
+        .into_iter()
+        .filter(|agent| agent.home().has_sidecar_route());
+    for agent in served {
         router = router.route(
             agent.http_route(),
             post(move |state, query, body| agent_hook(agent, state, query, body)),

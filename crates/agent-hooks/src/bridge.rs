@@ -371,7 +371,10 @@ impl RedoCounter {
 /// over HTTP.
 fn is_bridge_handler(agent: Agent, handler: &Value) -> bool {
     let field = |k: &str| handler.get(k).and_then(Value::as_str);
-    field("command").is_some_and(|c| bridge_agent(c) == Some(agent))
+    // Copilot names its command `bash` (or `command`).
+    ["command", "bash"]
+        .into_iter()
+        .any(|k| field(k).is_some_and(|c| bridge_agent(c) == Some(agent)))
         || field("url").is_some_and(|url| Agent::of_bridge_url(url) == Some(agent))
 }
 
@@ -424,7 +427,8 @@ pub fn installed_fail_closed(ws: &Workspace) -> Vec<Agent> {
         .into_iter()
         .filter(|&agent| {
             installed_bridge_handlers(ws, agent).iter().any(|h| {
-                let command = h.get("command").and_then(Value::as_str).is_some_and(|c| {
+                let line = h.get("command").or_else(|| h.get("bash"));
+                let command = line.and_then(Value::as_str).is_some_and(|c| {
                     shell_words::split(c)
                         .unwrap_or_default()
                         .iter()
@@ -628,6 +632,8 @@ pub fn install_agent_with(
             "allowedEnvVars": [HTTP_TOKEN_ENV],
         }),
     };
+    // Before anything is created, what uninstall puts back.
+    let before = crate::install_record::Before::capture(ws, &path);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
@@ -692,6 +698,8 @@ pub fn install_agent_with(
         doc.insert("version".into(), json!(version));
     }
     if !report.added.is_empty() || !report.updated.is_empty() {
+        let fresh = report.already.is_empty() && report.updated.is_empty();
+        before.keep(ws, agent, fresh);
         write_settings(&path, &display, doc)?;
     }
     Ok(report)
@@ -760,7 +768,11 @@ pub fn uninstall_agent(ws: &Workspace, agent: Agent) -> Result<(String, Vec<Stri
         hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
     }
     if !removed.is_empty() {
-        write_settings(&path, &display, doc)?;
+        // Nothing but the bridge changed since it was installed: the file as it was, exactly.
+        match crate::install_record::restore(ws, agent, &path, &doc) {
+            Some(restored) => restored.map_err(io)?,
+            None => write_settings(&path, &display, doc)?,
+        }
     }
     Ok((display, removed))
 }

@@ -93,6 +93,7 @@ mod dispatch;
 mod engine;
 pub mod guards;
 mod hook;
+mod install_record;
 pub mod host;
 mod inspect;
 #[cfg(feature = "internals")]

@@ -65,7 +65,7 @@ fn a_converted_cursor_policy_loads_as_codex_hooks() {
 #[test]
 fn an_unknown_agent_is_bad_usage() {
     let ws = Ws::new();
-    let out = ws.run(&["convert", "--from", "claude", "--to", "copilot"]);
+    let out = ws.run(&["convert", "--from", "claude", "--to", "vscode"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown agent \"copilot\""));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown agent \"vscode\""));
 }

@@ -15,6 +15,7 @@ mod claude;
 mod clients;
 mod codex;
 mod convert;
+mod copilot;
 mod cursor;
 mod docs;
 mod exec_attacks;

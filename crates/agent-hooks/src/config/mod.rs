@@ -12,6 +12,7 @@ mod claude_hooks;
 pub(crate) mod claude_plugins;
 mod claude_settings;
 pub(crate) mod codex;
+mod copilot;
 mod cursor;
 mod document;
 mod gemini;
@@ -19,6 +20,7 @@ pub(crate) mod shell;
 mod shell_entry;
 pub(crate) mod skill;
 mod typed;
+mod windsurf;
 mod yaml;
 
 use std::path::PathBuf;
@@ -93,6 +95,8 @@ pub(crate) const SOURCES: &[SourceLoader] = &[
     codex::load,
     gemini::load,
     cursor::load,
+    copilot::load,
+    windsurf::load,
 ];
 
 /// Everything loaded from a workspace at one moment. Immutable; a reload builds a new one.

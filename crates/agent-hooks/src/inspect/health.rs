@@ -413,6 +413,8 @@ pub(crate) fn source_name(kind: SourceKind) -> &'static str {
         SourceKind::Codex => "codex",
         SourceKind::Gemini => "gemini",
         SourceKind::Cursor => "cursor",
+        SourceKind::Copilot => "copilot",
+        SourceKind::Windsurf => "windsurf",
     }
 }
 
