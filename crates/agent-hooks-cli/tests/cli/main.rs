@@ -36,3 +36,4 @@ mod startup;
 mod trial;
 mod trust_settings;
 mod usage;
+mod windsurf;
