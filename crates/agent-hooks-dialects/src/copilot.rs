@@ -6,7 +6,6 @@
 
 use serde_json::{Map, Value, json};
 
-use super::PayloadView;
 use super::claude::bridge_log;
 use super::read::{self, Fields, parse_object};
 use crate::agent::{Agent, AgentAnswer, SourceKind};
@@ -107,17 +106,26 @@ fn aliases() -> ToolAliases {
 impl CopilotEvent {
     /// The event called `name` by Copilot, if it has a twin.
     pub fn parse(name: &str) -> Option<CopilotEvent> {
-        super::named(&COPILOT_EVENTS, name)
+        COPILOT_EVENTS
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, e, _)| *e)
     }
 
     /// Copilot's name for the event.
     pub fn name(self) -> &'static str {
-        super::name_of(&COPILOT_EVENTS, self)
+        COPILOT_EVENTS
+            .iter()
+            .find(|(_, e, _)| *e == self)
+            .map_or("", |(n, _, _)| *n)
     }
 
     /// The canonical event it is dispatched as.
     pub fn canonical(self) -> Event {
-        super::twin_of(&COPILOT_EVENTS, self).unwrap_or(Event::OnUserMessage)
+        COPILOT_EVENTS
+            .iter()
+            .find(|(_, e, _)| *e == self)
+            .map_or(Event::OnUserMessage, |(_, _, twin)| *twin)
     }
 
     /// The Copilot event a canonical dispatch corresponds to: after a tool, its status
@@ -388,10 +396,10 @@ pub fn copilot_input(
     input
 }
 
-/// The canonical payload as a Copilot hook's stdin for `copilot`: one JSON line.
-pub fn input(view: &PayloadView<'_>, copilot: CopilotEvent) -> Vec<u8> {
-    let root = view.ws.root().to_string_lossy();
-    let input = copilot_input(copilot, view.payload, &root);
+/// The canonical payload as a Copilot hook's stdin for `copilot`: one JSON line; `root` is the
+/// workspace.
+pub fn input(copilot: CopilotEvent, payload: &Map<String, Value>, root: &str) -> Vec<u8> {
+    let input = copilot_input(copilot, payload, root);
     let mut bytes = serde_json::to_vec(&input).unwrap_or_else(|_| b"{}".to_vec());
     bytes.push(b'\n');
     bytes

@@ -336,8 +336,12 @@ impl Dialect {
             } => claude::input(view, agent.claude_family(), *event, aliases),
             Dialect::Gemini { event, aliases, .. } => gemini::input(view, *event, aliases),
             Dialect::Cursor { event } => cursor::input(view, *event),
-            Dialect::Copilot { event } => copilot::input(view, *event),
-            Dialect::Windsurf { event, .. } => windsurf::input(view, *event),
+            Dialect::Copilot { event } => {
+                copilot::input(*event, view.payload, &view.ws.root().to_string_lossy())
+            }
+            Dialect::Windsurf { event, .. } => {
+                windsurf::input(*event, view.payload, &view.ws.root().to_string_lossy())
+            }
         }
     }
 

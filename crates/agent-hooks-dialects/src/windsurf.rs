@@ -7,7 +7,6 @@
 
 use serde_json::{Map, Value, json};
 
-use super::PayloadView;
 use super::claude::bridge_log;
 use super::read::{self, Ended};
 use crate::agent::{Agent, AgentAnswer, SourceKind};
@@ -118,17 +117,26 @@ const MCP_PREFIX: &str = "mcp__";
 impl WindsurfEvent {
     /// The event called `name` by Cascade, if it has a twin.
     pub fn parse(name: &str) -> Option<WindsurfEvent> {
-        super::named(&WINDSURF_EVENTS, name)
+        WINDSURF_EVENTS
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, e, _)| *e)
     }
 
     /// Cascade's name for the event.
     pub fn name(self) -> &'static str {
-        super::name_of(&WINDSURF_EVENTS, self)
+        WINDSURF_EVENTS
+            .iter()
+            .find(|(_, e, _)| *e == self)
+            .map_or("", |(n, _, _)| *n)
     }
 
     /// The canonical event it is dispatched as.
     pub fn canonical(self) -> Event {
-        super::twin_of(&WINDSURF_EVENTS, self).unwrap_or(Event::OnUserMessage)
+        WINDSURF_EVENTS
+            .iter()
+            .find(|(_, e, _)| *e == self)
+            .map_or(Event::OnUserMessage, |(_, _, twin)| *twin)
     }
 
     /// The Cascade event a canonical dispatch corresponds to: on the tool events the tool
@@ -455,10 +463,10 @@ pub fn windsurf_input(
     input
 }
 
-/// The canonical payload as a Cascade hook's stdin for `windsurf`: one JSON line.
-pub fn input(view: &PayloadView<'_>, windsurf: WindsurfEvent) -> Vec<u8> {
-    let root = view.ws.root().to_string_lossy();
-    let input = windsurf_input(windsurf, view.payload, &root);
+/// The canonical payload as a Cascade hook's stdin for `windsurf`: one JSON line; `root` is the
+/// workspace.
+pub fn input(windsurf: WindsurfEvent, payload: &Map<String, Value>, root: &str) -> Vec<u8> {
+    let input = windsurf_input(windsurf, payload, root);
     let mut bytes = serde_json::to_vec(&input).unwrap_or_else(|_| b"{}".to_vec());
     bytes.push(b'\n');
     bytes
