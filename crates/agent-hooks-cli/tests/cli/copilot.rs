@@ -693,3 +693,27 @@ fn convert_copilot_windsurf_round_trips_what_windsurf_can_say() {
     assert!(notes.contains("not converted: hooks.agentStop"), "{notes}");
     assert!(back["hooks"].get("agentStop").is_none(), "{back}");
 }
+
+/// The decision log's lines, as `agent-hooks audit` reads them.
+fn decisions(ws: &Ws) -> Vec<Value> {
+    ws.read("state/.agent-hooks/decisions.jsonl")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+fn every_bridged_tool_call_is_a_line_of_the_decision_log() {
+    let ws = guarded();
+    assert_eq!(copilot_hook(&ws, &rm_root()).code, 0);
+    let lines = decisions(&ws);
+    let line = lines.last().expect("a line");
+    assert_eq!(line["agent"], "copilot");
+    assert_eq!(line["surface"], "bridge");
+    assert_eq!(line["session_id"], "sess-123");
+    assert_eq!(line["tool_name"], "bash");
+    assert_eq!(line["decision"], "block");
+    // Copilot sends no tool call id: the line is found by session, tool and input.
+    assert!(line["tool_call_id"].is_null(), "{line}");
+    assert!(line["input_sha256"].is_string(), "{line}");
+}

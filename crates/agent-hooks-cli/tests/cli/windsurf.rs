@@ -493,3 +493,20 @@ fn convert_windsurf_cursor_names_what_cursor_has_no_hook_for() {
         "{notes}"
     );
 }
+
+#[test]
+fn every_bridged_tool_call_is_a_line_of_the_decision_log() {
+    let ws = guarded();
+    assert_eq!(windsurf_hook(&ws, &rm_root()).code, 2);
+    let lines: Vec<Value> = ws
+        .read("state/.agent-hooks/decisions.jsonl")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    let line = lines.last().expect("a line");
+    assert_eq!(line["agent"], "windsurf");
+    assert_eq!(line["session_id"], "traj-123");
+    assert_eq!(line["tool_name"], "bash");
+    assert_eq!(line["decision"], "block");
+    assert!(line["tool_call_id"].is_null(), "{line}");
+}
