@@ -147,7 +147,7 @@ impl CopilotEvent {
     }
 
     /// Whether Copilot reads a `matcher` on the event (a regex on the tool name).
-    fn has_tool_matcher(self) -> bool {
+    pub fn has_tool_matcher(self) -> bool {
         matches!(
             self,
             CopilotEvent::PreToolUse | CopilotEvent::PostToolUse | CopilotEvent::PostToolUseFailure

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::agent::AgentSettings;
 use super::agent_files::{bridge_agent, declared_event};
@@ -324,7 +324,7 @@ fn handler(
     let matcher = match entry.get("matcher") {
         None => None,
         Some(Value::String(pattern)) => {
-            if agent_hooks_dialects::copilot::match_target(copilot, &Map::new()).is_none() {
+            if !copilot.has_tool_matcher() {
                 load.warnings.push(note(format!(
                     "{at}.matcher: Copilot does not read a matcher on {event_name}; ignored"
                 )));
