@@ -717,3 +717,50 @@ fn every_bridged_tool_call_is_a_line_of_the_decision_log() {
     assert!(line["tool_call_id"].is_null(), "{line}");
     assert!(line["input_sha256"].is_string(), "{line}");
 }
+
+#[test]
+fn an_http_hook_gets_copilots_input_and_its_answer_counts() {
+    use crate::loopback::{Response, Server};
+    let server = Server::start(|_| {
+        Response::json(r#"{"decision": "block", "reason": "Open a pull request first."}"#)
+    });
+    let url = server.url("/copilot/stop");
+    let ws = Ws::new().master(true).file(
+        ".github/hooks/remote.json",
+        &json!({"version": 1, "hooks": {
+            "agentStop": [{"type": "http", "url": url, "timeoutSec": 5}],
+            "preToolUse": [{"type": "http", "url": server.url("/copilot/pre")}],
+        }})
+        .to_string(),
+    );
+    let local = |mut cmd: std::process::Command| {
+        cmd.env("COPILOT_HOOK_ALLOW_LOCALHOST", "1")
+            .env("AGENT_HOOKS_HTTP_ALLOW_LOCAL", "1");
+        cmd
+    };
+    let approved = local(ws.command(&["approve", &url]))
+        .output()
+        .expect("approve");
+    assert!(approved.status.success(), "{approved:?}");
+    let fired = Ran::of(
+        local(ws.command(&["fire", "on_stop"])),
+        json!({"session_id": "s-9", "response": "Done."})
+            .to_string()
+            .as_bytes(),
+    )
+    .json();
+    assert_eq!(fired["decision"], "block", "{fired}");
+    assert_eq!(fired["reason"], "Open a pull request first.");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    let sent: Value = serde_json::from_slice(&requests[0].body).expect("a JSON body");
+    assert_eq!(sent["stopReason"], "end_turn");
+    assert_eq!(sent["sessionId"], "s-9");
+    // Copilot takes a preToolUse hook's answer over https:// only: so does this reader.
+    let mut list = local(ws.command(&["list"]));
+    let listed = String::from_utf8_lossy(&list.output().expect("list").stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(listed.contains("is not https://"), "{listed}");
+}

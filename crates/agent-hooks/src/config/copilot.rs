@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::agent::AgentSettings;
 use super::agent_files::{bridge_agent, declared_event};
@@ -20,7 +20,8 @@ use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::Dialect;
 use agent_hooks_dialects::agent::Agent;
 use agent_hooks_dialects::copilot::{CopilotEvent, compile_matcher};
-use agent_hooks_transports::{CommandSpec, TransportSpec};
+use agent_hooks_transports::http::Template;
+use agent_hooks_transports::{CommandSpec, HttpSpec, TransportSpec};
 
 /// Copilot's default timeout of a hook, in seconds.
 const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
@@ -143,7 +144,6 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
         ));
         return;
     }
-    let root = ws.root().to_string_lossy().into_owned();
     for (event_name, entries) in hooks {
         let parsed = (
             CopilotEvent::parse(event_name),
@@ -160,7 +160,7 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
             let Some(handler) = handler(ws, load, &at, event_name, copilot, entry) else {
                 continue;
             };
-            let line = handler.spec.line.clone();
+            let line = handler.key;
             load.hooks.push(Hook {
                 name: line.as_str().into(),
                 source: Agent::Copilot.source(),
@@ -169,11 +169,7 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
                 line: 0,
                 events: vec![copilot.canonical()],
                 matcher: handler.matcher,
-                transport: TransportSpec::Command(
-                    handler
-                        .spec
-                        .with_known_var(agent_hooks_core::workspace::WORKSPACE_ENV, &root),
-                ),
+                transport: handler.transport,
                 dialect: Dialect::Copilot { event: copilot },
                 timeout: Duration::from_secs_f64(handler.timeout.min(MAX_TIMEOUT_SECS)),
                 on_error: OnError::Continue,
@@ -189,7 +185,9 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
 
 /// One handler as declared.
 struct Handler {
-    spec: CommandSpec,
+    transport: TransportSpec,
+    /// What approvals key on: the command line, or the URL.
+    key: String,
     matcher: Option<agent_hooks_dialects::Matcher>,
     /// In seconds.
     timeout: f64,
@@ -225,8 +223,30 @@ fn handler(
     }
     let string = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
     let kind = string("type").unwrap_or_else(|| "command".to_owned());
-    match kind.as_str() {
-        "command" => {}
+    let (transport, key) = match kind.as_str() {
+        "command" => {
+            let spec = command_spec(ws, load, at, event_name, entry)?;
+            let key = spec.line.clone();
+            let root = ws.root().to_string_lossy();
+            let spec = spec.with_known_var(agent_hooks_core::workspace::WORKSPACE_ENV, &root);
+            (TransportSpec::Command(spec), key)
+        }
+        "http" => match http_spec(copilot, entry) {
+            Ok((spec, dropped)) => {
+                for (header, name) in dropped {
+                    load.warnings.push(note(format!(
+                        "{at}.headers.{header}: ${name} is not in allowedEnvVars, so it is sent empty"
+                    )));
+                }
+                let url = spec.url.clone();
+                (TransportSpec::Http(spec), url)
+            }
+            Err(why) => {
+                load.errors
+                    .push(note(format!("{at}: {why}; the hook is skipped")));
+                return None;
+            }
+        },
         "prompt" => {
             load.warnings.push(note(format!(
                 "{at}: a \"prompt\" hook submits text as if the user typed it; there is no user here to type for, so it is skipped"
@@ -235,11 +255,97 @@ fn handler(
         }
         other => {
             load.warnings.push(note(format!(
-                "{at}: type \"{other}\" is not run here (only \"command\"); skipped"
+                "{at}: type \"{other}\" is not a Copilot hook type (\"command\", \"http\", \"prompt\"); skipped"
             )));
             return None;
         }
-    }
+    };
+    // `timeoutSec` wins over its alias `timeout`, as in Copilot.
+    let timeout = match entry.get("timeoutSec").or_else(|| entry.get("timeout")) {
+        None => DEFAULT_TIMEOUT_SECS,
+        Some(value) => match value.as_f64() {
+            Some(t) if t > 0.0 => t,
+            _ => {
+                load.errors.push(note(format!(
+                    "{at}.timeoutSec must be a positive number of seconds, found {value}; the hook is skipped"
+                )));
+                return None;
+            }
+        },
+    };
+    let matcher = match entry.get("matcher") {
+        None => None,
+        Some(Value::String(pattern)) => {
+            if !copilot.has_tool_matcher() {
+                load.warnings.push(note(format!(
+                    "{at}.matcher: Copilot does not read a matcher on {event_name}; ignored"
+                )));
+                None
+            } else {
+                match compile_matcher(pattern) {
+                    Ok(matcher) => matcher,
+                    Err(e) => {
+                        load.errors.push(note(format!(
+                            "{at}.matcher \"{pattern}\" is not a valid regex: {}; the hook is skipped (as in Copilot)",
+                            e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+                        )));
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            load.errors.push(note(format!(
+                "{at}.matcher must be a string, found {}; the hook is skipped",
+                json_kind(other)
+            )));
+            return None;
+        }
+    };
+    let env = match entry.get("env") {
+        None => Vec::new(),
+        Some(Value::Object(vars)) => {
+            let mut env = Vec::new();
+            for (name, value) in vars {
+                match value {
+                    Value::String(v) => env.push((name.clone(), v.clone())),
+                    other => load.warnings.push(note(format!(
+                        "{at}.env.{name} must be a string, found {}; not set",
+                        json_kind(other)
+                    ))),
+                }
+            }
+            env
+        }
+        Some(other) => {
+            load.errors.push(note(format!(
+                "{at}.env must be an object of strings, found {}; the hook is skipped",
+                json_kind(other)
+            )));
+            return None;
+        }
+    };
+    Some(Handler {
+        transport,
+        key,
+        matcher,
+        timeout,
+        env,
+    })
+}
+
+/// The command a `"type": "command"` handler runs: `exec` with its `args` without a shell,
+/// else `bash` (or `command`) through `bash -c`; `None` when it cannot run here or is the
+/// bridge (recorded in `load.bridge`).
+fn command_spec(
+    ws: &Workspace,
+    load: &mut FileLoad,
+    at: &str,
+    event_name: &str,
+    entry: &Map<String, Value>,
+) -> Option<CommandSpec> {
+    let display = load.display.clone();
+    let note = |message: String| ConfigError::whole_file(&display, message);
     let cwd = match entry.get("cwd") {
         None => ws.root().to_path_buf(),
         Some(Value::String(dir)) => ws.root().join(dir),
@@ -308,77 +414,86 @@ fn handler(
         }
         CommandSpec::shell(&line, cwd).in_bash()
     };
-    // `timeoutSec` wins over its alias `timeout`, as in Copilot.
-    let timeout = match entry.get("timeoutSec").or_else(|| entry.get("timeout")) {
-        None => DEFAULT_TIMEOUT_SECS,
-        Some(value) => match value.as_f64() {
-            Some(t) if t > 0.0 => t,
-            _ => {
-                load.errors.push(note(format!(
-                    "{at}.timeoutSec must be a positive number of seconds, found {value}; the hook is skipped"
-                )));
-                return None;
-            }
-        },
-    };
-    let matcher = match entry.get("matcher") {
-        None => None,
-        Some(Value::String(pattern)) => {
-            if !copilot.has_tool_matcher() {
-                load.warnings.push(note(format!(
-                    "{at}.matcher: Copilot does not read a matcher on {event_name}; ignored"
-                )));
-                None
-            } else {
-                match compile_matcher(pattern) {
-                    Ok(matcher) => matcher,
-                    Err(e) => {
-                        load.errors.push(note(format!(
-                            "{at}.matcher \"{pattern}\" is not a valid regex: {}; the hook is skipped (as in Copilot)",
-                            e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
-                        )));
-                        return None;
-                    }
-                }
-            }
-        }
+    Some(spec)
+}
+
+/// A `"type": "http"` handler as Copilot reads it: `url`, `headers` whose `$VAR` / `${VAR}`
+/// name only variables of `allowedEnvVars` (others are sent empty, with a warning). Copilot
+/// allows `https://` only — `http://` to this machine when `COPILOT_HOOK_ALLOW_LOCALHOST=1`,
+/// and never on `preToolUse` or with `allowedEnvVars` — and so does this reader; the URL then
+/// passes the HTTP hooks' SSRF guard like any other.
+fn http_spec(
+    copilot: CopilotEvent,
+    entry: &Map<String, Value>,
+) -> Result<(HttpSpec, Vec<(String, String)>), String> {
+    let url = match entry.get("url") {
+        Some(Value::String(url)) if !url.trim().is_empty() => url.clone(),
+        None => return Err("missing \"url\" (where to POST the hook input)".to_owned()),
         Some(other) => {
-            load.errors.push(note(format!(
-                "{at}.matcher must be a string, found {}; the hook is skipped",
+            return Err(format!(
+                "\"url\" must be a string, found {}",
                 json_kind(other)
-            )));
-            return None;
+            ));
         }
     };
-    let env = match entry.get("env") {
+    let allowed: Vec<String> = match entry.get("allowedEnvVars") {
         None => Vec::new(),
-        Some(Value::Object(vars)) => {
-            let mut env = Vec::new();
-            for (name, value) in vars {
-                match value {
-                    Value::String(v) => env.push((name.clone(), v.clone())),
-                    other => load.warnings.push(note(format!(
-                        "{at}.env.{name} must be a string, found {}; not set",
-                        json_kind(other)
-                    ))),
-                }
-            }
-            env
-        }
+        Some(Value::Array(names)) if names.iter().all(Value::is_string) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
         Some(other) => {
-            load.errors.push(note(format!(
-                "{at}.env must be an object of strings, found {}; the hook is skipped",
-                json_kind(other)
-            )));
-            return None;
+            return Err(format!(
+                "\"allowedEnvVars\" must be a list of variable names, found {other}"
+            ));
         }
     };
-    Some(Handler {
-        spec,
-        matcher,
-        timeout,
-        env,
-    })
+    if !url.starts_with("https://") {
+        let host = url
+            .strip_prefix("http://")
+            .map(|rest| rest.split(['/', '?', '#']).next().unwrap_or(""))
+            .map(|authority| authority.rsplit_once('@').map_or(authority, |(_, h)| h));
+        let local = host.is_some_and(|h| {
+            h == "localhost"
+                || h.starts_with("localhost:")
+                || h.starts_with("127.")
+                || h.starts_with("[::1]")
+        });
+        let allowed_local = std::env::var("COPILOT_HOOK_ALLOW_LOCALHOST").is_ok_and(|v| v == "1");
+        if copilot == CopilotEvent::PreToolUse || !allowed.is_empty() || !local || !allowed_local {
+            return Err(format!(
+                "\"{url}\" is not https://, which Copilot requires here (http:// only to this machine, with COPILOT_HOOK_ALLOW_LOCALHOST=1, and never on preToolUse or with allowedEnvVars)"
+            ));
+        }
+    }
+    let mut headers = Vec::new();
+    let mut dropped = Vec::new();
+    match entry.get("headers") {
+        None => {}
+        Some(Value::Object(entries)) => {
+            for (name, value) in entries {
+                let Value::String(value) = value else {
+                    return Err(format!(
+                        "headers.{name} must be a string, found {}",
+                        json_kind(value)
+                    ));
+                };
+                let (template, unlisted) = Template::parse_claude(value, &allowed);
+                dropped.extend(unlisted.into_iter().map(|var| (name.clone(), var)));
+                headers.push((name.clone(), template));
+            }
+        }
+        Some(other) => {
+            return Err(format!(
+                "\"headers\" must be an object of name: value, found {}",
+                json_kind(other)
+            ));
+        }
+    }
+    let mut spec = HttpSpec::new(&url, headers, None).map_err(|e| e.to_string())?;
+    spec.allowed_env = allowed;
+    Ok((spec, dropped))
 }
 
 #[cfg(test)]
