@@ -159,3 +159,54 @@ fn a_call_that_runs_a_command_hook_is_run_by_the_bridge_with_the_agents_environm
     let log = sidecar.stop();
     assert!(!log.contains("forwarded by its bridge"), "{log}");
 }
+
+/// Where `serve` would listen for `ws` with its state directory at `state`
+/// (`agent_hooks_server::default_socket`, computed here without changing this process's
+/// environment).
+fn default_socket(ws: &Ws, state: &Path) -> std::path::PathBuf {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(ws.root().as_os_str().as_encoded_bytes());
+    let id: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    state.join("run").join(format!("{id}.sock"))
+}
+
+/// A listener at `socket` standing in for a sidecar someone else put there: whatever the
+/// bridge does, the test then sees whether it connected (a connection waits in the backlog).
+fn assert_never_asked(listener: &std::os::unix::net::UnixListener) {
+    listener.set_nonblocking(true).expect("non-blocking");
+    match listener.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        Ok(_) => panic!("the bridge asked a socket that is not its user's sidecar's"),
+        Err(e) => panic!("accept: {e}"),
+    }
+}
+
+#[test]
+fn a_bridge_never_asks_a_socket_another_user_could_have_put_there() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = guarded();
+    let state = private_state();
+    let socket = default_socket(&ws, state.path());
+    let run = socket.parent().expect("a directory");
+
+    // A run directory anyone can write to: whoever bound the socket there, it is not asked.
+    std::fs::create_dir(run).expect("mkdir run");
+    std::fs::set_permissions(run, std::fs::Permissions::from_mode(0o777)).expect("chmod 777");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).expect("bind");
+    let (answer, _) = bridge(&ws, state.path(), &[], &pre_tool_use("rm -rf /"));
+    assert!(deny_reason(&answer).is_some(), "not denied: {answer}");
+    assert_never_asked(&listener);
+
+    // A private directory, but a socket another user owns (only root can make one).
+    std::fs::set_permissions(run, std::fs::Permissions::from_mode(0o700)).expect("chmod 700");
+    let root = std::fs::metadata("/proc/self")
+        .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
+    if !root {
+        eprintln!("a socket of another user's: skipped: making one needs root");
+        return;
+    }
+    std::os::unix::fs::lchown(&socket, Some(65534), Some(65534)).expect("chown to nobody");
+    let (answer, _) = bridge(&ws, state.path(), &[], &pre_tool_use("rm -rf /"));
+    assert!(deny_reason(&answer).is_some(), "not denied: {answer}");
+    assert_never_asked(&listener);
+}
