@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Every agent's bridge cost per event, both routes, in one hyperfine run so the figures are
+# Every agent's bridge cost per event, every way, in one hyperfine run so the figures are
 # ratios on one machine at one moment: one harmless PreToolUse-like input per agent,
 # in that agent's own shape, through a workspace with security_guard installed (a built-in:
-# the figure is the bridge, not a script), once as `agent-hooks <agent>-hook` (the process an
-# agent starts per event; what `<agent>-install` wires) and once as a POST to a running
-# `agent-hooks serve` on the agent's route (curl's own start-up is in that figure).
+# the figure is the bridge, not a script):
+# - `agent-hooks <agent>-hook` (the process an agent starts per event; what `<agent>-install`
+#   wires) while a sidecar serves the workspace on its default socket: the bridge hands the
+#   call to it (`docs/agents.md`, "A sidecar answers for the bridge");
+# - the same with AGENT_HOOKS_SIDECAR=off: the bridge process loads the workspace itself;
+# - a POST to a running `agent-hooks serve` on the agent's route (curl's start-up included).
 #
 # Usage: benches/agent_bridges.sh        (builds the release binary first; RUNS=N to change,
 #        JSON=FILE to keep hyperfine's results, medians included)
@@ -14,10 +17,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build --release -q -p agent-hooks-cli
-BIN="$PWD/target/release/agent-hooks"
+BIN="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/agent-hooks"
 WS="$(mktemp -d)"
 SERVER=""
-trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WS"' EXIT
+SOCKET_SERVER=""
+trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; [ -n "$SOCKET_SERVER" ] && kill "$SOCKET_SERVER" 2>/dev/null; rm -rf "$WS"' EXIT
 
 "$BIN" --workspace "$WS" on >/dev/null
 "$BIN" --workspace "$WS" install security_guard >/dev/null
@@ -35,6 +39,11 @@ SERVER=$!
 for _ in $(seq 100); do grep -q 127.0.0.1 "$WS/ready" 2>/dev/null && break; sleep 0.05; done
 BASE="http://$(grep -o '127.0.0.1:[0-9]*' "$WS/ready" | head -n 1)"
 
+# A second sidecar on the workspace's default socket, which the bridges find by themselves.
+"$BIN" --workspace "$WS" serve > "$WS/socket-ready" &
+SOCKET_SERVER=$!
+for _ in $(seq 100); do grep -q unix: "$WS/socket-ready" 2>/dev/null && break; sleep 0.05; done
+
 # Every route but health wants the sidecar's token (its own state directory, set above).
 AUTH="Authorization: Bearer $(cat "$AGENT_HOOKS_STATE_DIR/sidecar.token")"
 post() { echo "curl -s -H 'Content-Type: application/json' -H '$AUTH' --data-binary @$WS/$1.json $BASE$2"; }
@@ -48,6 +57,10 @@ hyperfine --warmup 10 --runs "${RUNS:-100}" --export-json "${JSON:-/dev/null}" \
   -n "codex-hook" "$BIN --workspace $WS codex-hook < $WS/codex.json" \
   -n "gemini-hook" "$BIN --workspace $WS gemini-hook < $WS/gemini.json" \
   -n "cursor-hook" "$BIN --workspace $WS cursor-hook < $WS/cursor.json" \
+  -n "claude-hook (in process)" "AGENT_HOOKS_SIDECAR=off $BIN --workspace $WS claude-hook < $WS/claude.json" \
+  -n "codex-hook (in process)" "AGENT_HOOKS_SIDECAR=off $BIN --workspace $WS codex-hook < $WS/codex.json" \
+  -n "gemini-hook (in process)" "AGENT_HOOKS_SIDECAR=off $BIN --workspace $WS gemini-hook < $WS/gemini.json" \
+  -n "cursor-hook (in process)" "AGENT_HOOKS_SIDECAR=off $BIN --workspace $WS cursor-hook < $WS/cursor.json" \
   -n "POST /v1/hooks/claude-code" "$(post claude /v1/hooks/claude-code)" \
   -n "POST /v1/hooks/codex" "$(post codex /v1/hooks/codex)" \
   -n "POST /v1/hooks/gemini" "$(post gemini /v1/hooks/gemini)" \

@@ -112,9 +112,22 @@ pub(crate) async fn hook(agent: Agent, flag: Option<&Path>, mode: OnFailure) -> 
     let located = read.as_ref().map_or(&Value::Null, |(value, _)| value);
     let answer = match bridge_workspace(agent, flag, located) {
         Ok(ws) => {
+            // A sidecar serving this workspace has its configuration loaded already.
+            let (served, note) = crate::forward::through_sidecar(agent, ws.root(), &input, mode);
+            if let Some(answer) = served {
+                return emit(&answer);
+            }
             // One process per event: `prefork` hooks are run by the workspace's forkers.
             let engine = Engine::open(ws).with_workspace_forkers();
-            bridge::answer_read(agent, Ok(&engine), read, mode, Surface::Bridge).await
+            let mut answer =
+                bridge::answer_read(agent, Ok(&engine), read, mode, Surface::Bridge).await;
+            if let Some(note) = note {
+                if !answer.stderr.is_empty() {
+                    answer.stderr.push('\n');
+                }
+                answer.stderr.push_str(&note);
+            }
+            answer
         }
         Err(why) => bridge::answer_read(agent, Err(&why), read, mode, Surface::Bridge).await,
     };

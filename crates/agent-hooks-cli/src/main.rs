@@ -10,6 +10,7 @@ mod agents;
 mod audit;
 mod convert;
 mod fire;
+mod forward;
 mod guard;
 mod log;
 mod logging;

@@ -115,6 +115,9 @@ struct Facts {
     prefixes: Option<ByteStrings>,
     /// Strings of two bytes or more every match contains (`do\s+...done`: `do`, `done`).
     words: Option<ByteStrings>,
+    /// ASCII letters, lowercase, every match contains in one case or the other (`(?i)bearer`:
+    /// `a b e r`): what a case-insensitive pattern requires, which `required` cannot say.
+    folded: Bytes,
 }
 
 /// The facts of every regex in the guards' default rules, sorted by pattern, so that a
@@ -146,6 +149,7 @@ impl Facts {
                 Facts {
                     words: (!words.is_empty()).then(|| owned_strings(words)),
                     required: required_bytes(&hir).into(),
+                    folded: required_folded(&hir).into(),
                     exact: exact.map(owned_strings),
                     prefixes: prefixes.map(owned_strings),
                 }
@@ -168,6 +172,20 @@ impl LazyRegex {
     /// a byte search over a long command is far cheaper than running the automaton on it.
     pub(crate) fn is_match(&self, haystack: &str) -> bool {
         let facts = self.facts.get_or_init(|| Facts::find(&self.pattern));
+        if let Some(exact) = &facts.exact {
+            return exact
+                .iter()
+                .any(|s| same_bytes(s.as_ref(), haystack.as_bytes()));
+        }
+        self.may_match(haystack) && (**self).is_match(haystack)
+    }
+
+    /// Whether `haystack` holds everything every match needs (a byte, a word, a prefix of an
+    /// anchored pattern): `false` means no match, found without compiling the pattern. A
+    /// scan that wants the matches themselves (`find_iter`) asks this first, so text without
+    /// a credential's telltale bytes never pays for building its automaton.
+    pub(crate) fn may_match(&self, haystack: &str) -> bool {
+        let facts = self.facts.get_or_init(|| Facts::find(&self.pattern));
         let bytes = haystack.as_bytes();
         if let Some(exact) = &facts.exact {
             return exact.iter().any(|s| same_bytes(s.as_ref(), bytes));
@@ -185,11 +203,17 @@ impl LazyRegex {
             .required
             .iter()
             .all(|&b| memchr::memchr(b, bytes).is_some())
+            // With Unicode case folding a letter has non-ASCII forms too (`k`, KELVIN SIGN):
+            // only ASCII text can lack all of a letter's forms.
+            && (facts.folded.is_empty()
+                || !bytes.is_ascii()
+                || facts.folded.iter().all(|&b| {
+                    memchr::memchr2(b, b.to_ascii_uppercase(), bytes).is_some()
+                }))
             && facts.words.iter().flat_map(|w| w.iter()).all(|word| {
                 // A word that is not text cannot be looked for in text: it rules nothing out.
                 std::str::from_utf8(word).is_err() || memchr::memmem::find(bytes, word).is_some()
             })
-            && (**self).is_match(haystack)
     }
 }
 
@@ -249,6 +273,43 @@ fn required_bytes(hir: &regex_syntax::hir::Hir) -> Vec<u8> {
     bytes.sort_unstable();
     bytes.dedup();
     bytes
+}
+
+/// The ASCII letters (lowercase) that every match of `hir` contains in either case: a class
+/// of exactly one letter's two cases (what `(?i)` makes of a letter), all of those of a
+/// concatenation, those common to every branch of an alternation.
+fn required_folded(hir: &regex_syntax::hir::Hir) -> Vec<u8> {
+    use regex_syntax::hir::{Class, HirKind};
+    let mut letters = match hir.kind() {
+        HirKind::Class(Class::Bytes(class)) => {
+            let ranges = class.ranges();
+            match ranges {
+                [a, b] if a.start() == a.end() && b.start() == b.end() => {
+                    let (upper, lower) = (a.start(), b.start());
+                    if upper.is_ascii_uppercase() && lower == upper.to_ascii_lowercase() {
+                        vec![lower]
+                    } else {
+                        Vec::new()
+                    }
+                }
+                _ => Vec::new(),
+            }
+        }
+        HirKind::Capture(capture) => required_folded(&capture.sub),
+        HirKind::Repetition(rep) if rep.min > 0 => required_folded(&rep.sub),
+        HirKind::Concat(subs) => subs.iter().flat_map(required_folded).collect(),
+        HirKind::Alternation(subs) => {
+            let mut branches = subs.iter().map(required_folded);
+            let first = branches.next().unwrap_or_default();
+            branches.fold(first, |common, branch| {
+                common.into_iter().filter(|b| branch.contains(b)).collect()
+            })
+        }
+        _ => Vec::new(),
+    };
+    letters.sort_unstable();
+    letters.dedup();
+    letters
 }
 
 /// Strings of two bytes or more that every match of `hir` contains: the runs of literals of a
@@ -658,11 +719,12 @@ mod tests {
             let facts = Facts::of(pattern);
             let _ = writeln!(
                 out,
-                "    ({pattern:?}, Facts {{ required: {}, exact: {}, prefixes: {}, words: {} }}),",
+                "    ({pattern:?}, Facts {{ required: {}, exact: {}, prefixes: {}, words: {}, folded: {} }}),",
                 literal(&facts.required),
                 strings(&facts.exact),
                 strings(&facts.prefixes),
-                strings(&facts.words)
+                strings(&facts.words),
+                literal(&facts.folded)
             );
         }
         out.push_str("]\n");
@@ -738,6 +800,23 @@ mod tests {
         let re = lazy(r"do\s+\S+\s+done");
         assert!(re.is_match("do  it  done"));
         assert!(!re.is_match("do it, then stop"));
+    }
+
+    #[test]
+    fn a_case_insensitive_pattern_is_ruled_out_by_its_letters_without_compiling() {
+        assert_eq!(&*Facts::of(r"(?i)\bbearer\s+\S+").folded, b"aber");
+        // Common to both branches: only the letters both spell.
+        assert_eq!(&*Facts::of(r"(?i)(?:seed|secret)").folded, b"es");
+        let re = lazy(r"(?i)\bbearer\s+(?P<t>\S+)");
+        assert!(!re.may_match("ls -la src/"));
+        assert!(re.compiled.get().is_none(), "ruled out before compiling");
+        assert!(re.may_match("Authorization: BEARER abc"));
+        assert!(re.is_match("Authorization: BeArEr abc"));
+        // KELVIN SIGN folds to k: text that is not ASCII is never ruled out by letters.
+        let k = lazy(r"(?i)key");
+        assert!(k.may_match("\u{212A}ey"));
+        assert!(k.is_match("\u{212A}ey"));
+        assert!(!k.may_match("kex"));
     }
 
     fn lazy(pattern: &str) -> LazyRegex {

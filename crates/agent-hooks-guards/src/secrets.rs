@@ -97,7 +97,11 @@ pub(crate) struct Scanner {
     credentials: Vec<Credential>,
     mnemonic_lengths: Vec<usize>,
     solana_array: Option<Regex>,
+    /// How many integers make the Solana array (what `solana_array` counts).
+    solana_array_length: usize,
     base58: Option<Regex>,
+    /// The shortest base58 run that counts (what `base58` counts).
+    base58_min_length: usize,
     keywords: Option<Regex>,
     keyword_window: usize,
     mask: MaskRules,
@@ -168,7 +172,9 @@ impl Scanner {
             credentials,
             mnemonic_lengths: wallet.mnemonic_lengths.clone(),
             solana_array,
+            solana_array_length: wallet.solana_array_length,
             base58,
+            base58_min_length: wallet.base58_min_length,
             keywords,
             keyword_window: wallet.keyword_window,
             mask,
@@ -179,6 +185,11 @@ impl Scanner {
     pub(crate) fn credentials(&self, text: &str) -> Vec<Finding> {
         let mut found = Vec::new();
         for credential in &self.credentials {
+            // Most text holds no credential's telltale bytes (`sk-`, `AKIA`, `-----BEGIN`):
+            // ruled out here, its automaton is never built.
+            if !credential.regex.may_match(text) {
+                continue;
+            }
             match credential.group() {
                 Some(group) => {
                     for caps in credential.regex.captures_iter(text) {
@@ -207,7 +218,12 @@ impl Scanner {
     /// Every wallet secret in `text` (mnemonics, Solana arrays, base58 keys by a keyword).
     pub(crate) fn wallet_secrets(&self, text: &str) -> Vec<Finding> {
         let mut found = self.mnemonics(text);
-        if let Some(array) = &self.solana_array {
+        // The two shapes below are large automata (a repetition counted in the tens); text
+        // that cannot hold one is ruled out by counting first, so it never builds them.
+        if let Some(array) = &self.solana_array
+            && text.contains('[')
+            && text.bytes().filter(|&b| b == b',').count() + 1 >= self.solana_array_length
+        {
             for m in array.find_iter(text) {
                 let all_bytes = m
                     .as_str()
@@ -223,7 +239,9 @@ impl Scanner {
                 }
             }
         }
-        if let (Some(base58), Some(keywords)) = (&self.base58, &self.keywords) {
+        if let (Some(base58), Some(keywords)) = (&self.base58, &self.keywords)
+            && longest_run(text, is_base58) >= self.base58_min_length
+        {
             let mut runs: Vec<(usize, usize)> = base58
                 .find_iter(text)
                 .filter(|m| standalone(text, m.start(), m.end()))
@@ -336,6 +354,10 @@ impl Scanner {
         let Some(&shortest) = self.mnemonic_lengths.iter().min() else {
             return Vec::new();
         };
+        // Fewer words than the shortest phrase: no phrase, and no word list to index.
+        if tokens(text).nth(shortest.saturating_sub(1)).is_none() {
+            return Vec::new();
+        }
         let index = bip39_index();
         let mut found = Vec::new();
         // Runs of consecutive list words; numbering such as "1." or "(2)" is skipped.
@@ -498,6 +520,21 @@ fn tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
         let offset = token.as_ptr() as usize - text.as_ptr() as usize;
         (offset, token)
     })
+}
+
+/// Whether `c` is in the base58 alphabet (`[1-9A-HJ-NP-Za-km-z]`, as the `base58` pattern).
+fn is_base58(c: u8) -> bool {
+    matches!(c, b'1'..=b'9' | b'A'..=b'H' | b'J'..=b'N' | b'P'..=b'Z' | b'a'..=b'k' | b'm'..=b'z')
+}
+
+/// The length of the longest run of bytes of `text` that `class` accepts.
+fn longest_run(text: &str, class: fn(u8) -> bool) -> usize {
+    let (mut longest, mut run) = (0, 0);
+    for &b in text.as_bytes() {
+        run = if class(b) { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    longest
 }
 
 /// Whether a match is a whole token (not the middle of a longer alphanumeric run).

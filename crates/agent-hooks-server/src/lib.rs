@@ -856,6 +856,9 @@ async fn agent_hook(
 ) -> ApiResult {
     let body = body?;
     let forced = agent_hooks::bridge::route_mode(query.as_deref());
+    if agent_hooks::bridge::forwarded_by_bridge(query.as_deref()) {
+        return forwarded(agent, &state, &body, forced).await;
+    }
     let answer =
         agent_hooks::bridge::answer(agent, Ok(&state.engine), &body, forced, Surface::Sidecar)
             .await;
@@ -872,6 +875,32 @@ async fn agent_hook(
         axum::http::HeaderValue::from_static("application/json"),
     );
     Ok(response)
+}
+
+/// A bridge process's call (`?caller=bridge`): the whole answer it prints — stdout, stderr,
+/// exit status — as JSON, or 409 when the call would run a hook that is not built in, which
+/// the bridge process then runs itself with its own environment (`docs/agents.md`).
+async fn forwarded(
+    agent: agent_hooks_dialects::agent::Agent,
+    state: &AppState,
+    body: &[u8],
+    forced: agent_hooks::OnFailure,
+) -> ApiResult {
+    match agent_hooks::bridge::answer_forwarded(agent, &state.engine, body, forced).await {
+        Some(answer) => {
+            tracing::debug!("answered a {} call forwarded by its bridge", agent.label());
+            Ok(axum::Json(json!({
+                "stdout": answer.stdout,
+                "stderr": answer.stderr,
+                "exit": answer.exit,
+            }))
+            .into_response())
+        }
+        None => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "this call runs hooks that are not built in; the bridge process runs it itself",
+        )),
+    }
 }
 
 async fn reload(State(state): State<Arc<AppState>>) -> ApiResult {

@@ -142,6 +142,73 @@ pub async fn answer_read(
     forced: OnFailure,
     surface: Surface,
 ) -> AgentAnswer {
+    let open = |_: Event| Ok::<(), std::convert::Infallible>(());
+    match answer_gated(agent, engine, read, forced, surface, open).await {
+        Ok(answer) => answer,
+        Err(never) => match never {},
+    }
+}
+
+/// A bridge process's call answered by the workspace's running sidecar (`POST
+/// /v1/hooks/<agent>?caller=bridge`): the whole answer a `<agent>-hook` process would give —
+/// stdout, stderr and exit status — recorded as the bridge's, from the sidecar's loaded
+/// configuration instead of a fresh load. `None` when the event would run a hook that is not
+/// built in: such a hook gets the calling process's environment and working directory, which
+/// only the bridge process has, so the bridge process runs the call itself.
+pub async fn answer_forwarded(
+    agent: Agent,
+    engine: &Engine,
+    input: &[u8],
+    forced: OnFailure,
+) -> Option<AgentAnswer> {
+    let gate = |event: Event| {
+        if runs_only_builtins(engine, agent, event) {
+            Ok(())
+        } else {
+            Err(HandBack)
+        }
+    };
+    answer_gated(
+        agent,
+        Ok(engine),
+        json::read(input),
+        forced,
+        Surface::Bridge,
+        gate,
+    )
+    .await
+    .ok()
+}
+
+/// A forwarded call the bridge process must run itself.
+struct HandBack;
+
+/// Whether every hook a bridged `event` would run (the agent's own skipped) is built in, so
+/// that no process is started whose environment would be the sidecar's instead of the agent's.
+fn runs_only_builtins(engine: &Engine, agent: Agent, event: Event) -> bool {
+    let snapshot = engine.snapshot();
+    let also = (event == Event::PostToolCall).then_some(Event::TransformToolResult);
+    std::iter::once(event).chain(also).all(|event| {
+        snapshot.hooks_for(event).iter().all(|hook| {
+            hook.source == agent.source()
+                || matches!(
+                    hook.transport,
+                    agent_hooks_transports::TransportSpec::Builtin(_)
+                )
+        })
+    })
+}
+
+/// [`answer_read`] with a `gate` asked once the input is read into an event: its `Err` ends
+/// the call unanswered (the gate of [`answer_forwarded`]).
+async fn answer_gated<E>(
+    agent: Agent,
+    engine: Result<&Engine, &str>,
+    read: Result<(Value, json::Repairs), json::Unreadable>,
+    forced: OnFailure,
+    surface: Surface,
+    gate: impl FnOnce(Event) -> Result<(), E>,
+) -> Result<AgentAnswer, E> {
     let mode = match engine {
         Ok(engine) => lapse::mode(engine, forced),
         Err(_) => forced,
@@ -170,7 +237,7 @@ pub async fn answer_read(
         Ok(read) => read,
         Err(e) => {
             record(None, &e.to_string());
-            return unread(e.to_string());
+            return Ok(unread(e.to_string()));
         }
     };
     let (aliases, rewrite) = match engine {
@@ -188,17 +255,18 @@ pub async fn answer_read(
         // An event of the agent this runtime has no counterpart for has no policy to
         // evaluate: nothing lapsed, and the agent goes on.
         Err(e @ InputError::Unmapped { .. }) => {
-            return AgentAnswer {
+            return Ok(AgentAnswer {
                 stdout: String::new(),
                 stderr: format!("agent-hooks {}: {e}", agent.hook_command()),
                 exit: 0,
-            };
+            });
         }
         Err(e) => {
             record(Some(&value), &e.to_string());
-            return unread(e.to_string());
+            return Ok(unread(e.to_string()));
         }
     };
+    gate(bridged.event)?;
     let mut answer = match engine {
         Ok(engine) => run(agent, engine, bridged, forced, surface).await,
         Err(why) => {
@@ -221,7 +289,7 @@ pub async fn answer_read(
             "agent-hooks: the input was read as its agent reads it: {repairs}"
         ));
     }
-    answer
+    Ok(answer)
 }
 
 /// A deny of an input whose event is not known, said in `agent`'s JSON alone (an HTTP
@@ -418,6 +486,12 @@ pub fn route_mode(query: Option<&str>) -> OnFailure {
     } else {
         OnFailure::Continue
     }
+}
+
+/// Whether a route's query (`caller=bridge`) says a `<agent>-hook` process forwarded the call
+/// and wants [`answer_forwarded`]'s whole answer.
+pub fn forwarded_by_bridge(query: Option<&str>) -> bool {
+    query.is_some_and(|q| q.split('&').any(|pair| pair == "caller=bridge"))
 }
 
 /// The agents whose installed bridge entries in this workspace fail closed — a command's

@@ -9,6 +9,7 @@ mod loopback;
 
 mod audit;
 mod bridge_install;
+mod bridge_sidecar;
 mod chaos;
 mod checked_input;
 mod claude;

@@ -198,6 +198,9 @@ impl SecurityGuard {
     pub(crate) fn new(user_yaml: Option<&str>) -> Result<Self, RulesError> {
         let def = default_rules();
         let user: Raw = match user_yaml {
+            // `install` writes the defaults as they are, for the user to tune: until they
+            // are tuned they are the defaults, already parsed, and not parsed again.
+            Some(text) if text == DEFAULT_RULES => Raw::default(),
             Some(text) => rules::parse(text)?,
             None => Raw::default(),
         };
