@@ -10,7 +10,7 @@
 # - a POST to a running `agent-hooks serve` on the agent's route (curl's start-up included).
 #
 # Usage: benches/agent_bridges.sh        (builds the release binary first; RUNS=N to change,
-#        JSON=FILE to keep hyperfine's results, medians included)
+#        JSON=PREFIX to keep hyperfine's results, one PREFIX.<agent>.json per agent)
 # Needs: hyperfine and curl. The first two commands are the baselines: /bin/true and a bare
 # GET /v1/health to the same sidecar.
 set -euo pipefail
@@ -30,6 +30,8 @@ trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; [ -n "$SOCKET_SERVER" ] &&
 printf '%s' '{"session_id":"bench","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la"}}' > "$WS/claude.json"
 printf '%s' '{"session_id":"bench","turn_id":"t1","cwd":"/tmp","hook_event_name":"PreToolUse","model":"gpt-5","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"ls -la"},"tool_use_id":"c1"}' > "$WS/codex.json"
 printf '%s' '{"session_id":"bench","cwd":"/tmp","hook_event_name":"BeforeTool","timestamp":"2026-12-01T10:00:00Z","tool_name":"run_shell_command","tool_input":{"command":"ls -la"}}' > "$WS/gemini.json"
+printf '%s' '{"sessionId":"bench","timestamp":1704614600000,"cwd":"/tmp","toolName":"bash","toolArgs":"{\"command\":\"ls -la\"}"}' > "$WS/copilot.json"
+printf '%s' '{"agent_action_name":"pre_run_command","trajectory_id":"bench","execution_id":"e1","timestamp":"2026-12-01T10:00:00Z","model_name":"SWE-1.5","tool_info":{"command_line":"ls -la","cwd":"/tmp"}}' > "$WS/windsurf.json"
 printf '%s' "{\"conversation_id\":\"bench\",\"generation_id\":\"g1\",\"hook_event_name\":\"beforeShellExecution\",\"workspace_roots\":[\"$WS\"],\"command\":\"ls -la\",\"cwd\":\"/tmp\"}" > "$WS/cursor.json"
 
 mkdir -m 700 "$WS/state-home"
@@ -48,20 +50,21 @@ for _ in $(seq 100); do grep -q unix: "$WS/socket-ready" 2>/dev/null && break; s
 AUTH="Authorization: Bearer $(cat "$AGENT_HOOKS_STATE_DIR/sidecar.token")"
 post() { echo "curl -s -H 'Content-Type: application/json' -H '$AUTH' --data-binary @$WS/$1.json $BASE$2"; }
 
-# Through sh for the redirection; hyperfine subtracts the shell's start-up from every command.
-# Baselines in the same run: a process that does nothing, and a bare request to the sidecar.
-hyperfine --warmup 10 --runs "${RUNS:-100}" --export-json "${JSON:-/dev/null}" \
-  -n "/bin/true" "/bin/true < $WS/claude.json" \
-  -n "GET /v1/health" "curl -s $BASE/v1/health" \
-  -n "claude-hook" "$BIN --workspace $WS claude-hook < $WS/claude.json" \
-  -n "codex-hook" "$BIN --workspace $WS codex-hook < $WS/codex.json" \
-  -n "gemini-hook" "$BIN --workspace $WS gemini-hook < $WS/gemini.json" \
-  -n "cursor-hook" "$BIN --workspace $WS cursor-hook < $WS/cursor.json" \
-  -n "claude-hook (in process)" "AGENT_HOOKS_SIDECAR=off $BIN --workspace $WS claude-hook < $WS/claude.json" \
-  -n "codex-hook (in process)" "AGENT_HOOKS_SIDECAR=off $BIN --workspace $WS codex-hook < $WS/codex.json" \
-  -n "gemini-hook (in process)" "AGENT_HOOKS_SIDECAR=off $BIN --workspace $WS gemini-hook < $WS/gemini.json" \
-  -n "cursor-hook (in process)" "AGENT_HOOKS_SIDECAR=off $BIN --workspace $WS cursor-hook < $WS/cursor.json" \
-  -n "POST /v1/hooks/claude-code" "$(post claude /v1/hooks/claude-code)" \
-  -n "POST /v1/hooks/codex" "$(post codex /v1/hooks/codex)" \
-  -n "POST /v1/hooks/gemini" "$(post gemini /v1/hooks/gemini)" \
-  -n "POST /v1/hooks/cursor" "$(post cursor /v1/hooks/cursor)"
+# One hyperfine run per agent, without a shell (`-N`, the input on stdin with `--input`), so
+# that each figure is a ratio against its own `/bin/true` measured in the same run. Baselines
+# of the routes: a bare request to the same sidecar, in the same run.
+OUT="${JSON:-}"
+for agent in claude codex gemini cursor copilot windsurf; do
+  route="/v1/hooks/$agent"
+  [ "$agent" = claude ] && route=/v1/hooks/claude-code
+  args=(-n "/bin/true" "/bin/true"
+        -n "$agent-hook" "$BIN --workspace $WS $agent-hook"
+        -n "$agent-hook (in process)" "env AGENT_HOOKS_SIDECAR=off $BIN --workspace $WS $agent-hook")
+  # Windsurf's Cascade calls no HTTP hooks: it has no route.
+  if [ "$agent" != windsurf ]; then
+    args+=(-n "GET /v1/health" "curl -s $BASE/v1/health"
+           -n "POST $route" "curl -s -H Content-Type:application/json -H '$AUTH' --data-binary @$WS/$agent.json $BASE$route")
+  fi
+  hyperfine -N --warmup 10 --runs "${RUNS:-100}" --input "$WS/$agent.json" \
+    --export-json "${OUT:+$OUT.$agent.json}${OUT:-/dev/null}" "${args[@]}"
+done
