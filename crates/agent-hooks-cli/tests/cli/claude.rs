@@ -2197,3 +2197,64 @@ fn an_http_handler_times_out_and_is_refused_on_session_start_or_without_allow_lo
     // The SSRF guard of HTTP hooks holds for Claude Code's too: loopback needs allow-local.
     assert!(listed.contains("url refused"), "{listed}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Inline guards that read their input through a command substitution
+
+/// Two PreToolUse guards written inline in settings, as published Claude Code configurations
+/// write them: the tool input is captured with `$(cat)` and tested with `grep`.
+const INLINE_RM_GUARD: &str = r#"CMD=$(cat); if printf '%s' "$CMD" | grep -qE 'rm[[:space:]]+-[a-zA-Z]*r[a-zA-Z]*f'; then echo "BLOCKED: use trash instead of rm -rf ($(date +%H:%M))" >&2; exit 2; fi"#;
+const INLINE_PUSH_GUARD: &str = r#"INPUT="$(cat)"; case "$INPUT" in *'git push'*main*) echo 'BLOCKED: push to a branch, not main' >&2; exit 2 ;; esac; exit 0"#;
+
+#[test]
+fn inline_guards_that_read_input_through_a_substitution_are_approved_and_block() {
+    let ws = settings(
+        Ws::new().master(true),
+        ".claude/settings.json",
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": INLINE_RM_GUARD},
+            {"type": "command", "command": INLINE_PUSH_GUARD},
+        ]}]}),
+    );
+    let ws = approved(ws, &[INLINE_RM_GUARD, INLINE_PUSH_GUARD]);
+    let bash = |command: &str| json!({"tool_name": "bash", "tool_input": {"command": command}});
+    let fired = ws.fire("pre_tool_call", bash("rm -rf build"));
+    assert_eq!(fired.decision(), "block", "{:?}", fired.outcome);
+    assert!(
+        fired.reason().starts_with("BLOCKED: use trash"),
+        "{}",
+        fired.reason()
+    );
+    let fired = ws.fire("pre_tool_call", bash("git push origin main"));
+    assert_eq!(fired.decision(), "block", "{:?}", fired.outcome);
+    assert_eq!(fired.reason(), "BLOCKED: push to a branch, not main");
+    assert_eq!(
+        ws.fire("pre_tool_call", bash("ls -la")).decision(),
+        "continue"
+    );
+}
+
+#[test]
+fn a_substitution_that_picks_the_program_is_refused_and_the_warning_does_not_offer_approval() {
+    let command = r#"$(command -v sh) "$CLAUDE_PROJECT_DIR/.claude/hooks/g.sh""#;
+    let ws = settings(
+        Ws::new().master(true).sh(".claude/hooks/g.sh", "exit 2\n"),
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Bash", command)]}),
+    );
+    let out = ws.run(&["approve", command]);
+    assert!(!out.status.success());
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("output of a command substitution"), "{said}");
+    let fired = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "ls"}}),
+    );
+    let warnings = fired.warnings().join("\n");
+    assert!(warnings.contains("cannot be as written"), "{warnings}");
+    assert!(!warnings.contains("/hooks approve"), "{warnings}");
+}

@@ -348,3 +348,28 @@ fn codex_install_writes_a_new_file_codex_accepts() {
     let keys: Vec<&String> = written.as_object().expect("an object").keys().collect();
     assert_eq!(keys, vec!["hooks"], "Codex refuses other root keys");
 }
+
+#[test]
+fn hooks_named_from_the_repository_top_level_are_approved_and_run() {
+    // Codex's reference writes a repository's hook paths from `git rev-parse --show-toplevel`,
+    // so that they run from any directory of the repository.
+    let command = r#"sh "$(git rev-parse --show-toplevel)/.codex/hooks/deny.sh""#;
+    let ws = Ws::new()
+        .master(true)
+        .sh(".codex/hooks/deny.sh", DENY_JSON)
+        .file(
+            ".codex/hooks.json",
+            &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler(command)]}]}})
+                .to_string(),
+        );
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(ws.root())
+        .output()
+        .expect("run git init");
+    assert!(init.status.success(), "{init:?}");
+    ws.approve(command);
+    let fired = ws.fire("pre_tool_call", bash("rm -rf build"));
+    assert_eq!(fired.decision(), "block", "{:?}", fired.outcome);
+    assert_eq!(fired.reason(), "destructive command blocked by policy");
+}
