@@ -2258,3 +2258,49 @@ fn a_substitution_that_picks_the_program_is_refused_and_the_warning_does_not_off
     assert!(warnings.contains("cannot be as written"), "{warnings}");
     assert!(!warnings.contains("/hooks approve"), "{warnings}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// A hook script without `#!`
+
+/// A polyglot launcher in the way plugins publish one for Windows and Unix alike: a batch part
+/// hidden from `sh` in a heredoc, then shell code, and no `#!` line (a shell runs it as a
+/// shell script when `execve` refuses it).
+const POLYGLOT_LAUNCHER: &str = ": << 'CMDBLOCK'\n@echo off\necho windows\nexit /b 0\nCMDBLOCK\ncat >/dev/null\nprintf '{\"hookSpecificOutput\":{\"hookEventName\":\"SessionStart\",\"additionalContext\":\"loaded by %s\"}}' \"$1\"\n";
+
+#[test]
+fn a_session_start_script_without_a_shebang_runs_as_a_shell_script() {
+    let command = r#""$CLAUDE_PROJECT_DIR/.claude/hooks/run-hook.cmd" session-start"#;
+    let ws = settings(
+        Ws::new().master(true),
+        ".claude/settings.json",
+        json!({"SessionStart": [{"matcher": "startup|resume", "hooks": [
+            {"type": "command", "command": command}]}]}),
+    )
+    .file(".claude/hooks/run-hook.cmd", POLYGLOT_LAUNCHER)
+    .file("hooks/launch", POLYGLOT_LAUNCHER)
+    .hook(support::Entry::new(
+        "on_session_start",
+        "hooks/launch argv-form",
+    ));
+    support::set_mode(&ws.path(".claude/hooks/run-hook.cmd"), 0o755);
+    support::set_mode(&ws.path("hooks/launch"), 0o755);
+    let ws = approved(ws, &[command, "hooks/launch argv-form"]);
+    let listed = list_text(&ws);
+    assert!(!listed.contains("cannot run"), "{listed}");
+    assert!(listed.contains("runs as a shell script"), "{listed}");
+    let fired = ws.fire("on_session_start", json!({"source": "startup"}));
+    assert_eq!(fired.status(command), "ok", "{:?}", fired.outcome);
+    assert_eq!(
+        fired.status("hooks/launch argv-form"),
+        "ok",
+        "{:?}",
+        fired.outcome
+    );
+    assert!(
+        fired
+            .context()
+            .contains(&"loaded by session-start".to_owned()),
+        "{:?}",
+        fired.outcome
+    );
+}
