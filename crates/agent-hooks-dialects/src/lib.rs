@@ -314,7 +314,11 @@ impl Dialect {
         match self {
             Dialect::Shell => shell::interpret(view.event, reply),
             Dialect::Skill { .. } => skill::interpret(view, reply),
-            Dialect::Claude { event, .. } => claude::interpret(*event, reply),
+            Dialect::Claude { agent, event, .. } => {
+                let mut answer = claude::interpret(*event, reply)?;
+                agent.claude_family().follow_answer(*event, &mut answer);
+                Ok(answer)
+            }
             Dialect::Gemini { event, .. } => gemini::interpret(*event, view, reply),
             Dialect::Cursor { event } => cursor::interpret(*event, reply),
         }

@@ -100,6 +100,10 @@ pub trait ClaudeFamily: Sync {
 
     /// Adds what this agent's hook input has beyond Claude Code's.
     fn complete_input(&self, _input: &mut Map<String, Value>, _payload: &Map<String, Value>) {}
+
+    /// Reads a hook's answer, decoded with Claude Code's rules, as this agent reads it where the
+    /// two differ.
+    fn follow_answer(&self, _event: ClaudeEvent, _answer: &mut agent_hooks_core::answer::Answer) {}
 }
 
 /// Claude Code, as a [`ClaudeFamily`] member: its own rules.
