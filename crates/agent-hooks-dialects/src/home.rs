@@ -79,6 +79,12 @@ pub trait AgentHome: Sync {
         false
     }
 
+    /// Why the agent does not call an HTTP hook on its event `name`, when it does not (the
+    /// installer's `--http` then leaves the event out and says so).
+    fn no_http_on(&self, _name: &str) -> Option<&'static str> {
+        None
+    }
+
     /// The environment variable the agent sets to its project directory for its hooks.
     fn project_dir_var(&self) -> Option<&'static str> {
         None

@@ -474,6 +474,9 @@ pub struct InstallReport {
     /// The agent's events whose bridge entry ran another program (a binary since moved or
     /// removed, say), now rewritten to run this one.
     pub updated: Vec<&'static str>,
+    /// The agent's events left unbridged because the agent runs no hook of the wiring's kind
+    /// there (an HTTP hook on Claude Code's SessionStart), each with why.
+    pub left_out: Vec<(&'static str, &'static str)>,
 }
 
 /// The environment variable an HTTP bridge entry takes the sidecar's token from (Claude Code
@@ -647,8 +650,32 @@ pub fn install_agent_with(
         added: Vec::new(),
         already: Vec::new(),
         updated: Vec::new(),
+        left_out: Vec::new(),
     };
+    let mut dropped = false;
     for (name, _) in home.events() {
+        if let (Wiring::Http(_), Some(why)) = (wiring, home.no_http_on(name)) {
+            // An HTTP entry written there by an earlier install never ran: it goes.
+            let before = hooks.get(name).cloned();
+            if let Some(Value::Array(groups)) = hooks.get_mut(name) {
+                for group in groups.iter_mut() {
+                    if let Some(Value::Array(list)) = group.get_mut("hooks") {
+                        list.retain(|h| !(is_bridge_handler(agent, h) && h["type"] == "http"));
+                    }
+                }
+                groups.retain(|g| {
+                    g.get("hooks")
+                        .and_then(Value::as_array)
+                        .is_none_or(|l| !l.is_empty())
+                });
+                if groups.is_empty() {
+                    hooks.remove(name);
+                }
+            }
+            dropped |= hooks.get(name) != before.as_ref();
+            report.left_out.push((name, why));
+            continue;
+        }
         let groups = hooks
             .entry(name)
             .or_insert_with(|| Value::Array(Vec::new()));
@@ -691,7 +718,7 @@ pub fn install_agent_with(
     {
         doc.insert("version".into(), json!(version));
     }
-    if !report.added.is_empty() || !report.updated.is_empty() {
+    if !report.added.is_empty() || !report.updated.is_empty() || dropped {
         write_settings(&path, &display, doc)?;
     }
     Ok(report)

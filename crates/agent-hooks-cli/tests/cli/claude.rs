@@ -2304,3 +2304,41 @@ fn a_session_start_script_without_a_shebang_runs_as_a_shell_script() {
         fired.outcome
     );
 }
+
+#[test]
+fn claude_install_http_leaves_session_start_out_and_says_why() {
+    let base = "http://127.0.0.1:8787";
+    let stale =
+        json!({"type": "http", "url": format!("{base}/v1/hooks/claude-code"), "timeout": 120});
+    let ws = settings(
+        Ws::new(),
+        ".claude/settings.json",
+        json!({"SessionStart": [
+            {"hooks": [stale]},
+            {"matcher": "startup", "hooks": [{"type": "command", "command": "echo mine"}]},
+        ]}),
+    );
+    let installed = ws.run(&["claude-install", "--http", base]);
+    assert!(installed.status.success(), "{installed:?}");
+    let said = String::from_utf8_lossy(&installed.stdout);
+    assert!(
+        said.contains(
+            "Not bridged: SessionStart (Claude Code runs only command hooks on SessionStart)"
+        ),
+        "{said}"
+    );
+    let settings: Value =
+        serde_json::from_str(&ws.read(".claude/settings.json")).expect("settings JSON");
+    // The stale HTTP entry, which Claude Code never ran, is gone; the user's own hook stays.
+    assert_eq!(
+        settings["hooks"]["SessionStart"],
+        json!([{"matcher": "startup", "hooks": [{"type": "command", "command": "echo mine"}]}]),
+        "{settings}"
+    );
+    assert_eq!(
+        settings["hooks"]["PreToolUse"][0]["hooks"][0]["type"],
+        "http"
+    );
+    let again = ws.run(&["claude-install", "--http", base]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("nothing changed"));
+}

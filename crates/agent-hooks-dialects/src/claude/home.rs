@@ -77,6 +77,11 @@ impl AgentHome for ClaudeCode {
         true
     }
 
+    fn no_http_on(&self, name: &str) -> Option<&'static str> {
+        (name == ClaudeEvent::SessionStart.name())
+            .then_some("Claude Code runs only command hooks on SessionStart")
+    }
+
     fn project_dir_var(&self) -> Option<&'static str> {
         Some("CLAUDE_PROJECT_DIR")
     }
