@@ -310,6 +310,11 @@ impl AgentHome for Cursor {
         })
     }
 
+    /// Cursor's `stop` says only how the loop ended; the reply came in `afterAgentResponse`.
+    fn stop_has_response(&self) -> bool {
+        false
+    }
+
     /// Cursor refuses a call with `permission: "deny"` and a prompt with `continue: false`.
     fn deny_any(&self, message: &str) -> Value {
         json!({

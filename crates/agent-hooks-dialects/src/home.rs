@@ -79,6 +79,14 @@ pub trait AgentHome: Sync {
         false
     }
 
+    /// Whether the agent's stop input carries the turn's last reply. When it does not (Cursor's
+    /// `stop`), the bridge keeps the reply of the response event before it (per session, in
+    /// the workspace's state, since each event is its own bridge process) and gives it to the
+    /// stop hooks as `response`.
+    fn stop_has_response(&self) -> bool {
+        true
+    }
+
     /// Why the agent does not call an HTTP hook on its event `name`, when it does not (the
     /// installer's `--http` then leaves the event out and says so).
     fn no_http_on(&self, _name: &str) -> Option<&'static str> {

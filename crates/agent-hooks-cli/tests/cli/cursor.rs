@@ -337,3 +337,48 @@ fn the_bridge_takes_the_workspace_from_the_input_when_none_is_named() {
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert_cursor_deny(&ran.json());
 }
+
+/// A stop hook in the spirit of a commitment check: it refuses to end a turn whose reply
+/// promises to report back later.
+const PROMISE_CHECK: &str = r#"input=$(cat)
+case "$input" in
+  *"let you know"*) printf '{"decision":"block","reason":"you promised a follow-up; schedule it or say you cannot"}' ;;
+esac
+exit 0
+"#;
+
+#[test]
+fn a_stop_through_the_bridge_judges_the_reply_of_the_afteragentresponse_before_it() {
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/promise.sh", PROMISE_CHECK)
+        .hook(support::Entry::new("on_stop", "hooks/promise.sh"))
+        .approve_all();
+    let response = |text: &str| {
+        cursor_hook(
+            &ws,
+            &cursor_input("afterAgentResponse", json!({"text": text})),
+        )
+    };
+    let stop = || {
+        cursor_hook(
+            &ws,
+            &cursor_input("stop", json!({"status": "completed", "loop_count": 0})),
+        )
+        .json()
+    };
+    // Each event is its own bridge process: the reply reaches the stop through the workspace.
+    assert_eq!(
+        response("I'll let you know when the build finishes.").code,
+        0
+    );
+    let answer = stop();
+    assert_eq!(
+        answer["followup_message"], "you promised a follow-up; schedule it or say you cannot",
+        "{answer}"
+    );
+    // The reply is judged once: the next turn's stop does not see it again.
+    assert_eq!(stop(), json!({}));
+    assert_eq!(response("Done: the tests pass.").code, 0);
+    assert_eq!(stop(), json!({}));
+}
