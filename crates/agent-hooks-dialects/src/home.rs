@@ -102,6 +102,12 @@ pub trait AgentHome: Sync {
     /// installer wires them: the one table both directions translate through.
     fn events(&self) -> Vec<(&'static str, Event)>;
 
+    /// The agent's events its installer wires the bridge on: all of [`AgentHome::events`]
+    /// unless some fire beside others for the same action.
+    fn bridged_events(&self) -> Vec<&'static str> {
+        self.events().into_iter().map(|(name, _)| name).collect()
+    }
+
     /// The agent's events with no canonical twin: hooks on them are listed but never fire.
     fn unmapped_events(&self) -> &'static [&'static str];
 

@@ -112,6 +112,9 @@ pub enum Dialect {
     Cursor {
         /// The Cursor event the hook was declared under, which decides the input's shape.
         event: cursor::CursorEvent,
+        /// The hook's `loop_limit` on `stop`: how many follow-ups of a turn it may ask for
+        /// (`None`: no limit).
+        loop_limit: Option<u64>,
     },
 }
 
@@ -258,8 +261,8 @@ impl Dialect {
                 _ => true,
             };
         }
-        if let Dialect::Cursor { event } = self {
-            if cursor::CursorEvent::of(view.event, view.payload) != Some(*event) {
+        if let Dialect::Cursor { event, .. } = self {
+            if !event.fires_on(view.event, view.payload) {
                 return false;
             }
             return match (matcher, cursor::match_target(*event, view.payload)) {
@@ -305,7 +308,7 @@ impl Dialect {
                 ..
             } => claude::input(view, agent.claude_family(), *event, aliases),
             Dialect::Gemini { event, aliases, .. } => gemini::input(view, *event, aliases),
-            Dialect::Cursor { event } => cursor::input(view, *event),
+            Dialect::Cursor { event, .. } => cursor::input(view, *event),
         }
     }
 
@@ -320,7 +323,11 @@ impl Dialect {
                 Ok(answer)
             }
             Dialect::Gemini { event, .. } => gemini::interpret(*event, view, reply),
-            Dialect::Cursor { event } => cursor::interpret(*event, reply),
+            Dialect::Cursor { event, loop_limit } => {
+                let mut answer = cursor::interpret(*event, reply)?;
+                cursor::hold_loop_limit(*event, *loop_limit, view.payload, &mut answer);
+                Ok(answer)
+            }
         }
     }
 
@@ -347,7 +354,7 @@ impl Dialect {
             Dialect::Shell => event.name(),
             Dialect::Claude { event, .. } => event.name(),
             Dialect::Gemini { event, .. } => event.name(),
-            Dialect::Cursor { event } => event.name(),
+            Dialect::Cursor { event, .. } => event.name(),
             Dialect::Skill { .. } => skill::skill_name(event).unwrap_or(event.name()),
         }
     }

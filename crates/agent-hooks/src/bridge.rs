@@ -698,7 +698,7 @@ pub fn install_agent_with(
         left_out: Vec::new(),
     };
     let mut dropped = false;
-    for (name, _) in home.events() {
+    for name in home.bridged_events() {
         if let (Wiring::Http(_), Some(why)) = (wiring, home.no_http_on(name)) {
             // An HTTP entry written there by an earlier install never ran: it goes.
             let before = hooks.get(name).cloned();
