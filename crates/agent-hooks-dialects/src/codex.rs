@@ -142,6 +142,11 @@ impl AgentHome for Codex {
         claude_matcher(pattern)
     }
 
+    /// Codex names MCP tools as Claude Code does.
+    fn mcp_prefix(&self) -> Option<&'static str> {
+        Some("mcp__")
+    }
+
     fn read_input(
         &self,
         input: &Value,

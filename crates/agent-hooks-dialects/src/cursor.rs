@@ -299,6 +299,36 @@ impl AgentHome for Cursor {
         name == CursorEvent::PostToolUseFailure.name()
     }
 
+    fn mcp_only(&self, name: &str) -> bool {
+        matches!(
+            CursorEvent::parse(name),
+            Some(CursorEvent::BeforeMcpExecution | CursorEvent::AfterMcpExecution)
+        )
+    }
+
+    fn tool_aliases(&self) -> ToolAliases {
+        ToolAliases::from_pairs(&CURSOR_TOOLS.map(|(cursor, host)| (host, cursor)))
+    }
+
+    /// The generic tool events are narrowed by a matcher of Cursor's tool names.
+    fn tool_matcher(&self, name: &str, tools: &[String]) -> Option<String> {
+        matches!(
+            CursorEvent::parse(name),
+            Some(
+                CursorEvent::PreToolUse
+                    | CursorEvent::PostToolUse
+                    | CursorEvent::PostToolUseFailure
+            )
+        )
+        .then(|| {
+            tools
+                .iter()
+                .map(|t| cursor_tool(t))
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+    }
+
     fn hooks_file(&self) -> HooksFile {
         HooksFile {
             grouped: false,
@@ -318,6 +348,9 @@ impl AgentHome for Cursor {
     }
 
     fn tools_of(&self, name: &str) -> Option<Vec<String>> {
+        if self.mcp_only(name) {
+            return None;
+        }
         let tools: &[&str] = match CursorEvent::parse(name)? {
             CursorEvent::BeforeShellExecution | CursorEvent::AfterShellExecution => &[SHELL_TOOL],
             CursorEvent::BeforeReadFile => &[READ_TOOL],
@@ -330,6 +363,33 @@ impl AgentHome for Cursor {
     /// Before a call: the shell, the file read, and MCP for every other tool; after it: the
     /// shell, the file edit, and MCP again.
     fn events_for(&self, hook: &Selector<'_>) -> Vec<&'static str> {
+        let pre = hook.event == Event::PreToolCall;
+        if pre || hook.event == Event::PostToolCall {
+            // A failure, MCP tools, or every tool: one event says exactly that.
+            if hook.failure {
+                return if pre {
+                    Vec::new()
+                } else {
+                    vec![CursorEvent::PostToolUseFailure.name()]
+                };
+            }
+            if hook.mcp_only {
+                let mcp = if pre {
+                    CursorEvent::BeforeMcpExecution
+                } else {
+                    CursorEvent::AfterMcpExecution
+                };
+                return vec![mcp.name()];
+            }
+            if hook.every_tool() {
+                let generic = if pre {
+                    CursorEvent::PreToolUse
+                } else {
+                    CursorEvent::PostToolUse
+                };
+                return vec![generic.name()];
+            }
+        }
         let (shell, mcp, file, file_tools): (_, _, _, &[&str]) = match hook.event {
             Event::PreToolCall => (
                 CursorEvent::BeforeShellExecution,

@@ -160,6 +160,23 @@ pub trait AgentHome: Sync {
         None
     }
 
+    /// How the agent's tool matchers single out MCP tools: the prefix of their names
+    /// (`mcp__` for Claude Code's `mcp__server__tool`); `None` when no matcher can.
+    fn mcp_prefix(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether the agent's event `name` is one for MCP tools only.
+    fn mcp_only(&self, _name: &str) -> bool {
+        false
+    }
+
+    /// The matcher a converted hook for `tools` gets under the agent's event `name`, when the
+    /// event itself does not narrow it to them (the agent's names for them).
+    fn tool_matcher(&self, _name: &str, _tools: &[String]) -> Option<String> {
+        None
+    }
+
     /// Whether the agent's event `name` is one for failed tool calls only.
     fn is_failure_event(&self, _name: &str) -> bool {
         false
@@ -287,14 +304,17 @@ pub struct Selector<'a> {
     pub failure: bool,
     /// The host tools it is for, when its matcher is a plain list of names.
     pub tools: Option<&'a [String]>,
-    /// Its matcher, when that is not a plain list of tool names.
+    /// Its matcher, when that is not a plain list of tool names (for an MCP-only hook: the
+    /// pattern on the MCP tool's name, if any).
     pub pattern: Option<&'a str>,
+    /// It is for MCP tools only.
+    pub mcp_only: bool,
 }
 
 impl Selector<'_> {
     /// Whether the hook selects every tool (no tool list and no pattern).
     pub fn every_tool(&self) -> bool {
-        self.tools.is_none() && self.pattern.is_none()
+        self.tools.is_none() && self.pattern.is_none() && !self.mcp_only
     }
 
     /// Whether the hook is for the host tool `tool`.

@@ -3,7 +3,12 @@
 //! (each agent's table), tool-name matchers through each agent's tool names, timeouts into the
 //! target's unit. Whatever has no equivalent is reported, never dropped: an event the target
 //! lacks is listed with its JSON, and a handler field the target does not know is kept as
-//! written and named.
+//! written and named. A hook for MCP tools stays one for MCP tools (Cursor's MCP events,
+//! Claude Code's and Codex's `mcp__` names), and a command's paths are rebased where the
+//! agents run hooks from different directories (Cursor from `.cursor/`, the others from the
+//! project) or name the project by different variables; a hook whose meaning cannot be kept
+//! (MCP tools for Gemini CLI, `${CLAUDE_PLUGIN_ROOT}` outside a plugin) is not converted, and
+//! says why.
 
 use serde_json::{Map, Value, json};
 
@@ -49,8 +54,11 @@ struct Entry {
     failure: bool,
     /// Tool names (host names) the matcher lists, when it is a plain list of names.
     tools: Option<Vec<String>>,
-    /// The matcher as written, when it is not a plain list of tool names.
+    /// The matcher as written, when it is not a plain list of tool names (for an MCP-only
+    /// hook: the pattern on the MCP tool's name, if any).
     pattern: Option<String>,
+    /// It is for MCP tools only.
+    mcp_only: bool,
     command: String,
     timeout_secs: Option<f64>,
     /// Fields the neutral form does not carry (kept as written in the output).
@@ -191,6 +199,7 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
                 } else {
                     matcher.clone()
                 };
+                let mcp = mcp_selection(from, name, matcher.as_deref());
                 let (tools, pattern) = home
                     .tools_of(name)
                     .map(|t| (Some(t), matcher.clone()))
@@ -201,6 +210,11 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
                             _ => (None, Some(p.to_owned())),
                         },
                     });
+                let mcp_only = mcp.is_some();
+                let (tools, pattern) = match mcp {
+                    Some(inner) => (None, inner),
+                    None => (tools, pattern),
+                };
                 for (key, value) in &group_fields {
                     extra.insert(key.clone(), value.clone());
                 }
@@ -211,6 +225,7 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
                     failure: home.is_failure_event(name),
                     tools,
                     pattern,
+                    mcp_only,
                     command,
                     timeout_secs,
                     extra,
@@ -219,6 +234,134 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
         }
     }
     entries
+}
+
+/// Whether `from`'s hook under `name` with `matcher` is for MCP tools only: `Some` with the
+/// pattern on the tool's name, if any. Cursor says it by its event; Claude Code and Codex by
+/// a matcher of their `mcp__` prefix — `mcp__.*`, or `mcp__.*(?:P)` as written here for a
+/// pattern on the name.
+fn mcp_selection(from: Agent, name: &str, matcher: Option<&str>) -> Option<Option<String>> {
+    let home = from.home();
+    let matcher = matcher
+        .map(str::trim)
+        .filter(|m| !m.is_empty() && *m != "*");
+    if home.mcp_only(name) {
+        return Some(matcher.map(str::to_owned));
+    }
+    let rest = matcher?
+        .strip_prefix(home.mcp_prefix()?)?
+        .strip_prefix(".*")?;
+    if rest.is_empty() {
+        return Some(None);
+    }
+    let inner = rest.strip_prefix("(?:")?.strip_suffix(')')?;
+    Some(Some(inner.to_owned()))
+}
+
+/// The project directory as a command of `agent` names it, and where `agent` runs a hook's
+/// command from relative to the project (`.cursor` for Cursor).
+fn project_dir(agent: Agent) -> (String, &'static str) {
+    match agent {
+        Agent::Cursor => ("\"$CURSOR_PROJECT_DIR\"".to_owned(), ".cursor"),
+        other => match other.home().project_dir_var() {
+            Some(var) => (format!("\"${var}\""), ""),
+            // Codex sets no variable: its reference names the repository's top level.
+            None => ("\"$(git rev-parse --show-toplevel)\"".to_owned(), ""),
+        },
+    }
+}
+
+/// `command` as `to` must write it to run the same files as under `from`: the project
+/// variable renamed, and relative paths rebased where the two run hooks from different
+/// directories. `Err` when it cannot mean the same under `to`.
+fn rebase(from: Agent, to: Agent, command: &str) -> Result<(String, Option<String>), String> {
+    if from == to {
+        return Ok((command.to_owned(), None));
+    }
+    if command.contains("CLAUDE_PLUGIN_ROOT") {
+        return Err(
+            "it names ${CLAUDE_PLUGIN_ROOT}, which only Claude Code sets, for a plugin's hooks; copy the plugin's files into the project and name them from there".into(),
+        );
+    }
+    let (from_root, from_dir) = project_dir(from);
+    let (to_root, to_dir) = project_dir(to);
+    let mut out = command.replace(&from_root, &to_root);
+    let var = match from {
+        Agent::Cursor => Some("CURSOR_PROJECT_DIR"),
+        other => other.home().project_dir_var(),
+    };
+    if let Some(var) = var {
+        for written in [
+            format!("\"${{{var}}}\""),
+            format!("${{{var}}}"),
+            format!("${var}"),
+        ] {
+            out = out.replace(&written, &to_root);
+        }
+    }
+    if from_dir != to_dir {
+        // Words that are relative paths resolve against the directory hooks run from.
+        let words = shell_words::split(&out).unwrap_or_default();
+        for word in words {
+            let relative =
+                (word.starts_with("./") || word.starts_with("../") || word.contains('/'))
+                    && !word.starts_with('/')
+                    && !word.starts_with('$')
+                    && !word.starts_with('~')
+                    && !word.starts_with('"')
+                    && !word.contains("://");
+            if !relative || !out.contains(&word) {
+                continue;
+            }
+            let in_project = normalize(&format!("{from_dir}/{word}"));
+            let rebased = match to_dir {
+                "" => format!("{to_root}/{in_project}"),
+                dir => match in_project.strip_prefix(&format!("{dir}/")) {
+                    Some(inside) => format!("./{inside}"),
+                    None => format!("../{in_project}"),
+                },
+            };
+            out = out.replacen(&word, &rebased, 1);
+        }
+    }
+    // Back into Cursor's own directory: `"$CURSOR_PROJECT_DIR"/.cursor/x` is `./x` there.
+    if to == Agent::Cursor {
+        out = out.replace(&format!("{to_root}/.cursor/"), "./");
+    }
+    let note = (out != command).then(|| {
+        format!(
+            "rewritten for {}: \"{command}\" → \"{out}\" ({} runs hooks from {}, {} from {})",
+            to.label(),
+            from.label(),
+            if from_dir.is_empty() {
+                "the project"
+            } else {
+                from_dir
+            },
+            to.label(),
+            if to_dir.is_empty() {
+                "the project"
+            } else {
+                to_dir
+            },
+        )
+    });
+    Ok((out, note))
+}
+
+/// A relative path with `.` and `..` resolved (never above its start).
+fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    parts.join("/")
 }
 
 fn is_tool_event(event: Event) -> bool {
@@ -232,6 +375,7 @@ fn target_events(to: Agent, entry: &Entry) -> Vec<&'static str> {
         failure: entry.failure,
         tools: entry.tools.as_deref(),
         pattern: entry.pattern.as_deref(),
+        mcp_only: entry.mcp_only,
     })
 }
 
@@ -241,6 +385,28 @@ fn write(from: Agent, to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> 
     let mut hooks: Map<String, Value> = Map::new();
     let aliases = home.tool_aliases();
     for entry in entries {
+        let (command, rewritten) = match rebase(from, to, &entry.command) {
+            Ok(rebased) => rebased,
+            Err(why) => {
+                notes.push(format!(
+                    "not converted: {} ({}): {why}: {}",
+                    entry.at, entry.from_event, entry.command
+                ));
+                continue;
+            }
+        };
+        let mcp_events = home.events().iter().any(|(name, _)| home.mcp_only(name));
+        if entry.mcp_only && !mcp_events && home.mcp_prefix().is_none() {
+            notes.push(format!(
+                "not converted: {} ({}): it is for MCP tools only, and no {} matcher singles them out: {}",
+                entry.at,
+                entry.from_event,
+                to.label(),
+                entry.command
+            ));
+            continue;
+        }
+        notes.extend(rewritten);
         let names = target_events(to, entry);
         let missing = home.tools_without_hook(entry.event);
         for tool in entry
@@ -273,7 +439,7 @@ fn write(from: Agent, to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> 
         if file.typed {
             handler.insert("type".into(), json!("command"));
         }
-        handler.insert("command".into(), json!(entry.command));
+        handler.insert("command".into(), json!(command));
         if let Some(secs) = entry.timeout_secs {
             handler.insert("timeout".into(), file.timeout_unit.from_secs(secs));
         }
@@ -285,7 +451,15 @@ fn write(from: Agent, to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> 
             ));
             handler.insert(key.clone(), value.clone());
         }
+        let mcp_matcher = home
+            .mcp_prefix()
+            .filter(|_| entry.mcp_only && file.grouped)
+            .map(|prefix| match &entry.pattern {
+                None => format!("{prefix}.*"),
+                Some(inner) => format!("{prefix}.*(?:{inner})"),
+            });
         let matcher = match (&entry.tools, &entry.pattern) {
+            _ if mcp_matcher.is_some() => mcp_matcher,
             (Some(list), pattern) if file.grouped => {
                 if let Some(pattern) = pattern {
                     notes.push(format!(
@@ -319,7 +493,11 @@ fn write(from: Agent, to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> 
             let Value::Array(list) = list else { continue };
             if !file.grouped {
                 let mut handler = handler.clone();
-                if let Some(pattern) = &entry.pattern {
+                let narrowed = entry
+                    .tools
+                    .as_deref()
+                    .and_then(|tools| home.tool_matcher(name, tools));
+                if let Some(pattern) = entry.pattern.clone().or(narrowed) {
                     handler.insert("matcher".into(), json!(pattern));
                 }
                 list.push(Value::Object(handler));

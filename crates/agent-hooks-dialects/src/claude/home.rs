@@ -77,6 +77,11 @@ impl AgentHome for ClaudeCode {
         true
     }
 
+    /// `mcp__server__tool`.
+    fn mcp_prefix(&self) -> Option<&'static str> {
+        Some("mcp__")
+    }
+
     fn no_http_on(&self, name: &str) -> Option<&'static str> {
         (name == ClaudeEvent::SessionStart.name())
             .then_some("Claude Code runs only command hooks on SessionStart")
