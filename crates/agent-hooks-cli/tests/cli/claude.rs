@@ -657,7 +657,7 @@ fn unmapped_events_and_other_hook_types_are_warned_about_and_never_run() {
         "{text}"
     );
     assert!(
-        text.contains("type \"mcp_tool\" is not supported"),
+        text.contains("type \"mcp_tool\" calls a tool of an MCP server"),
         "{text}"
     );
     assert!(
@@ -2341,4 +2341,33 @@ fn claude_install_http_leaves_session_start_out_and_says_why() {
     );
     let again = ws.run(&["claude-install", "--http", base]);
     assert!(String::from_utf8_lossy(&again.stdout).contains("nothing changed"));
+}
+
+#[test]
+fn on_failure_block_makes_a_crashing_guard_block_and_newer_fields_are_told() {
+    let crash = ".claude/hooks/crash.sh";
+    let ws = settings(
+        Ws::new().master(true).sh(crash, "cat >/dev/null; exit 1\n"),
+        ".claude/settings.json",
+        json!({
+            "PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": crash, "onFailure": "block",
+                 "statusMessage": "Checking the command", "once": true},
+                {"type": "mcp_tool", "server": "policy", "tool": "check", "input": {}},
+            ]}],
+            "PreModelSwitch": [{"hooks": [{"type": "command", "command": crash}]}],
+        }),
+    );
+    let ws = approved(ws, &[crash]);
+    let fired = ws.fire("pre_tool_call", bash("ls"));
+    assert_eq!(fired.decision(), "block", "{:?}", fired.outcome);
+    let listed = list_text(&ws);
+    for said in [
+        "type \"mcp_tool\" calls a tool of an MCP server",
+        "PreModelSwitch hooks never fire",
+        ".once: Claude Code runs such a hook once per session",
+    ] {
+        assert!(listed.contains(said), "{said}: {listed}");
+    }
+    assert!(!listed.contains("statusMessage"), "{listed}");
 }

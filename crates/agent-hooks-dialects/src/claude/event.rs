@@ -81,6 +81,8 @@ pub const CLAUDE_UNMAPPED_EVENTS: &[&str] = &[
     "MessageDisplay",
     "Elicitation",
     "ElicitationResult",
+    "PreModelSwitch",
+    "PostModelSwitch",
 ];
 
 /// An agent that speaks Claude Code's hook protocol — its event names, stdin fields and
