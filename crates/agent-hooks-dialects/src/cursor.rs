@@ -299,6 +299,10 @@ impl AgentHome for Cursor {
         name == CursorEvent::PostToolUseFailure.name()
     }
 
+    fn is_success_event(&self, name: &str) -> bool {
+        name == CursorEvent::PostToolUse.name()
+    }
+
     fn mcp_only(&self, name: &str) -> bool {
         matches!(
             CursorEvent::parse(name),
@@ -382,12 +386,14 @@ impl AgentHome for Cursor {
                 return vec![mcp.name()];
             }
             if hook.every_tool() {
-                let generic = if pre {
-                    CursorEvent::PreToolUse
-                } else {
-                    CursorEvent::PostToolUse
+                return match (pre, hook.success_only) {
+                    (true, _) => vec![CursorEvent::PreToolUse.name()],
+                    (false, true) => vec![CursorEvent::PostToolUse.name()],
+                    (false, false) => vec![
+                        CursorEvent::PostToolUse.name(),
+                        CursorEvent::PostToolUseFailure.name(),
+                    ],
                 };
-                return vec![generic.name()];
             }
         }
         let (shell, mcp, file, file_tools): (_, _, _, &[&str]) = match hook.event {

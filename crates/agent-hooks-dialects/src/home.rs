@@ -177,6 +177,12 @@ pub trait AgentHome: Sync {
         None
     }
 
+    /// Whether the agent's event `name` is one for tool calls that succeeded only (its
+    /// failures have an event of their own).
+    fn is_success_event(&self, _name: &str) -> bool {
+        false
+    }
+
     /// Whether the agent's event `name` is one for failed tool calls only.
     fn is_failure_event(&self, _name: &str) -> bool {
         false
@@ -302,6 +308,9 @@ pub struct Selector<'a> {
     pub event: Event,
     /// It was declared for failed tool calls only.
     pub failure: bool,
+    /// It was declared for tool calls that succeeded only (Claude Code's `PostToolUse`);
+    /// with neither this nor `failure`, it is for both.
+    pub success_only: bool,
     /// The host tools it is for, when its matcher is a plain list of names.
     pub tools: Option<&'a [String]>,
     /// Its matcher, when that is not a plain list of tool names (for an MCP-only hook: the

@@ -52,6 +52,8 @@ struct Entry {
     from_event: String,
     /// The source agent declared it for failed tool calls only.
     failure: bool,
+    /// The source agent declared it for tool calls that succeeded only.
+    success_only: bool,
     /// Tool names (host names) the matcher lists, when it is a plain list of names.
     tools: Option<Vec<String>>,
     /// The matcher as written, when it is not a plain list of tool names (for an MCP-only
@@ -223,6 +225,7 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
                     event,
                     from_event: name.clone(),
                     failure: home.is_failure_event(name),
+                    success_only: home.is_success_event(name),
                     tools,
                     pattern,
                     mcp_only,
@@ -373,6 +376,7 @@ fn target_events(to: Agent, entry: &Entry) -> Vec<&'static str> {
     to.home().events_for(&Selector {
         event: entry.event,
         failure: entry.failure,
+        success_only: entry.success_only,
         tools: entry.tools.as_deref(),
         pattern: entry.pattern.as_deref(),
         mcp_only: entry.mcp_only,
@@ -408,6 +412,18 @@ fn write(from: Agent, to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> 
         }
         notes.extend(rewritten);
         let names = target_events(to, entry);
+        if entry.success_only
+            && !names.iter().any(|n| home.is_success_event(n))
+            && !names.is_empty()
+        {
+            notes.push(format!(
+                "widened: {} ({}): {} has no event for calls that succeeded only, so it also runs after failed ones: {}",
+                entry.at,
+                entry.from_event,
+                to.label(),
+                entry.command
+            ));
+        }
         let missing = home.tools_without_hook(entry.event);
         for tool in entry
             .tools
@@ -491,6 +507,27 @@ fn write(from: Agent, to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> 
                 .entry(name)
                 .or_insert_with(|| Value::Array(Vec::new()));
             let Value::Array(list) = list else { continue };
+            let written =
+                |list: &[Value], handler: &Map<String, Value>, matcher: Option<&Value>| {
+                    list.iter().any(|h| {
+                        let inner = h.get("hooks").and_then(Value::as_array);
+                        let same_matcher = h.get("matcher") == matcher;
+                        match inner {
+                            Some(inner) => {
+                                same_matcher
+                                    && inner
+                                        .iter()
+                                        .any(|i| i.get("command") == handler.get("command"))
+                            }
+                            None => h.get("command") == handler.get("command") && same_matcher,
+                        }
+                    })
+                };
+            let matcher_value = matcher.as_ref().map(|m| json!(m));
+            if file.grouped && written(list, &handler, matcher_value.as_ref()) {
+                // Two source hooks that are one here (a call's success and failure).
+                continue;
+            }
             if !file.grouped {
                 let mut handler = handler.clone();
                 let narrowed = entry

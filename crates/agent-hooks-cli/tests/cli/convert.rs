@@ -181,8 +181,15 @@ fn round_trip(a: &str, b: &str) {
             "{a} → {b} → {a} lost {command} without a word: {notes}\n{back}"
         );
     }
+    // What one side could only widen (a hook for successful calls only, to an agent whose
+    // event fires after failures too) comes back wider, as the first conversion said.
     let gained: Vec<_> = handlers(&back)
         .difference(&handlers(&doc_a))
+        .filter(|(_, _, command)| {
+            !notes
+                .lines()
+                .any(|n| n.starts_with("widened") && n.contains(command.as_str()))
+        })
         .cloned()
         .collect();
     assert!(
