@@ -331,7 +331,8 @@ enum Command {
     CursorInstall(InstallArgs),
     /// Remove the `cursor-hook` entries from .cursor/hooks.json (everything else stays).
     CursorUninstall,
-    /// Rewrite one agent's hook configuration as another's (claude, codex, gemini, cursor).
+    /// Rewrite one agent's hook configuration as another's (claude, codex, gemini, cursor, or
+    /// agent-hooks for this workspace's config/shell_hooks.yaml).
     ///
     /// Prints the target's configuration on stdout; every event, handler or field with no
     /// equivalent is reported on stderr, never dropped.

@@ -124,6 +124,15 @@ fn policy(agent: &str) -> (&'static str, Value) {
                 None,
             ),
         ),
+        "agent-hooks" => (
+            "config/shell_hooks.yaml",
+            json!({"hooks": [
+                {"event": "pre_tool_call", "command": "hooks/guard.sh", "timeout": 5},
+                {"event": "on_stop", "command": "hooks/stop.sh --strict"},
+                {"event": "on_user_message", "command": "python3 hooks/prompt.py"},
+                {"event": "post_tool_call", "command": "hooks/audit.sh", "matcher": "rm -rf"},
+            ]}),
+        ),
         _ => (
             ".cursor/hooks.json",
             json!({"version": 1, "hooks": {
@@ -139,6 +148,17 @@ fn policy(agent: &str) -> (&'static str, Value) {
 /// Every handler of a hooks file as (event, matcher, command).
 fn handlers(doc: &Value) -> std::collections::BTreeSet<(String, String, String)> {
     let mut out = std::collections::BTreeSet::new();
+    if let Some(list) = doc["hooks"].as_array() {
+        // config/shell_hooks.yaml: a list of hooks.
+        for hook in list {
+            out.insert((
+                hook["event"].as_str().unwrap_or("").to_owned(),
+                hook["matcher"].as_str().unwrap_or("").to_owned(),
+                hook["command"].as_str().unwrap_or("").to_owned(),
+            ));
+        }
+        return out;
+    }
     for (event, list) in doc["hooks"].as_object().expect("hooks") {
         for group in list.as_array().expect("a list") {
             let matcher = group["matcher"].as_str().unwrap_or("").to_owned();
@@ -215,6 +235,10 @@ round_trips! {
     codex_and_gemini_round_trip: "codex" <-> "gemini";
     codex_and_cursor_round_trip: "codex" <-> "cursor";
     gemini_and_cursor_round_trip: "gemini" <-> "cursor";
+    agent_hooks_and_claude_round_trip: "agent-hooks" <-> "claude";
+    agent_hooks_and_codex_round_trip: "agent-hooks" <-> "codex";
+    agent_hooks_and_gemini_round_trip: "agent-hooks" <-> "gemini";
+    agent_hooks_and_cursor_round_trip: "agent-hooks" <-> "cursor";
 }
 
 #[test]
