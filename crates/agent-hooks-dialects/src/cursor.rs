@@ -466,6 +466,10 @@ impl AgentHome for Cursor {
         })
     }
 
+    fn no_opinion(&self) -> &'static str {
+        "{}"
+    }
+
     /// Cursor's `stop` says only how the loop ended; the reply came in `afterAgentResponse`.
     fn stop_has_response(&self) -> bool {
         false

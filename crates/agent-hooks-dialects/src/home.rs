@@ -79,6 +79,12 @@ pub trait AgentHome: Sync {
         false
     }
 
+    /// The answer that says "no opinion" on an event with no counterpart here (Cursor reads
+    /// one JSON object from every hook).
+    fn no_opinion(&self) -> &'static str {
+        ""
+    }
+
     /// Whether the agent's stop input carries the turn's last reply. When it does not (Cursor's
     /// `stop`), the bridge keeps the reply of the response event before it (per session, in
     /// the workspace's state, since each event is its own bridge process) and gives it to the

@@ -189,7 +189,7 @@ pub async fn answer_read(
         // evaluate: nothing lapsed, and the agent goes on.
         Err(e @ InputError::Unmapped { .. }) => {
             return AgentAnswer {
-                stdout: String::new(),
+                stdout: agent.home().no_opinion().to_owned(),
                 stderr: format!("agent-hooks {}: {e}", agent.hook_command()),
                 exit: 0,
             };

@@ -542,5 +542,7 @@ fn the_bridge_answers_cursors_newer_events_in_their_own_forms() {
     ] {
         let ran = cursor_hook(&ws, &cursor_input(event, fields));
         assert_eq!(ran.code, 0, "{event}: {}", ran.stderr);
+        // Cursor reads one JSON object from every hook.
+        assert_eq!(ran.json(), json!({}), "{event}");
     }
 }
