@@ -218,7 +218,7 @@ impl CommandSpec {
                     && self.runs_as_shell_script(cmd.as_std().get_program()) =>
             {
                 let started = cmd.as_std();
-                let mut fallback = Command::new(crate::sealed::FALLBACK_SHELL);
+                let mut fallback = Command::new(FALLBACK_SHELL);
                 fallback.arg(started.get_program()).args(started.get_args());
                 configure(&mut fallback);
                 fallback.spawn().map_err(|err| self.spawn_failure(&err))?
@@ -248,7 +248,7 @@ impl CommandSpec {
         let mut head = [0u8; 256];
         std::fs::File::open(self.cwd.join(program))
             .and_then(|mut file| file.read(&mut head))
-            .is_ok_and(|n| crate::sealed::is_shell_fallback(&head[..n]))
+            .is_ok_and(|n| is_shell_fallback(&head[..n]))
     }
 
     fn spawn_failure(&self, err: &io::Error) -> Failure {
@@ -283,6 +283,17 @@ impl CommandSpec {
             _ => Failure::Exec(format!("cannot start {what}: {err}")),
         }
     }
+}
+
+/// The shell a file without `#!` runs under: the one `execvp` and POSIX shells fall back to
+/// when `execve` refuses a file with `ENOEXEC`.
+pub const FALLBACK_SHELL: &str = "/bin/sh";
+
+/// Whether a file that starts with `head` is one a shell runs as a script when `execve` refuses
+/// it: text with no `#!` line (a binary, with a NUL in its first bytes, is the kernel's to run
+/// or refuse).
+pub fn is_shell_fallback(head: &[u8]) -> bool {
+    !head.starts_with(b"#!") && !head.contains(&0)
 }
 
 /// A hook process that has started, however it was started: spawned here, or forked by a

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::command::{CommandSpec, Invocation, RunPolicy};
+use crate::command::{CommandSpec, FALLBACK_SHELL, Invocation, RunPolicy, is_shell_fallback};
 use crate::pinned::{Pinned, hex};
 use crate::{Failure, Reply};
 
@@ -599,17 +599,6 @@ fn shebang(head: &[u8]) -> Option<(PathBuf, Option<String>)> {
         return Some((crate::command::find_on_path(&name)?, None));
     }
     Some((PathBuf::from(interpreter), option))
-}
-
-/// The shell a file without `#!` runs under: the one `execvp` and POSIX shells fall back to
-/// when `execve` refuses a file with `ENOEXEC`.
-pub(crate) const FALLBACK_SHELL: &str = "/bin/sh";
-
-/// Whether a file that starts with `head` is one a shell runs as a script when `execve` refuses
-/// it: text with no `#!` line (a binary, with a NUL in its first bytes, is the kernel's to run
-/// or refuse).
-pub(crate) fn is_shell_fallback(head: &[u8]) -> bool {
-    !head.starts_with(b"#!") && !head.contains(&0)
 }
 
 /// `MFD_EXEC` (Linux 6.3), which the `nix` crate does not name yet.
