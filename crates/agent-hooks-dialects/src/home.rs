@@ -15,6 +15,8 @@ use crate::agent::{Agent, AgentAnswer, SourceKind};
 use crate::matcher::Matcher;
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::{Lapse, Outcome};
+use agent_hooks_core::store;
+use agent_hooks_core::workspace::Workspace;
 
 /// The timeout, in seconds, of a bridge entry an installer writes.
 const BRIDGE_TIMEOUT_SECS: u64 = 120;
@@ -91,6 +93,49 @@ pub trait AgentHome: Sync {
     /// stop hooks as `response`.
     fn stop_has_response(&self) -> bool {
         true
+    }
+
+    /// For an agent whose stop carries no reply ([`AgentHome::stop_has_response`]): keeps the
+    /// reply of a response event, per session, in the workspace's state, and gives it to the
+    /// stop after it as `response` (once: the next turn's stop must not judge this reply).
+    fn carry_response(&self, ws: &Workspace, event: Event, payload: &mut Map<String, Value>) {
+        if self.stop_has_response() {
+            return;
+        }
+        let session = payload
+            .get("session_id")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if session.is_empty() {
+            return;
+        }
+        let path = ws
+            .state_dir()
+            .join(format!("{}-bridge", self.name()))
+            .join(format!("{}.response", store::filesystem_safe(session)));
+        match event {
+            Event::OnResponseEnd => {
+                if let Some(text) = payload.get("response").and_then(Value::as_str) {
+                    if let Some(dir) = path.parent() {
+                        let _ = std::fs::create_dir_all(dir);
+                    }
+                    let _ = store::write_atomic(&path, text.as_bytes());
+                }
+            }
+            Event::OnStop => {
+                let empty = payload
+                    .get("response")
+                    .and_then(Value::as_str)
+                    .is_none_or(str::is_empty);
+                if let Ok(Some(text)) = store::read_optional(&path)
+                    && empty
+                {
+                    payload.insert("response".into(), Value::String(text));
+                }
+                let _ = std::fs::remove_file(&path);
+            }
+            _ => {}
+        }
     }
 
     /// Why the agent does not call an HTTP hook on its event `name`, when it does not (the

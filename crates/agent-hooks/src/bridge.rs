@@ -245,9 +245,9 @@ async fn run(
         answer,
         lapses,
     } = bridged;
-    if !agent.home().stop_has_response() {
-        carry_response(agent, engine.workspace(), event, &mut payload);
-    }
+    agent
+        .home()
+        .carry_response(engine.workspace(), event, &mut payload);
     let mut counter = RedoCounter::new(agent, engine.workspace(), &payload);
     let mut redo_count = 0;
     if event == Event::OnStop {
@@ -307,48 +307,6 @@ async fn run(
         counter.record(redo_count, outcome.is_blocked());
     }
     answer(&outcome)
-}
-
-/// Keeps the reply of a response event, per session, for the stop after it, and gives it to
-/// that stop as `response` (once: the next turn's stop must not judge this turn's reply).
-fn carry_response(agent: Agent, ws: &Workspace, event: Event, payload: &mut Map<String, Value>) {
-    let session = payload
-        .get("session_id")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    if session.is_empty() {
-        return;
-    }
-    let path = ws
-        .state_dir()
-        .join(format!("{}-bridge", agent.name()))
-        .join(format!(
-            "{}.response",
-            crate::hook::filesystem_safe(session)
-        ));
-    match event {
-        Event::OnResponseEnd => {
-            if let Some(text) = payload.get("response").and_then(Value::as_str) {
-                if let Some(dir) = path.parent() {
-                    let _ = std::fs::create_dir_all(dir);
-                }
-                let _ = store::write_atomic(&path, text.as_bytes());
-            }
-        }
-        Event::OnStop => {
-            let empty = payload
-                .get("response")
-                .and_then(Value::as_str)
-                .is_none_or(str::is_empty);
-            if let Ok(Some(text)) = store::read_optional(&path)
-                && empty
-            {
-                payload.insert("response".into(), Value::String(text));
-            }
-            let _ = std::fs::remove_file(&path);
-        }
-        _ => {}
-    }
 }
 
 /// Claude Code says only `stop_hook_active`; the redo cap needs a count, kept per session.
