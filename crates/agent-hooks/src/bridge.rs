@@ -537,6 +537,10 @@ fn read_settings(path: &std::path::Path, display: &str) -> Result<Map<String, Va
         Some(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(map)) => Ok(map),
             Ok(_) => Err(corrupt("the top level is not an object".into())),
+            // Gemini CLI allows comments; a rewrite would drop them, so they are not read past.
+            Err(e) if agent_hooks_dialects::gemini::strip_comments(&text) != text => Err(corrupt(
+                format!("{e}: it has comments, which rewriting it would drop; take them out first"),
+            )),
             Err(e) => Err(corrupt(e.to_string())),
         },
     }

@@ -371,3 +371,13 @@ fn settings_with_comments_load_and_hooks_disabled_turns_a_hook_off() {
     let ls = ws.fire("pre_tool_call", bash("ls"));
     assert_eq!(ls.decision(), "continue", "{:?}", ls.outcome);
 }
+
+#[test]
+fn gemini_install_leaves_a_commented_settings_file_as_it_is_and_says_why() {
+    let ws = Ws::new().file(".gemini/settings.json", COMMENTED_SETTINGS);
+    let out = ws.run(&["gemini-install"]);
+    assert!(!out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("it has comments"), "{said}");
+    assert_eq!(ws.read(".gemini/settings.json"), COMMENTED_SETTINGS);
+}
