@@ -242,6 +242,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_event_of_the_current_reference_is_known() {
+        // Claude Code's hooks reference names 33 events (v2.1.317).
+        let mut names: Vec<&str> = CLAUDE_EVENTS.iter().map(|(n, _, _)| *n).collect();
+        names.extend(CLAUDE_UNMAPPED_EVENTS);
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), 33, "{names:?}");
+        for newer in [
+            "PreModelSwitch",
+            "PostModelSwitch",
+            "PostToolBatch",
+            "DirectoryAdded",
+        ] {
+            assert!(names.contains(&newer), "{newer}");
+        }
+    }
+
+    #[test]
     fn matchers_follow_claude_code_rules() {
         let exact = compile_matcher("Edit|Write").unwrap().unwrap();
         assert!(exact.is_match("Edit") && exact.is_match("Write"));
