@@ -222,6 +222,12 @@ pub(crate) fn install(
                     println!("Already bridged: {}.", report.already.join(", "));
                 }
             }
+            for (event, why) in &report.left_out {
+                println!(
+                    "Not bridged: {event} ({why}); the workspace's hooks on it do not run from {label} over HTTP. Install without --http to bridge it with a command.",
+                    label = agent.label()
+                );
+            }
             println!(
                 "On failure: {}.",
                 agent_hooks::lapse::mode(&Engine::open(ws.clone()), mode).describe()

@@ -1,14 +1,15 @@
-//! `agent-hooks convert --from <agent> --to <agent> [FILE]`: prints the target agent's hook
-//! configuration on stdout and, on stderr, everything that had no equivalent.
+//! `agent-hooks convert --from <agent> --to <agent> [FILE]`: prints the target's hook
+//! configuration on stdout and, on stderr, everything that had no equivalent. Either end may
+//! be `agent-hooks`, this workspace's `config/shell_hooks.yaml`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent_hooks::Workspace;
-use agent_hooks::bridge::Agent;
+use agent_hooks::convert::Format;
 
 pub(crate) fn run(ws: &Workspace, from: &str, to: &str, file: Option<&Path>) -> ExitCode {
-    let (from, to) = match (from.parse::<Agent>(), to.parse::<Agent>()) {
+    let (from, to) = match (from.parse::<Format>(), to.parse::<Format>()) {
         (Ok(from), Ok(to)) => (from, to),
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("agent-hooks convert: {e}");
@@ -23,7 +24,7 @@ pub(crate) fn run(ws: &Workspace, from: &str, to: &str, file: Option<&Path>) -> 
             return ExitCode::FAILURE;
         }
     };
-    match agent_hooks::convert::convert(from, to, &text) {
+    match agent_hooks::convert::convert_between(from, to, &text) {
         Ok(conversion) => {
             match serde_json::to_string_pretty(&conversion.output) {
                 Ok(text) => println!("{text}"),

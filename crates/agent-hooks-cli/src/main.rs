@@ -357,7 +357,7 @@ enum Command {
     /// was before `windsurf-install` when nothing else changed in it.
     WindsurfUninstall,
     /// Rewrite one agent's hook configuration as another's (claude, codex, gemini, cursor,
-    /// copilot, windsurf).
+    /// copilot, windsurf, or agent-hooks for this workspace's config/shell_hooks.yaml).
     ///
     /// Prints the target's configuration on stdout; every event, handler or field with no
     /// equivalent is reported on stderr, never dropped.

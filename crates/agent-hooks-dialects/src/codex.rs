@@ -1,8 +1,9 @@
 //! The Codex dialect. Codex speaks Claude Code's hook protocol — the same event names, stdin
 //! fields and answer fields — so its hooks go through the Claude Code dialect (`claude/`) with
 //! the differences kept here: which events Codex has, the two fields its input adds
-//! (`turn_id`, `model`), and the answers Codex refuses (`ask`; `continue: false` before a
-//! tool), which the bridge never sends it.
+//! (`turn_id`, `model`, and `transcript_path` always, null without a transcript), the answers
+//! Codex refuses (`ask`; `continue: false` before a tool), which the bridge never sends it, and
+//! which a Codex hook's `ask` is read as (no decision: Codex runs the call).
 
 use serde_json::{Map, Value};
 
@@ -13,7 +14,8 @@ use super::claude::{
 use crate::agent::{Agent, AgentAnswer, SourceKind};
 use crate::home::{AgentHome, AgentNames, Bridged, HooksFile, InputError, ToolAliases};
 use crate::matcher::Matcher;
-use agent_hooks_core::answer::Decision;
+use agent_hooks_core::answer::{Answer, Decision};
+use agent_hooks_core::diag::DiagKind;
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::Outcome;
 
@@ -72,6 +74,32 @@ impl ClaudeFamily for Codex {
     fn complete_input(&self, input: &mut Map<String, Value>, payload: &Map<String, Value>) {
         complete_input(input, payload);
     }
+
+    fn follow_answer(&self, event: ClaudeEvent, answer: &mut Answer) {
+        follow_answer(event, answer);
+    }
+}
+
+/// Codex rejects `ask` (and `defer`) from a PreToolUse hook as unsupported output and runs the
+/// call, so a Codex hook's ask is no decision here either: the call goes on, and the user is
+/// told why, rather than asked a question Codex would never have asked.
+pub fn follow_answer(event: ClaudeEvent, answer: &mut Answer) {
+    if event == ClaudeEvent::PreToolUse && answer.decision == Some(Decision::Ask) {
+        answer.decision = None;
+        let why = answer.reason.take().unwrap_or_default();
+        let text = format!(
+            "a Codex hook asked to confirm this call{}, but Codex does not support ask before a tool and runs the call; it goes on here too",
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(" ({why})")
+            }
+        );
+        answer
+            .problems
+            .push((DiagKind::HookInvalidOutput, text.clone()));
+        answer.warnings.push(text);
+    }
 }
 
 impl AgentHome for Codex {
@@ -114,6 +142,11 @@ impl AgentHome for Codex {
         claude_matcher(pattern)
     }
 
+    /// Codex names MCP tools as Claude Code does.
+    fn mcp_prefix(&self) -> Option<&'static str> {
+        Some("mcp__")
+    }
+
     fn read_input(
         &self,
         input: &Value,
@@ -136,6 +169,8 @@ pub fn complete_input(input: &mut Map<String, Value>, payload: &Map<String, Valu
     };
     input.insert("turn_id".into(), Value::String(text("turn_id")));
     input.insert("model".into(), Value::String(text("model")));
+    // Codex always sends the key, null when the session has no transcript file.
+    input.entry("transcript_path").or_insert(Value::Null);
 }
 
 /// Writes an outcome as Codex's answer: Claude Code's, without what Codex rejects as invalid
@@ -193,5 +228,26 @@ mod tests {
             Some(ClaudeEvent::PostToolUse)
         );
         assert_eq!(event_of(Event::OnOutboundMessage, &Map::new()), None);
+    }
+
+    #[test]
+    fn a_codex_hooks_ask_before_a_tool_is_no_decision_and_is_told() {
+        let mut answer = Answer {
+            decision: Some(Decision::Ask),
+            reason: Some("confirm the deploy".into()),
+            ..Answer::default()
+        };
+        follow_answer(ClaudeEvent::PreToolUse, &mut answer);
+        assert_eq!(answer.decision, None);
+        assert!(
+            answer.warnings[0].contains("confirm the deploy"),
+            "{answer:?}"
+        );
+        let mut block = Answer {
+            decision: Some(Decision::Block),
+            ..Answer::default()
+        };
+        follow_answer(ClaudeEvent::PreToolUse, &mut block);
+        assert_eq!(block.decision, Some(Decision::Block));
     }
 }

@@ -42,10 +42,20 @@ pub enum CursorEvent {
     AfterAgentResponse,
     /// `stop` ↔ `on_stop` (a `followup_message` is a redo).
     Stop,
+    /// `sessionStart` ↔ `on_session_start` (`additional_context` is context).
+    SessionStart,
+    /// `sessionEnd` ↔ `on_session_end`.
+    SessionEnd,
+    /// `preToolUse` ↔ `pre_tool_call` of every tool, beside the tool-specific events.
+    PreToolUse,
+    /// `postToolUse` ↔ `post_tool_call` of every tool that succeeded.
+    PostToolUse,
+    /// `postToolUseFailure` ↔ `post_tool_call` of every tool that failed.
+    PostToolUseFailure,
 }
 
 /// Cursor event names and their canonical twins.
-pub const CURSOR_EVENTS: [(&str, CursorEvent, Event); 9] = [
+pub const CURSOR_EVENTS: [(&str, CursorEvent, Event); 14] = [
     (
         "beforeSubmitPrompt",
         CursorEvent::BeforeSubmitPrompt,
@@ -87,22 +97,62 @@ pub const CURSOR_EVENTS: [(&str, CursorEvent, Event); 9] = [
         Event::OnResponseEnd,
     ),
     ("stop", CursorEvent::Stop, Event::OnStop),
+    (
+        "sessionStart",
+        CursorEvent::SessionStart,
+        Event::OnSessionStart,
+    ),
+    ("sessionEnd", CursorEvent::SessionEnd, Event::OnSessionEnd),
+    ("preToolUse", CursorEvent::PreToolUse, Event::PreToolCall),
+    ("postToolUse", CursorEvent::PostToolUse, Event::PostToolCall),
+    (
+        "postToolUseFailure",
+        CursorEvent::PostToolUseFailure,
+        Event::PostToolCall,
+    ),
 ];
+
+/// The events the installer wires the bridge on: the generic tool events are left out, since
+/// Cursor fires them beside the tool-specific ones (a shell command would be judged twice),
+/// and the tool-specific ones are in every Cursor that has hooks. A failed call has no
+/// specific event, so `postToolUseFailure` is wired.
+const BRIDGED_GENERIC: &[CursorEvent] = &[CursorEvent::PostToolUseFailure];
 
 /// Cursor events with no canonical twin: hooks on them are listed but never fire here.
 pub const CURSOR_UNMAPPED_EVENTS: &[&str] = &[
     "afterAgentThought",
     "beforeTabFileRead",
     "afterTabFileEdit",
-    "sessionStart",
-    "sessionEnd",
-    "preToolUse",
-    "postToolUse",
-    "postToolUseFailure",
     "subagentStart",
     "subagentStop",
     "preCompact",
 ];
+
+/// Cursor's names of the host's own tools in `preToolUse`/`postToolUse` (other tools, MCP's
+/// among them, keep their names both ways).
+const CURSOR_TOOLS: [(&str, &str); 5] = [
+    ("Shell", SHELL_TOOL),
+    ("Read", READ_TOOL),
+    ("Write", "write_file"),
+    ("Edit", "edit_file"),
+    ("Grep", "grep"),
+];
+
+/// The host's name for a tool Cursor names `name`.
+fn host_tool(name: &str) -> &str {
+    CURSOR_TOOLS
+        .iter()
+        .find(|(cursor, _)| *cursor == name)
+        .map_or(name, |(_, host)| host)
+}
+
+/// Cursor's name for the host's tool `name`.
+fn cursor_tool(name: &str) -> &str {
+    CURSOR_TOOLS
+        .iter()
+        .find(|(_, host)| *host == name)
+        .map_or(name, |(cursor, _)| cursor)
+}
 
 /// The host's tool names Cursor has hooks of its own for.
 const SHELL_TOOL: &str = "bash";
@@ -153,8 +203,35 @@ impl CursorEvent {
             }
             Event::OnResponseEnd => Some(CursorEvent::AfterAgentResponse),
             Event::OnStop => Some(CursorEvent::Stop),
+            Event::OnSessionStart => Some(CursorEvent::SessionStart),
+            Event::OnSessionEnd => Some(CursorEvent::SessionEnd),
             _ => None,
         }
+    }
+
+    /// Whether a hook declared under this event runs at a canonical dispatch: the
+    /// tool-specific events on their tools ([`CursorEvent::of`]), the generic tool events on
+    /// every tool (a failure apart from a success).
+    pub fn fires_on(self, event: Event, payload: &Map<String, Value>) -> bool {
+        let status = payload.get("status").and_then(Value::as_str);
+        match self {
+            CursorEvent::PreToolUse => event == Event::PreToolCall,
+            CursorEvent::PostToolUse => {
+                event == Event::PostToolCall && !matches!(status, Some("error" | "blocked"))
+            }
+            CursorEvent::PostToolUseFailure => {
+                event == Event::PostToolCall && status == Some("error")
+            }
+            specific => CursorEvent::of(event, payload) == Some(specific),
+        }
+    }
+
+    /// Whether the installer wires the bridge on this event.
+    pub fn bridged(self) -> bool {
+        !matches!(
+            self,
+            CursorEvent::PreToolUse | CursorEvent::PostToolUse | CursorEvent::PostToolUseFailure
+        ) || BRIDGED_GENERIC.contains(&self)
     }
 
     /// Whether the event asks Cursor's permission (`permission` is read).
@@ -164,6 +241,7 @@ impl CursorEvent {
             CursorEvent::BeforeShellExecution
                 | CursorEvent::BeforeMcpExecution
                 | CursorEvent::BeforeReadFile
+                | CursorEvent::PreToolUse
         )
     }
 }
@@ -209,6 +287,52 @@ impl AgentHome for Cursor {
         CURSOR_UNMAPPED_EVENTS
     }
 
+    fn bridged_events(&self) -> Vec<&'static str> {
+        CURSOR_EVENTS
+            .iter()
+            .filter(|(_, c, _)| c.bridged())
+            .map(|(n, _, _)| *n)
+            .collect()
+    }
+
+    fn is_failure_event(&self, name: &str) -> bool {
+        name == CursorEvent::PostToolUseFailure.name()
+    }
+
+    fn is_success_event(&self, name: &str) -> bool {
+        name == CursorEvent::PostToolUse.name()
+    }
+
+    fn mcp_only(&self, name: &str) -> bool {
+        matches!(
+            CursorEvent::parse(name),
+            Some(CursorEvent::BeforeMcpExecution | CursorEvent::AfterMcpExecution)
+        )
+    }
+
+    fn tool_aliases(&self) -> ToolAliases {
+        ToolAliases::from_pairs(&CURSOR_TOOLS.map(|(cursor, host)| (host, cursor)))
+    }
+
+    /// The generic tool events are narrowed by a matcher of Cursor's tool names.
+    fn tool_matcher(&self, name: &str, tools: &[String]) -> Option<String> {
+        matches!(
+            CursorEvent::parse(name),
+            Some(
+                CursorEvent::PreToolUse
+                    | CursorEvent::PostToolUse
+                    | CursorEvent::PostToolUseFailure
+            )
+        )
+        .then(|| {
+            tools
+                .iter()
+                .map(|t| cursor_tool(t))
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+    }
+
     fn hooks_file(&self) -> HooksFile {
         HooksFile {
             grouped: false,
@@ -228,6 +352,9 @@ impl AgentHome for Cursor {
     }
 
     fn tools_of(&self, name: &str) -> Option<Vec<String>> {
+        if self.mcp_only(name) {
+            return None;
+        }
         let tools: &[&str] = match CursorEvent::parse(name)? {
             CursorEvent::BeforeShellExecution | CursorEvent::AfterShellExecution => &[SHELL_TOOL],
             CursorEvent::BeforeReadFile => &[READ_TOOL],
@@ -240,6 +367,35 @@ impl AgentHome for Cursor {
     /// Before a call: the shell, the file read, and MCP for every other tool; after it: the
     /// shell, the file edit, and MCP again.
     fn events_for(&self, hook: &Selector<'_>) -> Vec<&'static str> {
+        let pre = hook.event == Event::PreToolCall;
+        if pre || hook.event == Event::PostToolCall {
+            // A failure, MCP tools, or every tool: one event says exactly that.
+            if hook.failure {
+                return if pre {
+                    Vec::new()
+                } else {
+                    vec![CursorEvent::PostToolUseFailure.name()]
+                };
+            }
+            if hook.mcp_only {
+                let mcp = if pre {
+                    CursorEvent::BeforeMcpExecution
+                } else {
+                    CursorEvent::AfterMcpExecution
+                };
+                return vec![mcp.name()];
+            }
+            if hook.every_tool() {
+                return match (pre, hook.success_only) {
+                    (true, _) => vec![CursorEvent::PreToolUse.name()],
+                    (false, true) => vec![CursorEvent::PostToolUse.name()],
+                    (false, false) => vec![
+                        CursorEvent::PostToolUse.name(),
+                        CursorEvent::PostToolUseFailure.name(),
+                    ],
+                };
+            }
+        }
         let (shell, mcp, file, file_tools): (_, _, _, &[&str]) = match hook.event {
             Event::PreToolCall => (
                 CursorEvent::BeforeShellExecution,
@@ -310,6 +466,15 @@ impl AgentHome for Cursor {
         })
     }
 
+    fn no_opinion(&self) -> &'static str {
+        "{}"
+    }
+
+    /// Cursor's `stop` says only how the loop ended; the reply came in `afterAgentResponse`.
+    fn stop_has_response(&self) -> bool {
+        false
+    }
+
     /// Cursor refuses a call with `permission: "deny"` and a prompt with `continue: false`.
     fn deny_any(&self, message: &str) -> Value {
         json!({
@@ -363,9 +528,22 @@ pub fn match_target(cursor: CursorEvent, payload: &Map<String, Value>) -> Option
                 .to_owned(),
         ),
         CursorEvent::BeforeReadFile | CursorEvent::AfterFileEdit => Some(file_path(payload)),
-        CursorEvent::BeforeSubmitPrompt | CursorEvent::AfterAgentResponse | CursorEvent::Stop => {
-            None
+        CursorEvent::PreToolUse | CursorEvent::PostToolUse | CursorEvent::PostToolUseFailure => {
+            Some(
+                cursor_tool(
+                    payload
+                        .get("tool_name")
+                        .and_then(Value::as_str)
+                        .unwrap_or(""),
+                )
+                .to_owned(),
+            )
         }
+        CursorEvent::BeforeSubmitPrompt
+        | CursorEvent::AfterAgentResponse
+        | CursorEvent::Stop
+        | CursorEvent::SessionStart
+        | CursorEvent::SessionEnd => None,
     }
 }
 
@@ -467,6 +645,53 @@ pub fn cursor_input(
                 payload.get("redo_count").cloned().unwrap_or(json!(0)),
             );
         }
+        CursorEvent::SessionStart | CursorEvent::SessionEnd => {
+            input.insert("session_id".into(), json!(text("session_id")));
+            input.insert(
+                "is_background_agent".into(),
+                payload
+                    .get("is_background_agent")
+                    .cloned()
+                    .unwrap_or(json!(false)),
+            );
+            if cursor == CursorEvent::SessionStart {
+                let mode = text("composer_mode");
+                input.insert(
+                    "composer_mode".into(),
+                    json!(if mode.is_empty() { "agent" } else { &mode }),
+                );
+            } else {
+                let reason = ["reason", "status"]
+                    .into_iter()
+                    .map(&text)
+                    .find(|s| !s.is_empty())
+                    .unwrap_or_else(|| "completed".to_owned());
+                input.insert("reason".into(), json!(reason));
+                input.insert(
+                    "duration_ms".into(),
+                    payload.get("duration_ms").cloned().unwrap_or(json!(0)),
+                );
+            }
+        }
+        CursorEvent::PreToolUse | CursorEvent::PostToolUse | CursorEvent::PostToolUseFailure => {
+            input.insert("tool_name".into(), json!(cursor_tool(&text("tool_name"))));
+            input.insert(
+                "tool_input".into(),
+                tool_input.cloned().unwrap_or_else(|| json!({})),
+            );
+            input.insert("tool_use_id".into(), json!(text("tool_use_id")));
+            input.insert("cwd".into(), cwd());
+            let duration = || payload.get("duration").cloned().unwrap_or(json!(0));
+            if cursor == CursorEvent::PostToolUse {
+                input.insert("tool_output".into(), json!(text("tool_result")));
+                input.insert("duration".into(), duration());
+            } else if cursor == CursorEvent::PostToolUseFailure {
+                input.insert("error_message".into(), json!(text("tool_result")));
+                input.insert("failure_type".into(), json!("error"));
+                input.insert("duration".into(), duration());
+                input.insert("is_interrupt".into(), json!(false));
+            }
+        }
     }
     input
 }
@@ -483,6 +708,10 @@ pub fn input(view: &PayloadView<'_>, cursor: CursorEvent) -> Vec<u8> {
 
 /// The answer keys Cursor reads, in both spellings its documents use.
 const KNOWN_KEYS: &[&str] = &[
+    "additional_context",
+    "updated_input",
+    "updated_mcp_tool_output",
+    "env",
     "permission",
     "user_message",
     "userMessage",
@@ -521,6 +750,7 @@ fn denied(cursor: CursorEvent, reason: String, user: Option<String>) -> Answer {
         | CursorEvent::BeforeShellExecution
         | CursorEvent::BeforeMcpExecution
         | CursorEvent::BeforeReadFile
+        | CursorEvent::PreToolUse
         | CursorEvent::Stop => {
             answer.decision = Some(Decision::Block);
             answer.reason = Some(reason.clone());
@@ -528,7 +758,11 @@ fn denied(cursor: CursorEvent, reason: String, user: Option<String>) -> Answer {
         CursorEvent::AfterShellExecution
         | CursorEvent::AfterMcpExecution
         | CursorEvent::AfterFileEdit
-        | CursorEvent::AfterAgentResponse => answer.warnings.push(reason.clone()),
+        | CursorEvent::AfterAgentResponse
+        | CursorEvent::SessionStart
+        | CursorEvent::SessionEnd
+        | CursorEvent::PostToolUse
+        | CursorEvent::PostToolUseFailure => answer.warnings.push(reason.clone()),
     }
     if let Some(user) = user.filter(|u| *u != reason) {
         answer.warnings.push(user);
@@ -603,6 +837,7 @@ fn decode(cursor: CursorEvent, object: &Map<String, Value>) -> Result<Answer, Un
             ));
         }
     }
+    read_generic(cursor, object, &mut answer)?;
     if answer.decision.is_none()
         && let Some(user) =
             user.filter(|_| permission.as_deref() == Some("allow") || cursor.asks_permission())
@@ -618,6 +853,87 @@ fn decode(cursor: CursorEvent, object: &Map<String, Value>) -> Result<Answer, Un
         }
     }
     Ok(answer)
+}
+
+/// The fields of the newer events' answers: `additional_context` (context at session start,
+/// a note to the model after a tool), `updated_input` before a tool, `updated_mcp_tool_output`
+/// after one; `env` is Cursor's to set for its later hooks and has no effect here.
+fn read_generic(
+    cursor: CursorEvent,
+    object: &Map<String, Value>,
+    answer: &mut Answer,
+) -> Result<(), Unusable> {
+    let mut fields = Fields::new(object);
+    let context = fields.string("additional_context")?;
+    let ignored = |answer: &mut Answer, key: &str| {
+        answer.problems.push((
+            DiagKind::HookInvalidOutput,
+            format!("\"{key}\" is not read on {}; ignored", cursor.name()),
+        ));
+    };
+    match (cursor, context) {
+        (_, None) => {}
+        (CursorEvent::SessionStart, Some(text)) => answer.context.push(text),
+        (CursorEvent::PostToolUse, Some(text)) => answer.notes.push(text),
+        (_, Some(_)) => ignored(answer, "additional_context"),
+    }
+    match (cursor, object.get("updated_input")) {
+        (_, None | Some(Value::Null)) => {}
+        (CursorEvent::PreToolUse, Some(Value::Object(updated))) => {
+            answer.rewrites.push(agent_hooks_core::answer::Rewrite {
+                field: "tool_input".into(),
+                value: Value::Object(updated.clone()),
+                rule: Some(agent_hooks_core::event::RewriteRule::Replace),
+            });
+        }
+        (CursorEvent::PreToolUse, Some(other)) => {
+            return Err(read::wrong_type("updated_input", "an object", other));
+        }
+        (_, Some(_)) => ignored(answer, "updated_input"),
+    }
+    match (cursor, object.get("updated_mcp_tool_output")) {
+        (_, None | Some(Value::Null)) => {}
+        (CursorEvent::PostToolUse, Some(output)) => {
+            answer.rewrites.push(agent_hooks_core::answer::Rewrite {
+                field: "tool_result".into(),
+                value: output.clone(),
+                rule: Some(agent_hooks_core::event::RewriteRule::Replace),
+            });
+        }
+        (_, Some(_)) => ignored(answer, "updated_mcp_tool_output"),
+    }
+    if object.contains_key("env") {
+        answer.problems.push((
+            DiagKind::HookInvalidOutput,
+            "\"env\" sets variables for Cursor's later hooks; this host does not apply it".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Cursor's default `loop_limit` of a stop hook: the follow-ups of one turn it may ask for.
+pub const DEFAULT_LOOP_LIMIT: u64 = 5;
+
+/// A stop hook's follow-up past its `loop_limit` is not sent, as in Cursor: the turn ends, and
+/// the user is told.
+pub fn hold_loop_limit(
+    cursor: CursorEvent,
+    limit: Option<u64>,
+    payload: &Map<String, Value>,
+    answer: &mut Answer,
+) {
+    let Some(limit) = limit else { return };
+    let loops = payload
+        .get("redo_count")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    if cursor == CursorEvent::Stop && answer.decision == Some(Decision::Block) && loops >= limit {
+        answer.decision = None;
+        let followup = answer.reason.take().unwrap_or_default();
+        answer.warnings.push(format!(
+            "a Cursor stop hook asked for another follow-up ({followup}), past its loop_limit of {limit}; the turn ends"
+        ));
+    }
 }
 
 /// A Cursor hook input translated to a canonical dispatch.
@@ -741,6 +1057,34 @@ pub fn from_cursor(input: &Value) -> Result<Translated, InputError> {
             p.insert("stop_hook_active".into(), json!(loops > 0));
             p.insert("status".into(), get("status").unwrap_or(json!("completed")));
         }
+        CursorEvent::SessionStart | CursorEvent::SessionEnd => {
+            if let Some(id) = get("session_id").filter(|id| id.is_string()) {
+                p.insert("session_id".into(), id);
+            }
+            let status = if cursor == CursorEvent::SessionStart {
+                get("composer_mode").unwrap_or(json!("startup"))
+            } else {
+                get("reason").unwrap_or(json!("completed"))
+            };
+            p.insert("status".into(), status);
+        }
+        CursorEvent::PreToolUse | CursorEvent::PostToolUse | CursorEvent::PostToolUseFailure => {
+            let name = input.get("tool_name").and_then(Value::as_str).unwrap_or("");
+            let args = mcp_input();
+            tool(&mut p, json!(host_tool(name)), args);
+            if let Some(id) = get("tool_use_id") {
+                p.insert("tool_use_id".into(), id);
+            }
+            if cursor == CursorEvent::PostToolUse {
+                after(&mut p, get("tool_output").unwrap_or(json!("")));
+            } else if cursor == CursorEvent::PostToolUseFailure {
+                p.insert(
+                    "tool_result".into(),
+                    get("error_message").unwrap_or(json!("")),
+                );
+                p.insert("status".into(), json!("error"));
+            }
+        }
     }
     Ok(Translated {
         cursor,
@@ -791,12 +1135,56 @@ pub fn to_cursor(cursor: CursorEvent, outcome: &Outcome, sent: &Sent) -> AgentAn
                 out.insert("followup_message".into(), json!(reason));
             }
         }
+        // Cursor's preToolUse reads allow or deny: an ask becomes a deny that says so, the
+        // safe reading of a confirmation it cannot ask for.
+        CursorEvent::PreToolUse => {
+            if outcome.decision != Decision::Continue {
+                let mut text = outcome
+                    .result
+                    .as_ref()
+                    .filter(|_| outcome.is_blocked())
+                    .map(|r| as_text(Some(r)))
+                    .unwrap_or(reason);
+                if outcome.decision == Decision::Ask {
+                    text = format!(
+                        "{text} (a hook wants this call confirmed, and Cursor's preToolUse cannot ask)"
+                    );
+                }
+                out.insert("permission".into(), json!("deny"));
+                out.insert("user_message".into(), json!(text));
+                out.insert("agent_message".into(), json!(text));
+            } else if !sent.is(outcome.payload.get("tool_input"))
+                && let Some(updated) = outcome.payload.get("tool_input")
+            {
+                out.insert("permission".into(), json!("allow"));
+                out.insert("updated_input".into(), updated.clone());
+            }
+        }
+        CursorEvent::PostToolUse => {
+            if !outcome.notes.is_empty() {
+                out.insert(
+                    "additional_context".into(),
+                    json!(outcome.notes.join("\n\n")),
+                );
+            }
+        }
+        CursorEvent::SessionStart => {
+            if !outcome.context.is_empty() {
+                out.insert(
+                    "additional_context".into(),
+                    json!(outcome.context.join("\n\n")),
+                );
+            }
+        }
         CursorEvent::AfterShellExecution
         | CursorEvent::AfterMcpExecution
         | CursorEvent::AfterFileEdit
-        | CursorEvent::AfterAgentResponse => {}
+        | CursorEvent::AfterAgentResponse
+        | CursorEvent::SessionEnd
+        | CursorEvent::PostToolUseFailure => {}
     }
     if cursor.asks_permission()
+        && cursor != CursorEvent::PreToolUse
         && outcome.decision == Decision::Continue
         && !sent.is(outcome.payload.get("tool_input"))
     {
@@ -810,6 +1198,7 @@ pub fn to_cursor(cursor: CursorEvent, outcome: &Outcome, sent: &Sent) -> AgentAn
         CursorEvent::BeforeShellExecution
             | CursorEvent::BeforeMcpExecution
             | CursorEvent::BeforeSubmitPrompt
+            | CursorEvent::PreToolUse
     );
     if reads_user_message && !outcome.warnings.is_empty() {
         let mut shown: Vec<String> = out

@@ -178,6 +178,55 @@ fn compile(tool_event: bool, pattern: &str) -> Result<Option<regex::Regex>, rege
 #[derive(Debug, Clone, Copy)]
 pub struct Gemini;
 
+/// `text` with its `//` and `/* */` comments blanked out (newlines kept, so positions in it
+/// stay those of the file as written), as Gemini CLI strips them from its settings.
+pub fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => out.extend(chars.next()),
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                out.push(' ');
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                    out.push(' ');
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                out.push_str("  ");
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    out.push(if c == '\n' { '\n' } else { ' ' });
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    last = c;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 impl AgentHome for Gemini {
     fn names(&self) -> &'static AgentNames {
         &AgentNames {
@@ -213,6 +262,11 @@ impl AgentHome for Gemini {
 
     /// By [`compile_matcher`]'s rules for `event`; an event Gemini CLI lacks counts as a
     /// lifecycle event (an exact string).
+    /// Settings with comments, which Gemini CLI strips.
+    fn parse_config(&self, text: &str) -> Result<Value, String> {
+        serde_json::from_str(&strip_comments(text)).map_err(|e| e.to_string())
+    }
+
     fn matcher(&self, event: &str, pattern: &str) -> Result<Option<Matcher>, regex::Error> {
         let tool_event = GeminiEvent::parse(event).is_some_and(GeminiEvent::is_tool_event);
         Ok(compile(tool_event, pattern)?.map(|regex| Matcher {
@@ -727,6 +781,16 @@ mod tests {
         let payload = payload.as_object().cloned().unwrap_or_default();
         let view = PayloadView::new(gemini.canonical(), &payload, &ws, &cache);
         interpret(gemini, &view, &reply(stdout, code, stderr)).unwrap_or_default()
+    }
+
+    #[test]
+    fn comments_are_blanked_and_strings_kept() {
+        let text = "{\n  // the team's hooks\n  \"a\": \"http://x/*y*/\", /* why */ \"b\": 1\n}";
+        let stripped = strip_comments(text);
+        assert_eq!(stripped.lines().count(), text.lines().count());
+        let value: Value = serde_json::from_str(&stripped).expect("JSON");
+        assert_eq!(value["a"], "http://x/*y*/");
+        assert_eq!(value["b"], 1);
     }
 
     #[test]

@@ -15,6 +15,8 @@ use crate::agent::{Agent, AgentAnswer, SourceKind};
 use crate::matcher::Matcher;
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::{Lapse, Outcome};
+use agent_hooks_core::store;
+use agent_hooks_core::workspace::Workspace;
 
 /// The timeout, in seconds, of a bridge entry an installer writes.
 const BRIDGE_TIMEOUT_SECS: u64 = 120;
@@ -85,6 +87,69 @@ pub trait AgentHome: Sync {
         true
     }
 
+    /// The answer that says "no opinion" on an event with no counterpart here (Cursor reads
+    /// one JSON object from every hook).
+    fn no_opinion(&self) -> &'static str {
+        ""
+    }
+
+    /// Whether the agent's stop input carries the turn's last reply. When it does not (Cursor's
+    /// `stop`), the bridge keeps the reply of the response event before it (per session, in
+    /// the workspace's state, since each event is its own bridge process) and gives it to the
+    /// stop hooks as `response`.
+    fn stop_has_response(&self) -> bool {
+        true
+    }
+
+    /// For an agent whose stop carries no reply ([`AgentHome::stop_has_response`]): keeps the
+    /// reply of a response event, per session, in the workspace's state, and gives it to the
+    /// stop after it as `response` (once: the next turn's stop must not judge this reply).
+    fn carry_response(&self, ws: &Workspace, event: Event, payload: &mut Map<String, Value>) {
+        if self.stop_has_response() {
+            return;
+        }
+        let session = payload
+            .get("session_id")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if session.is_empty() {
+            return;
+        }
+        let path = ws
+            .state_dir()
+            .join(format!("{}-bridge", self.name()))
+            .join(format!("{}.response", store::filesystem_safe(session)));
+        match event {
+            Event::OnResponseEnd => {
+                if let Some(text) = payload.get("response").and_then(Value::as_str) {
+                    if let Some(dir) = path.parent() {
+                        let _ = std::fs::create_dir_all(dir);
+                    }
+                    let _ = store::write_atomic(&path, text.as_bytes());
+                }
+            }
+            Event::OnStop => {
+                let empty = payload
+                    .get("response")
+                    .and_then(Value::as_str)
+                    .is_none_or(str::is_empty);
+                if let Ok(Some(text)) = store::read_optional(&path)
+                    && empty
+                {
+                    payload.insert("response".into(), Value::String(text));
+                }
+                let _ = std::fs::remove_file(&path);
+            }
+            _ => {}
+        }
+    }
+
+    /// Why the agent does not call an HTTP hook on its event `name`, when it does not (the
+    /// installer's `--http` then leaves the event out and says so).
+    fn no_http_on(&self, _name: &str) -> Option<&'static str> {
+        None
+    }
+
     /// The environment variable the agent sets to its project directory for its hooks.
     fn project_dir_var(&self) -> Option<&'static str> {
         None
@@ -93,6 +158,12 @@ pub trait AgentHome: Sync {
     /// The agent's events that have a canonical twin, each with its twin, in the order its
     /// installer wires them: the one table both directions translate through.
     fn events(&self) -> Vec<(&'static str, Event)>;
+
+    /// The agent's events its installer wires the bridge on: all of [`AgentHome::events`]
+    /// unless some fire beside others for the same action.
+    fn bridged_events(&self) -> Vec<&'static str> {
+        self.events().into_iter().map(|(name, _)| name).collect()
+    }
 
     /// The agent's events with no canonical twin: hooks on them are listed but never fire.
     fn unmapped_events(&self) -> &'static [&'static str];
@@ -150,6 +221,29 @@ pub trait AgentHome: Sync {
     /// only (its matcher then narrows something else).
     fn tools_of(&self, _name: &str) -> Option<Vec<String>> {
         None
+    }
+
+    /// How the agent's tool matchers single out MCP tools: the prefix of their names
+    /// (`mcp__` for Claude Code's `mcp__server__tool`); `None` when no matcher can.
+    fn mcp_prefix(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether the agent's event `name` is one for MCP tools only.
+    fn mcp_only(&self, _name: &str) -> bool {
+        false
+    }
+
+    /// The matcher a converted hook for `tools` gets under the agent's event `name`, when the
+    /// event itself does not narrow it to them (the agent's names for them).
+    fn tool_matcher(&self, _name: &str, _tools: &[String]) -> Option<String> {
+        None
+    }
+
+    /// Whether the agent's event `name` is one for tool calls that succeeded only (its
+    /// failures have an event of their own).
+    fn is_success_event(&self, _name: &str) -> bool {
+        false
     }
 
     /// Whether the agent's event `name` is one for failed tool calls only.
@@ -310,16 +404,22 @@ pub struct Selector<'a> {
     pub event: Event,
     /// It was declared for failed tool calls only.
     pub failure: bool,
+    /// It was declared for tool calls that succeeded only (Claude Code's `PostToolUse`);
+    /// with neither this nor `failure`, it is for both.
+    pub success_only: bool,
     /// The host tools it is for, when its matcher is a plain list of names.
     pub tools: Option<&'a [String]>,
-    /// Its matcher, when that is not a plain list of tool names.
+    /// Its matcher, when that is not a plain list of tool names (for an MCP-only hook: the
+    /// pattern on the MCP tool's name, if any).
     pub pattern: Option<&'a str>,
+    /// It is for MCP tools only.
+    pub mcp_only: bool,
 }
 
 impl Selector<'_> {
     /// Whether the hook selects every tool (no tool list and no pattern).
     pub fn every_tool(&self) -> bool {
-        self.tools.is_none() && self.pattern.is_none()
+        self.tools.is_none() && self.pattern.is_none() && !self.mcp_only
     }
 
     /// Whether the hook is for the host tool `tool`.

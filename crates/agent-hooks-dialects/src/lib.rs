@@ -115,6 +115,9 @@ pub enum Dialect {
     Cursor {
         /// The Cursor event the hook was declared under, which decides the input's shape.
         event: cursor::CursorEvent,
+        /// The hook's `loop_limit` on `stop`: how many follow-ups of a turn it may ask for
+        /// (`None`: no limit).
+        loop_limit: Option<u64>,
     },
     /// `.github/hooks/*.json`: GitHub Copilot's hook input and answer rules.
     Copilot {
@@ -273,8 +276,8 @@ impl Dialect {
                 _ => true,
             };
         }
-        if let Dialect::Cursor { event } = self {
-            if cursor::CursorEvent::of(view.event, view.payload) != Some(*event) {
+        if let Dialect::Cursor { event, .. } = self {
+            if !event.fires_on(view.event, view.payload) {
                 return false;
             }
             return match (matcher, cursor::match_target(*event, view.payload)) {
@@ -335,7 +338,7 @@ impl Dialect {
                 ..
             } => claude::input(view, agent.claude_family(), *event, aliases),
             Dialect::Gemini { event, aliases, .. } => gemini::input(view, *event, aliases),
-            Dialect::Cursor { event } => cursor::input(view, *event),
+            Dialect::Cursor { event, .. } => cursor::input(view, *event),
             Dialect::Copilot { event } => {
                 copilot::input(*event, view.payload, &view.ws.root().to_string_lossy())
             }
@@ -350,9 +353,17 @@ impl Dialect {
         match self {
             Dialect::Shell => shell::interpret(view.event, reply),
             Dialect::Skill { .. } => skill::interpret(view, reply),
-            Dialect::Claude { event, .. } => claude::interpret(*event, reply),
+            Dialect::Claude { agent, event, .. } => {
+                let mut answer = claude::interpret(*event, reply)?;
+                agent.claude_family().follow_answer(*event, &mut answer);
+                Ok(answer)
+            }
             Dialect::Gemini { event, .. } => gemini::interpret(*event, view, reply),
-            Dialect::Cursor { event } => cursor::interpret(*event, reply),
+            Dialect::Cursor { event, loop_limit } => {
+                let mut answer = cursor::interpret(*event, reply)?;
+                cursor::hold_loop_limit(*event, *loop_limit, view.payload, &mut answer);
+                Ok(answer)
+            }
             Dialect::Copilot { event } => copilot::interpret(*event, reply),
             Dialect::Windsurf { event, show_output } => {
                 windsurf::interpret(*event, *show_output, reply)
@@ -385,7 +396,7 @@ impl Dialect {
             Dialect::Shell => event.name(),
             Dialect::Claude { event, .. } => event.name(),
             Dialect::Gemini { event, .. } => event.name(),
-            Dialect::Cursor { event } => event.name(),
+            Dialect::Cursor { event, .. } => event.name(),
             Dialect::Copilot { event } => event.name(),
             Dialect::Windsurf { event, .. } => event.name(),
             Dialect::Skill { .. } => skill::skill_name(event).unwrap_or(event.name()),

@@ -194,6 +194,9 @@ pub struct ShellCommand {
     pub words: Vec<String>,
     /// The command runs a command substitution, whose output no reading can know.
     pub substitutes: bool,
+    /// The text inside each of its `$(...)`/backtick parts, in order (what runs to produce
+    /// the output, which is itself readable).
+    pub substitutions: Vec<String>,
 }
 
 /// The simple commands of `text` in order, read by the same tokenizer the guards use, so
@@ -204,6 +207,7 @@ pub fn shell_commands(text: &str) -> Vec<ShellCommand> {
         .map(|c| ShellCommand {
             words: c.words.iter().map(|w| w.clone().into_owned()).collect(),
             substitutes: !c.substitutions.is_empty(),
+            substitutions: c.substitutions.iter().map(|b| b.text.to_string()).collect(),
         })
         .collect()
 }

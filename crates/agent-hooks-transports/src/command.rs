@@ -194,17 +194,37 @@ impl CommandSpec {
         policy: RunPolicy,
     ) -> Result<Reply, Failure> {
         let deadline = tokio::time::Instant::now() + timeout;
-        cmd.current_dir(&self.cwd)
-            .envs(
-                env.iter()
-                    .map(|(k, v)| (OsString::from(k), OsString::from(v))),
-            )
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|err| self.spawn_failure(&err))?;
+        let configure = |cmd: &mut Command| {
+            cmd.current_dir(&self.cwd)
+                .envs(
+                    env.iter()
+                        .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+                )
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .process_group(0)
+                .kill_on_drop(true);
+        };
+        configure(&mut cmd);
+        const ENOEXEC: i32 = nix::errno::Errno::ENOEXEC as i32;
+        let mut child = match cmd.spawn() {
+            Ok(child) => child,
+            // A script without `#!` runs as a shell script, as every shell (and so Claude
+            // Code, whose hooks run through one) runs a file `execve` refuses this way.
+            Err(err)
+                if err.raw_os_error() == Some(ENOEXEC)
+                    && matches!(self.invocation, Invocation::Argv(_))
+                    && self.runs_as_shell_script(cmd.as_std().get_program()) =>
+            {
+                let started = cmd.as_std();
+                let mut fallback = Command::new(FALLBACK_SHELL);
+                fallback.arg(started.get_program()).args(started.get_args());
+                configure(&mut fallback);
+                fallback.spawn().map_err(|err| self.spawn_failure(&err))?
+            }
+            Err(err) => return Err(self.spawn_failure(&err)),
+        };
         let Some(pgid) = child.id() else {
             return Err(Failure::Exec(
                 "the hook exited before it could be tracked".into(),
@@ -219,6 +239,16 @@ impl CommandSpec {
             stderr,
         };
         supervise(child, pgid, streams, input, deadline, timeout, policy).await
+    }
+
+    /// Whether `program`, which `execve` refused as no format it knows, is a text file a shell
+    /// runs as a script.
+    fn runs_as_shell_script(&self, program: &std::ffi::OsStr) -> bool {
+        use std::io::Read;
+        let mut head = [0u8; 256];
+        std::fs::File::open(self.cwd.join(program))
+            .and_then(|mut file| file.read(&mut head))
+            .is_ok_and(|n| is_shell_fallback(&head[..n]))
     }
 
     fn spawn_failure(&self, err: &io::Error) -> Failure {
@@ -253,6 +283,17 @@ impl CommandSpec {
             _ => Failure::Exec(format!("cannot start {what}: {err}")),
         }
     }
+}
+
+/// The shell a file without `#!` runs under: the one `execvp` and POSIX shells fall back to
+/// when `execve` refuses a file with `ENOEXEC`.
+pub const FALLBACK_SHELL: &str = "/bin/sh";
+
+/// Whether a file that starts with `head` is one a shell runs as a script when `execve` refuses
+/// it: text with no `#!` line (a binary, with a NUL in its first bytes, is the kernel's to run
+/// or refuse).
+pub fn is_shell_fallback(head: &[u8]) -> bool {
+    !head.starts_with(b"#!") && !head.contains(&0)
 }
 
 /// A hook process that has started, however it was started: spawned here, or forked by a

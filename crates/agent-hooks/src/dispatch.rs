@@ -426,11 +426,18 @@ impl Lapse {
                 "the master switch is off".to_owned(),
                 "/hooks on".to_owned(),
             ),
-            Lapse::NotApproved => (
-                "not approved",
-                format!("it is not approved for {event}"),
-                approve,
-            ),
+            Lapse::NotApproved => match crate::trust::unapprovable(hook) {
+                Some(why) => (
+                    "not approved",
+                    format!("it is not approved for {event}, and cannot be as written: {why}"),
+                    "rewrite its command so that the files it runs are known before it runs (docs/trust.md)".to_owned(),
+                ),
+                None => (
+                    "not approved",
+                    format!("it is not approved for {event}"),
+                    approve,
+                ),
+            },
             Lapse::Drifted(why) => (
                 "drift",
                 format!("it changed since approval ({why})"),

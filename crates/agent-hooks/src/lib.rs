@@ -93,9 +93,9 @@ mod dispatch;
 mod engine;
 pub mod guards;
 mod hook;
-mod install_record;
 pub mod host;
 mod inspect;
+mod install_record;
 #[cfg(feature = "internals")]
 pub mod internals;
 pub mod lapse;

@@ -255,6 +255,18 @@ fn update(ws: &Workspace, change: impl FnOnce(&mut Approvals)) -> Result<(), Tru
     store::write_atomic(&path, &text).map_err(io)
 }
 
+/// Why `hook` cannot be approved as it is written, when its command line does not say which
+/// files it runs: a skip warning then names the rewrite it needs instead of an approval that
+/// would be refused.
+pub(crate) fn unapprovable(hook: &Hook) -> Option<String> {
+    match &hook.transport {
+        TransportSpec::Command(spec) => command_line::read(spec, &hook.env)
+            .err()
+            .map(|unreadable| unreadable.why),
+        _ => None,
+    }
+}
+
 /// The files an approval of `hook` pins, and the program `execve` starts.
 fn pinned_files(hook: &Hook) -> Result<(Vec<PathBuf>, Option<PathBuf>), TrustError> {
     match &hook.transport {

@@ -199,8 +199,8 @@ fn a_bridge_never_asks_a_socket_another_user_could_have_put_there() {
 
     // A private directory, but a socket another user owns (only root can make one).
     std::fs::set_permissions(run, std::fs::Permissions::from_mode(0o700)).expect("chmod 700");
-    let root = std::fs::metadata("/proc/self")
-        .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
+    let root =
+        std::fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
     if !root {
         eprintln!("a socket of another user's: skipped: making one needs root");
         return;

@@ -657,7 +657,7 @@ fn unmapped_events_and_other_hook_types_are_warned_about_and_never_run() {
         "{text}"
     );
     assert!(
-        text.contains("type \"mcp_tool\" is not supported"),
+        text.contains("type \"mcp_tool\" calls a tool of an MCP server"),
         "{text}"
     );
     assert!(
@@ -2196,4 +2196,178 @@ fn an_http_handler_times_out_and_is_refused_on_session_start_or_without_allow_lo
     );
     // The SSRF guard of HTTP hooks holds for Claude Code's too: loopback needs allow-local.
     assert!(listed.contains("url refused"), "{listed}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inline guards that read their input through a command substitution
+
+/// Two PreToolUse guards written inline in settings, as published Claude Code configurations
+/// write them: the tool input is captured with `$(cat)` and tested with `grep`.
+const INLINE_RM_GUARD: &str = r#"CMD=$(cat); if printf '%s' "$CMD" | grep -qE 'rm[[:space:]]+-[a-zA-Z]*r[a-zA-Z]*f'; then echo "BLOCKED: use trash instead of rm -rf ($(date +%H:%M))" >&2; exit 2; fi"#;
+const INLINE_PUSH_GUARD: &str = r#"INPUT="$(cat)"; case "$INPUT" in *'git push'*main*) echo 'BLOCKED: push to a branch, not main' >&2; exit 2 ;; esac; exit 0"#;
+
+#[test]
+fn inline_guards_that_read_input_through_a_substitution_are_approved_and_block() {
+    let ws = settings(
+        Ws::new().master(true),
+        ".claude/settings.json",
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": INLINE_RM_GUARD},
+            {"type": "command", "command": INLINE_PUSH_GUARD},
+        ]}]}),
+    );
+    let ws = approved(ws, &[INLINE_RM_GUARD, INLINE_PUSH_GUARD]);
+    let bash = |command: &str| json!({"tool_name": "bash", "tool_input": {"command": command}});
+    let fired = ws.fire("pre_tool_call", bash("rm -rf build"));
+    assert_eq!(fired.decision(), "block", "{:?}", fired.outcome);
+    assert!(
+        fired.reason().starts_with("BLOCKED: use trash"),
+        "{}",
+        fired.reason()
+    );
+    let fired = ws.fire("pre_tool_call", bash("git push origin main"));
+    assert_eq!(fired.decision(), "block", "{:?}", fired.outcome);
+    assert_eq!(fired.reason(), "BLOCKED: push to a branch, not main");
+    assert_eq!(
+        ws.fire("pre_tool_call", bash("ls -la")).decision(),
+        "continue"
+    );
+}
+
+#[test]
+fn a_substitution_that_picks_the_program_is_refused_and_the_warning_does_not_offer_approval() {
+    let command = r#"$(command -v sh) "$CLAUDE_PROJECT_DIR/.claude/hooks/g.sh""#;
+    let ws = settings(
+        Ws::new().master(true).sh(".claude/hooks/g.sh", "exit 2\n"),
+        ".claude/settings.json",
+        json!({"PreToolUse": [group("Bash", command)]}),
+    );
+    let out = ws.run(&["approve", command]);
+    assert!(!out.status.success());
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("output of a command substitution"), "{said}");
+    let fired = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "ls"}}),
+    );
+    let warnings = fired.warnings().join("\n");
+    assert!(warnings.contains("cannot be as written"), "{warnings}");
+    assert!(!warnings.contains("/hooks approve"), "{warnings}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A hook script without `#!`
+
+/// A polyglot launcher in the way plugins publish one for Windows and Unix alike: a batch part
+/// hidden from `sh` in a heredoc, then shell code, and no `#!` line (a shell runs it as a
+/// shell script when `execve` refuses it).
+const POLYGLOT_LAUNCHER: &str = ": << 'CMDBLOCK'\n@echo off\necho windows\nexit /b 0\nCMDBLOCK\ncat >/dev/null\nprintf '{\"hookSpecificOutput\":{\"hookEventName\":\"SessionStart\",\"additionalContext\":\"loaded by %s\"}}' \"$1\"\n";
+
+#[test]
+fn a_session_start_script_without_a_shebang_runs_as_a_shell_script() {
+    let command = r#""$CLAUDE_PROJECT_DIR/.claude/hooks/run-hook.cmd" session-start"#;
+    let ws = settings(
+        Ws::new().master(true),
+        ".claude/settings.json",
+        json!({"SessionStart": [{"matcher": "startup|resume", "hooks": [
+            {"type": "command", "command": command}]}]}),
+    )
+    .file(".claude/hooks/run-hook.cmd", POLYGLOT_LAUNCHER)
+    .file("hooks/launch", POLYGLOT_LAUNCHER)
+    .hook(support::Entry::new(
+        "on_session_start",
+        "hooks/launch argv-form",
+    ));
+    support::set_mode(&ws.path(".claude/hooks/run-hook.cmd"), 0o755);
+    support::set_mode(&ws.path("hooks/launch"), 0o755);
+    let ws = approved(ws, &[command, "hooks/launch argv-form"]);
+    let listed = list_text(&ws);
+    assert!(!listed.contains("cannot run"), "{listed}");
+    assert!(listed.contains("runs as a shell script"), "{listed}");
+    let fired = ws.fire("on_session_start", json!({"source": "startup"}));
+    assert_eq!(fired.status(command), "ok", "{:?}", fired.outcome);
+    assert_eq!(
+        fired.status("hooks/launch argv-form"),
+        "ok",
+        "{:?}",
+        fired.outcome
+    );
+    assert!(
+        fired
+            .context()
+            .contains(&"loaded by session-start".to_owned()),
+        "{:?}",
+        fired.outcome
+    );
+}
+
+#[test]
+fn claude_install_http_leaves_session_start_out_and_says_why() {
+    let base = "http://127.0.0.1:8787";
+    let stale =
+        json!({"type": "http", "url": format!("{base}/v1/hooks/claude-code"), "timeout": 120});
+    let ws = settings(
+        Ws::new(),
+        ".claude/settings.json",
+        json!({"SessionStart": [
+            {"hooks": [stale]},
+            {"matcher": "startup", "hooks": [{"type": "command", "command": "echo mine"}]},
+        ]}),
+    );
+    let installed = ws.run(&["claude-install", "--http", base]);
+    assert!(installed.status.success(), "{installed:?}");
+    let said = String::from_utf8_lossy(&installed.stdout);
+    assert!(
+        said.contains(
+            "Not bridged: SessionStart (Claude Code runs only command hooks on SessionStart)"
+        ),
+        "{said}"
+    );
+    let settings: Value =
+        serde_json::from_str(&ws.read(".claude/settings.json")).expect("settings JSON");
+    // The stale HTTP entry, which Claude Code never ran, is gone; the user's own hook stays.
+    assert_eq!(
+        settings["hooks"]["SessionStart"],
+        json!([{"matcher": "startup", "hooks": [{"type": "command", "command": "echo mine"}]}]),
+        "{settings}"
+    );
+    assert_eq!(
+        settings["hooks"]["PreToolUse"][0]["hooks"][0]["type"],
+        "http"
+    );
+    let again = ws.run(&["claude-install", "--http", base]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("nothing changed"));
+}
+
+#[test]
+fn on_failure_block_makes_a_crashing_guard_block_and_newer_fields_are_told() {
+    let crash = ".claude/hooks/crash.sh";
+    let ws = settings(
+        Ws::new().master(true).sh(crash, "cat >/dev/null; exit 1\n"),
+        ".claude/settings.json",
+        json!({
+            "PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": crash, "onFailure": "block",
+                 "statusMessage": "Checking the command", "once": true},
+                {"type": "mcp_tool", "server": "policy", "tool": "check", "input": {}},
+            ]}],
+            "PreModelSwitch": [{"hooks": [{"type": "command", "command": crash}]}],
+        }),
+    );
+    let ws = approved(ws, &[crash]);
+    let fired = ws.fire("pre_tool_call", bash("ls"));
+    assert_eq!(fired.decision(), "block", "{:?}", fired.outcome);
+    let listed = list_text(&ws);
+    for said in [
+        "type \"mcp_tool\" calls a tool of an MCP server",
+        "PreModelSwitch hooks never fire",
+        ".once: Claude Code runs such a hook once per session",
+    ] {
+        assert!(listed.contains(said), "{said}: {listed}");
+    }
+    assert!(!listed.contains("statusMessage"), "{listed}");
 }

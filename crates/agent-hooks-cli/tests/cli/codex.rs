@@ -348,3 +348,73 @@ fn codex_install_writes_a_new_file_codex_accepts() {
     let keys: Vec<&String> = written.as_object().expect("an object").keys().collect();
     assert_eq!(keys, vec!["hooks"], "Codex refuses other root keys");
 }
+
+#[test]
+fn hooks_named_from_the_repository_top_level_are_approved_and_run() {
+    // Codex's reference writes a repository's hook paths from `git rev-parse --show-toplevel`,
+    // so that they run from any directory of the repository.
+    let command = r#"sh "$(git rev-parse --show-toplevel)/.codex/hooks/deny.sh""#;
+    let ws = Ws::new()
+        .master(true)
+        .sh(".codex/hooks/deny.sh", DENY_JSON)
+        .file(
+            ".codex/hooks.json",
+            &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler(command)]}]}})
+                .to_string(),
+        );
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(ws.root())
+        .output()
+        .expect("run git init");
+    assert!(init.status.success(), "{init:?}");
+    ws.approve(command);
+    let fired = ws.fire("pre_tool_call", bash("rm -rf build"));
+    assert_eq!(fired.decision(), "block", "{:?}", fired.outcome);
+    assert_eq!(fired.reason(), "destructive command blocked by policy");
+}
+
+/// A PreToolUse policy that asks before deploys and records what it was given.
+const ASK_DEPLOY: &str = r#"input=$(cat)
+printf '%s\n' "$input" > codex-ask-seen.json
+case "$input" in
+  *deploy*) printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"deploys need a human"}}\n' ;;
+esac
+"#;
+
+fn ask_ws() -> Ws {
+    let ws = Ws::new()
+        .master(true)
+        .sh(".codex/hooks/ask.sh", ASK_DEPLOY)
+        .file(
+            ".codex/hooks.json",
+            &json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+                "hooks": [handler("sh .codex/hooks/ask.sh")]}]}})
+            .to_string(),
+        );
+    ws.approve("sh .codex/hooks/ask.sh");
+    ws
+}
+
+#[test]
+fn a_codex_hooks_ask_lets_the_call_run_as_codex_does_and_says_so() {
+    let ws = ask_ws();
+    let fired = ws.fire("pre_tool_call", bash("./deploy.sh prod"));
+    assert_eq!(fired.decision(), "continue", "{:?}", fired.outcome);
+    let warnings = fired.warnings().join("\n");
+    assert!(
+        warnings.contains("Codex does not support ask")
+            && warnings.contains("deploys need a human"),
+        "{warnings}"
+    );
+}
+
+#[test]
+fn a_codex_hook_always_gets_a_transcript_path_key() {
+    let ws = ask_ws();
+    ws.fire("pre_tool_call", bash("ls"));
+    let seen: Value = serde_json::from_str(&ws.read("codex-ask-seen.json")).expect("stdin JSON");
+    let object = seen.as_object().expect("an object");
+    assert!(object.contains_key("transcript_path"), "{seen}");
+    assert_eq!(seen["transcript_path"], Value::Null, "{seen}");
+}

@@ -296,6 +296,9 @@ fn cursor_install_keeps_the_users_hooks_and_is_idempotent() {
         "afterFileEdit",
         "afterAgentResponse",
         "stop",
+        "sessionStart",
+        "sessionEnd",
+        "postToolUseFailure",
     ] {
         let bridged: Vec<&Value> = after["hooks"][event]
             .as_array()
@@ -315,7 +318,12 @@ fn cursor_install_keeps_the_users_hooks_and_is_idempotent() {
     assert_eq!(ws.read(".cursor/hooks.json"), written);
     assert!(String::from_utf8_lossy(&second.stdout).contains("nothing changed"));
     let list = support::list_text(&ws);
-    assert!(list.contains("the Cursor bridge on 9 events"), "{list}");
+    // The generic tool events fire beside the specific ones: bridged there, a call would be
+    // judged twice.
+    for event in ["preToolUse", "postToolUse"] {
+        assert!(after["hooks"].get(event).is_none(), "{event}: {after}");
+    }
+    assert!(list.contains("the Cursor bridge on 12 events"), "{list}");
     let removed = ws.run(&["cursor-uninstall"]);
     assert!(removed.status.success(), "{removed:?}");
     let back: Value = serde_json::from_str(&ws.read(".cursor/hooks.json")).expect("JSON");
@@ -336,4 +344,205 @@ fn the_bridge_takes_the_workspace_from_the_input_when_none_is_named() {
     let ran = Ran::of(cmd, input.to_string().as_bytes());
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert_cursor_deny(&ran.json());
+}
+
+/// A stop hook in the spirit of a commitment check: it refuses to end a turn whose reply
+/// promises to report back later.
+const PROMISE_CHECK: &str = r#"input=$(cat)
+case "$input" in
+  *"let you know"*) printf '{"decision":"block","reason":"you promised a follow-up; schedule it or say you cannot"}' ;;
+esac
+exit 0
+"#;
+
+#[test]
+fn a_stop_through_the_bridge_judges_the_reply_of_the_afteragentresponse_before_it() {
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/promise.sh", PROMISE_CHECK)
+        .hook(support::Entry::new("on_stop", "hooks/promise.sh"))
+        .approve_all();
+    let response = |text: &str| {
+        cursor_hook(
+            &ws,
+            &cursor_input("afterAgentResponse", json!({"text": text})),
+        )
+    };
+    let stop = || {
+        cursor_hook(
+            &ws,
+            &cursor_input("stop", json!({"status": "completed", "loop_count": 0})),
+        )
+        .json()
+    };
+    // Each event is its own bridge process: the reply reaches the stop through the workspace.
+    assert_eq!(
+        response("I'll let you know when the build finishes.").code,
+        0
+    );
+    let answer = stop();
+    assert_eq!(
+        answer["followup_message"], "you promised a follow-up; schedule it or say you cannot",
+        "{answer}"
+    );
+    // The reply is judged once: the next turn's stop does not see it again.
+    assert_eq!(stop(), json!({}));
+    assert_eq!(response("Done: the tests pass.").code, 0);
+    assert_eq!(stop(), json!({}));
+}
+
+/// preToolUse (every tool): denies recursive deletes in Cursor's form and keeps its input.
+const PRE_TOOL_USE: &str = r#"input=$(cat)
+printf '%s\n' "$input" > ../cursor-pre-tool.json
+case "$input" in
+  *'rm -rf'*) printf '{"permission":"deny","user_message":"No recursive deletes.","agent_message":"Delete the files by name."}' ;;
+  *) printf '{"permission":"allow"}' ;;
+esac
+"#;
+
+/// sessionStart: context for the session.
+const SESSION_START: &str = r#"cat >/dev/null
+printf '{"additional_context":"This repository deploys from main; never push there."}'
+"#;
+
+/// A guard that crashes: under failClosed its failure blocks.
+const CRASHES: &str = "cat >/dev/null; exit 1\n";
+
+/// stop: always asks for one more follow-up; its loop_limit ends that.
+const ALWAYS_MORE: &str = r#"cat >/dev/null
+printf '{"followup_message":"One more pass."}'
+"#;
+
+fn newer_events_ws() -> Ws {
+    let ws = Ws::new()
+        .master(true)
+        .sh(".cursor/hooks/pre.sh", PRE_TOOL_USE)
+        .sh(".cursor/hooks/start.sh", SESSION_START)
+        .sh(".cursor/hooks/crash.sh", CRASHES)
+        .sh(".cursor/hooks/more.sh", ALWAYS_MORE);
+    let hooks = json!({
+        "version": 1,
+        "hooks": {
+            "preToolUse": [{"command": "./hooks/pre.sh", "matcher": "Shell"}],
+            "sessionStart": [{"command": "./hooks/start.sh"}],
+            "beforeMCPExecution": [{"command": "./hooks/crash.sh", "failClosed": true}],
+            "stop": [{"command": "./hooks/more.sh", "loop_limit": 2}],
+        }
+    });
+    let ws = ws.file(".cursor/hooks.json", &hooks.to_string());
+    for command in [
+        "./hooks/pre.sh",
+        "./hooks/start.sh",
+        "./hooks/crash.sh",
+        "./hooks/more.sh",
+    ] {
+        ws.approve(command);
+    }
+    ws
+}
+
+#[test]
+fn a_pre_tool_use_hook_runs_on_every_tool_its_matcher_names_with_cursors_input() {
+    let ws = newer_events_ws();
+    let fired = ws.fire("pre_tool_call", bash("rm -rf build"));
+    assert_eq!(fired.decision(), "block", "{:?}", fired.outcome);
+    assert_eq!(fired.reason(), "Delete the files by name.");
+    let seen: Value = serde_json::from_str(&ws.read("cursor-pre-tool.json")).expect("stdin JSON");
+    assert_eq!(seen["hook_event_name"], "preToolUse");
+    assert_eq!(seen["tool_name"], "Shell");
+    assert_eq!(seen["tool_input"]["command"], "rm -rf build");
+    // Its matcher names Cursor's tool: a file read is not its business.
+    let read = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "read_file", "tool_input": {"file_path": "rm -rf"}}),
+    );
+    assert_eq!(
+        read.status("./hooks/pre.sh"),
+        "skipped",
+        "{:?}",
+        read.outcome
+    );
+    assert_eq!(
+        read.detail("./hooks/pre.sh"),
+        "no match",
+        "{:?}",
+        read.outcome
+    );
+}
+
+#[test]
+fn session_start_context_fail_closed_and_loop_limit_take_effect() {
+    let ws = newer_events_ws();
+    let start = ws.fire(
+        "on_session_start",
+        json!({"session_id": "c-9", "status": "startup"}),
+    );
+    assert_eq!(
+        start.context(),
+        vec!["This repository deploys from main; never push there.".to_owned()]
+    );
+    let mcp = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "db_query", "tool_input": {"q": "select 1"}}),
+    );
+    assert_eq!(mcp.decision(), "block", "failClosed: {:?}", mcp.outcome);
+    let stop = |redo: u64| ws.fire("on_stop", json!({"response": "done", "redo_count": redo}));
+    assert_eq!(stop(1).decision(), "block");
+    let capped = stop(2);
+    assert_eq!(capped.decision(), "continue", "{:?}", capped.outcome);
+    assert!(
+        capped.warnings().join("\n").contains("loop_limit of 2"),
+        "{:?}",
+        capped.outcome
+    );
+}
+
+#[test]
+fn the_bridge_answers_cursors_newer_events_in_their_own_forms() {
+    let ws = guarded();
+    let pre = cursor_hook(
+        &ws,
+        &cursor_input(
+            "preToolUse",
+            json!({"tool_name": "Shell", "tool_input": {"command": "rm -rf /"},
+                   "tool_use_id": "t-1", "cwd": "/tmp/project"}),
+        ),
+    );
+    assert_eq!(pre.code, 0, "{}", pre.stderr);
+    let answer = pre.json();
+    assert_eq!(answer["permission"], "deny", "{answer}");
+    assert!(
+        answer["agent_message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "{answer}"
+    );
+    for (event, fields) in [
+        (
+            "sessionStart",
+            json!({"session_id": "c-1", "is_background_agent": false, "composer_mode": "agent"}),
+        ),
+        (
+            "sessionEnd",
+            json!({"session_id": "c-1", "reason": "completed", "duration_ms": 10}),
+        ),
+        (
+            "postToolUseFailure",
+            json!({"tool_name": "Shell", "tool_input": {"command": "make"},
+                                      "error_message": "exit 2", "failure_type": "error"}),
+        ),
+        (
+            "subagentStart",
+            json!({"subagent_type": "explore", "prompt": "look around"}),
+        ),
+        (
+            "afterAgentThought",
+            json!({"text": "hmm", "duration_ms": 3}),
+        ),
+    ] {
+        let ran = cursor_hook(&ws, &cursor_input(event, fields));
+        assert_eq!(ran.code, 0, "{event}: {}", ran.stderr);
+        // Cursor reads one JSON object from every hook.
+        assert_eq!(ran.json(), json!({}), "{event}");
+    }
 }

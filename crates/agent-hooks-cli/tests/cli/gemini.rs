@@ -330,3 +330,54 @@ fn gemini_install_keeps_the_users_settings_and_is_idempotent() {
     let back: Value = serde_json::from_str(&ws.read(".gemini/settings.json")).expect("JSON");
     assert_eq!(back, before);
 }
+
+/// Settings as people keep them: comments, and the hooks turned off by name under `hooks`.
+const COMMENTED_SETTINGS: &str = r#"{
+  // Team policy; see the wiki.
+  "general": {"vimMode": true},
+  "hooks": {
+    /* audit is noisy; keep it off for now */
+    "disabled": ["audit"],
+    "BeforeTool": [
+      {"matcher": "run_shell_command", "hooks": [
+        {"name": "audit", "type": "command", "command": "sh .gemini/hooks/exit2.sh"},
+        {"name": "security-check", "type": "command", "command": "sh .gemini/hooks/deny.sh"} // the guard
+      ]}
+    ]
+  }
+}
+"#;
+
+#[test]
+fn settings_with_comments_load_and_hooks_disabled_turns_a_hook_off() {
+    let ws = Ws::new()
+        .master(true)
+        .sh(".gemini/hooks/deny.sh", DENY_JSON)
+        .sh(
+            ".gemini/hooks/exit2.sh",
+            "cat >/dev/null; echo 'audit blocks everything' >&2; exit 2\n",
+        )
+        .file(".gemini/settings.json", COMMENTED_SETTINGS);
+    ws.approve("sh .gemini/hooks/deny.sh");
+    // Turned off, it is no hook of the workspace: nothing to approve, nothing that runs.
+    let out = ws.run(&["approve", "sh .gemini/hooks/exit2.sh"]);
+    assert!(!out.status.success(), "{out:?}");
+    let list = support::list_text(&ws);
+    assert!(!list.contains("no such event"), "{list}");
+    assert!(!list.contains("not valid JSON"), "{list}");
+    let fired = ws.fire("pre_tool_call", bash("rm -rf build"));
+    assert_eq!(fired.decision(), "block", "{:?}", fired.outcome);
+    assert_eq!(fired.reason(), "Security policy: recursive delete refused");
+    let ls = ws.fire("pre_tool_call", bash("ls"));
+    assert_eq!(ls.decision(), "continue", "{:?}", ls.outcome);
+}
+
+#[test]
+fn gemini_install_leaves_a_commented_settings_file_as_it_is_and_says_why() {
+    let ws = Ws::new().file(".gemini/settings.json", COMMENTED_SETTINGS);
+    let out = ws.run(&["gemini-install"]);
+    assert!(!out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("it has comments"), "{said}");
+    assert_eq!(ws.read(".gemini/settings.json"), COMMENTED_SETTINGS);
+}

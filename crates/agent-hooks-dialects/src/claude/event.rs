@@ -81,6 +81,8 @@ pub const CLAUDE_UNMAPPED_EVENTS: &[&str] = &[
     "MessageDisplay",
     "Elicitation",
     "ElicitationResult",
+    "PreModelSwitch",
+    "PostModelSwitch",
 ];
 
 /// An agent that speaks Claude Code's hook protocol — its event names, stdin fields and
@@ -100,6 +102,10 @@ pub trait ClaudeFamily: Sync {
 
     /// Adds what this agent's hook input has beyond Claude Code's.
     fn complete_input(&self, _input: &mut Map<String, Value>, _payload: &Map<String, Value>) {}
+
+    /// Reads a hook's answer, decoded with Claude Code's rules, as this agent reads it where the
+    /// two differ.
+    fn follow_answer(&self, _event: ClaudeEvent, _answer: &mut agent_hooks_core::answer::Answer) {}
 }
 
 /// Claude Code, as a [`ClaudeFamily`] member: its own rules.
@@ -234,6 +240,24 @@ pub fn compile_matcher(pattern: &str) -> Result<Option<regex::Regex>, regex::Err
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_event_of_the_current_reference_is_known() {
+        // Claude Code's hooks reference names 33 events (v2.1.317).
+        let mut names: Vec<&str> = CLAUDE_EVENTS.iter().map(|(n, _, _)| *n).collect();
+        names.extend(CLAUDE_UNMAPPED_EVENTS);
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), 33, "{names:?}");
+        for newer in [
+            "PreModelSwitch",
+            "PostModelSwitch",
+            "PostToolBatch",
+            "DirectoryAdded",
+        ] {
+            assert!(names.contains(&newer), "{newer}");
+        }
+    }
 
     #[test]
     fn matchers_follow_claude_code_rules() {

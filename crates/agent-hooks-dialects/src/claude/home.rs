@@ -77,6 +77,16 @@ impl AgentHome for ClaudeCode {
         true
     }
 
+    /// `mcp__server__tool`.
+    fn mcp_prefix(&self) -> Option<&'static str> {
+        Some("mcp__")
+    }
+
+    fn no_http_on(&self, name: &str) -> Option<&'static str> {
+        (name == ClaudeEvent::SessionStart.name())
+            .then_some("Claude Code runs only command hooks on SessionStart")
+    }
+
     fn project_dir_var(&self) -> Option<&'static str> {
         Some("CLAUDE_PROJECT_DIR")
     }
@@ -108,8 +118,19 @@ impl AgentHome for ClaudeCode {
         name == ClaudeEvent::PostToolUseFailure.name()
     }
 
-    /// A failed tool call goes under `PostToolUseFailure` only, any other under `PostToolUse`.
+    fn is_success_event(&self, name: &str) -> bool {
+        name == ClaudeEvent::PostToolUse.name()
+    }
+
+    /// A failed tool call goes under `PostToolUseFailure` only, one that succeeded under
+    /// `PostToolUse`, and a hook for both under both.
     fn events_for(&self, hook: &Selector<'_>) -> Vec<&'static str> {
+        if hook.event == Event::PostToolCall && !hook.failure && !hook.success_only {
+            return vec![
+                ClaudeEvent::PostToolUse.name(),
+                ClaudeEvent::PostToolUseFailure.name(),
+            ];
+        }
         let tool = matches!(hook.event, Event::PreToolCall | Event::PostToolCall);
         CLAUDE_EVENTS
             .iter()

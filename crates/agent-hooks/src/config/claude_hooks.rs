@@ -78,6 +78,11 @@ struct Handler {
     background: Option<Typed<bool>>,
     async_rewake: Option<Typed<bool>>,
     timeout: Option<Typed<f64>>,
+    /// `"block"`: the hook failing to start, timing out or exiting unexpectedly blocks the
+    /// action (command and HTTP hooks); `"continue"` (the default) lets it go on.
+    on_failure: Option<Typed<String>>,
+    /// Claude Code runs such a hook once per session, in a skill's hooks.
+    once: Option<Typed<bool>>,
     /// Read by [`crate::hook::configure_prefork`], which owns its layout.
     prefork: Given<Value>,
 }
@@ -292,8 +297,10 @@ impl HandlerReader<'_> {
             condition,
             background,
         };
+        let on_failure = self.on_failure(load, handler);
         let mut hook = self.build(&load.path, &load.display, &command, exec, transport, bash);
         hook.timeout = Duration::from_secs_f64(timeout);
+        hook.on_error = on_failure;
         hook.dialect = dialect;
         if let Some(value) = &handler.prefork.0
             && let Err(why) = crate::hook::configure_prefork(&mut hook, value)
@@ -356,6 +363,9 @@ impl HandlerReader<'_> {
                     Err(why) => Err(Skip::Error(format!("{at}: {why}; the hook is skipped"))),
                 }
             }
+            "mcp_tool" => Err(Skip::Warning(format!(
+                "{at}: type \"mcp_tool\" calls a tool of an MCP server connected to the agent's session, which this host does not have; skipped"
+            ))),
             _ => Err(Skip::Warning(format!(
                 "{at}: type \"{kind}\" is not supported here (only \"command\", \"http\", \"prompt\" and \"agent\"); skipped"
             ))),
@@ -395,6 +405,40 @@ impl HandlerReader<'_> {
             })
             .collect();
         Ok(Some(words))
+    }
+
+    /// `onFailure`, and `once`, which this host does not keep: both said where they matter.
+    /// A value that is neither `block` nor `continue` is read as `block`, the safe reading of
+    /// a guard's switch.
+    fn on_failure(&self, load: &mut FileLoad, handler: &Handler) -> OnError {
+        let at = &self.at;
+        let mut warn = |message: String| {
+            load.warnings
+                .push(ConfigError::whole_file(&load.display, message));
+        };
+        if valid(&handler.once) == Some(&true) {
+            warn(format!(
+                "{at}.once: Claude Code runs such a hook once per session (in a skill's hooks); here it runs at every {}",
+                self.event_name
+            ));
+        }
+        match handler.on_failure.as_ref().map(Typed::get) {
+            None => OnError::Continue,
+            Some(Ok(value)) if value == "continue" => OnError::Continue,
+            Some(Ok(value)) if value == "block" => OnError::Block,
+            Some(Ok(value)) => {
+                warn(format!(
+                    "{at}.onFailure is \"{value}\", not \"block\" or \"continue\"; read as \"block\""
+                ));
+                OnError::Block
+            }
+            Some(Err(found)) => {
+                warn(format!(
+                    "{at}.onFailure must be \"block\" or \"continue\", found {found}; read as \"block\""
+                ));
+                OnError::Block
+            }
+        }
     }
 
     /// `if`: the permission rule the hook runs under. Read as "always", a mistyped rule would

@@ -18,7 +18,7 @@ use crate::hook::{Hook, MAX_TIMEOUT_SECS, OnError, filesystem_safe};
 use agent_hooks_core::wording::kind_of as json_kind;
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::agent::Agent;
-use agent_hooks_dialects::cursor::{CursorEvent, compile_matcher};
+use agent_hooks_dialects::cursor::{CursorEvent, DEFAULT_LOOP_LIMIT, compile_matcher};
 use agent_hooks_dialects::{Dialect, Matcher};
 use agent_hooks_transports::{CommandSpec, TransportSpec};
 
@@ -47,6 +47,11 @@ struct Entry {
     matcher: Option<Typed<String>>,
     #[serde(rename = "type")]
     kind: Option<Typed<String>>,
+    /// `true`: a hook that fails (crash, timeout, unreadable answer) blocks the action.
+    #[serde(rename = "failClosed")]
+    fail_closed: Option<Typed<bool>>,
+    /// A stop hook's cap on follow-ups in one turn; `null` is no cap.
+    loop_limit: Given<Typed<Number>>,
 }
 
 pub(crate) fn load(ws: &Workspace, _agent: &AgentSettings) -> Vec<FileLoad> {
@@ -113,6 +118,9 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
                 continue;
             };
             let (command, matcher, timeout) = (handler.command, handler.matcher, handler.timeout);
+            let loop_limit = (cursor == CursorEvent::Stop)
+                .then_some(handler.loop_limit)
+                .flatten();
             load.hooks.push(Hook {
                 name: command.as_str().into(),
                 source: Agent::Cursor.source(),
@@ -125,9 +133,16 @@ fn load_hooks(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
                     CommandSpec::shell(&command, dir.clone())
                         .with_known_var(agent_hooks_core::workspace::WORKSPACE_ENV, &root),
                 ),
-                dialect: Dialect::Cursor { event: cursor },
+                dialect: Dialect::Cursor {
+                    event: cursor,
+                    loop_limit,
+                },
                 timeout: Duration::from_secs_f64(timeout.min(MAX_TIMEOUT_SECS)),
-                on_error: OnError::Continue,
+                on_error: if handler.fail_closed {
+                    OnError::Block
+                } else {
+                    OnError::Continue
+                },
                 env: vec![("CURSOR_PROJECT_DIR".to_owned(), root.clone())],
                 approval_key: Some(command.clone()),
                 state_dir: ws
@@ -144,6 +159,10 @@ struct Handler {
     matcher: Option<Matcher>,
     /// In seconds.
     timeout: f64,
+    /// `failClosed`.
+    fail_closed: bool,
+    /// `loop_limit` (Cursor's default when not written; `None` for `null`).
+    loop_limit: Option<u64>,
 }
 
 /// Reads the handler at `at` (under `event_name`); `None` when it is skipped, with the error
@@ -221,10 +240,43 @@ fn handler(load: &mut FileLoad, at: &str, event_name: &str, entry: &Value) -> Op
             return None;
         }
     };
+    let fail_closed = match written.fail_closed.as_ref().map(Typed::get) {
+        None => false,
+        Some(Ok(b)) => *b,
+        // The safe reading of a switch written wrong is the one that fails closed.
+        Some(Err(found)) => {
+            load.errors.push(note(format!(
+                "{at}.failClosed must be true or false, found {found}; read as true"
+            )));
+            true
+        }
+    };
+    let loop_limit = match &written.loop_limit.0 {
+        None => Some(DEFAULT_LOOP_LIMIT),
+        Some(Typed::Valid(n)) => match n.as_u64() {
+            Some(limit) => Some(limit),
+            None => {
+                load.errors.push(note(format!(
+                    "{at}.loop_limit must be a whole number or null, found {n}; Cursor's default {DEFAULT_LOOP_LIMIT} holds"
+                )));
+                Some(DEFAULT_LOOP_LIMIT)
+            }
+        },
+        Some(Typed::Wrong(Value::Null)) => None,
+        Some(Typed::Wrong(other)) => {
+            load.errors.push(note(format!(
+                "{at}.loop_limit must be a whole number or null, found {}; Cursor's default {DEFAULT_LOOP_LIMIT} holds",
+                json_kind(other)
+            )));
+            Some(DEFAULT_LOOP_LIMIT)
+        }
+    };
     Some(Handler {
         command,
         matcher,
         timeout,
+        fail_closed,
+        loop_limit,
     })
 }
 
@@ -270,9 +322,8 @@ mod tests {
                 .any(|w| w.contains("afterAgentThought hooks never fire"))
         );
         assert!(
-            warnings
-                .iter()
-                .any(|w| w.contains("unknown key \"loop_limit\""))
+            !warnings.iter().any(|w| w.contains("loop_limit")),
+            "{warnings:?}"
         );
     }
 }

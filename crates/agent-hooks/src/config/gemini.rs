@@ -80,11 +80,22 @@ fn valid<T>(field: &Option<Typed<T>>) -> Option<&T> {
 pub(crate) fn load(ws: &Workspace, _agent: &AgentSettings) -> Vec<FileLoad> {
     let path = ws.root().join(Agent::Gemini.config_file());
     let mut load = FileLoad::new(ws, Agent::Gemini.source(), path);
-    if let Some(doc) = read(&mut load, parse_json) {
+    if let Some(doc) = read(&mut load, parse_commented_json) {
         load_settings(ws, &mut load, &doc);
     }
     vec![load]
 }
+
+/// Gemini CLI strips `//` and `/* */` comments from its settings before parsing them. They
+/// are blanked here (newlines kept), so a parse error still names the line and column as
+/// written.
+fn parse_commented_json(text: &str) -> Result<Value, super::document::Located> {
+    parse_json(&agent_hooks_dialects::gemini::strip_comments(text))
+}
+
+/// Keys of `hooks` that configure the hooks rather than name an event: the older place of
+/// what `hooksConfig` holds.
+const HOOKS_SETTINGS: [&str; 3] = ["enabled", "disabled", "notifications"];
 
 fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
     let display = load.display.clone();
@@ -94,7 +105,7 @@ fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
         Some(Typed::Valid(Object(config))) => Some(config),
         _ => None,
     };
-    let disabled: Vec<&str> = config
+    let mut disabled: Vec<&str> = config
         .and_then(|c| valid(&c.disabled))
         .map(|names| {
             names
@@ -115,15 +126,42 @@ fn load_settings(ws: &Workspace, load: &mut FileLoad, doc: &Value) {
             return;
         }
     };
-    if config.and_then(|c| valid(&c.enabled)) == Some(&false) {
+    // `hooks.enabled` / `hooks.disabled`, as Gemini CLI also reads them: a hook turned off
+    // either way stays off.
+    let inner = |key: &str| hooks.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    match inner("disabled") {
+        None => {}
+        Some(Value::Array(names)) if names.iter().all(Value::is_string) => {
+            disabled.extend(names.iter().filter_map(Value::as_str));
+        }
+        Some(other) => load.errors.push(note(format!(
+            "hooks.disabled must be a list of hook names or commands, found {}; no hook is turned off by it",
+            json_kind(other)
+        ))),
+    }
+    let inner_enabled = match inner("enabled") {
+        None => None,
+        Some(Value::Bool(enabled)) => Some(*enabled),
+        Some(other) => {
+            load.errors.push(note(format!(
+                "hooks.enabled must be true or false, found {}; read as false, the safe reading",
+                json_kind(other)
+            )));
+            Some(false)
+        }
+    };
+    if config.and_then(|c| valid(&c.enabled)) == Some(&false) || inner_enabled == Some(false) {
         load.warnings.push(note(
-            "hooksConfig.enabled is false: Gemini CLI runs none of these hooks, and neither does this host".into(),
+            "hooks are turned off (hooksConfig.enabled or hooks.enabled is false): Gemini CLI runs none of these hooks, and neither does this host".into(),
         ));
         return;
     }
     let aliases = Arc::new(tool_aliases());
     let root = ws.root().to_string_lossy().into_owned();
     for (event_name, groups) in hooks {
+        if HOOKS_SETTINGS.contains(&event_name.as_str()) {
+            continue;
+        }
         let parsed = (
             GeminiEvent::parse(event_name),
             Agent::Gemini.home().unmapped_events(),

@@ -93,16 +93,16 @@ pub(crate) fn check_interpreter(path: &Path, word: &str, findings: &mut Vec<Find
     let head = &head[..n];
     if !head.starts_with(b"#!") {
         // Binaries (ELF, Mach-O) and anything else the kernel knows are fine; a script without
-        // a `#!` line is not.
+        // a `#!` line runs as a shell script, as a shell runs it.
         if looks_like_text(head) {
             findings.push(
                 Finding::new(
                     FindingCode::NotExecutable,
-                    Severity::Error,
-                    format!("{word} has no #! line, so it cannot be executed directly"),
+                    Severity::Info,
+                    format!("{word} has no #! line, so it runs as a shell script (/bin/sh), as a shell would run it"),
                 )
                 .fix(format!(
-                    "add a first line such as #!/usr/bin/env python3, or name the interpreter in the command (python3 {word})"
+                    "if it is not a shell script, add a first line such as #!/usr/bin/env python3, or name the interpreter in the command (python3 {word})"
                 )),
             );
         }
