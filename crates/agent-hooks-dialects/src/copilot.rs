@@ -244,10 +244,22 @@ impl AgentHome for Copilot {
     }
 
     fn is_failure_event(&self, name: &str) -> bool {
-        name == "postToolUseFailure"
+        name == CopilotEvent::PostToolUseFailure.name()
     }
 
+    fn is_success_event(&self, name: &str) -> bool {
+        name == CopilotEvent::PostToolUse.name()
+    }
+
+    /// As Claude Code's: a failed call goes under `postToolUseFailure` only, one that
+    /// succeeded under `postToolUse`, and a hook for both under both.
     fn events_for(&self, hook: &Selector<'_>) -> Vec<&'static str> {
+        if hook.event == Event::PostToolCall && !hook.failure && !hook.success_only {
+            return vec![
+                CopilotEvent::PostToolUse.name(),
+                CopilotEvent::PostToolUseFailure.name(),
+            ];
+        }
         let copilot = match hook.event {
             Event::PostToolCall if hook.failure => CopilotEvent::PostToolUseFailure,
             other => match COPILOT_EVENTS.iter().find(|(_, _, e)| *e == other) {

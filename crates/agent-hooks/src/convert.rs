@@ -468,6 +468,9 @@ fn project_dir(format: Format) -> (String, &'static str) {
         // agent-hooks runs a hook from the workspace: a relative path is already rooted.
         Format::AgentHooks => (String::new(), ""),
         Format::Agent(Agent::Cursor) => ("\"$CURSOR_PROJECT_DIR\"".to_owned(), ".cursor"),
+        // Copilot runs a hook from the repository root, Cascade from the workspace root, and
+        // neither names it in a variable: a relative path is rooted already.
+        Format::Agent(Agent::Copilot | Agent::Windsurf) => (String::new(), ""),
         Format::Agent(other) => match other.home().project_dir_var() {
             Some(var) => (format!("\"${var}\""), ""),
             // Codex sets no variable: its reference names the repository's top level.
@@ -554,6 +557,10 @@ fn rebase(from: Format, to: Format, command: &str) -> Result<(String, Option<Str
             }
             let in_project = normalize(&format!("{from_dir}/{word}"));
             let rebased = match (to_dir, to_root.as_str()) {
+                // An agent's shell needs `./` to run a script of the directory it is in.
+                ("", "") if to != Format::AgentHooks && !in_project.starts_with('/') => {
+                    format!("./{in_project}")
+                }
                 ("", "") => in_project,
                 ("", root) => format!("{root}/{in_project}"),
                 (dir, _) => match in_project.strip_prefix(&format!("{dir}/")) {
@@ -820,7 +827,10 @@ fn write(from: Format, to: Agent, entries: &[Entry], notes: &mut Vec<String>) ->
                 } else if let Some(pattern) = entry.pattern.clone().or_else(narrowed) {
                     handler.insert("matcher".into(), json!(pattern));
                 }
-                list.push(Value::Object(handler));
+                // Two source hooks that are one here (a call's success and failure).
+                if !list.contains(&Value::Object(handler.clone())) {
+                    list.push(Value::Object(handler));
+                }
             } else {
                 let mut group = Map::new();
                 if let Some(matcher) = &matcher {

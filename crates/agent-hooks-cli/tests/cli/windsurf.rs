@@ -471,13 +471,14 @@ fn convert_windsurf_gemini_round_trips() {
 #[test]
 fn convert_windsurf_cursor_names_what_cursor_has_no_hook_for() {
     let (cursor, back, notes) = round_trip("cursor");
+    // Cursor runs a project's hooks from `.cursor/`, Cascade from the workspace: rebased.
     assert_eq!(
         cursor["hooks"]["beforeShellExecution"][0]["command"],
-        "./hooks/guard.sh"
+        "../hooks/guard.sh"
     );
     assert_eq!(
         cursor["hooks"]["afterFileEdit"][0]["command"],
-        "./hooks/format.sh"
+        "../hooks/format.sh"
     );
     let mut expected = policy();
     // Cursor reads files before the call and edits them after, as Cascade does: all four
