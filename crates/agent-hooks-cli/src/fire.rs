@@ -30,7 +30,8 @@ pub(crate) async fn run(
     mode: OnFailure,
     missing: Option<String>,
 ) -> ExitCode {
-    let event: Event = match agent_hooks::parse_event(event) {
+    // Any dialect's name, as the sidecar takes it: `pre_prompt` is a skill hook's `pre_llm_call`.
+    let event: Event = match agent_hooks::event_named(event) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("agent-hooks fire: {e}");

@@ -46,19 +46,6 @@ pub fn skill_name(event: Event) -> Option<&'static str> {
         .map(|(n, _)| *n)
 }
 
-/// Canonical fields that the skill view renames or derives; the rest pass through.
-const TRANSLATED: &[&str] = &[
-    "event",
-    "tool_name",
-    "tool_input",
-    "tool_result",
-    "status",
-    "error",
-    "prompt",
-    "session_id",
-    "timestamp",
-];
-
 /// The keys of a chat-history message that open-strix hands a hook; the rest stay private.
 const MESSAGE_KEYS: &[&str] = &[
     "timestamp",
@@ -92,10 +79,14 @@ pub fn chains(_event: Event) -> bool {
     true
 }
 
-/// The skill view of the payload (without the conversation), as the chain's first hook gets it.
+/// The skill view of the payload (without the conversation), as the chain's first hook gets it:
+/// `type`, `timestamp`, `session_id` first, then the host's fields in the host's order with the
+/// canonical names put back (`tool_name` → `tool`, `tool_input` → `args`, `tool_result` →
+/// `result`), so the bytes are those the source runtime writes for the same event. Fields the
+/// runtime filled in with an empty default (`agent_id`, `cwd`, an event's empty text fields)
+/// are left out: the source runtime never sends them.
 fn view_object(view: &PayloadView<'_>) -> Map<String, Value> {
     let p = view.payload;
-    let get = |k: &str| p.get(k).cloned().unwrap_or(Value::Null);
     let mut obj = Map::new();
     obj.insert(
         "type".into(),
@@ -114,51 +105,76 @@ fn view_object(view: &PayloadView<'_>) -> Map<String, Value> {
             .cloned()
             .unwrap_or_else(|| Value::String(String::new())),
     );
+    let tool_event = matches!(view.event, Event::PreToolCall | Event::PostToolCall);
+    // A failed call has no result there: the hook gets the error (and its class).
+    let failed = view.event == Event::PostToolCall && p.get("status").is_some_and(|s| s == "error");
+    let root = view.ws.root().to_string_lossy();
+    for (key, value) in p {
+        let name = match key.as_str() {
+            "event" | "timestamp" | "session_id" => continue,
+            "tool_name" if tool_event => "tool",
+            "tool_input" if tool_event => "args",
+            "tool_result" if failed => continue,
+            "tool_result" if view.event == Event::PostToolCall => "result",
+            "agent_id" if value == "" => continue,
+            "cwd" if value.as_str() == Some(&root) => continue,
+            // Optional fields the host did not give are null here; they were never sent.
+            "tool_result" | "error" if value.is_null() => continue,
+            other => {
+                if filled_default(view.event, other, value) {
+                    continue;
+                }
+                other
+            }
+        };
+        if !obj.contains_key(name) {
+            obj.insert(name.to_owned(), value.clone());
+        }
+    }
     match view.event {
         Event::PreToolCall | Event::PostToolCall => {
-            obj.insert("tool".into(), get("tool_name"));
-            obj.insert(
-                "args".into(),
-                p.get("tool_input")
-                    .cloned()
-                    .unwrap_or_else(|| Value::Object(Map::new())),
-            );
-            if view.event == Event::PostToolCall {
-                let status = p
-                    .get("status")
-                    .cloned()
-                    .unwrap_or_else(|| Value::String("success".into()));
-                // A failed call has no result there: the hook gets the error (and its class).
-                if status != "error" {
-                    obj.insert("result".into(), get("tool_result"));
-                }
-                obj.insert("status".into(), status);
-                if let Some(err) = p.get("error").filter(|e| !e.is_null()) {
-                    obj.insert("error".into(), err.clone());
-                }
+            if !obj.contains_key("tool") {
+                obj.insert("tool".into(), Value::Null);
+            }
+            if !obj.contains_key("args") {
+                obj.insert("args".into(), Value::Object(Map::new()));
+            }
+            if view.event == Event::PostToolCall && !obj.contains_key("status") {
+                obj.insert("status".into(), Value::String("success".into()));
             }
         }
-        Event::PreLlmCall => {
-            obj.insert(
-                "prompt".into(),
-                p.get("prompt")
-                    .filter(|v| v.is_string())
-                    .cloned()
-                    .unwrap_or_else(|| Value::String(String::new())),
-            );
+        Event::PreLlmCall if !obj.get("prompt").is_some_and(Value::is_string) => {
+            obj.insert("prompt".into(), Value::String(String::new()));
         }
-        _ => {
-            if let Some(status) = p.get("status") {
-                obj.insert("status".into(), status.clone());
-            }
-        }
-    }
-    for (key, value) in p {
-        if !TRANSLATED.contains(&key.as_str()) && !obj.contains_key(key) {
-            obj.insert(key.clone(), value.clone());
-        }
+        _ => {}
     }
     obj
+}
+
+/// Whether `key: value` is one of the event's documented fields holding the empty default the
+/// runtime fills in (`""`, `{}`, `[]`, `0`, `false`) — not something the host sent.
+fn filled_default(event: Event, key: &str, value: &Value) -> bool {
+    use agent_hooks_core::event::FieldKind;
+    // The fields the skill view always carries are kept whatever their value.
+    match (event, key) {
+        (Event::PreLlmCall, "prompt") | (Event::PostToolCall, "status") => return false,
+        (_, "tool_name" | "tool_input") => return false,
+        _ => {}
+    }
+    event
+        .spec()
+        .fields
+        .iter()
+        .find(|f| f.name == key)
+        .is_some_and(|f| match f.kind {
+            FieldKind::Text => value == "",
+            FieldKind::Object => value.as_object().is_some_and(Map::is_empty),
+            FieldKind::List => value.as_array().is_some_and(Vec::is_empty),
+            FieldKind::Number => value == 0,
+            FieldKind::Bool => value == false,
+            FieldKind::Optional => value.is_null(),
+            _ => false,
+        })
 }
 
 /// What a skill hook reads on stdin: the event its source runtime would pass (as the chain of
@@ -173,7 +189,9 @@ pub fn input(view: &PayloadView<'_>, include_conversation: bool) -> Vec<u8> {
             .clone();
         obj.insert("conversation".into(), conversation);
     }
-    let mut bytes = serde_json::to_vec(&obj).unwrap_or_else(|_| b"{}".to_vec());
+    // `json.dumps(event, ensure_ascii=True) + "\n"`, byte for byte.
+    let mut bytes = Vec::with_capacity(256);
+    crate::json::python_dumps(&Value::Object(obj), &mut bytes);
     bytes.push(b'\n');
     bytes
 }
@@ -274,7 +292,8 @@ pub fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusab
     if text.is_empty() {
         return Ok(Answer::default());
     }
-    let returned = match serde_json::from_str::<Value>(text) {
+    // Read by Python's rules, as `json.loads` reads it: `NaN` and the infinities are numbers.
+    let returned = match crate::json::read_python(text.as_bytes()).map(|(value, _)| value) {
         Ok(Value::Object(map)) => map,
         Ok(other) => {
             return Err(Unusable {
@@ -286,9 +305,13 @@ pub fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusab
             });
         }
         Err(e) => {
+            let why = match e {
+                crate::json::Unreadable::NotJson(why) => why,
+                other => other.to_string(),
+            };
             return Err(Unusable {
                 kind: DiagKind::HookInvalidOutput,
-                detail: format!("stdout is not JSON: {e}"),
+                detail: format!("stdout is not JSON: {why}"),
             });
         }
     };
