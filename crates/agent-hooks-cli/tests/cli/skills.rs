@@ -1327,3 +1327,16 @@ fn sh_is_bin_sh_whatever_path_the_skills_env_sets() {
     assert_eq!(fired.status("nopath"), "noop", "{}", fired.outcome);
     assert_eq!(ws.read("skills/nopath/ran.txt").trim(), "ran");
 }
+
+#[test]
+fn a_hooks_json_with_pythons_infinite_numbers_loads_as_python_loads_it() {
+    let ws = Ws::new().file(
+        "skills/inf/hooks.json",
+        r#"{"hooks": [{"name": "inf", "command": "cat > /dev/null", "events": ["pre_tool_call"], "timeout_seconds": 1e400},
+                      {"name": "nan", "command": "cat > /dev/null", "events": ["pre_tool_call"], "timeout_seconds": NaN}]}"#,
+    );
+    let fired = ws.fire("pre_tool_call", tool_call("t", json!({})));
+    assert_eq!(hook_names(&fired), ["inf", "nan"], "{}", fired.outcome);
+    assert_eq!(fired.status("inf"), "noop");
+    assert!(ws.events_of("hook_invalid_json").is_empty());
+}

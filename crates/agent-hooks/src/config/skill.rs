@@ -1,5 +1,5 @@
 //! The skill-hook source: every `hooks.json` under `skills/`, recursively (`docs/skill-hooks.md`).
-//! Entries run through `sh -c` in their skill directory, need no approval, and speak the skill
+//! Entries run through `/bin/sh -c` in their skill directory, need no approval, and speak the skill
 //! dialect. Problems carry the source runtime's own diagnostic types: `hook_invalid_json` for a
 //! file that is not JSON, `hook_invalid_format` for a wrong shape, `hook_missing_fields` for an
 //! entry without a name, a command or a valid event. Values the source runtime coerces the way
@@ -132,7 +132,14 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
             return load;
         }
     };
-    let doc: Value = match serde_json::from_str(&text) {
+    // Read as open-strix's `json.loads` reads it: `1e400` is `inf` and `NaN` a number, not a
+    // file lost; only text Python refuses too is an error (placed by serde_json's reading).
+    let read = serde_json::from_str(&text).or_else(|e| {
+        agent_hooks_dialects::json::read_python(text.as_bytes())
+            .map(|(doc, _)| doc)
+            .map_err(|_| e)
+    });
+    let doc: Value = match read {
         Ok(doc) => doc,
         Err(e) => {
             load.state = FileState::Broken;
