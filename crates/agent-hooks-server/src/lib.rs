@@ -619,7 +619,14 @@ fn parse_object(body: Result<Bytes, BytesRejection>) -> Result<Map<String, Value
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Map::new());
     }
-    match serde_json::from_slice::<Value>(&body) {
+    // Python's `json.dumps` writes `NaN` and `Infinity` unless told not to: a Python host's
+    // payload is read by its own rules before it is refused.
+    let read = serde_json::from_slice::<Value>(&body).or_else(|e| {
+        agent_hooks_dialects::json::read_python(&body)
+            .map(|(value, _)| value)
+            .map_err(|_| e)
+    });
+    match read {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -641,6 +648,7 @@ async fn dispatch(
     let event = agent_hooks_dialects::event_named(&event)
         .map_err(|e| ApiError::new(StatusCode::NOT_FOUND, e.to_string()))?;
     let mut payload = parse_object(body)?;
+    misnamed_fields(event, &payload)?;
     // The host's own copy of the conversation, for hooks with `include_conversation` only.
     let options = match payload.remove("conversation") {
         None | Some(Value::Null) => DispatchOptions::default(),
@@ -672,6 +680,41 @@ async fn dispatch(
         .await;
     state.stats.record(&outcome);
     Ok(axum::Json(outcome).into_response())
+}
+
+/// Refuses a tool event whose tool is named the way skill hooks name it (`tool`, `args`,
+/// `result`) rather than by the payload's own fields: the hooks would see an empty tool name
+/// and empty arguments, and a policy keyed on the tool would silently pass everything.
+fn misnamed_fields(event: Event, payload: &Map<String, Value>) -> Result<(), ApiError> {
+    const TOOL_EVENTS: [Event; 3] = [
+        Event::PreToolCall,
+        Event::PostToolCall,
+        Event::TransformToolResult,
+    ];
+    const NAMES: [(&str, &str); 3] = [
+        ("tool", "tool_name"),
+        ("args", "tool_input"),
+        ("result", "tool_result"),
+    ];
+    if !TOOL_EVENTS.contains(&event) {
+        return Ok(());
+    }
+    let wrong: Vec<String> = NAMES
+        .iter()
+        .filter(|(skill, own)| payload.contains_key(*skill) && !payload.contains_key(*own))
+        .map(|(skill, own)| format!("\"{own}\" (not \"{skill}\")"))
+        .collect();
+    if wrong.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::BAD_REQUEST,
+        format!(
+            "{} names the tool call's fields {}; skill hooks still get them as tool, args and result",
+            event.name(),
+            wrong.join(", ")
+        ),
+    ))
 }
 
 fn command_field(map: &Map<String, Value>) -> Result<String, ApiError> {
