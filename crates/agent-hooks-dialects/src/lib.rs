@@ -83,6 +83,8 @@ pub enum Dialect {
     Skill {
         /// Whether the hook's input carries the conversation so far (read from the transcript).
         include_conversation: bool,
+        /// Whether `_block` stops the call (the fork's verb) or is one more field (upstream).
+        block: skill::BlockVerb,
     },
     /// `.claude/settings*.json`: Claude Code's hook input and answer rules (`docs/claude-code.md`);
     /// also Codex's hooks, which speak the same protocol.
@@ -297,6 +299,7 @@ impl Dialect {
             Dialect::Shell => shell::input(view),
             Dialect::Skill {
                 include_conversation,
+                ..
             } => skill::input(view, *include_conversation),
             Dialect::Claude {
                 agent,
@@ -313,7 +316,7 @@ impl Dialect {
     pub fn interpret(&self, view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusable> {
         match self {
             Dialect::Shell => shell::interpret(view.event, reply),
-            Dialect::Skill { .. } => skill::interpret(view, reply),
+            Dialect::Skill { block, .. } => skill::interpret(view, reply, *block),
             Dialect::Claude { event, .. } => claude::interpret(*event, reply),
             Dialect::Gemini { event, .. } => gemini::interpret(*event, view, reply),
             Dialect::Cursor { event } => cursor::interpret(*event, reply),

@@ -63,6 +63,18 @@ const MESSAGE_KEYS: &[&str] = &[
     "reactions",
 ];
 
+/// What `_block` in a `pre_tool_call` hook's answer is: open-strix's fork made it a verb that
+/// stops the call; upstream open-strix has no such verb, and the field is just carried along
+/// (the tool runs). `skill_hooks.block` in `config/agent.yaml` chooses; the fork's is the default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum BlockVerb {
+    /// `_block: {reason, result}` stops the call with that synthetic result.
+    #[default]
+    Fork,
+    /// `_block` means nothing: the call proceeds with the chain's `args`.
+    Upstream,
+}
+
 /// The event passed along one dispatch's skill hooks.
 #[derive(Debug)]
 pub struct Chain {
@@ -272,7 +284,11 @@ fn conversation(payload: &Map<String, Value>, all: Vec<Value>, source: &str) -> 
 
 /// A skill hook's reply read as its source runtime reads it: a non-zero exit is a failure, the
 /// stdout's object the (possibly rewritten) event.
-pub fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusable> {
+pub fn interpret(
+    view: &PayloadView<'_>,
+    reply: &Reply,
+    verb: BlockVerb,
+) -> Result<Answer, Unusable> {
     if reply.exit != Exit::Code(0) {
         let stderr = String::from_utf8_lossy(&reply.stderr);
         let tail = stderr.trim().lines().last().unwrap_or("");
@@ -320,7 +336,7 @@ pub fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusab
     returned.remove("conversation");
     Ok(with_chain(view, |chain| {
         let previous = std::mem::replace(&mut chain.current, returned);
-        effects(view, &chain.start, &previous, &chain.current)
+        effects(view, &chain.start, &previous, &chain.current, verb)
     }))
 }
 
@@ -346,6 +362,7 @@ fn effects(
     start: &Map<String, Value>,
     previous: &Map<String, Value>,
     current: &Map<String, Value>,
+    verb: BlockVerb,
 ) -> Answer {
     let mut answer = Answer::default();
     let event_name = skill_name(view.event).unwrap_or(view.event.name());
@@ -424,7 +441,9 @@ fn effects(
         }
         _ => {}
     }
-    if view.event == Event::PreToolCall {
+    if verb == BlockVerb::Upstream {
+        // Upstream open-strix reads no `_block`: it is one more field of the event.
+    } else if view.event == Event::PreToolCall {
         block(current, previous, &mut answer);
     } else if changed("_block") {
         answer.problems.push((

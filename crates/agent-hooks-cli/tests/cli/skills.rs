@@ -1340,3 +1340,43 @@ fn a_hooks_json_with_pythons_infinite_numbers_loads_as_python_loads_it() {
     assert_eq!(fired.status("inf"), "noop");
     assert!(ws.events_of("hook_invalid_json").is_empty());
 }
+
+#[test]
+fn upstream_semantics_carry_block_along_and_the_tool_runs() {
+    let block = adding("_block", r#"{"reason":"r1","result":"R1"}"#);
+    let hooks = json!([
+        entry("blocker", &block, &["pre_tool_call"]),
+        entry("reader", RECORD_AND_ECHO, &["pre_tool_call"])
+    ]);
+    let upstream = skill(
+        Ws::new().file("config/agent.yaml", "skill_hooks:\n  block: upstream\n"),
+        "chain",
+        hooks.clone(),
+    );
+    let fired = upstream.fire("pre_tool_call", tool_call("t", json!({"n": 1})));
+    assert_eq!(fired.decision(), "continue", "{}", fired.outcome);
+    assert!(fired.outcome["result"].is_null());
+    assert_eq!(fired.outcome["payload"]["tool_input"], json!({"n": 1}));
+    // The field is there for the next hook, as upstream passes every field on.
+    assert_eq!(seen(&upstream, "chain")[0]["_block"]["reason"], "r1");
+    assert!(upstream.events_of("hook_blocked_tool_call").is_empty());
+
+    // The fork's verb is the default.
+    let fork = skill(Ws::new(), "chain", hooks.clone());
+    assert_eq!(
+        fork.fire("pre_tool_call", tool_call("t", json!({"n": 1})))
+            .decision(),
+        "block"
+    );
+
+    // A value that is neither is told, and the fork's verb applies.
+    let typo = skill(
+        Ws::new().file("config/agent.yaml", "skill_hooks:\n  block: downstream\n"),
+        "chain",
+        hooks,
+    );
+    let fired = typo.fire("pre_tool_call", tool_call("t", json!({"n": 1})));
+    assert_eq!(fired.decision(), "block");
+    let told = fired.warnings().join("\n");
+    assert!(told.contains("skill_hooks.block"), "{told}");
+}

@@ -22,7 +22,7 @@ use agent_hooks_core::event::Event;
 use agent_hooks_core::wording::{did_you_mean, kind_of as json_kind, nearest};
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::Dialect;
-use agent_hooks_dialects::skill::{SKILL_EVENTS, canonical};
+use agent_hooks_dialects::skill::{BlockVerb, SKILL_EVENTS, canonical};
 use agent_hooks_transports::{CommandSpec, TransportSpec};
 
 /// Default timeout of a skill hook, as in its source runtime.
@@ -53,12 +53,15 @@ struct HooksFile {
     hooks: Given<Typed<Vec<Value>>>,
 }
 
-pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
+pub(crate) fn load(ws: &Workspace, agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
     let mut files = Vec::new();
     let mut visited = HashSet::new();
     find_hooks_json(&ws.skills_dir(), 0, &mut visited, &mut files);
     files.sort();
-    files.into_iter().map(|path| load_file(ws, path)).collect()
+    files
+        .into_iter()
+        .map(|path| load_file(ws, path, agent.skill_block))
+        .collect()
 }
 
 /// How deep below `skills/` a `hooks.json` is looked for. Skills nest a level or two; the
@@ -107,7 +110,7 @@ fn find_hooks_json(
     }
 }
 
-fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
+fn load_file(ws: &Workspace, path: PathBuf, block: BlockVerb) -> FileLoad {
     let display = ws.display(&path).into_owned();
     let mut load = FileLoad::new(ws, SourceKind::Skill, path.clone());
     load.state = FileState::Loaded;
@@ -199,7 +202,14 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
             }
         }
         let mut loose = Vec::new();
-        match parse_entry(&skill_dir, &path, &display, line, index, &entry, &mut loose) {
+        let at_entry = EntryAt {
+            skill_dir: &skill_dir,
+            file: &path,
+            display: &display,
+            line,
+            index,
+        };
+        match parse_entry(&at_entry, &entry, block, &mut loose) {
             Ok(hook) => load.hooks.push(hook),
             Err((kind, message)) => load.errors.push(at(kind, message)),
         }
@@ -211,15 +221,28 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
 }
 
 /// Reads one entry into a [`Hook`]; what it coerces as Python would goes to `loose`.
-fn parse_entry(
-    skill_dir: &Path,
-    file: &Path,
-    display: &str,
+/// Where an entry is: its skill directory, its file (as shown) and its place in it.
+struct EntryAt<'a> {
+    skill_dir: &'a Path,
+    file: &'a Path,
+    display: &'a str,
     line: u64,
     index: usize,
+}
+
+fn parse_entry(
+    at: &EntryAt<'_>,
     entry: &Entry,
+    block: BlockVerb,
     loose: &mut Vec<String>,
 ) -> Result<Hook, (DiagKind, String)> {
+    let EntryAt {
+        skill_dir,
+        file,
+        display,
+        line,
+        index,
+    } = *at;
     let n = index + 1;
     let missing = |what: &str| (DiagKind::HookMissingFields, format!("hook #{n}: {what}"));
     let name = text(&entry.name, "name", n, loose);
@@ -260,6 +283,7 @@ fn parse_entry(
         transport: TransportSpec::Command(CommandSpec::shell(&command, skill_dir.to_path_buf())),
         dialect: Dialect::Skill {
             include_conversation,
+            block,
         },
         timeout: Duration::from_secs_f64(timeout),
         on_error: OnError::Continue,
@@ -706,7 +730,7 @@ mod tests {
             })
             .collect();
         std::fs::write(&file, serde_json::json!({ "hooks": hooks }).to_string()).expect("write");
-        let load = load_file(&ws, file);
+        let load = load_file(&ws, file, BlockVerb::Fork);
         assert!(load.errors.is_empty(), "{:?}", load.errors);
         let timeouts: Vec<f64> = load.hooks.iter().map(|h| h.timeout.as_secs_f64()).collect();
         let expected: Vec<f64> = cases.iter().map(|(_, secs)| *secs).collect();
