@@ -86,6 +86,7 @@ class Diagnostic:
     hook: Optional[str]
     source: Optional[str]
     detail: str
+    event: Optional[str] = None
     tool: Optional[str] = None
     returncode: Optional[int] = None
     signal: Optional[int] = None

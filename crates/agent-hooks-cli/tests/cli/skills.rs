@@ -1380,3 +1380,34 @@ fn upstream_semantics_carry_block_along_and_the_tool_runs() {
     let told = fired.warnings().join("\n");
     assert!(told.contains("skill_hooks.block"), "{told}");
 }
+
+#[test]
+fn diagnostics_in_the_outcome_carry_the_records_facts() {
+    let ws = skill(
+        Ws::new(),
+        "s",
+        json!([
+            entry("err", "cat > /dev/null; echo oops >&2; exit 3", &["pre_tool_call"]),
+            {"name": "slow", "command": "sleep 5", "events": ["pre_tool_call"], "timeout_seconds": 0.2},
+            entry("bad", r#"cat > /dev/null; echo '{"_block": 1}'"#, &["pre_tool_call"])
+        ]),
+    );
+    let fired = ws.fire("pre_tool_call", tool_call("send", json!({})));
+    let diagnostics = fired.outcome["diagnostics"]
+        .as_array()
+        .expect("diagnostics");
+    let of = |kind: &str| {
+        diagnostics
+            .iter()
+            .find(|d| d["type"] == kind)
+            .unwrap_or_else(|| panic!("no {kind} in {diagnostics:?}"))
+    };
+    assert_eq!(of("hook_nonzero_exit")["returncode"], 3);
+    assert_eq!(of("hook_nonzero_exit")["event"], "pre_tool_call");
+    assert_eq!(of("hook_timeout")["timeout_seconds"], 0.2);
+    assert_eq!(of("hook_invalid_block")["tool"], "send");
+    assert_eq!(of("hook_stderr")["detail"], "oops");
+    // The same facts as the log's record.
+    let logged = ws.events_of("hook_nonzero_exit");
+    assert_eq!(logged[0]["returncode"], 3);
+}
