@@ -159,10 +159,16 @@ class AsyncAgentHooks:
         event: str,
         payload: Optional[Dict[str, Any]] = None,
         conversation: Optional[List[Dict[str, Any]]] = None,
+        channel_id: Any = None,
     ) -> Outcome:
         body = dict(payload or {})
         if conversation is not None:
-            body["conversation"] = conversation
+            # With the host's channel, for the hooks' `channel_messages` when the payload has none.
+            body["conversation"] = (
+                conversation
+                if channel_id is None
+                else {"messages": conversation, "channel_id": channel_id}
+            )
         return Outcome.from_json(await self.request("POST", f"/v1/events/{event}", body))
 
     async def call_tool(

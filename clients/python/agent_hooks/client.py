@@ -165,12 +165,19 @@ class AgentHooks:
         event: str,
         payload: Optional[Dict[str, Any]] = None,
         conversation: Optional[List[Dict[str, Any]]] = None,
+        channel_id: Any = None,
     ) -> Outcome:
         """Fires `event` (canonical, or a dialect's name such as `pre_prompt`) and returns the
-        outcome. `conversation` goes only to hooks that ask for it."""
+        outcome. `conversation` goes only to hooks that ask for it; `channel_id` is the channel
+        the host is in, whose messages those hooks get as `channel_messages`."""
         body = dict(payload or {})
         if conversation is not None:
-            body["conversation"] = conversation
+            # With the host's channel, for the hooks' `channel_messages` when the payload has none.
+            body["conversation"] = (
+                conversation
+                if channel_id is None
+                else {"messages": conversation, "channel_id": channel_id}
+            )
         return Outcome.from_json(self.request("POST", f"/v1/events/{event}", body))
 
     def call_tool(

@@ -234,12 +234,17 @@ fn read_conversation(view: &PayloadView<'_>) -> Value {
     } else {
         "chat_history_log"
     };
-    conversation(view.payload, all, source)
+    conversation(view.payload, all, source, None)
 }
 
 /// The conversation a host sent with its request (the sidecar's `conversation`), in the shape
 /// `read_conversation` gives: `source` is `"host"`. Entries that are not objects are skipped.
-pub fn host_conversation(payload: &Map<String, Value>, messages: Vec<Value>) -> Value {
+/// `channel` is the host's current channel, used when the payload names none.
+pub fn host_conversation(
+    payload: &Map<String, Value>,
+    messages: Vec<Value>,
+    channel: Option<Value>,
+) -> Value {
     let all = messages
         .into_iter()
         .filter_map(|m| match m {
@@ -247,7 +252,7 @@ pub fn host_conversation(payload: &Map<String, Value>, messages: Vec<Value>) -> 
             _ => None,
         })
         .collect();
-    conversation(payload, all, "host")
+    conversation(payload, all, "host", channel)
 }
 
 fn kept_keys(message: Map<String, Value>) -> Value {
@@ -260,12 +265,18 @@ fn kept_keys(message: Map<String, Value>) -> Value {
 }
 
 /// The `conversation` object: every message, and those of the payload's channel.
-fn conversation(payload: &Map<String, Value>, all: Vec<Value>, source: &str) -> Value {
+fn conversation(
+    payload: &Map<String, Value>,
+    all: Vec<Value>,
+    source: &str,
+    current: Option<Value>,
+) -> Value {
     let channel = payload
         .get("channel_id")
         .or_else(|| payload.get("channel"))
         .filter(|v| !v.is_null())
-        .cloned();
+        .cloned()
+        .or(current.filter(|v| !v.is_null()));
     let in_channel: Vec<Value> = match &channel {
         Some(c) => all
             .iter()

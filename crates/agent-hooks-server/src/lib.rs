@@ -653,15 +653,18 @@ async fn dispatch(
     let options = match payload.remove("conversation") {
         None | Some(Value::Null) => DispatchOptions::default(),
         Some(Value::Array(messages)) => DispatchOptions::default().conversation(messages),
-        Some(other) => {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                format!(
-                    "conversation: expected a list of messages, found {}",
-                    agent_hooks_core::wording::kind_of(&other)
-                ),
-            ));
-        }
+        // `{"messages": [...], "channel_id": ...}`: the host's history and the channel it is in.
+        Some(Value::Object(mut held)) => match held.remove("messages") {
+            Some(Value::Array(messages)) => {
+                let options = DispatchOptions::default().conversation(messages);
+                match held.remove("channel_id") {
+                    Some(channel) => options.conversation_channel(channel),
+                    None => options,
+                }
+            }
+            other => return Err(conversation_error(other.as_ref().unwrap_or(&Value::Null))),
+        },
+        Some(other) => return Err(conversation_error(&other)),
     };
     let outcome = state
         .engine
@@ -715,6 +718,16 @@ fn misnamed_fields(event: Event, payload: &Map<String, Value>) -> Result<(), Api
             wrong.join(", ")
         ),
     ))
+}
+
+fn conversation_error(found: &Value) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        format!(
+            "conversation: expected a list of messages (or {{\"messages\": [...], \"channel_id\": ...}}), found {}",
+            agent_hooks_core::wording::kind_of(found)
+        ),
+    )
 }
 
 fn command_field(map: &Map<String, Value>) -> Result<String, ApiError> {

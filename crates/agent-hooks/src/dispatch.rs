@@ -36,6 +36,7 @@ use agent_hooks_dialects::{DispatchCache, PayloadView};
 pub struct DispatchOptions {
     skip: Option<(SourceKind, Cow<'static, str>)>,
     conversation: Option<Vec<Value>>,
+    channel: Option<Value>,
 }
 
 impl DispatchOptions {
@@ -50,6 +51,13 @@ impl DispatchOptions {
     /// ask for it (`include_conversation`) in place of `logs/chat-history.jsonl`.
     pub fn conversation(mut self, messages: Vec<Value>) -> Self {
         self.conversation = Some(messages);
+        self
+    }
+
+    /// The channel the host is in (open-strix's `current_channel_id`), whose messages make the
+    /// conversation's `channel_messages` when the payload names no channel.
+    pub fn conversation_channel(mut self, channel: Value) -> Self {
+        self.channel = Some(channel);
         self
     }
 }
@@ -262,6 +270,7 @@ impl Runtime<'_> {
                 .set(agent_hooks_dialects::skill::host_conversation(
                     &merge.payload,
                     messages.clone(),
+                    options.channel.clone(),
                 ));
         }
     }

@@ -340,3 +340,38 @@ fn the_typescript_package_passes_its_tests_against_the_real_binary() {
         "{stdout}"
     );
 }
+
+// ---- open-strix's own hook tests on the sidecar (agent_hooks.integrations.open_strix) ----
+
+/// open-strix's `tests/test_hooks.py`, unmodified, with its `HookManager` swapped for the
+/// integration's by the pytest plugin. Needs an interpreter with open-strix installed at the
+/// pinned version (`clients/python/integrations-requirements.txt`) in
+/// `AGENT_HOOKS_OPEN_STRIX_PYTHON`, and `AGENT_HOOKS_OPEN_STRIX_TESTS` naming one or more
+/// directories (`:`-separated) holding a `test_hooks.py` — the fork's and upstream's `tests/`.
+#[ignore = "needs open-strix: set AGENT_HOOKS_OPEN_STRIX_PYTHON and AGENT_HOOKS_OPEN_STRIX_TESTS, then run with --ignored"]
+#[test]
+fn open_strix_own_hook_tests_pass_on_the_sidecar() {
+    let python = std::env::var("AGENT_HOOKS_OPEN_STRIX_PYTHON")
+        .expect("AGENT_HOOKS_OPEN_STRIX_PYTHON: an interpreter with open-strix installed");
+    let dirs = std::env::var("AGENT_HOOKS_OPEN_STRIX_TESTS")
+        .expect("AGENT_HOOKS_OPEN_STRIX_TESTS: directories holding open-strix's test_hooks.py");
+    for dir in dirs.split(':').filter(|d| !d.is_empty()) {
+        let out = Command::new(&python)
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .args(["-p", "agent_hooks.integrations.open_strix"])
+            .arg(Path::new(dir).join("test_hooks.py"))
+            .env("PYTHONPATH", repo().join("clients/python"))
+            .env("AGENT_HOOKS_BIN", support::BIN)
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .output()
+            .expect("run pytest");
+        let stdout = stdout_of(&format!("open-strix's tests in {dir}"), &out);
+        let summary = stdout.lines().last().unwrap_or("");
+        assert!(
+            summary.contains(" passed")
+                && !summary.contains("failed")
+                && !summary.contains("error"),
+            "{dir}: {stdout}"
+        );
+    }
+}
