@@ -39,6 +39,10 @@ VALID_HOOK_EVENTS: FrozenSet[str] = frozenset(
     }
 )
 
+# A skill event's canonical name, as the sidecar's listing names the events of every hook.
+_CANONICAL = {name: name for name in VALID_HOOK_EVENTS}
+_CANONICAL["pre_prompt"] = "pre_llm_call"
+
 # The skill event's names of a tool call, and the payload's own.
 _TOOL_FIELDS = {"tool": "tool_name", "args": "tool_input", "result": "tool_result"}
 
@@ -110,6 +114,9 @@ class HookManager:
         self._binary = binary
         self._sync: Optional[AgentHooks] = None
         self._async: Optional[AsyncAgentHooks] = None
+        # The canonical events some hook (of any source) takes, as of the last `discover()`:
+        # like open-strix, an event no discovered hook takes is not sent anywhere.
+        self._hooked: FrozenSet[str] = frozenset()
 
     @property
     def home(self) -> Path:
@@ -130,7 +137,9 @@ class HookManager:
 
     def discover(self) -> List[HookConfig]:
         """Has the sidecar read `skills/**/hooks.json` again; the skill hooks in force, and each
-        file's problems logged with open-strix's record types."""
+        file's problems logged with open-strix's record types. As with open-strix, what this
+        finds is what `run_event` runs until the next `discover()`: an event no hook takes
+        costs no round trip."""
         client = self._client()
         reloaded = client.reload()
         for problem in reloaded.diagnostics:
@@ -139,7 +148,9 @@ class HookManager:
                     problem.type, path=str(self.home / problem.source), error=problem.detail
                 )
         hooks: List[HookConfig] = []
-        for hook in client.hooks().hooks:
+        listing = client.hooks().hooks
+        self._hooked = frozenset(event for hook in listing for event in hook.events)
+        for hook in listing:
             if hook.source != "skill":
                 continue
             file = self.home / str(hook.get("file", ""))
@@ -170,6 +181,8 @@ class HookManager:
             "session_id": getattr(self.strix, "session_id", "unknown"),
             **event,
         }
+        if _CANONICAL[event_type] not in self._hooked:
+            return current
         payload: Dict[str, Any] = {}
         for key, value in current.items():
             if key == "type":
