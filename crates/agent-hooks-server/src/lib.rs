@@ -9,7 +9,7 @@
 //! loopback TCP every route but `GET /v1/health` needs the bearer token of a private file
 //! (`owner`, `listen`). It refuses to bind anything but a loopback address, refuses peers that
 //! are not loopback and requests whose `Host` is not a loopback name (a web page cannot reach
-//! it through DNS rebinding), caps bodies at 4 MiB and reads each within a deadline, and
+//! it through DNS rebinding), caps bodies at 64 MiB and reads each within a deadline, and
 //! answers every error as `{"ok": false, "error": ...}`. Every POST refuses a request carrying
 //! an `Origin` header or a body that is not `application/json`: a web page can send neither
 //! without a CORS preflight, and no preflight is ever granted.
@@ -54,7 +54,7 @@ use agent_hooks_core::outcome::Diagnostic;
 pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// The answer to a body over the limit.
-pub(crate) const TOO_LARGE: &str = "the request body is larger than the sidecar accepts (sidecar.max_body in config/agent.yaml; default 4194304 bytes); no hook ran";
+pub(crate) const TOO_LARGE: &str = "the request body is larger than the sidecar accepts (sidecar.max_body in config/agent.yaml; default 67108864 bytes, 64 MiB); no hook ran";
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]

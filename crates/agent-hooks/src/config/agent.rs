@@ -20,7 +20,7 @@ use agent_hooks_dialects::claude::{RewritePermission, ToolAliases};
 use agent_hooks_transports::{JudgeEndpoint, Provider};
 
 /// Largest request body the sidecar accepts unless `sidecar.max_body` says otherwise.
-pub(crate) const MAX_BODY: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_BODY: usize = 64 * 1024 * 1024;
 
 /// The parts of `config/agent.yaml` agent-hooks reads.
 #[derive(Debug, Clone)]
