@@ -160,8 +160,12 @@ class AsyncAgentHooks:
         payload: Optional[Dict[str, Any]] = None,
         conversation: Optional[List[Dict[str, Any]]] = None,
         channel_id: Any = None,
+        env: Optional[Dict[str, str]] = None,
     ) -> Outcome:
         body = dict(payload or {})
+        if env:
+            # The host's variables now, for command hooks: set after the sidecar started.
+            body["env"] = {str(k): str(v) for k, v in env.items()}
         if conversation is not None:
             # With the host's channel, for the hooks' `channel_messages` when the payload has none.
             body["conversation"] = (
@@ -181,6 +185,7 @@ class AsyncAgentHooks:
         fields: Optional[Dict[str, Any]] = None,
         transform: bool = True,
         reraise: bool = True,
+        env: Optional[Dict[str, str]] = None,
     ) -> ToolCall:
         """As `AgentHooks.call_tool`; `run` may be a plain function or a coroutine function."""
         steps = call_tool_steps(session_id, tool_name, tool_input, on_ask, fields, transform)
@@ -190,7 +195,7 @@ class AsyncAgentHooks:
                 step = steps.send(answer)
                 if step[0] == "dispatch":
                     try:
-                        answer = await self.dispatch(step[1], step[2])
+                        answer = await self.dispatch(step[1], step[2], env=env)
                     except TooLarge as e:
                         # A cap fails the hooks, visibly, never the tool call itself.
                         answer = Outcome.unheard(step[1], step[2], e.message)

@@ -166,11 +166,17 @@ class AgentHooks:
         payload: Optional[Dict[str, Any]] = None,
         conversation: Optional[List[Dict[str, Any]]] = None,
         channel_id: Any = None,
+        env: Optional[Dict[str, str]] = None,
     ) -> Outcome:
         """Fires `event` (canonical, or a dialect's name such as `pre_prompt`) and returns the
         outcome. `conversation` goes only to hooks that ask for it; `channel_id` is the channel
-        the host is in, whose messages those hooks get as `channel_messages`."""
+        the host is in, whose messages those hooks get as `channel_messages`. `env` is the
+        host's environment as it is now (or the part that changed since the sidecar started):
+        command hooks see it over the sidecar's own, under their own `env`."""
         body = dict(payload or {})
+        if env:
+            # The host's variables now, for command hooks: set after the sidecar started.
+            body["env"] = {str(k): str(v) for k, v in env.items()}
         if conversation is not None:
             # With the host's channel, for the hooks' `channel_messages` when the payload has none.
             body["conversation"] = (
@@ -190,12 +196,14 @@ class AgentHooks:
         fields: Optional[Dict[str, Any]] = None,
         transform: bool = True,
         reraise: bool = True,
+        env: Optional[Dict[str, str]] = None,
     ) -> ToolCall:
         """Runs one tool call through the hooks: pre_tool_call, then `run(input)` with the
         rewritten input (not called when a hook blocks), then transform_tool_result (unless
         `transform=False`) and post_tool_call. An exception `run` raises is the tool's error:
         post_tool_call sees it, then it is raised again (`reraise=False` returns it in
-        `ToolCall.error` instead). `fields` go into every event of the call (`channel_id`).
+        `ToolCall.error` instead). `fields` go into every event of the call (`channel_id`);
+        `env` gives the hooks variables of the host's environment now (see `dispatch`).
         `on_ask="allow"` when the host asked its user beforehand; otherwise an `ask` is a
         block."""
         steps = call_tool_steps(session_id, tool_name, tool_input, on_ask, fields, transform)
@@ -205,7 +213,7 @@ class AgentHooks:
                 step = steps.send(answer)
                 if step[0] == "dispatch":
                     try:
-                        answer = self.dispatch(step[1], step[2])
+                        answer = self.dispatch(step[1], step[2], env=env)
                     except TooLarge as e:
                         # A cap fails the hooks, visibly, never the tool call itself.
                         answer = Outcome.unheard(step[1], step[2], e.message)

@@ -356,6 +356,17 @@ class Lifecycle(unittest.TestCase):
             ["pre_startup", "post_startup", "pre_shutdown", "post_shutdown"],
         )
 
+    def test_the_hosts_environment_at_call_time_reaches_the_hooks(self):
+        sidecar = Sidecar.start(self.root, binary=BIN, env={"MARK": "at-start"})
+        hooks = AgentHooks(sidecar.url)
+        hooks.dispatch("pre_prompt", {"prompt": "hi"}, env={"MARK": "at-call"})
+        hooks.dispatch("pre_prompt", {"prompt": "hi"})
+        with self.assertRaises(BadRequest):
+            hooks.request("POST", "/v1/events/pre_prompt", {"env": {"MARK": 1}})
+        hooks.close()
+        self.assertEqual(sidecar.stop(), 0)
+        self.assertEqual(self.lines("mark.txt"), ["at-call", "at-start"])
+
     def test_async_sidecar_starts_and_stops_without_blocking_the_loop(self):
         async def scenario():
             sidecar = await AsyncSidecar.start(self.root, binary=BIN, env={"MARK": "async"})

@@ -173,6 +173,9 @@ pub struct DispatchCache {
     /// The Claude Code-format transcript built from the chat history for this dispatch, if
     /// there is a chat history.
     pub transcript: OnceLock<Option<String>>,
+    /// Variables the host sets for this dispatch's command hooks (its environment at call
+    /// time), under each hook's own `env` and the runtime's variables.
+    pub host_env: OnceLock<Vec<(String, String)>>,
 }
 
 /// The payload as it stands at one point of a dispatch, with the matcher text computed at most

@@ -666,6 +666,43 @@ async fn dispatch(
         },
         Some(other) => return Err(conversation_error(&other)),
     };
+    // The host's environment at call time, for the command hooks of this dispatch.
+    let options = match payload.remove("env") {
+        None | Some(Value::Null) => options,
+        Some(Value::Object(vars)) => {
+            let mut pairs = Vec::with_capacity(vars.len());
+            for (name, value) in vars {
+                match value {
+                    Value::String(value)
+                        if !name.is_empty()
+                            && !name.contains(['=', '\0'])
+                            && !value.contains('\0') =>
+                    {
+                        pairs.push((name, value));
+                    }
+                    other => {
+                        return Err(ApiError::new(
+                            StatusCode::BAD_REQUEST,
+                            format!(
+                                "env: expected variable names with string values, found {name:?} = {}",
+                                agent_hooks_core::wording::kind_of(&other)
+                            ),
+                        ));
+                    }
+                }
+            }
+            options.env(pairs)
+        }
+        Some(other) => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "env: expected an object of variables, found {}",
+                    agent_hooks_core::wording::kind_of(&other)
+                ),
+            ));
+        }
+    };
     let outcome = state
         .engine
         .dispatch_recorded(

@@ -37,6 +37,7 @@ pub struct DispatchOptions {
     skip: Option<(SourceKind, Cow<'static, str>)>,
     conversation: Option<Vec<Value>>,
     channel: Option<Value>,
+    env: Vec<(String, String)>,
 }
 
 impl DispatchOptions {
@@ -58,6 +59,14 @@ impl DispatchOptions {
     /// conversation's `channel_messages` when the payload names no channel.
     pub fn conversation_channel(mut self, channel: Value) -> Self {
         self.channel = Some(channel);
+        self
+    }
+
+    /// Variables the host's environment holds now, for the command hooks of this dispatch: a
+    /// hook sees them over the environment the runtime started with, under its own `env` and
+    /// the runtime's variables (`STATE_DIR`, `HOOK_NAME`, ...).
+    pub fn env(mut self, vars: Vec<(String, String)>) -> Self {
+        self.env = vars;
         self
     }
 }
@@ -264,6 +273,9 @@ impl Runtime<'_> {
             merge.context = crate::dispatch::background::take(self.ws, session);
         }
         merge.reports.reserve_exact(hooks);
+        if !options.env.is_empty() {
+            let _ = cache.host_env.set(options.env.clone());
+        }
         if let Some(messages) = &options.conversation {
             let _ = cache
                 .conversation

@@ -66,6 +66,9 @@ class HookConfig:
 
 _lock = threading.Lock()
 _sidecars: Dict[str, Sidecar] = {}
+# The environment each sidecar was started with: open-strix runs hooks with `os.environ` as it
+# is at the call, so what changed since is sent with each event.
+_started_env: Dict[str, Dict[str, str]] = {}
 
 
 def _stop_all() -> None:
@@ -86,9 +89,16 @@ def sidecar_for(home: Path, binary: Optional[str] = None) -> Sidecar:
         running = _sidecars.get(key)
         if running is not None and running.process.poll() is None:
             return running
+        _started_env[key] = dict(os.environ)
         started = Sidecar.start(key, binary=binary, host_lifecycle=True)
         _sidecars[key] = started
         return started
+
+
+def _changed_env(home: Path) -> Dict[str, str]:
+    """The variables of `os.environ` set or changed since the sidecar of `home` started."""
+    before = _started_env.get(os.path.realpath(home), {})
+    return {k: v for k, v in os.environ.items() if before.get(k) != v}
 
 
 def _env_values(path: Path, name: str) -> Dict[str, str]:
@@ -195,6 +205,7 @@ class HookManager:
             payload,
             conversation=self._memory(),
             channel_id=getattr(self.strix, "current_channel_id", None),
+            env=_changed_env(self.home),
         )
         self._log(outcome.diagnostics, event_type)
         return self._final(event_type, current, outcome)
