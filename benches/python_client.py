@@ -5,6 +5,11 @@ and the HTTP round trip, not hooks.
 
 Usage: python3 benches/python_client.py [EVENTS]   (default 5000)
 Uses $AGENT_HOOKS_BIN, else target/release/agent-hooks (cargo build --release first).
+
+When open-strix is importable (clients/python/integrations-requirements.txt), the same run also
+times open-strix's `run_event` through its own HookManager and through
+`agent_hooks.integrations.open_strix`, in the same process on the same home: with one skill hook
+on the event (the hook's own process dominates both), and with none (what the sidecar adds).
 """
 
 import asyncio
@@ -64,6 +69,74 @@ def async_client(url, n):
     return asyncio.run(run())
 
 
+OPEN_STRIX_HOOK = {
+    "hooks": [{"name": "echo", "command": "cat", "events": ["pre_prompt"]}]
+}
+
+
+class _Layout:
+    def __init__(self, home):
+        self.home = home
+
+    @property
+    def skills_dir(self):
+        from pathlib import Path
+
+        return Path(self.home) / "skills"
+
+
+class _App:
+    """What open-strix's HookManager reads of its app."""
+
+    def __init__(self, home):
+        self.layout = _Layout(home)
+        self.session_id = "bench"
+        self.current_channel_id = "c1"
+        self.message_history_all = []
+        self.records = 0
+
+    def log_event(self, record_type, **fields):
+        self.records += 1
+
+
+def open_strix(binary, n):
+    """Per-event µs of open-strix's own HookManager and of the integration, with one hook and
+    with none; None when open-strix is not installed."""
+    try:
+        from open_strix.hooks import HookManager as Own
+    except ImportError:
+        return None
+    from agent_hooks.integrations import open_strix as integration
+
+    os.environ.setdefault("AGENT_HOOKS_BIN", binary)
+    results = {}
+    for hooked in (True, False):
+        home = tempfile.mkdtemp(prefix="agent-hooks-bench-os")
+        try:
+            os.makedirs(os.path.join(home, "skills", "echo"))
+            if hooked:
+                with open(os.path.join(home, "skills", "echo", "hooks.json"), "w") as f:
+                    json.dump(OPEN_STRIX_HOOK, f)
+            for name, cls in (("open-strix HookManager", Own), ("agent-hooks integration", integration.HookManager)):
+                manager = cls(_App(home))
+                manager.discover()
+
+                async def run(count):
+                    started = time.perf_counter()
+                    for _ in range(count):
+                        await manager.run_event("pre_prompt", {"prompt": "hello"})
+                    return time.perf_counter() - started
+
+                count = n if not hooked else max(n // 20, 50)
+                asyncio.run(run(min(count, 50)))  # warm up
+                best = min(asyncio.run(run(count)) for _ in range(3))
+                results[(name, hooked)] = (per_event_us(best, count), count)
+        finally:
+            integration._stop_all()
+            shutil.rmtree(home, ignore_errors=True)
+    return results
+
+
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
     binary = os.environ.get("AGENT_HOOKS_BIN") or os.path.join(
@@ -82,6 +155,18 @@ def main():
                 print(f"{name:<20} {per_event_us(best, n):8.1f} µs/event  ({n} events, best of 3)")
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
+    compared = open_strix(binary, n)
+    if compared is None:
+        print("open-strix is not installed: its HookManager is not compared")
+        return
+    for hooked in (True, False):
+        label = "one hook" if hooked else "no hooks"
+        own, count = compared[("open-strix HookManager", hooked)]
+        ours, _ = compared[("agent-hooks integration", hooked)]
+        print(
+            f"open-strix run_event, {label}: HookManager {own:8.1f} µs, integration "
+            f"{ours:8.1f} µs ({ours / own:.2f}x, {ours - own:+.1f} µs/event; {count} events, best of 3)"
+        )
 
 
 if __name__ == "__main__":

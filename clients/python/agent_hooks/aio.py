@@ -11,9 +11,10 @@ import json
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union
 
 from . import endpoint
-from .client import DEFAULT_TIMEOUT, AgentHooksError, Credentials
+from .client import DEFAULT_TIMEOUT, Credentials
+from .errors import TooLarge, error_for
 from .host import ToolFailed, call_tool_steps, encode, stop_steps
-from .outcome import Outcome, Redo, Stop, ToolCall
+from .outcome import Health, HookList, Outcome, Redo, Reloaded, Stop, ToolCall
 
 Connection = Tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
@@ -35,9 +36,13 @@ class AsyncAgentHooks:
         self._timeout = timeout
         self._idle: List[Connection] = []
         self._max_idle = max_idle
+        # The loop the idle connections belong to: streams cannot cross event loops, so a
+        # client used again under another `asyncio.run()` starts a fresh pool.
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
 
     async def close(self) -> None:
-        idle, self._idle = self._idle, []
+        idle = self._pool()
+        self._idle = []
         for _, writer in idle:
             writer.close()
         for _, writer in idle:
@@ -62,13 +67,26 @@ class AsyncAgentHooks:
             answer = None
         if status >= 400:
             error = answer.get("error") if isinstance(answer, dict) else None
-            raise AgentHooksError(status, error or f"status {status}")
+            raise error_for(status, error or f"status {status}")
         return answer
 
     async def _open(self) -> Connection:
         if self._socket is not None:
             return await asyncio.open_unix_connection(self._socket)
         return await asyncio.open_connection(self._host, self._port)
+
+    def _pool(self) -> List[Connection]:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            stale, self._idle = self._idle, []
+            for _, writer in stale:
+                try:
+                    writer.close()
+                except RuntimeError:
+                    # Its loop is closed: the transport went with it.
+                    pass
+            self._loop = loop
+        return self._idle
 
     async def _send(self, method: str, path: str, body: Any) -> Tuple[int, bytes]:
         data = b"" if body is None else encode(body)
@@ -78,20 +96,21 @@ class AsyncAgentHooks:
             for name, value in self._credentials.headers().items():
                 head += f"{name}: {value}\r\n"
         except OSError as e:
-            raise AgentHooksError(0, str(e)) from None
+            raise error_for(0, str(e)) from None
         if body is not None:
             head += "Content-Type: application/json\r\n"
         head += f"Content-Length: {len(data)}\r\n\r\n"
         message = head.encode("ascii") + data
+        pool = self._pool()
         for attempt in (0, 1):
-            reused = bool(self._idle)
+            reused = bool(pool)
             try:
                 if reused:
-                    reader, writer = self._idle.pop()
+                    reader, writer = pool.pop()
                 else:
                     reader, writer = await asyncio.wait_for(self._open(), self._timeout)
             except OSError as e:
-                raise AgentHooksError(0, f"cannot reach {self.url}: {e}") from None
+                raise error_for(0, f"cannot reach {self.url}: {e}") from None
             try:
                 writer.write(message)
                 status, keep, raw = await asyncio.wait_for(self._read(reader), self._timeout)
@@ -100,9 +119,9 @@ class AsyncAgentHooks:
                 # A kept-alive connection the sidecar closed meanwhile: retry on a fresh one.
                 if reused and attempt == 0:
                     continue
-                raise AgentHooksError(0, f"cannot reach {self.url}: {e}") from None
-            if keep and len(self._idle) < self._max_idle:
-                self._idle.append((reader, writer))
+                raise error_for(0, f"cannot reach {self.url}: {e}") from None
+            if keep and len(pool) < self._max_idle:
+                pool.append((reader, writer))
             else:
                 writer.close()
             break
@@ -140,10 +159,20 @@ class AsyncAgentHooks:
         event: str,
         payload: Optional[Dict[str, Any]] = None,
         conversation: Optional[List[Dict[str, Any]]] = None,
+        channel_id: Any = None,
+        env: Optional[Dict[str, str]] = None,
     ) -> Outcome:
         body = dict(payload or {})
+        if env:
+            # The host's variables now, for command hooks: set after the sidecar started.
+            body["env"] = {str(k): str(v) for k, v in env.items()}
         if conversation is not None:
-            body["conversation"] = conversation
+            # With the host's channel, for the hooks' `channel_messages` when the payload has none.
+            body["conversation"] = (
+                conversation
+                if channel_id is None
+                else {"messages": conversation, "channel_id": channel_id}
+            )
         return Outcome.from_json(await self.request("POST", f"/v1/events/{event}", body))
 
     async def call_tool(
@@ -153,15 +182,23 @@ class AsyncAgentHooks:
         tool_input: Any,
         run: Callable[[Any], Union[Any, Awaitable[Any]]],
         on_ask: str = "block",
+        fields: Optional[Dict[str, Any]] = None,
+        transform: bool = True,
+        reraise: bool = True,
+        env: Optional[Dict[str, str]] = None,
     ) -> ToolCall:
         """As `AgentHooks.call_tool`; `run` may be a plain function or a coroutine function."""
-        steps = call_tool_steps(session_id, tool_name, tool_input, on_ask)
+        steps = call_tool_steps(session_id, tool_name, tool_input, on_ask, fields, transform)
         answer: Any = None
         try:
             while True:
                 step = steps.send(answer)
                 if step[0] == "dispatch":
-                    answer = await self.dispatch(step[1], step[2])
+                    try:
+                        answer = await self.dispatch(step[1], step[2], env=env)
+                    except TooLarge as e:
+                        # A cap fails the hooks, visibly, never the tool call itself.
+                        answer = Outcome.unheard(step[1], step[2], e.message)
                 else:
                     try:
                         answer = run(step[1])
@@ -170,16 +207,30 @@ class AsyncAgentHooks:
                     except Exception as e:
                         answer = ToolFailed(e)
         except StopIteration as done:
-            return done.value
+            call: ToolCall = done.value
+        if reraise and call.error is not None:
+            raise call.error
+        return call
 
     def turn(self, session_id: str) -> "AsyncTurn":
         return AsyncTurn(self, session_id)
 
-    async def hooks(self) -> Dict[str, Any]:
-        return await self.request("GET", "/v1/hooks")
+    async def hooks(self) -> HookList:
+        return HookList.from_json(await self.request("GET", "/v1/hooks"))
 
-    async def health(self) -> Dict[str, Any]:
-        return await self.request("GET", "/v1/health")
+    async def health(self) -> Health:
+        return Health.from_json(await self.request("GET", "/v1/health"))
+
+    async def reload(self) -> Reloaded:
+        return Reloaded.from_json(await self.request("POST", "/v1/reload", {}))
+
+    async def approve(self, command: str, enable_master: bool = True) -> Dict[str, Any]:
+        body = {"command": command, "enable_master": enable_master}
+        return await self.request("POST", "/internal/runtime/hooks/approve", body)
+
+    async def command(self, line: str) -> str:
+        answer = await self.request("POST", "/v1/hooks/command", {"line": line})
+        return answer["text"]
 
 
 class AsyncTurn:

@@ -11,21 +11,12 @@ import threading
 from typing import Any, Callable, Dict, List, Optional, Union
 
 from . import endpoint
+from .errors import AgentHooksError, TooLarge, error_for
 from .host import ToolFailed, call_tool_steps, encode, stop_steps
-from .outcome import Outcome, Redo, Stop, ToolCall
+from .outcome import Health, HookList, Outcome, Redo, Reloaded, Stop, ToolCall
 
 # A hook may run up to 120 s; a dispatch waits for its slowest hook.
 DEFAULT_TIMEOUT = 150.0
-
-
-class AgentHooksError(Exception):
-    """The sidecar answered {"ok": false, "error": ...}, or could not be reached (status 0).
-    A 413 means the request was too large and no hook ran."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(f"agent-hooks sidecar: {message} (HTTP {status})")
-        self.status = status
-        self.message = message
 
 
 class _UnixConnection(http.client.HTTPConnection):
@@ -122,7 +113,7 @@ class AgentHooks:
             answer = None
         if status >= 400:
             message = answer.get("error") if isinstance(answer, dict) else None
-            raise AgentHooksError(status, message or reason)
+            raise error_for(status, message or reason)
         return answer
 
     def _send(self, method: str, path: str, body: Any):
@@ -130,7 +121,7 @@ class AgentHooks:
         try:
             headers = self._credentials.headers()
         except OSError as e:
-            raise AgentHooksError(0, str(e)) from None
+            raise error_for(0, str(e)) from None
         if data is not None:
             headers["Content-Type"] = "application/json"
         with self._lock:
@@ -138,8 +129,16 @@ class AgentHooks:
                 if self._conn is None:
                     self._conn = self._connect()
                 try:
-                    self._conn.request(method, path, body=data, headers=headers)
-                    response = self._conn.getresponse()
+                    try:
+                        self._conn.request(method, path, body=data, headers=headers)
+                    except (BrokenPipeError, ConnectionResetError):
+                        # The sidecar may answer before reading the whole body (413) and close:
+                        # its answer is still there to read; without one, the retry below.
+                        response = self._answer_after_refusal()
+                        if response is None:
+                            raise
+                    else:
+                        response = self._conn.getresponse()
                     raw = response.read()
                     break
                 except (http.client.HTTPException, ConnectionError) as e:
@@ -147,24 +146,44 @@ class AgentHooks:
                     self._conn.close()
                     self._conn = None
                     if attempt == 1:
-                        raise AgentHooksError(0, f"cannot reach {self.url}: {e}") from None
+                        raise error_for(0, f"cannot reach {self.url}: {e}") from None
                 except OSError as e:
                     self._conn.close()
                     self._conn = None
-                    raise AgentHooksError(0, f"cannot reach {self.url}: {e}") from None
+                    raise error_for(0, f"cannot reach {self.url}: {e}") from None
         return response.status, raw, response.reason
+
+    def _answer_after_refusal(self) -> Optional[http.client.HTTPResponse]:
+        assert self._conn is not None
+        try:
+            return self._conn.getresponse()
+        except (http.client.HTTPException, OSError):
+            return None
 
     def dispatch(
         self,
         event: str,
         payload: Optional[Dict[str, Any]] = None,
         conversation: Optional[List[Dict[str, Any]]] = None,
+        channel_id: Any = None,
+        env: Optional[Dict[str, str]] = None,
     ) -> Outcome:
         """Fires `event` (canonical, or a dialect's name such as `pre_prompt`) and returns the
-        outcome. `conversation` goes only to hooks that ask for it."""
+        outcome. `conversation` goes only to hooks that ask for it; `channel_id` is the channel
+        the host is in, whose messages those hooks get as `channel_messages`. `env` is the
+        host's environment as it is now (or the part that changed since the sidecar started):
+        command hooks see it over the sidecar's own, under their own `env`."""
         body = dict(payload or {})
+        if env:
+            # The host's variables now, for command hooks: set after the sidecar started.
+            body["env"] = {str(k): str(v) for k, v in env.items()}
         if conversation is not None:
-            body["conversation"] = conversation
+            # With the host's channel, for the hooks' `channel_messages` when the payload has none.
+            body["conversation"] = (
+                conversation
+                if channel_id is None
+                else {"messages": conversation, "channel_id": channel_id}
+            )
         return Outcome.from_json(self.request("POST", f"/v1/events/{event}", body))
 
     def call_tool(
@@ -174,38 +193,53 @@ class AgentHooks:
         tool_input: Any,
         run: Callable[[Any], Any],
         on_ask: str = "block",
+        fields: Optional[Dict[str, Any]] = None,
+        transform: bool = True,
+        reraise: bool = True,
+        env: Optional[Dict[str, str]] = None,
     ) -> ToolCall:
         """Runs one tool call through the hooks: pre_tool_call, then `run(input)` with the
-        rewritten input (not called when a hook blocks; an exception it raises is the tool's
-        error), then transform_tool_result and post_tool_call. `on_ask="allow"` when the host
-        asked its user beforehand; otherwise an `ask` is a block."""
-        steps = call_tool_steps(session_id, tool_name, tool_input, on_ask)
+        rewritten input (not called when a hook blocks), then transform_tool_result (unless
+        `transform=False`) and post_tool_call. An exception `run` raises is the tool's error:
+        post_tool_call sees it, then it is raised again (`reraise=False` returns it in
+        `ToolCall.error` instead). `fields` go into every event of the call (`channel_id`);
+        `env` gives the hooks variables of the host's environment now (see `dispatch`).
+        `on_ask="allow"` when the host asked its user beforehand; otherwise an `ask` is a
+        block."""
+        steps = call_tool_steps(session_id, tool_name, tool_input, on_ask, fields, transform)
         answer: Any = None
         try:
             while True:
                 step = steps.send(answer)
                 if step[0] == "dispatch":
-                    answer = self.dispatch(step[1], step[2])
+                    try:
+                        answer = self.dispatch(step[1], step[2], env=env)
+                    except TooLarge as e:
+                        # A cap fails the hooks, visibly, never the tool call itself.
+                        answer = Outcome.unheard(step[1], step[2], e.message)
                 else:
                     try:
                         answer = run(step[1])
                     except Exception as e:  # the tool's failure is data for the hooks
                         answer = ToolFailed(e)
         except StopIteration as done:
-            return done.value
+            call: ToolCall = done.value
+        if reraise and call.error is not None:
+            raise call.error
+        return call
 
     def turn(self, session_id: str) -> "Turn":
         return Turn(self, session_id)
 
-    def hooks(self) -> Dict[str, Any]:
+    def hooks(self) -> HookList:
         """`GET /v1/hooks`: every hook with its source, events, health, ..."""
-        return self.request("GET", "/v1/hooks")
+        return HookList.from_json(self.request("GET", "/v1/hooks"))
 
-    def health(self) -> Dict[str, Any]:
-        return self.request("GET", "/v1/health")
+    def health(self) -> Health:
+        return Health.from_json(self.request("GET", "/v1/health"))
 
-    def reload(self) -> Dict[str, Any]:
-        return self.request("POST", "/v1/reload", {})
+    def reload(self) -> Reloaded:
+        return Reloaded.from_json(self.request("POST", "/v1/reload", {}))
 
     def approve(self, command: str, enable_master: bool = True) -> Dict[str, Any]:
         body = {"command": command, "enable_master": enable_master}

@@ -25,22 +25,54 @@ class ToolFailed:
     (`post_tool_call` hooks get them as `error` and `error_class`)."""
 
     def __init__(self, error: BaseException):
+        self.error = error
         self.message = str(error)
         self.error_class = type(error).__name__
 
 
+# The fields `call_tool` writes itself; `fields` may not name them.
+_OWN_FIELDS = frozenset(
+    {
+        "event",
+        "session_id",
+        "tool_name",
+        "tool_input",
+        "tool_result",
+        "status",
+        "error",
+        "error_class",
+        "block_reason",
+        "duration_seconds",
+    }
+)
+
+
 def call_tool_steps(
-    session_id: str, tool_name: str, tool_input: Any, on_ask: str
+    session_id: str,
+    tool_name: str,
+    tool_input: Any,
+    on_ask: str,
+    fields: Optional[Dict[str, Any]] = None,
+    transform: bool = True,
 ) -> Generator[Union[Dispatch, RunTool], Any, ToolCall]:
+    """The steps of one tool call. `fields` are added to every event of the call, after the
+    fields the call writes itself (open-strix's `channel_id`, `current_event`); `transform`
+    fires `transform_tool_result` between the tool and `post_tool_call`."""
     if on_ask not in ("block", "allow"):
         raise ValueError(f"on_ask must be 'block' or 'allow', not {on_ask!r}")
+    extra = dict(fields or {})
+    clash = sorted(_OWN_FIELDS.intersection(extra))
+    if clash:
+        raise ValueError(
+            f"fields may not set {', '.join(clash)}: call_tool writes them itself"
+        )
     outcomes: List[Outcome] = []
     warnings: List[str] = []
 
     before: Outcome = yield (
         "dispatch",
         "pre_tool_call",
-        {"session_id": session_id, "tool_name": tool_name, "tool_input": tool_input},
+        {"session_id": session_id, "tool_name": tool_name, "tool_input": tool_input, **extra},
     )
     tool_input = before.payload.get("tool_input", tool_input)
     warnings.extend(before.warnings)
@@ -68,31 +100,36 @@ def call_tool_steps(
             status, result = "success", ran
     outcomes.append(before)
 
-    if status != "blocked":
-        transform: Outcome = yield (
+    if status != "blocked" and transform:
+        transformed: Outcome = yield (
             "dispatch",
             "transform_tool_result",
-            {"session_id": session_id, "tool_name": tool_name, "tool_result": result},
+            {"session_id": session_id, "tool_name": tool_name, "tool_result": result, **extra},
         )
-        notes.extend(transform.notes)
-        warnings.extend(transform.warnings)
-        stop = stop or transform.stop
-        outcomes.append(transform)
+        notes.extend(transformed.notes)
+        warnings.extend(transformed.warnings)
+        stop = stop or transformed.stop
+        outcomes.append(transformed)
 
+    # In the order open-strix writes the event, so skill hooks read the same bytes.
     post: Dict[str, Any] = {
         "session_id": session_id,
         "tool_name": tool_name,
         "tool_input": tool_input,
-        "tool_result": result,
         "status": status,
     }
     if error is not None:
         post["error"] = error.message
         post["error_class"] = error.error_class
-    if blocked_reason is not None:
+        post["tool_result"] = result
+    elif blocked_reason is not None:
         post["block_reason"] = blocked_reason
+        post["tool_result"] = result
+    else:
+        post["tool_result"] = result
     if duration is not None:
         post["duration_seconds"] = round(duration, 6)
+    post.update(extra)
     after: Outcome = yield ("dispatch", "post_tool_call", post)
     # Only a call that succeeded can have its result replaced.
     if status == "success" and "tool_result" in after.payload:
@@ -103,6 +140,7 @@ def call_tool_steps(
     outcomes.append(after)
 
     return ToolCall(
+        error=error.error if error is not None else None,
         tool_name=tool_name,
         input=tool_input,
         status=status,

@@ -16,9 +16,18 @@ from agent_hooks import (  # noqa: E402
     AgentHooks,
     AgentHooksError,
     AsyncAgentHooks,
+    AsyncSidecar,
+    BadRequest,
+    Decision,
+    Health,
+    HookStatus,
     Redo,
     Sidecar,
     Stop,
+    TooLarge,
+    ToolStatus,
+    Unauthorized,
+    Unavailable,
 )
 
 BIN = os.environ.get("AGENT_HOOKS_BIN", "agent-hooks")
@@ -136,14 +145,64 @@ class SyncClient(unittest.TestCase):
         self.assertEqual(post["status"], "success")
         self.assertIn("duration_seconds", post)
 
-    def test_a_tool_that_raises_is_an_error_with_its_class(self):
+    def test_a_tool_that_raises_is_seen_by_the_hooks_then_raised_again(self):
         def fails(_):
             raise PermissionError("denied")
 
-        call = self.hooks.call_tool("s1", "bash", {"command": "cat x"}, run=fails)
-        self.assertEqual((call.status, call.result), ("error", "denied"))
+        with self.assertRaises(PermissionError):
+            self.hooks.call_tool("s1", "bash", {"command": "cat x"}, run=fails)
         (post,) = posts(self.root)
         self.assertEqual((post["error"], post["error_class"]), ("denied", "PermissionError"))
+        self.assertEqual(post["status"], "error")
+        call = self.hooks.call_tool(
+            "s1", "bash", {"command": "cat x"}, run=fails, reraise=False
+        )
+        self.assertEqual((call.status, call.result), (ToolStatus.ERROR, "denied"))
+        self.assertIsInstance(call.error, PermissionError)
+
+    def test_call_tool_passes_the_hosts_fields_and_may_skip_transform(self):
+        call = self.hooks.call_tool(
+            "s1",
+            "bash",
+            {"command": "pwd"},
+            run=lambda i: "/",
+            fields={"channel_id": "c1", "current_event": None},
+            transform=False,
+        )
+        self.assertEqual([o.event for o in call.outcomes], ["pre_tool_call", "post_tool_call"])
+        (post,) = posts(self.root)
+        self.assertEqual((post["channel_id"], post["current_event"]), ("c1", None))
+        with self.assertRaises(ValueError):
+            self.hooks.call_tool("s1", "bash", {}, run=lambda i: i, fields={"status": "x"})
+
+    def test_answers_are_typed(self):
+        outcome = self.hooks.dispatch(
+            "pre_tool_call", {"tool_name": "bash", "tool_input": {"command": "ls"}}
+        )
+        self.assertIs(outcome.decision, Decision.CONTINUE)
+        self.assertEqual(outcome.decision, "continue")
+        self.assertIs(outcome.hooks[0].status, HookStatus.OK)
+        health = self.hooks.health()
+        self.assertIsInstance(health, Health)
+        self.assertEqual((health.hooks, health.master_enabled), (3, True))
+        listing = self.hooks.hooks()
+        self.assertEqual([h.name for h in listing.hooks], ["guard", "post", "verify"])
+        self.assertEqual(self.hooks.reload().hooks, 3)
+        package = os.path.join(os.path.dirname(__file__), "..", "agent_hooks", "py.typed")
+        self.assertTrue(os.path.exists(package))
+
+    def test_errors_have_a_class_per_cause(self):
+        with self.assertRaises(BadRequest) as bad:
+            self.hooks.dispatch("pre_tool", {})
+        self.assertEqual(bad.exception.status, 404)
+        with self.assertRaises(BadRequest) as misnamed:
+            self.hooks.dispatch("pre_tool_call", {"tool": "bash", "args": {"command": "ls"}})
+        self.assertEqual(misnamed.exception.status, 400)
+        self.assertIn("tool_name", misnamed.exception.message)
+        gone = AgentHooks("unix:" + os.path.join(self.root, "no.sock"))
+        with self.assertRaises(Unavailable):
+            gone.health()
+        gone.close()
 
     def test_turn_redoes_once_then_stops(self):
         turn = self.hooks.turn("s1")
@@ -199,7 +258,7 @@ class TcpClient(unittest.TestCase):
 
         self.assertEqual(len(asyncio.run(scenario())["hooks"]), 3)
         stranger = AgentHooks(self.sidecar.url, token="0" * 64)
-        with self.assertRaises(AgentHooksError) as refused:
+        with self.assertRaises(Unauthorized) as refused:
             stranger.hooks()
         self.assertEqual(refused.exception.status, 401)
         self.assertIn("not this sidecar's", refused.exception.message)
@@ -237,6 +296,113 @@ class AsyncClient(unittest.TestCase):
         self.assertEqual(blocked.status, "blocked")
         self.assertEqual(verdicts, [Redo(reason="run the tests first"), Stop(warnings=[])])
         self.assertEqual({o.event for o in many}, {"on_session_end"})
+
+    def test_async_parity_and_reuse_across_event_loops(self):
+        hooks = AsyncAgentHooks(self.sidecar.url)
+
+        async def first():
+            return (await hooks.health(), await hooks.reload(), await hooks.command("list"))
+
+        async def second():
+            outcome = await hooks.dispatch("on_session_end", {"status": "x"})
+            await hooks.close()
+            return outcome
+
+        health, reloaded, listed = asyncio.run(first())
+        self.assertEqual((health.hooks, reloaded.hooks), (3, 3))
+        self.assertIn("guard", listed)
+        # The same client under a second asyncio.run(): its old connections are dropped.
+        self.assertEqual(asyncio.run(second()).event, "on_session_end")
+
+
+LIFE = """{"hooks": [
+  {"name": "life", "command": "cat > /dev/null; echo $HOOK_EVENT >> life.txt",
+   "events": ["pre_startup", "post_startup", "pre_shutdown", "post_shutdown"]},
+  {"name": "mark", "command": "cat > /dev/null; echo $MARK >> mark.txt",
+   "events": ["pre_prompt"]}
+]}"""
+
+
+class Lifecycle(unittest.TestCase):
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="agent-hooks-py")
+        os.makedirs(os.path.join(self.root, "skills", "probe"))
+        with open(os.path.join(self.root, "skills", "probe", "hooks.json"), "w") as f:
+            f.write(LIFE)
+
+    def tearDown(self):
+        subprocess.run(["rm", "-rf", self.root], check=True)
+
+    def lines(self, name):
+        path = os.path.join(self.root, "skills", "probe", name)
+        if not os.path.exists(path):
+            return []
+        with open(path) as f:
+            return f.read().split()
+
+    def test_the_host_owns_the_lifecycle_by_default_and_env_reaches_the_hooks(self):
+        sidecar = Sidecar.start(self.root, binary=BIN, env={"MARK": "from-start"})
+        hooks = AgentHooks(sidecar.url)
+        hooks.dispatch("pre_prompt", {"prompt": "hi"})
+        hooks.close()
+        self.assertEqual(sidecar.stop(), 0)
+        self.assertEqual(self.lines("life.txt"), [])
+        self.assertEqual(self.lines("mark.txt"), ["from-start"])
+
+        sidecar = Sidecar.start(self.root, binary=BIN, host_lifecycle=False)
+        self.assertEqual(sidecar.stop(), 0)
+        self.assertEqual(
+            self.lines("life.txt"),
+            ["pre_startup", "post_startup", "pre_shutdown", "post_shutdown"],
+        )
+
+    def test_the_hosts_environment_at_call_time_reaches_the_hooks(self):
+        sidecar = Sidecar.start(self.root, binary=BIN, env={"MARK": "at-start"})
+        hooks = AgentHooks(sidecar.url)
+        hooks.dispatch("pre_prompt", {"prompt": "hi"}, env={"MARK": "at-call"})
+        hooks.dispatch("pre_prompt", {"prompt": "hi"})
+        with self.assertRaises(BadRequest):
+            hooks.request("POST", "/v1/events/pre_prompt", {"env": {"MARK": 1}})
+        hooks.close()
+        self.assertEqual(sidecar.stop(), 0)
+        self.assertEqual(self.lines("mark.txt"), ["at-call", "at-start"])
+
+    def test_async_sidecar_starts_and_stops_without_blocking_the_loop(self):
+        async def scenario():
+            sidecar = await AsyncSidecar.start(self.root, binary=BIN, env={"MARK": "async"})
+            async with AsyncAgentHooks(sidecar.url) as hooks:
+                outcome = await hooks.dispatch("pre_prompt", {"prompt": "hi"})
+            return outcome, await sidecar.stop()
+
+        outcome, code = asyncio.run(scenario())
+        self.assertEqual((outcome.event, code), ("pre_llm_call", 0))
+        self.assertEqual(self.lines("mark.txt"), ["async"])
+
+
+class Limits(unittest.TestCase):
+    def setUp(self):
+        self.root = workspace()
+        with open(os.path.join(self.root, "config", "agent.yaml"), "a") as f:
+            f.write("sidecar:\n  max_body: 4096\n")
+        self.sidecar = Sidecar.start(self.root, binary=BIN)
+
+    def tearDown(self):
+        self.assertEqual(self.sidecar.stop(), 0)
+        subprocess.run(["rm", "-rf", self.root], check=True)
+
+    def test_a_request_beyond_the_cap_is_too_large(self):
+        hooks = AgentHooks(self.sidecar.url)
+        with self.assertRaises(TooLarge) as refused:
+            hooks.dispatch("on_session_end", {"status": "x" * 10000})
+        self.assertEqual(refused.exception.status, 413)
+        self.assertIsInstance(refused.exception, AgentHooksError)
+        # Through call_tool the cap fails the hooks, visibly, and the tool still runs.
+        call = hooks.call_tool("s1", "write", {"text": "y" * 10000}, run=lambda i: len(i["text"]))
+        self.assertEqual((call.status, call.result), ("success", 10000))
+        self.assertEqual(len(call.warnings), 2, call.warnings)
+        self.assertIn("the hooks did not run on pre_tool_call", call.warnings[0])
+        self.assertEqual(call.outcomes[0].diagnostics[0].type, "hook_payload_too_large")
+        hooks.close()
 
 
 if __name__ == "__main__":

@@ -107,7 +107,8 @@ export function agentText(call: ToolCall): string {
 
 export type StopVerdict = { kind: "stop"; warnings: string[] } | { kind: "redo"; reason: string };
 
-/** The sidecar answered {"ok": false, "error": ...} (or could not be reached: status 0). */
+/** The sidecar answered {"ok": false, "error": ...} (or could not be reached: status 0). Each
+ * cause has its subclass below; `errorFor` picks it from the status. */
 export class AgentHooksError extends Error {
   constructor(
     readonly status: number,
@@ -115,6 +116,31 @@ export class AgentHooksError extends Error {
   ) {
     super(`agent-hooks sidecar: ${detail} (HTTP ${status})`);
   }
+}
+
+/** 400/404/405/422: the request itself is wrong (an unknown event, a body that is not an object,
+ * a tool event naming its fields `tool`/`args`/`result`). Retrying will not help. */
+export class BadRequest extends AgentHooksError {}
+
+/** 401/403: the caller is not the sidecar's owner (wrong token, another uid). */
+export class Unauthorized extends AgentHooksError {}
+
+/** 413: larger than the sidecar reads (`sidecar.max_body`); no hook ran. */
+export class TooLarge extends AgentHooksError {}
+
+/** Status 0 (the sidecar could not be reached) or 502/503/504: the hooks did not run. */
+export class Unavailable extends AgentHooksError {}
+
+/** 500: the dispatch failed inside the sidecar; the hooks' verdict is unknown. */
+export class HookFailure extends AgentHooksError {}
+
+/** The error of the class that `status` means. */
+export function errorFor(status: number, detail: string): AgentHooksError {
+  if (status === 0 || status === 502 || status === 503 || status === 504) return new Unavailable(status, detail);
+  if (status === 401 || status === 403) return new Unauthorized(status, detail);
+  if (status === 413) return new TooLarge(status, detail);
+  if (status >= 400 && status < 500) return new BadRequest(status, detail);
+  return new HookFailure(status, detail);
 }
 
 /** A client of `agent-hooks serve` at `url`: `unix:/path/to.sock` (what `Sidecar.start` gives;
@@ -207,7 +233,7 @@ export class AgentHooks {
             const status = res.statusCode ?? 0;
             if (status >= 400) {
               const error = (answer as { error?: string } | null)?.error ?? `status ${status}`;
-              reject(new AgentHooksError(status, error));
+              reject(errorFor(status, error));
             } else {
               resolve(answer as T);
             }
@@ -215,7 +241,7 @@ export class AgentHooks {
         },
       );
       req.on("timeout", () => req.destroy(new Error("timed out")));
-      req.on("error", (e) => reject(new AgentHooksError(0, `cannot reach ${this.url}: ${e.message}`)));
+      req.on("error", (e) => reject(errorFor(0, `cannot reach ${this.url}: ${e.message}`)));
       req.end(data);
     });
   }
@@ -361,6 +387,14 @@ export class Turn {
   }
 }
 
+/** How `Sidecar.start` runs the sidecar: `env` is added to this process's environment for it
+ * and its hooks; `hostLifecycle` (default true) means this process fires `pre_startup` and the
+ * other lifecycle events itself, so the sidecar does not (`--host-lifecycle`). */
+export interface SidecarOptions {
+  env?: Record<string, string>;
+  hostLifecycle?: boolean;
+}
+
 /** A running `agent-hooks serve` on the workspace's Unix socket (or, with `listen`, a loopback
  * port that needs the token), tied to this process's life (`--exit-with-parent`,
  * `--exit-on-stdin-eof` on a pipe only this process holds). `url` is for `AgentHooks`. */
@@ -375,12 +409,26 @@ export class Sidecar {
     binary = process.env.AGENT_HOOKS_BIN ?? "agent-hooks",
     extraArgs: string[] = [],
     listen?: string,
+    options: SidecarOptions = {},
   ): Promise<Sidecar> {
     const where = listen ? ["--listen", listen] : [];
+    const lifecycle = options.hostLifecycle === false ? [] : ["--host-lifecycle"];
     const child = spawn(
       binary,
-      ["--workspace", workspace, "serve", ...where, "--exit-with-parent", "--exit-on-stdin-eof", ...extraArgs],
-      { stdio: ["pipe", "pipe", "inherit"] },
+      [
+        "--workspace",
+        workspace,
+        "serve",
+        ...where,
+        "--exit-with-parent",
+        "--exit-on-stdin-eof",
+        ...lifecycle,
+        ...extraArgs,
+      ],
+      {
+        stdio: ["pipe", "pipe", "inherit"],
+        env: options.env ? { ...process.env, ...options.env } : process.env,
+      },
     );
     return new Promise<Sidecar>((resolve, reject) => {
       const lines = createInterface({ input: child.stdout! });
@@ -394,7 +442,8 @@ export class Sidecar {
     });
   }
 
-  /** SIGTERM: the shutdown hooks run and in-flight dispatches finish. The exit code. */
+  /** SIGTERM: in-flight dispatches finish (and, with `hostLifecycle: false`, the shutdown
+   * hooks run). The exit code. */
   stop(): Promise<number | null> {
     return new Promise((resolve) => {
       if (this.process.exitCode !== null) return resolve(this.process.exitCode);

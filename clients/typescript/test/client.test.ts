@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
-import { AgentHooks, AgentHooksError, Sidecar, agentText } from "../src/index";
+import { AgentHooks, AgentHooksError, BadRequest, Sidecar, Unavailable, agentText } from "../src/index";
 
 const BIN = process.env.AGENT_HOOKS_BIN ?? "agent-hooks";
 
@@ -138,4 +138,49 @@ test("the client over loopback TCP sends the token file's token", async () => {
     assert.equal(await sidecar.stop(), 0);
     fs.rmSync(root, { recursive: true, force: true });
   }
+});
+
+test("errors have a class per cause, and the host owns the lifecycle by default", async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "agent-hooks-ts-life"));
+  const skill = path.join(root, "skills", "probe");
+  fs.mkdirSync(skill, { recursive: true });
+  fs.writeFileSync(
+    path.join(skill, "hooks.json"),
+    JSON.stringify({
+      hooks: [
+        {
+          name: "life",
+          command: "cat > /dev/null; echo $HOOK_EVENT >> life.txt",
+          events: ["pre_startup", "post_startup", "pre_shutdown", "post_shutdown"],
+        },
+        { name: "mark", command: "cat > /dev/null; echo $MARK >> mark.txt", events: ["pre_prompt"] },
+      ],
+    }),
+  );
+  const lines = (name: string): string[] => {
+    const file = path.join(skill, name);
+    return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split(/\s+/).filter((l) => l) : [];
+  };
+  const sidecar = await Sidecar.start(root, BIN, [], undefined, { env: { MARK: "from-start" } });
+  const hooks = new AgentHooks(sidecar.url);
+  try {
+    await hooks.dispatch("pre_prompt", { prompt: "hi" });
+    await assert.rejects(hooks.dispatch("pre_tool", {}), (e: unknown) => e instanceof BadRequest && e.status === 404);
+    await assert.rejects(
+      hooks.dispatch("pre_tool_call", { tool: "bash", args: {} }),
+      (e: unknown) => e instanceof BadRequest && e.status === 400 && e.detail.includes("tool_name"),
+    );
+    const gone = new AgentHooks("unix:" + path.join(root, "no.sock"));
+    await assert.rejects(gone.health(), (e: unknown) => e instanceof Unavailable && e instanceof AgentHooksError);
+    gone.close();
+  } finally {
+    hooks.close();
+    assert.equal(await sidecar.stop(), 0);
+  }
+  assert.deepEqual(lines("life.txt"), []);
+  assert.deepEqual(lines("mark.txt"), ["from-start"]);
+  const owned = await Sidecar.start(root, BIN, [], undefined, { hostLifecycle: false });
+  assert.equal(await owned.stop(), 0);
+  assert.deepEqual(lines("life.txt"), ["pre_startup", "post_startup", "pre_shutdown", "post_shutdown"]);
+  fs.rmSync(root, { recursive: true, force: true });
 });

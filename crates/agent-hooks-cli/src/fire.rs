@@ -30,7 +30,12 @@ pub(crate) async fn run(
     mode: OnFailure,
     missing: Option<String>,
 ) -> ExitCode {
-    let event: Event = match agent_hooks::parse_event(event) {
+    // A skill hook's names too, as the sidecar takes them (`pre_prompt` is `pre_llm_call`); an
+    // agent's own names (`PreToolUse`) get the canonical one suggested, since the payload
+    // `fire` reads is the canonical one.
+    let parsed = agent_hooks::parse_event(event)
+        .or_else(|unknown| agent_hooks::skill_event(event).ok_or(unknown));
+    let event: Event = match parsed {
         Ok(e) => e,
         Err(e) => {
             eprintln!("agent-hooks fire: {e}");

@@ -238,6 +238,13 @@ pub struct Diagnostic {
     pub source: Option<String>,
     /// What happened, for a human.
     pub detail: String,
+    /// The event it happened at, as the record names it (a skill hook's own event name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// The facts of the record's type, as in the log (`returncode` as a number, `tool`,
+    /// `timeout_seconds`, `channel_id`, ...): the same record in the log and in the answer.
+    #[serde(flatten)]
+    pub fields: serde_json::Map<String, serde_json::Value>,
 }
 
 impl HookReport {
@@ -308,6 +315,8 @@ impl Diagnostic {
             hook: None,
             source: Some(error.file().to_owned()),
             detail: error.to_string(),
+            event: None,
+            fields: serde_json::Map::new(),
         }
     }
 
@@ -318,6 +327,8 @@ impl Diagnostic {
             hook: record.hook.clone(),
             source: record.source.clone(),
             detail: record.detail.clone(),
+            event: record.event.clone(),
+            fields: record.fields.clone(),
         }
     }
 }

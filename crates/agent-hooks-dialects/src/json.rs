@@ -2,7 +2,9 @@
 //! lone UTF-16 surrogates (`"\ud800"`, as `JSON.stringify` and Python's `json.dumps` write
 //! them) become U+FFFD, numbers too large for a double become `null` (what `JSON.parse` then
 //! `JSON.stringify` make of them), and nesting deeper than serde_json's own limit of 128 is
-//! read in full up to [`MAX_DEPTH`].
+//! read in full up to [`MAX_DEPTH`]. Python's reading (`NaN`, `Infinity`) and Python's
+//! writing (`json.dumps` with its default separators and ASCII escapes) are here too, for the
+//! hosts whose hooks expect Python's bytes.
 
 use std::borrow::Cow;
 
@@ -22,6 +24,9 @@ pub struct Repairs {
     pub huge_numbers: usize,
     /// Bytes that were not UTF-8, read as U+FFFD.
     pub invalid_utf8: bool,
+    /// `NaN`, `Infinity` or a number beyond a double's range read by Python's rules: `NaN` as
+    /// `null`, an infinity as the largest double of its sign.
+    pub non_finite: usize,
 }
 
 impl Repairs {
@@ -43,6 +48,12 @@ impl Repairs {
             parts.push(format!(
                 "{} number(s) beyond a double's range read as null",
                 self.huge_numbers
+            ));
+        }
+        if self.non_finite > 0 {
+            parts.push(format!(
+                "{} NaN or infinite number(s) read as null or the largest double",
+                self.non_finite
             ));
         }
         if self.invalid_utf8 {
@@ -69,6 +80,35 @@ pub enum Unreadable {
 ///
 /// [`Unreadable`] when the text is not JSON or is nested deeper than [`MAX_DEPTH`].
 pub fn read(bytes: &[u8]) -> Result<(Value, Repairs), Unreadable> {
+    read_with(bytes, Rules::JavaScript)
+}
+
+/// Reads `bytes` as Python's `json.loads` does: besides [`read`]'s repairs, `NaN`,
+/// `Infinity` and `-Infinity` are accepted, and a number beyond a double's range is an
+/// infinity (Python reads `1e400` as `inf`). A JSON value cannot hold either, so `NaN` is
+/// read as `null` and an infinity as the largest double of its sign (`Repairs::non_finite`).
+///
+/// # Errors
+///
+/// [`Unreadable`] when the text is not JSON even by Python's rules, or is nested too deep.
+pub fn read_python(bytes: &[u8]) -> Result<(Value, Repairs), Unreadable> {
+    read_with(bytes, Rules::Python)
+}
+
+/// Whose parser the input was written for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rules {
+    /// `JSON.parse`: a number beyond a double is `null` once written back.
+    JavaScript,
+    /// `json.loads`: `NaN` and the infinities are numbers.
+    Python,
+}
+
+/// The text a double beyond range or an infinity is read as under Python's rules.
+const PY_INF: &str = "1.7976931348623157e308";
+const PY_NEG_INF: &str = "-1.7976931348623157e308";
+
+fn read_with(bytes: &[u8], rules: Rules) -> Result<(Value, Repairs), Unreadable> {
     let mut repairs = Repairs::default();
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => Cow::Borrowed(text),
@@ -77,7 +117,7 @@ pub fn read(bytes: &[u8]) -> Result<(Value, Repairs), Unreadable> {
             String::from_utf8_lossy(bytes)
         }
     };
-    let scanned = scan(&text, &mut repairs);
+    let scanned = scan(&text, rules, &mut repairs);
     let text: &str = scanned.as_deref().unwrap_or(&text);
     let depth = depth(text);
     if depth > MAX_DEPTH {
@@ -156,9 +196,10 @@ fn depth(text: &str) -> usize {
 
 /// Rewrites what serde_json refuses but the agents' own parsers accept: a `\uD800`–`\uDFFF`
 /// escape not part of a high-low pair becomes `\uFFFD`, and a number a double cannot hold
-/// becomes `null`. Escaped backslashes are consumed as pairs, so `\\ud800` (a backslash
+/// becomes `null` (Python's rules: `NaN` is `null`, an infinity the largest double of its
+/// sign). Escaped backslashes are consumed as pairs, so `\\ud800` (a backslash
 /// followed by the text `ud800`) is left alone. `None` when nothing needed rewriting.
-fn scan(text: &str, repairs: &mut Repairs) -> Option<String> {
+fn scan(text: &str, rules: Rules, repairs: &mut Repairs) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out: Option<String> = None;
     // Everything before `copied` is in `out` (once there is one).
@@ -213,6 +254,12 @@ fn scan(text: &str, repairs: &mut Repairs) -> Option<String> {
                 in_string = true;
                 i += 1;
             }
+            b'N' | b'I' | b'-' if rules == Rules::Python && non_finite_at(&text[i..]).is_some() => {
+                let (len, with) = non_finite_at(&text[i..]).unwrap_or((1, "null"));
+                repairs.non_finite += 1;
+                replace(&mut out, &mut copied, i, i + len, with);
+                i += len;
+            }
             b'-' | b'0'..=b'9' => {
                 let end = bytes[i..]
                     .iter()
@@ -220,8 +267,21 @@ fn scan(text: &str, repairs: &mut Repairs) -> Option<String> {
                     .map_or(bytes.len(), |n| i + n);
                 let token = &text[i..end];
                 if token.parse::<f64>().is_ok_and(f64::is_infinite) {
-                    repairs.huge_numbers += 1;
-                    replace(&mut out, &mut copied, i, end, "null");
+                    let with = match rules {
+                        Rules::JavaScript => {
+                            repairs.huge_numbers += 1;
+                            "null"
+                        }
+                        Rules::Python => {
+                            repairs.non_finite += 1;
+                            if token.starts_with('-') {
+                                PY_NEG_INF
+                            } else {
+                                PY_INF
+                            }
+                        }
+                    };
+                    replace(&mut out, &mut copied, i, end, with);
                 }
                 i = end.max(i + 1);
             }
@@ -232,6 +292,128 @@ fn scan(text: &str, repairs: &mut Repairs) -> Option<String> {
         buffer.push_str(&text[copied..]);
         buffer
     })
+}
+
+/// Python's non-finite literal at the start of `text`: its length and what it is read as.
+fn non_finite_at(text: &str) -> Option<(usize, &'static str)> {
+    [
+        ("NaN", "null"),
+        ("Infinity", PY_INF),
+        ("-Infinity", PY_NEG_INF),
+    ]
+    .into_iter()
+    .find(|(word, _)| text.starts_with(word))
+    .map(|(word, with)| (word.len(), with))
+}
+
+/// `value` as Python's `json.dumps(value)` writes it (`ensure_ascii=True`, separators `", "`
+/// and `": "`, floats as `repr()` writes them), keys in the map's order: the bytes a hook
+/// written for a Python host reads on stdin, so that a hook matching `"tool": "x"` in its raw
+/// input matches here too.
+pub fn python_dumps(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                out.extend_from_slice(i.to_string().as_bytes());
+            } else if let Some(u) = n.as_u64() {
+                out.extend_from_slice(u.to_string().as_bytes());
+            } else {
+                out.extend_from_slice(python_float(n.as_f64().unwrap_or(f64::NAN)).as_bytes());
+            }
+        }
+        Value::String(s) => python_string(s, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                python_dumps(item, out);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            out.push(b'{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                python_string(key, out);
+                out.extend_from_slice(b": ");
+                python_dumps(item, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// A string as `json.dumps` escapes it with `ensure_ascii=True`: everything outside `' '..='~'`
+/// as `\uXXXX` (lowercase, astral characters as a surrogate pair) but for the short escapes.
+fn python_string(s: &str, out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    for c in s.chars() {
+        match c {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '\n' => out.extend_from_slice(b"\\n"),
+            '\r' => out.extend_from_slice(b"\\r"),
+            '\t' => out.extend_from_slice(b"\\t"),
+            '\u{8}' => out.extend_from_slice(b"\\b"),
+            '\u{c}' => out.extend_from_slice(b"\\f"),
+            ' '..='~' => out.push(c as u8),
+            _ => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.extend_from_slice(b"\\u");
+                    for shift in [12, 8, 4, 0] {
+                        out.push(HEX[usize::from((*unit >> shift) & 0xf)]);
+                    }
+                }
+            }
+        }
+    }
+    out.push(b'"');
+}
+
+/// `repr(x)` of a Python float: the shortest digits that read back as `x`, positional when
+/// the decimal exponent is in -4..16 (with `.0` when whole), else `d.ddde+XX`.
+pub fn python_float(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    // `{:e}` gives the shortest round-trip digits: `-1.2345e-7`.
+    let sci = format!("{x:e}");
+    let (sign, rest) = match sci.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", sci.as_str()),
+    };
+    let (mantissa, exp) = rest.split_once('e').unwrap_or((rest, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let n = digits.len() as i32;
+    // The decimal point sits after `decpt` digits.
+    let decpt = exp + 1;
+    let body = if !(-4 < decpt && decpt <= 16) {
+        let (first, tail) = digits.split_at(1);
+        let point = if tail.is_empty() { "" } else { "." };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{first}{point}{tail}e{esign}{:02}", exp.abs())
+    } else if decpt <= 0 {
+        format!("0.{}{digits}", "0".repeat(decpt.unsigned_abs() as usize))
+    } else if decpt < n {
+        let (int, frac) = digits.split_at(decpt as usize);
+        format!("{int}.{frac}")
+    } else {
+        format!("{digits}{}.0", "0".repeat((decpt - n) as usize))
+    };
+    format!("{sign}{body}")
 }
 
 /// The value of four hex digits at `at`, if there are four.
@@ -358,5 +540,54 @@ mod tests {
             let (v, _) = read_ok(&json_text);
             assert_eq!(v, Value::String(expected), "{json_text}");
         }
+    }
+
+    /// Expected texts are what CPython 3 prints for `json.dumps` of the same values.
+    #[test]
+    fn python_dumps_writes_python_bytes() {
+        let floats: [(f64, &str); 15] = [
+            (1.0, "1.0"),
+            (-0.0, "-0.0"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (123456789012345.6, "123456789012345.6"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.5e300, "1.5e+300"),
+            (-2.5e-7, "-2.5e-07"),
+            (0.1, "0.1"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (5e-324, "5e-324"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (100.0, "100.0"),
+            (12345678901234567.0, "1.2345678901234568e+16"),
+        ];
+        for (x, expected) in floats {
+            assert_eq!(python_float(x), expected, "{x:e}");
+        }
+        let value = json!({"tool": "send_message", "args": {
+            "text": "h\u{e9}llo \u{2028} \u{1F600} \u{7f} \u{0} \"q\" \\ \n\t\u{8}\u{c}/",
+            "n": [1, 2.5, null, true, {}], "e": []}});
+        let mut out = Vec::new();
+        python_dumps(&value, &mut out);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            r#"{"tool": "send_message", "args": {"text": "h\u00e9llo \u2028 \ud83d\ude00 \u007f \u0000 \"q\" \\ \n\t\b\f/", "n": [1, 2.5, null, true, {}], "e": []}}"#
+        );
+    }
+
+    #[test]
+    fn python_rules_read_nan_and_the_infinities() {
+        let (v, r) = read_python(br#"{"a": NaN, "b": Infinity, "c": [-Infinity, 1e400, "NaN"]}"#)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            v,
+            json!({"a": null, "b": f64::MAX, "c": [f64::MIN, f64::MAX, "NaN"]})
+        );
+        assert_eq!(r.non_finite, 4);
+        assert!(r.describe().is_some_and(|d| d.contains("NaN")));
+        // JavaScript's rules still refuse them.
+        assert!(read(br#"{"a": NaN}"#).is_err());
+        assert!(read_python(br#"{"a": Nonsense}"#).is_err());
     }
 }

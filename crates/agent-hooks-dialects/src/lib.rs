@@ -86,6 +86,8 @@ pub enum Dialect {
     Skill {
         /// Whether the hook's input carries the conversation so far (read from the transcript).
         include_conversation: bool,
+        /// Whether `_block` stops the call (the fork's verb) or is one more field (upstream).
+        block: skill::BlockVerb,
     },
     /// `.claude/settings*.json`: Claude Code's hook input and answer rules (`docs/claude-code.md`);
     /// also Codex's hooks, which speak the same protocol.
@@ -189,6 +191,9 @@ pub struct DispatchCache {
     /// The Claude Code-format transcript built from the chat history for this dispatch, if
     /// there is a chat history.
     pub transcript: OnceLock<Option<String>>,
+    /// Variables the host sets for this dispatch's command hooks (its environment at call
+    /// time), under each hook's own `env` and the runtime's variables.
+    pub host_env: OnceLock<Vec<(String, String)>>,
 }
 
 /// The payload as it stands at one point of a dispatch, with the matcher text computed at most
@@ -330,6 +335,7 @@ impl Dialect {
             Dialect::Shell => shell::input(view),
             Dialect::Skill {
                 include_conversation,
+                ..
             } => skill::input(view, *include_conversation),
             Dialect::Claude {
                 agent,
@@ -352,7 +358,7 @@ impl Dialect {
     pub fn interpret(&self, view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusable> {
         match self {
             Dialect::Shell => shell::interpret(view.event, reply),
-            Dialect::Skill { .. } => skill::interpret(view, reply),
+            Dialect::Skill { block, .. } => skill::interpret(view, reply, *block),
             Dialect::Claude { agent, event, .. } => {
                 let mut answer = claude::interpret(*event, reply)?;
                 agent.claude_family().follow_answer(*event, &mut answer);

@@ -46,19 +46,6 @@ pub fn skill_name(event: Event) -> Option<&'static str> {
         .map(|(n, _)| *n)
 }
 
-/// Canonical fields that the skill view renames or derives; the rest pass through.
-const TRANSLATED: &[&str] = &[
-    "event",
-    "tool_name",
-    "tool_input",
-    "tool_result",
-    "status",
-    "error",
-    "prompt",
-    "session_id",
-    "timestamp",
-];
-
 /// The keys of a chat-history message that open-strix hands a hook; the rest stay private.
 const MESSAGE_KEYS: &[&str] = &[
     "timestamp",
@@ -76,6 +63,18 @@ const MESSAGE_KEYS: &[&str] = &[
     "reactions",
 ];
 
+/// What `_block` in a `pre_tool_call` hook's answer is: open-strix's fork made it a verb that
+/// stops the call; upstream open-strix has no such verb, and the field is just carried along
+/// (the tool runs). `skill_hooks.block` in `config/agent.yaml` chooses; the fork's is the default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum BlockVerb {
+    /// `_block: {reason, result}` stops the call with that synthetic result.
+    #[default]
+    Fork,
+    /// `_block` means nothing: the call proceeds with the chain's `args`.
+    Upstream,
+}
+
 /// The event passed along one dispatch's skill hooks.
 #[derive(Debug)]
 pub struct Chain {
@@ -92,10 +91,14 @@ pub fn chains(_event: Event) -> bool {
     true
 }
 
-/// The skill view of the payload (without the conversation), as the chain's first hook gets it.
+/// The skill view of the payload (without the conversation), as the chain's first hook gets it:
+/// `type`, `timestamp`, `session_id` first, then the host's fields in the host's order with the
+/// canonical names put back (`tool_name` → `tool`, `tool_input` → `args`, `tool_result` →
+/// `result`), so the bytes are those the source runtime writes for the same event. Fields the
+/// runtime filled in with an empty default (`agent_id`, `cwd`, an event's empty text fields)
+/// are left out: the source runtime never sends them.
 fn view_object(view: &PayloadView<'_>) -> Map<String, Value> {
     let p = view.payload;
-    let get = |k: &str| p.get(k).cloned().unwrap_or(Value::Null);
     let mut obj = Map::new();
     obj.insert(
         "type".into(),
@@ -114,51 +117,76 @@ fn view_object(view: &PayloadView<'_>) -> Map<String, Value> {
             .cloned()
             .unwrap_or_else(|| Value::String(String::new())),
     );
+    let tool_event = matches!(view.event, Event::PreToolCall | Event::PostToolCall);
+    // A failed call has no result there: the hook gets the error (and its class).
+    let failed = view.event == Event::PostToolCall && p.get("status").is_some_and(|s| s == "error");
+    let root = view.ws.root().to_string_lossy();
+    for (key, value) in p {
+        let name = match key.as_str() {
+            "event" | "timestamp" | "session_id" => continue,
+            "tool_name" if tool_event => "tool",
+            "tool_input" if tool_event => "args",
+            "tool_result" if failed => continue,
+            "tool_result" if view.event == Event::PostToolCall => "result",
+            "agent_id" if value == "" => continue,
+            "cwd" if value.as_str() == Some(&root) => continue,
+            // Optional fields the host did not give are null here; they were never sent.
+            "tool_result" | "error" if value.is_null() => continue,
+            other => {
+                if filled_default(view.event, other, value) {
+                    continue;
+                }
+                other
+            }
+        };
+        if !obj.contains_key(name) {
+            obj.insert(name.to_owned(), value.clone());
+        }
+    }
     match view.event {
         Event::PreToolCall | Event::PostToolCall => {
-            obj.insert("tool".into(), get("tool_name"));
-            obj.insert(
-                "args".into(),
-                p.get("tool_input")
-                    .cloned()
-                    .unwrap_or_else(|| Value::Object(Map::new())),
-            );
-            if view.event == Event::PostToolCall {
-                let status = p
-                    .get("status")
-                    .cloned()
-                    .unwrap_or_else(|| Value::String("success".into()));
-                // A failed call has no result there: the hook gets the error (and its class).
-                if status != "error" {
-                    obj.insert("result".into(), get("tool_result"));
-                }
-                obj.insert("status".into(), status);
-                if let Some(err) = p.get("error").filter(|e| !e.is_null()) {
-                    obj.insert("error".into(), err.clone());
-                }
+            if !obj.contains_key("tool") {
+                obj.insert("tool".into(), Value::Null);
+            }
+            if !obj.contains_key("args") {
+                obj.insert("args".into(), Value::Object(Map::new()));
+            }
+            if view.event == Event::PostToolCall && !obj.contains_key("status") {
+                obj.insert("status".into(), Value::String("success".into()));
             }
         }
-        Event::PreLlmCall => {
-            obj.insert(
-                "prompt".into(),
-                p.get("prompt")
-                    .filter(|v| v.is_string())
-                    .cloned()
-                    .unwrap_or_else(|| Value::String(String::new())),
-            );
+        Event::PreLlmCall if !obj.get("prompt").is_some_and(Value::is_string) => {
+            obj.insert("prompt".into(), Value::String(String::new()));
         }
-        _ => {
-            if let Some(status) = p.get("status") {
-                obj.insert("status".into(), status.clone());
-            }
-        }
-    }
-    for (key, value) in p {
-        if !TRANSLATED.contains(&key.as_str()) && !obj.contains_key(key) {
-            obj.insert(key.clone(), value.clone());
-        }
+        _ => {}
     }
     obj
+}
+
+/// Whether `key: value` is one of the event's documented fields holding the empty default the
+/// runtime fills in (`""`, `{}`, `[]`, `0`, `false`) — not something the host sent.
+fn filled_default(event: Event, key: &str, value: &Value) -> bool {
+    use agent_hooks_core::event::FieldKind;
+    // The fields the skill view always carries are kept whatever their value.
+    match (event, key) {
+        (Event::PreLlmCall, "prompt") | (Event::PostToolCall, "status") => return false,
+        (_, "tool_name" | "tool_input") => return false,
+        _ => {}
+    }
+    event
+        .spec()
+        .fields
+        .iter()
+        .find(|f| f.name == key)
+        .is_some_and(|f| match f.kind {
+            FieldKind::Text => value == "",
+            FieldKind::Object => value.as_object().is_some_and(Map::is_empty),
+            FieldKind::List => value.as_array().is_some_and(Vec::is_empty),
+            FieldKind::Number => value == 0,
+            FieldKind::Bool => value == false,
+            FieldKind::Optional => value.is_null(),
+            _ => false,
+        })
 }
 
 /// What a skill hook reads on stdin: the event its source runtime would pass (as the chain of
@@ -173,7 +201,9 @@ pub fn input(view: &PayloadView<'_>, include_conversation: bool) -> Vec<u8> {
             .clone();
         obj.insert("conversation".into(), conversation);
     }
-    let mut bytes = serde_json::to_vec(&obj).unwrap_or_else(|_| b"{}".to_vec());
+    // `json.dumps(event, ensure_ascii=True) + "\n"`, byte for byte.
+    let mut bytes = Vec::with_capacity(256);
+    crate::json::python_dumps(&Value::Object(obj), &mut bytes);
     bytes.push(b'\n');
     bytes
 }
@@ -204,12 +234,17 @@ fn read_conversation(view: &PayloadView<'_>) -> Value {
     } else {
         "chat_history_log"
     };
-    conversation(view.payload, all, source)
+    conversation(view.payload, all, source, None)
 }
 
 /// The conversation a host sent with its request (the sidecar's `conversation`), in the shape
 /// `read_conversation` gives: `source` is `"host"`. Entries that are not objects are skipped.
-pub fn host_conversation(payload: &Map<String, Value>, messages: Vec<Value>) -> Value {
+/// `channel` is the host's current channel, used when the payload names none.
+pub fn host_conversation(
+    payload: &Map<String, Value>,
+    messages: Vec<Value>,
+    channel: Option<Value>,
+) -> Value {
     let all = messages
         .into_iter()
         .filter_map(|m| match m {
@@ -217,7 +252,7 @@ pub fn host_conversation(payload: &Map<String, Value>, messages: Vec<Value>) -> 
             _ => None,
         })
         .collect();
-    conversation(payload, all, "host")
+    conversation(payload, all, "host", channel)
 }
 
 fn kept_keys(message: Map<String, Value>) -> Value {
@@ -230,12 +265,18 @@ fn kept_keys(message: Map<String, Value>) -> Value {
 }
 
 /// The `conversation` object: every message, and those of the payload's channel.
-fn conversation(payload: &Map<String, Value>, all: Vec<Value>, source: &str) -> Value {
+fn conversation(
+    payload: &Map<String, Value>,
+    all: Vec<Value>,
+    source: &str,
+    current: Option<Value>,
+) -> Value {
     let channel = payload
         .get("channel_id")
         .or_else(|| payload.get("channel"))
         .filter(|v| !v.is_null())
-        .cloned();
+        .cloned()
+        .or(current.filter(|v| !v.is_null()));
     let in_channel: Vec<Value> = match &channel {
         Some(c) => all
             .iter()
@@ -254,7 +295,11 @@ fn conversation(payload: &Map<String, Value>, all: Vec<Value>, source: &str) -> 
 
 /// A skill hook's reply read as its source runtime reads it: a non-zero exit is a failure, the
 /// stdout's object the (possibly rewritten) event.
-pub fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusable> {
+pub fn interpret(
+    view: &PayloadView<'_>,
+    reply: &Reply,
+    verb: BlockVerb,
+) -> Result<Answer, Unusable> {
     if reply.exit != Exit::Code(0) {
         let stderr = String::from_utf8_lossy(&reply.stderr);
         let tail = stderr.trim().lines().last().unwrap_or("");
@@ -274,7 +319,8 @@ pub fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusab
     if text.is_empty() {
         return Ok(Answer::default());
     }
-    let returned = match serde_json::from_str::<Value>(text) {
+    // Read by Python's rules, as `json.loads` reads it: `NaN` and the infinities are numbers.
+    let returned = match crate::json::read_python(text.as_bytes()).map(|(value, _)| value) {
         Ok(Value::Object(map)) => map,
         Ok(other) => {
             return Err(Unusable {
@@ -286,9 +332,13 @@ pub fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusab
             });
         }
         Err(e) => {
+            let why = match e {
+                crate::json::Unreadable::NotJson(why) => why,
+                other => other.to_string(),
+            };
             return Err(Unusable {
                 kind: DiagKind::HookInvalidOutput,
-                detail: format!("stdout is not JSON: {e}"),
+                detail: format!("stdout is not JSON: {why}"),
             });
         }
     };
@@ -297,7 +347,7 @@ pub fn interpret(view: &PayloadView<'_>, reply: &Reply) -> Result<Answer, Unusab
     returned.remove("conversation");
     Ok(with_chain(view, |chain| {
         let previous = std::mem::replace(&mut chain.current, returned);
-        effects(view, &chain.start, &previous, &chain.current)
+        effects(view, &chain.start, &previous, &chain.current, verb)
     }))
 }
 
@@ -323,6 +373,7 @@ fn effects(
     start: &Map<String, Value>,
     previous: &Map<String, Value>,
     current: &Map<String, Value>,
+    verb: BlockVerb,
 ) -> Answer {
     let mut answer = Answer::default();
     let event_name = skill_name(view.event).unwrap_or(view.event.name());
@@ -401,7 +452,9 @@ fn effects(
         }
         _ => {}
     }
-    if view.event == Event::PreToolCall {
+    if verb == BlockVerb::Upstream {
+        // Upstream open-strix reads no `_block`: it is one more field of the event.
+    } else if view.event == Event::PreToolCall {
         block(current, previous, &mut answer);
     } else if changed("_block") {
         answer.problems.push((

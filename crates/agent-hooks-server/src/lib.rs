@@ -9,7 +9,7 @@
 //! loopback TCP every route but `GET /v1/health` needs the bearer token of a private file
 //! (`owner`, `listen`). It refuses to bind anything but a loopback address, refuses peers that
 //! are not loopback and requests whose `Host` is not a loopback name (a web page cannot reach
-//! it through DNS rebinding), caps bodies at 4 MiB and reads each within a deadline, and
+//! it through DNS rebinding), caps bodies at 64 MiB and reads each within a deadline, and
 //! answers every error as `{"ok": false, "error": ...}`. Every POST refuses a request carrying
 //! an `Origin` header or a body that is not `application/json`: a web page can send neither
 //! without a CORS preflight, and no preflight is ever granted.
@@ -54,7 +54,7 @@ use agent_hooks_core::outcome::Diagnostic;
 pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// The answer to a body over the limit.
-pub(crate) const TOO_LARGE: &str = "the request body is larger than the sidecar accepts (sidecar.max_body in config/agent.yaml; default 4194304 bytes); no hook ran";
+pub(crate) const TOO_LARGE: &str = "the request body is larger than the sidecar accepts (sidecar.max_body in config/agent.yaml; default 67108864 bytes, 64 MiB); no hook ran";
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -622,7 +622,14 @@ fn parse_object(body: Result<Bytes, BytesRejection>) -> Result<Map<String, Value
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Map::new());
     }
-    match serde_json::from_slice::<Value>(&body) {
+    // Python's `json.dumps` writes `NaN` and `Infinity` unless told not to: a Python host's
+    // payload is read by its own rules before it is refused.
+    let read = serde_json::from_slice::<Value>(&body).or_else(|e| {
+        agent_hooks_dialects::json::read_python(&body)
+            .map(|(value, _)| value)
+            .map_err(|_| e)
+    });
+    match read {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -644,15 +651,56 @@ async fn dispatch(
     let event = agent_hooks_dialects::event_named(&event)
         .map_err(|e| ApiError::new(StatusCode::NOT_FOUND, e.to_string()))?;
     let mut payload = parse_object(body)?;
+    misnamed_fields(event, &payload)?;
     // The host's own copy of the conversation, for hooks with `include_conversation` only.
     let options = match payload.remove("conversation") {
         None | Some(Value::Null) => DispatchOptions::default(),
         Some(Value::Array(messages)) => DispatchOptions::default().conversation(messages),
+        // `{"messages": [...], "channel_id": ...}`: the host's history and the channel it is in.
+        Some(Value::Object(mut held)) => match held.remove("messages") {
+            Some(Value::Array(messages)) => {
+                let options = DispatchOptions::default().conversation(messages);
+                match held.remove("channel_id") {
+                    Some(channel) => options.conversation_channel(channel),
+                    None => options,
+                }
+            }
+            other => return Err(conversation_error(other.as_ref().unwrap_or(&Value::Null))),
+        },
+        Some(other) => return Err(conversation_error(&other)),
+    };
+    // The host's environment at call time, for the command hooks of this dispatch.
+    let options = match payload.remove("env") {
+        None | Some(Value::Null) => options,
+        Some(Value::Object(vars)) => {
+            let mut pairs = Vec::with_capacity(vars.len());
+            for (name, value) in vars {
+                match value {
+                    Value::String(value)
+                        if !name.is_empty()
+                            && !name.contains(['=', '\0'])
+                            && !value.contains('\0') =>
+                    {
+                        pairs.push((name, value));
+                    }
+                    other => {
+                        return Err(ApiError::new(
+                            StatusCode::BAD_REQUEST,
+                            format!(
+                                "env: expected variable names with string values, found {name:?} = {}",
+                                agent_hooks_core::wording::kind_of(&other)
+                            ),
+                        ));
+                    }
+                }
+            }
+            options.env(pairs)
+        }
         Some(other) => {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
                 format!(
-                    "conversation: expected a list of messages, found {}",
+                    "env: expected an object of variables, found {}",
                     agent_hooks_core::wording::kind_of(&other)
                 ),
             ));
@@ -675,6 +723,51 @@ async fn dispatch(
         .await;
     state.stats.record(&outcome);
     Ok(axum::Json(outcome).into_response())
+}
+
+/// Refuses a tool event whose tool is named the way skill hooks name it (`tool`, `args`,
+/// `result`) rather than by the payload's own fields: the hooks would see an empty tool name
+/// and empty arguments, and a policy keyed on the tool would silently pass everything.
+fn misnamed_fields(event: Event, payload: &Map<String, Value>) -> Result<(), ApiError> {
+    const TOOL_EVENTS: [Event; 3] = [
+        Event::PreToolCall,
+        Event::PostToolCall,
+        Event::TransformToolResult,
+    ];
+    const NAMES: [(&str, &str); 3] = [
+        ("tool", "tool_name"),
+        ("args", "tool_input"),
+        ("result", "tool_result"),
+    ];
+    if !TOOL_EVENTS.contains(&event) {
+        return Ok(());
+    }
+    let wrong: Vec<String> = NAMES
+        .iter()
+        .filter(|(skill, own)| payload.contains_key(*skill) && !payload.contains_key(*own))
+        .map(|(skill, own)| format!("\"{own}\" (not \"{skill}\")"))
+        .collect();
+    if wrong.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::BAD_REQUEST,
+        format!(
+            "{} names the tool call's fields {}; skill hooks still get them as tool, args and result",
+            event.name(),
+            wrong.join(", ")
+        ),
+    ))
+}
+
+fn conversation_error(found: &Value) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        format!(
+            "conversation: expected a list of messages (or {{\"messages\": [...], \"channel_id\": ...}}), found {}",
+            agent_hooks_core::wording::kind_of(found)
+        ),
+    )
 }
 
 fn command_field(map: &Map<String, Value>) -> Result<String, ApiError> {

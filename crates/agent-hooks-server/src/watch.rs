@@ -1,9 +1,12 @@
 //! Hot reload: watch `config/`, `skills/` and `.claude/` and rebuild the configuration off the
-//! request path. Only writes, creations, removals and renames count — a reload reads every
+//! request path. Under `skills/` only `hooks.json` files and skill directories count: a skill's
+//! hook may keep its state in its own directory, and its writes must not reload anything.
+//! Only writes, creations, removals and renames count — a reload reads every
 //! `hooks.json`, a hook opens its script, the agent reads `SKILL.md`, and taking those reads
 //! for changes made the sidecar reload itself forever. A burst of changes is let settle
 //! (editors write a temporary file and rename it), and a burst that leaves every file's content
-//! as it was reloads nothing. The engine swaps the new snapshot in whole; dispatches already
+//! as it was reloads nothing; changes that never stop are taken at most [`MAX_WAIT`] after the
+//! first, so a busy directory cannot hold a new configuration back. The engine swaps the new snapshot in whole; dispatches already
 //! running keep the old one.
 
 use std::collections::{BTreeSet, HashMap};
@@ -20,6 +23,9 @@ use agent_hooks::Engine;
 
 /// How long the watcher waits for a burst of file events to settle before reloading.
 pub(super) const DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// The longest a burst is let run before the reload happens anyway.
+pub(super) const MAX_WAIT: Duration = Duration::from_millis(500);
 
 /// Why hot reload could not start.
 #[derive(Debug, thiserror::Error)]
@@ -57,19 +63,41 @@ impl std::fmt::Debug for Watcher {
     }
 }
 
-/// Whether a changed path can change the configuration.
-fn relevant(root: &Path, path: &Path) -> bool {
+/// Whether a changed path can change the configuration. Under `skills/` that is a
+/// `hooks.json`, or a directory made or moved in or away (it may bring or take any number of
+/// them; one made is looked into once the burst settles, since a file written into it at once
+/// may be there before the watch on it); every other file there is a skill's own business.
+fn relevant(root: &Path, path: &Path, kind: &EventKind) -> bool {
+    use notify::event::RenameMode;
     let Ok(rel) = path.strip_prefix(root) else {
         return false;
     };
     let mut parts = rel.components();
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     match parts.next().and_then(|c| c.as_os_str().to_str()) {
-        Some("config") | Some("skills") | Some(".claude") => {}
+        Some("skills") => {
+            if name == "hooks.json" || parts.next().is_none() {
+                return true;
+            }
+            return match kind {
+                EventKind::Create(_) => path.is_dir(),
+                // A name moved in is a directory now or not; one moved away cannot be looked
+                // at, so a name without an extension (a directory's, usually) counts.
+                EventKind::Modify(ModifyKind::Name(mode)) => {
+                    path.is_dir()
+                        || (!path.exists()
+                            && !matches!(mode, RenameMode::To)
+                            && Path::new(name).extension().is_none())
+                }
+                EventKind::Any => path.is_dir(),
+                _ => false,
+            };
+        }
+        Some("config") | Some(".claude") => {}
         _ => return false,
     }
     // Lock files and our own temporaries change on every approval; the data file's rename is
     // the event that matters.
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     !(name.ends_with(".lock") || name.ends_with(".tmp"))
 }
 
@@ -105,6 +133,21 @@ fn look_at(path: &Path) -> Seen {
     }
 }
 
+/// Whether `dir` holds a `hooks.json`, looking at most `depth` levels down (symbolic links
+/// are not followed, as the loader does not follow them).
+fn holds_hooks_json(dir: &Path, depth: usize) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let Ok(kind) = entry.file_type() else {
+            return false;
+        };
+        (kind.is_file() && entry.file_name() == "hooks.json")
+            || (kind.is_dir() && depth > 0 && holds_hooks_json(&entry.path(), depth - 1))
+    })
+}
+
 /// Starts watching `engine`'s workspace — and the approvals file when it lives outside it
 /// (`AGENT_HOOKS_APPROVALS`), so a revocation made elsewhere stops the hook here too; each
 /// settled burst of changes that altered some file's content triggers a reload on a blocking
@@ -126,7 +169,7 @@ pub fn watch(engine: Arc<Engine>) -> Result<Watcher, WatchError> {
             return;
         }
         for path in event.paths {
-            if relevant(&watched_root, &path)
+            if relevant(&watched_root, &path, &event.kind)
                 || watched_approvals.as_deref() == Some(&path)
                 || watched_trust.as_deref() == Some(&path)
             {
@@ -156,14 +199,18 @@ pub fn watch(engine: Arc<Engine>) -> Result<Watcher, WatchError> {
     Ok(Watcher { _watcher: watcher })
 }
 
-/// Collects changed paths until none arrive for [`DEBOUNCE`], then reloads if any of them
+/// Collects changed paths until none arrive for [`DEBOUNCE`] (or [`MAX_WAIT`] has passed since
+/// the first), then reloads if any of them
 /// holds something other than when it was last seen. Ends when the watcher is dropped.
 async fn reload_on_change(engine: Arc<Engine>, mut rx: mpsc::UnboundedReceiver<PathBuf>) {
+    let skills = engine.workspace().skills_dir();
     let mut seen: HashMap<PathBuf, Seen> = HashMap::new();
     while let Some(first) = rx.recv().await {
         let mut burst = BTreeSet::from([first]);
+        let deadline = tokio::time::Instant::now() + MAX_WAIT;
         loop {
-            match tokio::time::timeout(DEBOUNCE, rx.recv()).await {
+            let quiet = tokio::time::Instant::now() + DEBOUNCE;
+            match tokio::time::timeout_at(quiet.min(deadline), rx.recv()).await {
                 Ok(Some(path)) => {
                     burst.insert(path);
                 }
@@ -172,12 +219,18 @@ async fn reload_on_change(engine: Arc<Engine>, mut rx: mpsc::UnboundedReceiver<P
             }
         }
         let engine = engine.clone();
+        let skills = skills.clone();
         let known = std::mem::take(&mut seen);
         // Reading the files and reloading both touch the disk: off the async threads.
         let reloaded = tokio::task::spawn_blocking(move || {
             let mut known = known;
             let mut changed = false;
             for path in burst {
+                // A directory under skills/ matters only for the hooks.json it brings.
+                if path.starts_with(&skills) && path.is_dir() {
+                    changed |= holds_hooks_json(&path, 8);
+                    continue;
+                }
                 let now = look_at(&path);
                 // A path never seen before counts as changed: the engine loaded it before the
                 // watcher knew it.

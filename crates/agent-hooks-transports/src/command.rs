@@ -440,7 +440,13 @@ where
 
 /// `<shell> -c <line>`, the shell started from the pinned file when there is one.
 fn shell_command(program: Option<&crate::pinned::Pinned>, shell: &str, line: &str) -> Command {
-    let mut cmd = command_for(program, shell);
+    // `sh -c` is the system shell, started as system(3) and Python's `shell=True` start it:
+    // `/bin/sh`, whatever `PATH` the hook's own environment sets.
+    let path = match (program, shell) {
+        (None, "sh") if Path::new("/bin/sh").exists() => "/bin/sh",
+        _ => shell,
+    };
+    let mut cmd = command_for(program, path);
     cmd.arg0(shell).arg("-c").arg(line);
     cmd
 }

@@ -36,6 +36,8 @@ use agent_hooks_dialects::{DispatchCache, PayloadView};
 pub struct DispatchOptions {
     skip: Option<(SourceKind, Cow<'static, str>)>,
     conversation: Option<Vec<Value>>,
+    channel: Option<Value>,
+    env: Vec<(String, String)>,
 }
 
 impl DispatchOptions {
@@ -50,6 +52,21 @@ impl DispatchOptions {
     /// ask for it (`include_conversation`) in place of `logs/chat-history.jsonl`.
     pub fn conversation(mut self, messages: Vec<Value>) -> Self {
         self.conversation = Some(messages);
+        self
+    }
+
+    /// The channel the host is in (open-strix's `current_channel_id`), whose messages make the
+    /// conversation's `channel_messages` when the payload names no channel.
+    pub fn conversation_channel(mut self, channel: Value) -> Self {
+        self.channel = Some(channel);
+        self
+    }
+
+    /// Variables the host's environment holds now, for the command hooks of this dispatch: a
+    /// hook sees them over the environment the runtime started with, under its own `env` and
+    /// the runtime's variables (`STATE_DIR`, `HOOK_NAME`, ...).
+    pub fn env(mut self, vars: Vec<(String, String)>) -> Self {
+        self.env = vars;
         self
     }
 }
@@ -256,12 +273,16 @@ impl Runtime<'_> {
             merge.context = crate::dispatch::background::take(self.ws, session);
         }
         merge.reports.reserve_exact(hooks);
+        if !options.env.is_empty() {
+            let _ = cache.host_env.set(options.env.clone());
+        }
         if let Some(messages) = &options.conversation {
             let _ = cache
                 .conversation
                 .set(agent_hooks_dialects::skill::host_conversation(
                     &merge.payload,
                     messages.clone(),
+                    options.channel.clone(),
                 ));
         }
     }

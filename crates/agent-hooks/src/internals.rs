@@ -140,6 +140,7 @@ pub fn read_answer(
         AnswerDialect::Shell => Dialect::Shell,
         AnswerDialect::Skill => Dialect::Skill {
             include_conversation: false,
+            block: agent_hooks_dialects::skill::BlockVerb::Fork,
         },
         AnswerDialect::Claude => Dialect::Claude {
             agent: agent_hooks_dialects::agent::Agent::ClaudeCode,

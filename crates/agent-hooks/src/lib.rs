@@ -123,6 +123,7 @@ pub mod workspace {
 }
 pub use agent_hooks_dialects::agent::SourceKind;
 pub use agent_hooks_dialects::parse_event;
+pub use agent_hooks_dialects::skill::canonical as skill_event;
 pub use agent_hooks_transports::command_line::Unreadable as UnreadableCommand;
 pub use config::agent::SwitchError;
 pub use dispatch::background::TicketError;

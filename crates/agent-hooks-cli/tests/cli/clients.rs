@@ -256,7 +256,7 @@ fn the_python_package_passes_its_tests_against_the_real_binary() {
         .expect("run python3 -m unittest");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        out.status.success() && stderr.contains("Ran 9 tests") && stderr.contains("OK"),
+        out.status.success() && stderr.contains("Ran 17 tests") && stderr.contains("OK"),
         "the Python client's tests failed:\n{stderr}"
     );
 }
@@ -336,7 +336,55 @@ fn the_typescript_package_passes_its_tests_against_the_real_binary() {
         .expect("run node --test");
     let stdout = stdout_of("node --test", &ran);
     assert!(
-        stdout.contains("# pass 8") && stdout.contains("# fail 0"),
+        stdout.contains("# pass 9") && stdout.contains("# fail 0"),
         "{stdout}"
     );
+}
+
+// ---- open-strix's own hook tests on the sidecar (agent_hooks.integrations.open_strix) ----
+
+/// open-strix's `tests/test_hooks.py`, unmodified, with its `HookManager` swapped for the
+/// integration's by the pytest plugin. Needs an interpreter with open-strix installed at the
+/// pinned version (`clients/python/integrations-requirements.txt`) in
+/// `AGENT_HOOKS_OPEN_STRIX_PYTHON`, and `AGENT_HOOKS_OPEN_STRIX_TESTS` naming one or more
+/// directories (`:`-separated) holding a `test_hooks.py` — the fork's and upstream's `tests/`.
+/// Then `clients/python/tests/open_strix`, the side-by-side suite, with the same interpreter.
+#[ignore = "needs open-strix: set AGENT_HOOKS_OPEN_STRIX_PYTHON and AGENT_HOOKS_OPEN_STRIX_TESTS, then run with --ignored"]
+#[test]
+fn open_strix_own_hook_tests_pass_on_the_sidecar() {
+    let python = std::env::var("AGENT_HOOKS_OPEN_STRIX_PYTHON")
+        .expect("AGENT_HOOKS_OPEN_STRIX_PYTHON: an interpreter with open-strix installed");
+    let dirs = std::env::var("AGENT_HOOKS_OPEN_STRIX_TESTS")
+        .expect("AGENT_HOOKS_OPEN_STRIX_TESTS: directories holding open-strix's test_hooks.py");
+    // Then the side-by-side suite: each scenario through open-strix's HookManager and through
+    // the sidecar, the same bytes, the same effects, the same records.
+    let side_by_side = repo().join("clients/python/tests/open_strix");
+    let suites = dirs
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(|dir| (Path::new(dir).join("test_hooks.py"), true))
+        .chain([(side_by_side, false)]);
+    for (suite, plugin) in suites {
+        let dir = suite.display().to_string();
+        let mut pytest = Command::new(&python);
+        pytest.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"]);
+        if plugin {
+            pytest.args(["-p", "agent_hooks.integrations.open_strix"]);
+        }
+        let out = pytest
+            .arg(&suite)
+            .env("PYTHONPATH", repo().join("clients/python"))
+            .env("AGENT_HOOKS_BIN", support::BIN)
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .output()
+            .expect("run pytest");
+        let stdout = stdout_of(&format!("open-strix's tests in {dir}"), &out);
+        let summary = stdout.lines().last().unwrap_or("");
+        assert!(
+            summary.contains(" passed")
+                && !summary.contains("failed")
+                && !summary.contains("error"),
+            "{dir}: {stdout}"
+        );
+    }
 }

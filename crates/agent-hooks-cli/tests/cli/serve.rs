@@ -76,7 +76,15 @@ fn errors_are_json_with_the_right_status() {
     assert_eq!(status, 405);
     assert_eq!(body["ok"], false);
 
-    let big = vec![b' '; 5 * 1024 * 1024];
+    // A tool input far larger than agents send passes by default (64 MiB)...
+    let mut large = br#"{"tool_name": "write", "tool_input": {"text": ""#.to_vec();
+    large.extend(std::iter::repeat_n(b'a', 5 * 1024 * 1024));
+    large.extend_from_slice(br#""}}"#);
+    let (status, body) = server.request("POST", "/v1/events/pre_tool_call", &large);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["decision"], "continue");
+    // ... and one past the cap is refused, no hook run.
+    let big = vec![b' '; 64 * 1024 * 1024 + 1];
     let (status, body) = server.request("POST", "/v1/events/on_stop", &big);
     assert_eq!(status, 413);
     assert_eq!(body["ok"], false);

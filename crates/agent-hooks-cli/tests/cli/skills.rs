@@ -479,8 +479,9 @@ fn lifecycle_events_reach_skill_hooks_with_their_names() {
 
 // ---------------------------------------------------------------------------------------------
 // The scenarios of open-strix's own hook tests, and the behaviours that make its skills run
-// here unmodified. The hooks are `sh` one-liners: the event arrives as one compact JSON line,
-// so `sed` on it is an honest edit of the event.
+// here unmodified. The hooks are `sh` one-liners: the event arrives as one JSON line as
+// Python's `json.dumps` writes it (`", "` and `": "`), so `sed` on it is an honest edit of the
+// event.
 
 /// Answers nothing; appends the event it got to `seen.jsonl` in its skill directory.
 const RECORD: &str = "cat >> seen.jsonl";
@@ -883,7 +884,7 @@ fn a_skill_hook_may_echo_an_event_larger_than_a_mebibyte() {
         "big",
         json!([entry(
             "big",
-            r#"sed 's/"text":"a/"text":"b/'"#,
+            r#"sed 's/"text": "a/"text": "b/'"#,
             &["pre_tool_call"]
         )]),
     );
@@ -1011,7 +1012,7 @@ fn loose_values_load_as_python_reads_them_each_with_a_warning() {
 #[test]
 fn a_block_does_not_end_the_chain_and_a_later_hook_may_lift_it() {
     let block = adding("_block", r#"{"reason":"r1","result":"R1"}"#);
-    let lift = r#"tee -a seen.jsonl | sed 's/,"_block":{[^}]*}//'"#;
+    let lift = r#"tee -a seen.jsonl | sed 's/, "_block": {[^}]*}//'"#;
     let ws = skill(
         Ws::new(),
         "chain",
@@ -1099,7 +1100,7 @@ fn the_last_append_prompt_wins() {
             entry("first", &adding("append_prompt", "\"A1\""), &["pre_prompt"]),
             entry(
                 "second",
-                r#"sed 's/"append_prompt":"A1"/"append_prompt":"A2"/'"#,
+                r#"sed 's/"append_prompt": "A1"/"append_prompt": "A2"/'"#,
                 &["pre_prompt"]
             )
         ]),
@@ -1179,4 +1180,234 @@ fn serve_does_not_log_a_broken_hooks_json_continuously() {
         "{:?}",
         ws.events()
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bytes on a skill hook's stdin are those open-strix writes: `json.dumps(event,
+// ensure_ascii=True) + "\n"`, its fields in its order, and no field it does not send.
+
+#[test]
+fn a_hook_matching_pythons_separators_in_its_raw_input_blocks_the_call() {
+    // The shape real policy hooks take: a grep on the raw line, not a JSON parse.
+    let block = r#"if grep -q '"tool": "send_message"'; then echo '{"_block": {"reason": "no-send", "result": "sending is off"}}'; fi"#;
+    let ws = skill(
+        Ws::new(),
+        "policy",
+        json!([entry("no-send", block, &["pre_tool_call"])]),
+    );
+    let fired = ws.fire("pre_tool_call", send_message("hi"));
+    assert_eq!(fired.decision(), "block", "{}", fired.outcome);
+    assert_eq!(fired.outcome["result"], "sending is off");
+    let blocked = ws.events_of("hook_blocked_tool_call");
+    assert_eq!(blocked.len(), 1, "{blocked:?}");
+    assert_eq!(blocked[0]["tool"], "send_message");
+    // Another tool is not matched by the same hook.
+    let other = ws.fire("pre_tool_call", tool_call("bash", json!({"command": "ls"})));
+    assert_eq!(other.decision(), "continue");
+}
+
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
+#[test]
+fn stdin_is_byte_for_byte_what_pythons_json_dumps_writes() {
+    let ws = skill(
+        Ws::new(),
+        "raw",
+        json!([entry(
+            "raw",
+            "cat >> raw.bin",
+            &[
+                "pre_tool_call",
+                "post_tool_call",
+                "pre_prompt",
+                "pre_startup"
+            ]
+        )]),
+    );
+    let text = "h\u{e9}llo \u{1F600} \u{2028} \"q\" \\ \t\u{7f}";
+    let payloads = [
+        (
+            "pre_tool_call",
+            json!({"timestamp": "2026-01-02T03:04:05+00:00", "session_id": "s1", "tool_name": "send_message",
+                   "tool_input": {"text": text, "n": [1, 2.5, 1e16, 1e-5, 100.0, -0.0, null, true, {}]},
+                   "channel_id": "c1", "current_event": null}),
+            // The event as open-strix builds it: type, timestamp, session_id, then its own fields.
+            json!({"type": "pre_tool_call", "timestamp": "2026-01-02T03:04:05+00:00", "session_id": "s1",
+                   "tool": "send_message", "args": {"text": text, "n": [1, 2.5, 1e16, 1e-5, 100.0, -0.0, null, true, {}]},
+                   "channel_id": "c1", "current_event": null}),
+        ),
+        (
+            "post_tool_call",
+            json!({"timestamp": "2026-01-02T03:04:06+00:00", "session_id": "s1", "tool_name": "bash",
+                   "tool_input": {"command": "false"}, "status": "error", "error": "boom",
+                   "error_class": "RuntimeError", "channel_id": "c1", "current_event": "x"}),
+            json!({"type": "post_tool_call", "timestamp": "2026-01-02T03:04:06+00:00", "session_id": "s1",
+                   "tool": "bash", "args": {"command": "false"}, "status": "error", "error": "boom",
+                   "error_class": "RuntimeError", "channel_id": "c1", "current_event": "x"}),
+        ),
+        (
+            "pre_prompt",
+            json!({"timestamp": "2026-01-02T03:04:07+00:00", "session_id": "s1", "prompt": "p\u{e9}",
+                   "source_event_type": "discord_message", "channel_id": "c1", "author": "u"}),
+            json!({"type": "pre_prompt", "timestamp": "2026-01-02T03:04:07+00:00", "session_id": "s1",
+                   "prompt": "p\u{e9}", "source_event_type": "discord_message", "channel_id": "c1", "author": "u"}),
+        ),
+        (
+            "pre_startup",
+            json!({"timestamp": "2026-01-02T03:04:08+00:00", "session_id": "s1", "home": "/h"}),
+            json!({"type": "pre_startup", "timestamp": "2026-01-02T03:04:08+00:00", "session_id": "s1", "home": "/h"}),
+        ),
+    ];
+    let mut expected = Vec::new();
+    for (event, payload, open_strix) in &payloads {
+        let fired = ws.fire(event, payload.clone());
+        assert_eq!(fired.status("raw"), "noop", "{}", fired.outcome);
+        // What Python writes for the same event, from Python itself.
+        let out = std::process::Command::new(python())
+            .args([
+                "-c",
+                "import json, sys; sys.stdout.write(json.dumps(json.loads(sys.argv[1]), ensure_ascii=True, default=str) + '\\n')",
+                &open_strix.to_string(),
+            ])
+            .output()
+            .expect("run python3");
+        assert!(out.status.success());
+        expected.extend_from_slice(&out.stdout);
+    }
+    let got = std::fs::read(ws.path("skills/raw/raw.bin")).expect("the hook wrote its stdin");
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&expected)
+    );
+}
+
+#[test]
+fn fire_takes_the_skill_event_names() {
+    let ws = skill(
+        Ws::new(),
+        "p",
+        json!([entry("p", "cat >> seen.jsonl", &["pre_prompt"])]),
+    );
+    let fired = ws.fire("pre_prompt", json!({"session_id": "s1", "prompt": "hi"}));
+    assert_eq!(fired.status("p"), "noop");
+    let seen = seen(&ws, "p");
+    assert_eq!(seen[0]["type"], "pre_prompt");
+    assert_eq!(seen[0]["prompt"], "hi");
+}
+
+#[test]
+fn an_answer_with_pythons_nan_and_infinity_is_read_as_python_reads_it() {
+    let ws = skill(
+        Ws::new(),
+        "nan",
+        json!([entry(
+            "nan",
+            r#"cat > /dev/null; echo '{"type": "pre_tool_call", "tool": "calc", "args": {"x": NaN, "y": Infinity, "z": 1}}'"#,
+            &["pre_tool_call"]
+        )]),
+    );
+    let fired = ws.fire("pre_tool_call", tool_call("calc", json!({"z": 0})));
+    assert_eq!(fired.status("nan"), "ok", "{}", fired.outcome);
+    assert_eq!(fired.outcome["payload"]["tool_input"]["z"], 1);
+    assert_eq!(fired.outcome["payload"]["tool_input"]["y"], f64::MAX);
+    assert!(ws.events_of("hook_invalid_output").is_empty());
+}
+
+#[test]
+fn sh_is_bin_sh_whatever_path_the_skills_env_sets() {
+    let ws = skill(
+        Ws::new(),
+        "nopath",
+        json!([{"name": "nopath", "command": "read line; echo ran > ran.txt", "events": ["pre_tool_call"],
+                "env": {"PATH": "/nonexistent"}}]),
+    );
+    let fired = ws.fire("pre_tool_call", tool_call("bash", json!({"command": "ls"})));
+    assert_eq!(fired.status("nopath"), "noop", "{}", fired.outcome);
+    assert_eq!(ws.read("skills/nopath/ran.txt").trim(), "ran");
+}
+
+#[test]
+fn a_hooks_json_with_pythons_infinite_numbers_loads_as_python_loads_it() {
+    let ws = Ws::new().file(
+        "skills/inf/hooks.json",
+        r#"{"hooks": [{"name": "inf", "command": "cat > /dev/null", "events": ["pre_tool_call"], "timeout_seconds": 1e400},
+                      {"name": "nan", "command": "cat > /dev/null", "events": ["pre_tool_call"], "timeout_seconds": NaN}]}"#,
+    );
+    let fired = ws.fire("pre_tool_call", tool_call("t", json!({})));
+    assert_eq!(hook_names(&fired), ["inf", "nan"], "{}", fired.outcome);
+    assert_eq!(fired.status("inf"), "noop");
+    assert!(ws.events_of("hook_invalid_json").is_empty());
+}
+
+#[test]
+fn upstream_semantics_carry_block_along_and_the_tool_runs() {
+    let block = adding("_block", r#"{"reason":"r1","result":"R1"}"#);
+    let hooks = json!([
+        entry("blocker", &block, &["pre_tool_call"]),
+        entry("reader", RECORD_AND_ECHO, &["pre_tool_call"])
+    ]);
+    let upstream = skill(
+        Ws::new().file("config/agent.yaml", "skill_hooks:\n  block: upstream\n"),
+        "chain",
+        hooks.clone(),
+    );
+    let fired = upstream.fire("pre_tool_call", tool_call("t", json!({"n": 1})));
+    assert_eq!(fired.decision(), "continue", "{}", fired.outcome);
+    assert!(fired.outcome["result"].is_null());
+    assert_eq!(fired.outcome["payload"]["tool_input"], json!({"n": 1}));
+    // The field is there for the next hook, as upstream passes every field on.
+    assert_eq!(seen(&upstream, "chain")[0]["_block"]["reason"], "r1");
+    assert!(upstream.events_of("hook_blocked_tool_call").is_empty());
+
+    // The fork's verb is the default.
+    let fork = skill(Ws::new(), "chain", hooks.clone());
+    assert_eq!(
+        fork.fire("pre_tool_call", tool_call("t", json!({"n": 1})))
+            .decision(),
+        "block"
+    );
+
+    // A value that is neither is told, and the fork's verb applies.
+    let typo = skill(
+        Ws::new().file("config/agent.yaml", "skill_hooks:\n  block: downstream\n"),
+        "chain",
+        hooks,
+    );
+    let fired = typo.fire("pre_tool_call", tool_call("t", json!({"n": 1})));
+    assert_eq!(fired.decision(), "block");
+    let told = fired.warnings().join("\n");
+    assert!(told.contains("skill_hooks.block"), "{told}");
+}
+
+#[test]
+fn diagnostics_in_the_outcome_carry_the_records_facts() {
+    let ws = skill(
+        Ws::new(),
+        "s",
+        json!([
+            entry("err", "cat > /dev/null; echo oops >&2; exit 3", &["pre_tool_call"]),
+            {"name": "slow", "command": "sleep 5", "events": ["pre_tool_call"], "timeout_seconds": 0.2},
+            entry("bad", r#"cat > /dev/null; echo '{"_block": 1}'"#, &["pre_tool_call"])
+        ]),
+    );
+    let fired = ws.fire("pre_tool_call", tool_call("send", json!({})));
+    let diagnostics = fired.outcome["diagnostics"]
+        .as_array()
+        .expect("diagnostics");
+    let of = |kind: &str| {
+        diagnostics
+            .iter()
+            .find(|d| d["type"] == kind)
+            .unwrap_or_else(|| panic!("no {kind} in {diagnostics:?}"))
+    };
+    assert_eq!(of("hook_nonzero_exit")["returncode"], 3);
+    assert_eq!(of("hook_nonzero_exit")["event"], "pre_tool_call");
+    assert_eq!(of("hook_timeout")["timeout_seconds"], 0.2);
+    assert_eq!(of("hook_invalid_block")["tool"], "send");
+    assert_eq!(of("hook_stderr")["detail"], "oops");
+    // The same facts as the log's record.
+    let logged = ws.events_of("hook_nonzero_exit");
+    assert_eq!(logged[0]["returncode"], 3);
 }

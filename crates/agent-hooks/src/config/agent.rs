@@ -20,7 +20,7 @@ use agent_hooks_dialects::claude::{RewritePermission, ToolAliases};
 use agent_hooks_transports::{JudgeEndpoint, Provider};
 
 /// Largest request body the sidecar accepts unless `sidecar.max_body` says otherwise.
-pub(crate) const MAX_BODY: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_BODY: usize = 64 * 1024 * 1024;
 
 /// The parts of `config/agent.yaml` agent-hooks reads.
 #[derive(Debug, Clone)]
@@ -51,6 +51,9 @@ pub(crate) struct AgentSettings {
     /// `sidecar.host_lifecycle`: the host fires `pre_startup`, `post_startup`, `pre_shutdown`
     /// and `post_shutdown` itself, so `serve` does not (default off: `serve` fires them).
     pub host_lifecycle: bool,
+    /// `skill_hooks.block`: `fork` (the default: `_block` stops a tool call) or `upstream`
+    /// (open-strix without the verb: `_block` is carried along and the tool runs).
+    pub skill_block: agent_hooks_dialects::skill::BlockVerb,
     /// `sidecar.max_body`: the largest request body the sidecar reads, in bytes (default
     /// [`MAX_BODY`]); a larger one is refused (413) and no hook runs.
     pub max_body: usize,
@@ -81,6 +84,7 @@ impl Default for AgentSettings {
             rewrite_permission: RewritePermission::default(),
             judge: JudgeEndpoint::default(),
             host_lifecycle: false,
+            skill_block: agent_hooks_dialects::skill::BlockVerb::Fork,
             max_body: MAX_BODY,
             events_log: LogDestination::Default,
             decisions_log: LogDestination::Default,
@@ -100,6 +104,7 @@ struct AgentFile {
     claude_hooks: Option<Typed<Object<ClaudeHooks>>>,
     logs: Option<Typed<Object<Logs>>>,
     sidecar: Option<Typed<Object<Sidecar>>>,
+    skill_hooks: Option<Typed<Object<SkillHooks>>>,
     llm_judge: Option<Typed<Object<Judge>>>,
     on_failure: Option<Typed<String>>,
 }
@@ -146,6 +151,13 @@ enum EventsLog {
 struct Sidecar {
     max_body: Option<Typed<u64>>,
     host_lifecycle: Option<Typed<bool>>,
+}
+
+/// `skill_hooks`: which open-strix the skill hooks follow.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SkillHooks {
+    block: Option<Typed<String>>,
 }
 
 /// `llm_judge`: the model server that judges prompt hooks.
@@ -226,6 +238,20 @@ impl AgentSettings {
         }
         if let Some(sidecar) = section(&file.sidecar) {
             settings.read_sidecar(sidecar, &mut problems);
+        }
+        match section(&file.skill_hooks).and_then(|s| s.block.as_ref()) {
+            None => {}
+            Some(Typed::Valid(verb)) if verb == "fork" => {}
+            Some(Typed::Valid(verb)) if verb == "upstream" => {
+                settings.skill_block = agent_hooks_dialects::skill::BlockVerb::Upstream;
+            }
+            Some(other) => problems.push(format!(
+                "skill_hooks.block: expected fork or upstream, found {}; the fork's _block applies",
+                match other {
+                    Typed::Valid(text) => format!("\"{text}\""),
+                    Typed::Wrong(value) => value.to_string(),
+                }
+            )),
         }
         match judge_endpoint(&file.llm_judge) {
             Ok(judge) => settings.judge = judge,

@@ -1,5 +1,5 @@
 //! The skill-hook source: every `hooks.json` under `skills/`, recursively (`docs/skill-hooks.md`).
-//! Entries run through `sh -c` in their skill directory, need no approval, and speak the skill
+//! Entries run through `/bin/sh -c` in their skill directory, need no approval, and speak the skill
 //! dialect. Problems carry the source runtime's own diagnostic types: `hook_invalid_json` for a
 //! file that is not JSON, `hook_invalid_format` for a wrong shape, `hook_missing_fields` for an
 //! entry without a name, a command or a valid event. Values the source runtime coerces the way
@@ -22,7 +22,7 @@ use agent_hooks_core::event::Event;
 use agent_hooks_core::wording::{did_you_mean, kind_of as json_kind, nearest};
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::Dialect;
-use agent_hooks_dialects::skill::{SKILL_EVENTS, canonical};
+use agent_hooks_dialects::skill::{BlockVerb, SKILL_EVENTS, canonical};
 use agent_hooks_transports::{CommandSpec, TransportSpec};
 
 /// Default timeout of a skill hook, as in its source runtime.
@@ -53,12 +53,15 @@ struct HooksFile {
     hooks: Given<Typed<Vec<Value>>>,
 }
 
-pub(crate) fn load(ws: &Workspace, _agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
+pub(crate) fn load(ws: &Workspace, agent: &super::agent::AgentSettings) -> Vec<FileLoad> {
     let mut files = Vec::new();
     let mut visited = HashSet::new();
     find_hooks_json(&ws.skills_dir(), 0, &mut visited, &mut files);
     files.sort();
-    files.into_iter().map(|path| load_file(ws, path)).collect()
+    files
+        .into_iter()
+        .map(|path| load_file(ws, path, agent.skill_block))
+        .collect()
 }
 
 /// How deep below `skills/` a `hooks.json` is looked for. Skills nest a level or two; the
@@ -107,7 +110,7 @@ fn find_hooks_json(
     }
 }
 
-fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
+fn load_file(ws: &Workspace, path: PathBuf, block: BlockVerb) -> FileLoad {
     let display = ws.display(&path).into_owned();
     let mut load = FileLoad::new(ws, SourceKind::Skill, path.clone());
     load.state = FileState::Loaded;
@@ -132,7 +135,14 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
             return load;
         }
     };
-    let doc: Value = match serde_json::from_str(&text) {
+    // Read as open-strix's `json.loads` reads it: `1e400` is `inf` and `NaN` a number, not a
+    // file lost; only text Python refuses too is an error (placed by serde_json's reading).
+    let read = serde_json::from_str(&text).or_else(|e| {
+        agent_hooks_dialects::json::read_python(text.as_bytes())
+            .map(|(doc, _)| doc)
+            .map_err(|_| e)
+    });
+    let doc: Value = match read {
         Ok(doc) => doc,
         Err(e) => {
             load.state = FileState::Broken;
@@ -192,7 +202,14 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
             }
         }
         let mut loose = Vec::new();
-        match parse_entry(&skill_dir, &path, &display, line, index, &entry, &mut loose) {
+        let at_entry = EntryAt {
+            skill_dir: &skill_dir,
+            file: &path,
+            display: &display,
+            line,
+            index,
+        };
+        match parse_entry(&at_entry, &entry, block, &mut loose) {
             Ok(hook) => load.hooks.push(hook),
             Err((kind, message)) => load.errors.push(at(kind, message)),
         }
@@ -204,15 +221,28 @@ fn load_file(ws: &Workspace, path: PathBuf) -> FileLoad {
 }
 
 /// Reads one entry into a [`Hook`]; what it coerces as Python would goes to `loose`.
-fn parse_entry(
-    skill_dir: &Path,
-    file: &Path,
-    display: &str,
+/// Where an entry is: its skill directory, its file (as shown) and its place in it.
+struct EntryAt<'a> {
+    skill_dir: &'a Path,
+    file: &'a Path,
+    display: &'a str,
     line: u64,
     index: usize,
+}
+
+fn parse_entry(
+    at: &EntryAt<'_>,
     entry: &Entry,
+    block: BlockVerb,
     loose: &mut Vec<String>,
 ) -> Result<Hook, (DiagKind, String)> {
+    let EntryAt {
+        skill_dir,
+        file,
+        display,
+        line,
+        index,
+    } = *at;
     let n = index + 1;
     let missing = |what: &str| (DiagKind::HookMissingFields, format!("hook #{n}: {what}"));
     let name = text(&entry.name, "name", n, loose);
@@ -253,6 +283,7 @@ fn parse_entry(
         transport: TransportSpec::Command(CommandSpec::shell(&command, skill_dir.to_path_buf())),
         dialect: Dialect::Skill {
             include_conversation,
+            block,
         },
         timeout: Duration::from_secs_f64(timeout),
         on_error: OnError::Continue,
@@ -699,7 +730,7 @@ mod tests {
             })
             .collect();
         std::fs::write(&file, serde_json::json!({ "hooks": hooks }).to_string()).expect("write");
-        let load = load_file(&ws, file);
+        let load = load_file(&ws, file, BlockVerb::Fork);
         assert!(load.errors.is_empty(), "{:?}", load.errors);
         let timeouts: Vec<f64> = load.hooks.iter().map(|h| h.timeout.as_secs_f64()).collect();
         let expected: Vec<f64> = cases.iter().map(|(_, secs)| *secs).collect();

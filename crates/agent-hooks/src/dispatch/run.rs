@@ -358,7 +358,10 @@ impl Runtime<'_> {
                 {
                     tracing::warn!(dir = %hook.state_dir.display(), %e, "cannot create STATE_DIR");
                 }
-                let mut env = hook_env(self.ws, hook, view.event);
+                // The host's variables first: the hook's `env` and the runtime's win over them.
+                let mut env: Vec<(String, String)> =
+                    view.cache.host_env.get().cloned().unwrap_or_default();
+                env.extend(hook_env(self.ws, hook, view.event));
                 if self.dry_run {
                     env.push((DRY_RUN_ENV.to_owned(), "1".to_owned()));
                 }

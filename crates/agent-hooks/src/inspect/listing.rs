@@ -31,7 +31,8 @@ pub fn hook_listing(engine: &Engine) -> HookListing {
             let include_conversation = matches!(
                 hook.dialect,
                 agent_hooks_dialects::Dialect::Skill {
-                    include_conversation: true
+                    include_conversation: true,
+                    ..
                 }
             );
             json!({

@@ -1,0 +1,1 @@
+"""Ready-made adapters that put an existing agent's own hook system on the sidecar."""
