@@ -9,6 +9,7 @@ mod code;
 mod paths;
 mod rule;
 mod scan;
+mod unwrap;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Display;
@@ -45,6 +46,7 @@ struct Raw {
     command_prefixes: Option<HashMap<Text, Prefix>>,
     nested_shells: Option<Vec<Text>>,
     code_options: Option<HashMap<Text, Vec<Text>>>,
+    command_runners: Option<HashMap<Text, unwrap::Runner>>,
     remote_shells: Option<HashMap<Text, Vec<Text>>>,
     remote_execs: Option<HashMap<Text, Vec<Text>>>,
     subcommand_options: Option<HashMap<Text, Vec<Text>>>,
@@ -129,6 +131,7 @@ pub(crate) struct SecurityGuard {
     nested_shells: Vec<Text>,
     /// Programs whose option values are shell code (`su -c`, `env -S`).
     code_options: HashMap<Text, Vec<Text>>,
+    command_runners: HashMap<Text, unwrap::Runner>,
     /// Programs that run their operands after a host as a command there (`ssh host cmd`),
     /// with their options that take a value.
     remote_shells: HashMap<Text, Vec<Text>>,
@@ -245,6 +248,7 @@ impl SecurityGuard {
             prefixes: shell::prefix_list(pick(user.command_prefixes, def.command_prefixes)),
             nested_shells: pick(user.nested_shells, def.nested_shells),
             code_options: pick(user.code_options, def.code_options),
+            command_runners: pick(user.command_runners, def.command_runners),
             remote_shells: pick(user.remote_shells, def.remote_shells),
             remote_execs: pick(user.remote_execs, def.remote_execs),
             subcommand_options: pick(user.subcommand_options, def.subcommand_options)

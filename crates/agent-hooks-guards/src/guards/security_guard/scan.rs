@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use super::code::{self, Action};
 use super::paths::Cwd;
 use super::rule::{Answer, Rule, subcommand_start};
+use super::unwrap::{self, Filtered, Runner};
 use super::{SecurityGuard, quote};
 use crate::answer::fill;
 use crate::rules::Text;
@@ -46,8 +47,26 @@ pub(crate) struct Scan<'g> {
     pub(crate) found: Option<Finding>,
     /// A descriptor of this text is open onto a network socket (`exec 3<>/dev/tcp/h/p`).
     socket_open: bool,
-    /// Variables the text set to literal values (`RM=rm`, `x=/`), in order of setting.
+    /// Variables the text set to literal values (`RM=rm`, `x=/`), in order of setting;
+    /// `set -- a b` sets the positional ones (`1`, `2`, `@`, `*`, `#`).
     vars: Vec<(String, String)>,
+    /// Aliases the text defined (`alias x='rm -rf'`), by name.
+    aliases: Vec<(String, String)>,
+}
+
+/// What a command before a reader in its pipeline prints, as far as the text shows it.
+enum Piped {
+    /// This text.
+    Text(String),
+    /// A decoder's output whose input the text does not show (`base64 -d f | sh`).
+    Hidden,
+    /// Nothing the guard reads (no command before, or one whose output is not known).
+    Unknown,
+}
+
+/// Paths that name a process's own standard input.
+fn is_stdin_path(path: &str) -> bool {
+    matches!(path, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
 }
 
 /// Whether `program` is a builtin that sets the variables its arguments name.
@@ -89,6 +108,7 @@ impl<'g> Scan<'g> {
             found: None,
             socket_open: false,
             vars: Vec::new(),
+            aliases: Vec::new(),
         }
     }
 
@@ -111,11 +131,16 @@ impl<'g> Scan<'g> {
     /// asks, unless a rule already found something as strong; it never ends the walk, so a
     /// block elsewhere in the text still wins.
     fn note_limit(&mut self, text: &str) -> bool {
+        let why = format!("shell code nested more than {MAX_NESTING} levels deep");
+        self.note_limit_why(text, &why)
+    }
+
+    /// A limit of the guard's own, with what it was: the finding asks (see [`Self::note_limit`]).
+    fn note_limit_why(&mut self, text: &str, why: &str) -> bool {
         if self.found.as_ref().is_none_or(|f| Answer::Ask > f.answer) {
-            let why = format!("shell code nested more than {MAX_NESTING} levels deep");
             let reason = fill(
                 &self.guard.messages.limit,
-                &[("why", &why), ("command", &quote(text))],
+                &[("why", why), ("command", &quote(text))],
             );
             self.found = Some(Finding {
                 answer: Answer::Ask,
@@ -219,6 +244,7 @@ impl<'g> Scan<'g> {
             // below can find anything.
             if last_network.is_none()
                 && self.vars.is_empty()
+                && self.aliases.is_empty()
                 && command
                     .redirects
                     .iter()
@@ -229,6 +255,9 @@ impl<'g> Scan<'g> {
                 continue;
             }
             self.remember_assignments(command, *argv);
+            if self.unwrapped(command, *argv, depth) {
+                return true;
+            }
             if self.substituted(script, command, depth) {
                 return true;
             }
@@ -277,6 +306,10 @@ impl<'g> Scan<'g> {
         let words = match argv {
             None => command.words,
             Some((program, args)) if declares(program) => args,
+            Some(("set", args)) => {
+                self.set_positional(args);
+                return;
+            }
             Some(_) => return,
         };
         for word in words {
@@ -299,6 +332,72 @@ impl<'g> Scan<'g> {
         }
     }
 
+    /// `set -- a b` (or `set a b`): the positional parameters become `a b`.
+    fn set_positional(&mut self, args: &[Cow<'_, str>]) {
+        let values = match args.iter().position(|a| a == "--") {
+            Some(at) => &args[at + 1..],
+            None if args.first().is_some_and(|a| !a.starts_with(['-', '+'])) => args,
+            None => return,
+        };
+        self.vars.retain(|(name, _)| !is_positional(name));
+        let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        self.vars.extend(positional(&values));
+    }
+
+    /// What bash makes of a command before it runs it, where that differs from its words:
+    /// an alias the text defined, a program word with blanks (shell code, as `sudo -s`
+    /// runs it), a variable whose value the program runs (`GIT_PAGER='...' git log`).
+    fn unwrapped(
+        &mut self,
+        command: &SimpleCommand<'_, '_>,
+        argv: Option<(&str, &[Cow<'_, str>])>,
+        depth: usize,
+    ) -> bool {
+        let Some((program, args)) = argv else {
+            return false;
+        };
+        let index = command.words.len().saturating_sub(args.len() + 1);
+        if program == "alias" {
+            for definition in args {
+                if let Some((name, value)) = definition.split_once('=') {
+                    self.aliases.retain(|(known, _)| known != name);
+                    self.aliases.push((name.to_owned(), value.to_owned()));
+                }
+            }
+            return false;
+        }
+        let rest = || -> Vec<String> { args.iter().map(|w| w.to_string()).collect() };
+        if let Some(first) = command.words.first()
+            && let Some((_, value)) = self.aliases.iter().find(|(name, _)| name == first)
+        {
+            let words: Vec<String> = command.words[1..].iter().map(|w| w.to_string()).collect();
+            let code = format!("{value} {}", quote_words(&words));
+            if self.check(&code, depth + 1) {
+                return true;
+            }
+        }
+        if let Some(word) = command.words.get(index)
+            && word.contains([' ', '\t', '\n', ';', '|', '&'])
+            // A substitution's text (`$(echo ls)`) is expanded, not run as it stands.
+            && !word.contains("$(")
+            && !word.contains('`')
+        {
+            let code = format!("{word} {}", quote_words(&rest()));
+            if self.code(&code, depth) {
+                return true;
+            }
+        }
+        for word in command.words.get(..index).unwrap_or(&[]) {
+            if let Some((name, value)) = word.split_once('=')
+                && unwrap::CODE_VARIABLES.contains(&name)
+                && self.code(value, depth)
+            {
+                return true;
+            }
+        }
+        false
+    }
+
     /// A command whose words hold a variable the text set, or a substitution whose output
     /// the text shows (`$RM -rf /`, `$(echo rm) -rf /`, `$(which rm)`, `rm -rf $x`): it is
     /// checked again with those words as they expand.
@@ -316,16 +415,47 @@ impl<'g> Scan<'g> {
                 .iter()
                 .any(|program| text.starts_with(program))
         };
-        if self.vars.is_empty() && !command.substitutions.iter().any(shown) {
+        let braces = command.words.iter().any(|w| has_braces(w));
+        if self.vars.is_empty() && !braces && !command.substitutions.iter().any(shown) {
             return false;
         }
+        let ifs = self
+            .vars
+            .iter()
+            .rev()
+            .find(|(name, _)| name == "IFS")
+            .map_or(" \t\n".to_owned(), |(_, value)| value.clone());
         let mut changed = false;
         let mut words = Vec::with_capacity(command.words.len());
+        // The words as bash splits an unquoted expansion (the tokenizer keeps no quotes,
+        // so both readings are checked: the split one is what `$cmd` runs).
+        let mut split = Vec::with_capacity(command.words.len());
         for word in command.words {
             let expanded = self.expand(script, word, command.substitutions);
-            let expanded = expand_vars(&expanded, &self.vars).unwrap_or(expanded.into_owned());
+            let from_vars = expand_vars(&expanded, &self.vars);
+            let expanded = from_vars.clone().unwrap_or(expanded.into_owned());
             changed |= expanded != word.as_ref();
+            match from_vars {
+                Some(value) => split.extend(
+                    value
+                        .split(|c: char| ifs.contains(c))
+                        .filter(|part| !part.is_empty())
+                        .map(str::to_owned),
+                ),
+                None => split.push(expanded.clone()),
+            }
             words.push(expanded);
+        }
+        let split = match brace_expand(&split) {
+            Ok(expanded) => expanded,
+            Err(()) => {
+                let text = command.words.join(" ");
+                self.note_limit_why(&text, "brace expansion into too many words");
+                split
+            }
+        };
+        if split != words && self.check(&quote_words(&split), depth + 1) {
+            return true;
         }
         changed && self.check(&quote_words(&words), depth + 1)
     }
@@ -455,10 +585,68 @@ impl<'g> Scan<'g> {
             .checked_sub(1)
             .and_then(|i| runs.get(i))
             .map(|(c, a, _)| (c, *a));
+        let piped = |scan: &Self| match position.checked_sub(1) {
+            Some(before) => scan.output_of(runs, before),
+            None => Piped::Unknown,
+        };
         match self.programs.kind(entry) {
-            Kind::Shell => self.shell(script, command, program, args, upstream, depth),
+            Kind::Shell => {
+                let piped = piped(self);
+                self.shell(script, command, program, args, piped, depth)
+            }
+            Kind::Source => {
+                let piped = piped(self);
+                self.run_file(
+                    script,
+                    command,
+                    args.first().map(|w| w.as_ref()),
+                    piped,
+                    depth,
+                )
+            }
+            Kind::Trap => {
+                let args = match args.first() {
+                    Some(first) if first == "--" => &args[1..],
+                    _ => args,
+                };
+                match args {
+                    [code, _, ..] if !matches!(code.as_ref(), "-" | "-l" | "-p" | "-P") => {
+                        let code = self.expand(script, code, command.substitutions);
+                        self.code(&code, depth)
+                    }
+                    _ => false,
+                }
+            }
+            Kind::Runner(runner) => {
+                let input = match self.stdin_text(command) {
+                    Some(text) => Some(text),
+                    None => match piped(self) {
+                        Piped::Text(text) => Some(text),
+                        _ => None,
+                    },
+                };
+                let shells = &self.guard.nested_shells;
+                for run in unwrap::runs(runner, args, input.as_deref(), shells) {
+                    let stop = match run {
+                        unwrap::Run::Shell(code) => self.code(&code, depth),
+                        unwrap::Run::Unseen => {
+                            let text = command.words.join(" ");
+                            self.note_named(
+                                "runs-piped-code",
+                                "runs piped input as shell code",
+                                &text,
+                            )
+                        }
+                    };
+                    if stop {
+                        return true;
+                    }
+                }
+                false
+            }
             Kind::Interpreter(lang) => {
-                self.interpreter(script, lang, command, args, upstream, depth)
+                let piped = piped(self);
+                self.interpreter(script, lang, command, args, piped, depth)
             }
             Kind::Xargs => {
                 let input = self.input(command, upstream);
@@ -477,9 +665,25 @@ impl<'g> Scan<'g> {
                     .map_or(&[][..], Vec::as_slice);
                 let mut words = args.iter();
                 while let Some(word) = words.next() {
-                    if options.iter().any(|o| o == word)
-                        && let Some(code) = words.next()
-                    {
+                    // `-c CODE`, `--command=CODE`, and a short cluster ending in the
+                    // option (`script -qc CODE`, `su -lc CODE`).
+                    let inline = word.split_once('=').and_then(|(name, value)| {
+                        options.iter().any(|o| o == name).then_some(value)
+                    });
+                    let clustered = !word.starts_with("--")
+                        && word.len() > 2
+                        && word.starts_with('-')
+                        && options
+                            .iter()
+                            .any(|o| o.len() == 2 && o.starts_with('-') && word.ends_with(&o[1..]));
+                    let code = match inline {
+                        Some(value) => Some(value),
+                        None if clustered || options.iter().any(|o| o == word) => {
+                            words.next().map(|w| w.as_ref())
+                        }
+                        None => None,
+                    };
+                    if let Some(code) = code {
                         let code = self.expand(script, code, command.substitutions);
                         return self.code(&code, depth);
                     }
@@ -553,7 +757,7 @@ impl<'g> Scan<'g> {
         command: &SimpleCommand<'_, '_>,
         program: &str,
         args: &[Cow<'_, str>],
-        upstream: Option<Upstream<'_, '_, '_>>,
+        piped: Piped,
         depth: usize,
     ) -> bool {
         if program == "eval" {
@@ -561,45 +765,168 @@ impl<'g> Scan<'g> {
             let code = self.expand(parsed, &code, command.substitutions);
             return self.code(&code, depth);
         }
-        let mut words = args.iter();
-        let mut operand = false;
-        while let Some(word) = words.next() {
-            let is_c = word.starts_with('-') && !word.starts_with("--") && word.contains('c');
-            if is_c {
-                return match words.next() {
-                    Some(script) => {
-                        let script = self.expand(parsed, script, command.substitutions);
-                        self.code(&script, depth)
-                    }
-                    None => false,
-                };
-            }
-            if word == "--" {
-                operand = words.next().is_some();
+        // bash's own options: `-c` makes the first operand code, `-s` reads standard input
+        // even with operands, `-o NAME`/`-O NAME`/`--rcfile FILE` take a value.
+        let (mut code_flag, mut stdin_flag) = (false, false);
+        let mut operand = None;
+        let mut i = 0;
+        while let Some(word) = args.get(i) {
+            let word = word.as_ref();
+            if word == "--" || word == "-" {
+                operand = (i + 1 < args.len()).then_some(i + 1);
                 break;
             }
-            if !word.starts_with('-') {
-                // The first operand is a script file; its contents are not ours to read.
-                operand = true;
-                break;
+            if matches!(word, "--rcfile" | "--init-file") {
+                i += 2;
+                continue;
             }
+            if word.starts_with("--") {
+                i += 1;
+                continue;
+            }
+            if word.len() > 1 && (word.starts_with('-') || word.starts_with('+')) {
+                let flags = &word[1..];
+                code_flag |= word.starts_with('-') && flags.contains('c');
+                stdin_flag |= word.starts_with('-') && flags.contains('s');
+                i += if flags.ends_with(['o', 'O']) { 2 } else { 1 };
+                continue;
+            }
+            operand = Some(i);
+            break;
         }
-        if operand {
+        if code_flag {
+            let Some(at) = operand else {
+                return false;
+            };
+            let code = self.expand(parsed, &args[at], command.substitutions);
+            let code = with_operands(&code, args.get(at + 1..).unwrap_or(&[]));
+            return self.code(&code, depth);
+        }
+        if !stdin_flag && let Some(at) = operand {
+            return self.run_file(
+                parsed,
+                command,
+                args.get(at).map(|w| w.as_ref()),
+                piped,
+                depth,
+            );
+        }
+        self.run_stdin(parsed, command, piped, depth)
+    }
+
+    /// A shell (or `source`) running the file `file`: its standard input, a process
+    /// substitution whose output the text shows, or a file the guard cannot read.
+    fn run_file(
+        &mut self,
+        parsed: &Script<'_>,
+        command: &SimpleCommand<'_, '_>,
+        file: Option<&str>,
+        piped: Piped,
+        depth: usize,
+    ) -> bool {
+        let Some(file) = file else {
             return false;
+        };
+        if is_stdin_path(file) {
+            return self.run_stdin(parsed, command, piped, depth);
         }
+        if let Some(inner) = file.strip_prefix("<(").and_then(|f| f.strip_suffix(')')) {
+            let body = command.substitutions.iter().find(|b| b.text == inner);
+            return match body.map(|b| self.body_output(parsed, b)) {
+                Some(Piped::Text(code)) => self.code(&code, depth),
+                Some(Piped::Hidden) => {
+                    self.note_named("runs-piped-code", "runs piped input as shell code", file)
+                }
+                _ => false,
+            };
+        }
+        false
+    }
+
+    /// Code a shell reads from its standard input: heredocs, here-strings, and what the
+    /// command before it prints.
+    fn run_stdin(
+        &mut self,
+        parsed: &Script<'_>,
+        command: &SimpleCommand<'_, '_>,
+        piped: Piped,
+        depth: usize,
+    ) -> bool {
         for body in command.heredocs {
             if self.check(body, depth + 1) {
                 return true;
             }
         }
         for redirect in command.redirects.iter().filter(|r| r.op == "<<<") {
-            if self.check(&redirect.target, depth + 1) {
+            let code = self.expand(parsed, &redirect.target, command.substitutions);
+            if self.check(&code, depth + 1) {
                 return true;
             }
         }
-        match upstream.and_then(|(c, a)| self.static_output(c, a)) {
-            Some(code) => self.code(&code, depth),
-            None => false,
+        match piped {
+            Piped::Text(code) => self.code(&code, depth),
+            Piped::Hidden => {
+                let text = command.words.join(" ");
+                self.note_named("runs-piped-code", "runs piped input as shell code", &text)
+            }
+            Piped::Unknown => false,
+        }
+    }
+
+    /// A command's own standard input when the text shows it: a heredoc or here-string.
+    fn stdin_text(&self, command: &SimpleCommand<'_, '_>) -> Option<String> {
+        command.heredocs.first().map(|b| b.to_string()).or_else(|| {
+            command
+                .redirects
+                .iter()
+                .find(|r| r.op == "<<<")
+                .map(|r| format!("{}\n", r.target))
+        })
+    }
+
+    /// What command `at` of a pipeline prints: shown text (`echo`, `printf`, a heredoc),
+    /// or what a decoder makes of its input.
+    fn output_of(&self, runs: &[Run<'_, '_>], at: usize) -> Piped {
+        let Some((command, argv, _)) = runs.get(at) else {
+            return Piped::Unknown;
+        };
+        if let Some(text) = self.static_output(command, *argv) {
+            return Piped::Text(text);
+        }
+        let Some((program, args)) = argv else {
+            return Piped::Unknown;
+        };
+        let input = match self.stdin_text(command) {
+            Some(text) => Piped::Text(text),
+            None => match at.checked_sub(1) {
+                Some(before) => self.output_of(runs, before),
+                None => Piped::Unknown,
+            },
+        };
+        let text = match &input {
+            Piped::Text(text) => Some(text.as_str()),
+            _ => None,
+        };
+        match unwrap::filter(program, args, text) {
+            Filtered::Text(out) => Piped::Text(out),
+            Filtered::Unknown => Piped::Hidden,
+            Filtered::No => Piped::Unknown,
+        }
+    }
+
+    /// What the last pipeline of a substitution's body prints.
+    fn body_output(&mut self, script: &Script<'_>, body: &Body<'_>) -> Piped {
+        let Some(pipeline) = script.body_pipelines(body).last() else {
+            return Piped::Unknown;
+        };
+        let mut runs: Vec<Run<'_, '_>> = Vec::new();
+        for command in pipeline {
+            let (argv, matched) = self.programs.program_of(self.guard, &command);
+            runs.push((command, argv, matched));
+        }
+        match runs.len().checked_sub(1) {
+            Some(last) => self.output_of(&runs, last),
+            None => Piped::Unknown,
         }
     }
 
@@ -609,7 +936,7 @@ impl<'g> Scan<'g> {
         lang: usize,
         command: &SimpleCommand<'_, '_>,
         args: &[Cow<'_, str>],
-        upstream: Option<Upstream<'_, '_, '_>>,
+        piped: Piped,
         depth: usize,
     ) -> bool {
         let guard = self.guard;
@@ -630,7 +957,7 @@ impl<'g> Scan<'g> {
                         .filter(|r| r.op == "<<<")
                         .map(|r| Cow::Borrowed(r.target.as_ref())),
                 );
-                if let Some(text) = upstream.and_then(|(c, a)| self.static_output(c, a)) {
+                if let Piped::Text(text) = piped {
                     codes.push(Cow::Owned(text));
                 }
             }
@@ -682,14 +1009,20 @@ impl<'g> Scan<'g> {
         let mut out = word.to_owned();
         for sub in subs {
             let mut commands = script.body_pipelines(sub).flatten();
-            let (Some(only), None) = (commands.next(), commands.next()) else {
-                continue;
+            let text = match (commands.next(), commands.next()) {
+                (Some(only), None) => {
+                    let argv = only.argv(&self.guard.prefixes);
+                    self.static_output(&only, argv)
+                        .or_else(|| looked_up(only.words))
+                }
+                // A pipeline that decodes literal text (`echo ... | base64 -d`).
+                (Some(_), Some(_)) => match self.body_output(script, sub) {
+                    Piped::Text(text) => Some(text),
+                    _ => None,
+                },
+                _ => None,
             };
-            let argv = only.argv(&self.guard.prefixes);
-            if let Some(text) = self
-                .static_output(&only, argv)
-                .or_else(|| looked_up(only.words))
-            {
+            if let Some(text) = text {
                 let sub = &sub.text;
                 out = out
                     .replace(&format!("$({sub})"), &text)
@@ -719,14 +1052,7 @@ impl<'g> Scan<'g> {
                     .unwrap_or(args.len());
                 Some(args[start..].join(" "))
             }
-            "printf" => {
-                let format = args.first()?;
-                if args.len() > 1 && format.contains("%s") {
-                    Some(args[1..].join("\n"))
-                } else {
-                    Some(format.replace("\\n", "\n"))
-                }
-            }
+            "printf" => printf(args),
             "cat" if args.iter().all(|a| a == "-") => {
                 command.heredocs.first().map(|b| b.to_string()).or_else(|| {
                     command
@@ -1082,6 +1408,57 @@ fn substitute(template: &[String], value: &str, replace: Option<&str>) -> Vec<St
     words
 }
 
+/// What `printf FORMAT ARGS...` prints: the format's escapes and `%s`/`%b`/`%d`
+/// conversions, repeated while arguments remain, as printf does.
+fn printf(args: &[Cow<'_, str>]) -> Option<String> {
+    let args = match args.first() {
+        Some(first) if first == "--" => &args[1..],
+        _ => args,
+    };
+    let (format, mut rest) = args.split_first()?;
+    let mut out = String::new();
+    loop {
+        let mut chars = format.chars().peekable();
+        let mut used = false;
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some('n') => out.push('\n'),
+                    Some('t') => out.push('\t'),
+                    Some('\\') => out.push('\\'),
+                    Some(other) => {
+                        out.push('\\');
+                        out.push(other);
+                    }
+                    None => out.push('\\'),
+                },
+                '%' => {
+                    // Flags and width are dropped: the guard wants the words.
+                    while chars.peek().is_some_and(|c| "-+ #0123456789.".contains(*c)) {
+                        chars.next();
+                    }
+                    match chars.next() {
+                        Some('%') => out.push('%'),
+                        Some(_) => {
+                            used = true;
+                            if let Some((value, after)) = rest.split_first() {
+                                out.push_str(value);
+                                rest = after;
+                            }
+                        }
+                        None => out.push('%'),
+                    }
+                }
+                _ => out.push(c),
+            }
+        }
+        if !used || rest.is_empty() {
+            break;
+        }
+    }
+    Some(out)
+}
+
 /// What `which rm`, `command -v rm` and `type -P rm` print, as far as the guard needs it:
 /// the program's name.
 fn looked_up(words: &[Cow<'_, str>]) -> Option<String> {
@@ -1111,6 +1488,14 @@ fn expand_vars(word: &str, vars: &[(String, String)]) -> Option<String> {
                 Some(end) => (&braced[..end], end + 2),
                 None => ("", 0),
             },
+            // `$1`, `$@`, `$*`, `$#`: one byte (`$10` is `$1` then `0`).
+            None if after
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'@' | b'*' | b'#')) =>
+            {
+                (&after[..1], 1)
+            }
             None => {
                 let end = after
                     .bytes()
@@ -1133,6 +1518,162 @@ fn expand_vars(word: &str, vars: &[(String, String)]) -> Option<String> {
     }
     out.push_str(rest);
     changed.then_some(out)
+}
+
+/// Whether `name` is a positional parameter (`0`-`9`..., `@`, `*`, `#`).
+fn is_positional(name: &str) -> bool {
+    matches!(name, "@" | "*" | "#") || name.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The positional parameters `values` as variables: `1`, `2`..., `@`, `*` and `#`.
+fn positional(values: &[String]) -> Vec<(String, String)> {
+    let mut vars: Vec<(String, String)> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| ((i + 1).to_string(), v.clone()))
+        .collect();
+    let all = values.join(" ");
+    vars.push(("@".to_owned(), all.clone()));
+    vars.push(("*".to_owned(), all));
+    vars.push(("#".to_owned(), values.len().to_string()));
+    vars
+}
+
+/// `code` run by a shell with operands `operands` after it: `$0` is the first.
+fn with_operands(code: &str, operands: &[Cow<'_, str>]) -> String {
+    let Some((zero, rest)) = operands.split_first() else {
+        return code.to_owned();
+    };
+    let rest: Vec<String> = rest.iter().map(|w| w.to_string()).collect();
+    let mut vars = positional(&rest);
+    vars.push(("0".to_owned(), zero.to_string()));
+    expand_vars(code, &vars).unwrap_or_else(|| code.to_owned())
+}
+
+/// Whether a word may brace-expand: `{a,b}` or `{1..3}`, with no blank (a quoted one).
+fn has_braces(word: &str) -> bool {
+    word.contains('{')
+        && !word.contains([' ', '\t', '\n'])
+        && word
+            .find('{')
+            .and_then(|open| {
+                word[open..]
+                    .find('}')
+                    .map(|close| &word[open..open + close])
+            })
+            .is_some_and(|inside| inside.contains(',') || inside.contains(".."))
+}
+
+/// How many words brace expansion may make of one command before the guard stops.
+const MAX_BRACE_WORDS: usize = 4096;
+
+/// `words` with brace expansion applied (`{rm,-rf,/}` is three words, `a{1..3}` three);
+/// `Err` past [`MAX_BRACE_WORDS`].
+fn brace_expand(words: &[String]) -> Result<Vec<String>, ()> {
+    let mut out = Vec::with_capacity(words.len());
+    for word in words {
+        if has_braces(word) {
+            out.extend(expand_one(word, 0)?);
+        } else {
+            out.push(word.clone());
+        }
+        if out.len() > MAX_BRACE_WORDS {
+            return Err(());
+        }
+    }
+    Ok(out)
+}
+
+fn expand_one(word: &str, nesting: usize) -> Result<Vec<String>, ()> {
+    if nesting > 16 {
+        return Err(());
+    }
+    let bytes = word.as_bytes();
+    let Some(open) = word.find('{') else {
+        return Ok(vec![word.to_owned()]);
+    };
+    // The matching close, and the top-level commas between.
+    let mut level = 0;
+    let mut commas = Vec::new();
+    let mut close = None;
+    for (i, &b) in bytes.iter().enumerate().skip(open) {
+        match b {
+            b'{' => level += 1,
+            b'}' => {
+                level -= 1;
+                if level == 0 {
+                    close = Some(i);
+                    break;
+                }
+            }
+            b',' if level == 1 => commas.push(i),
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return Ok(vec![word.to_owned()]);
+    };
+    let (head, inside, tail) = (&word[..open], &word[open + 1..close], &word[close + 1..]);
+    let mut alternatives: Vec<String> = Vec::new();
+    if commas.is_empty() {
+        match inside.split_once("..") {
+            Some((from, to)) => {
+                let range = |a: &str, b: &str| -> Option<Vec<String>> {
+                    if let (Ok(a), Ok(b)) = (a.parse::<i64>(), b.parse::<i64>()) {
+                        let (lo, hi) = (a.min(b), a.max(b));
+                        if hi - lo > MAX_BRACE_WORDS as i64 {
+                            return None;
+                        }
+                        return Some((lo..=hi).map(|n| n.to_string()).collect());
+                    }
+                    let (mut a, mut b) = (a.chars(), b.chars());
+                    match (a.next(), a.next(), b.next(), b.next()) {
+                        (Some(x), None, Some(y), None) => {
+                            Some((x.min(y)..=x.max(y)).map(String::from).collect())
+                        }
+                        _ => Some(Vec::new()),
+                    }
+                };
+                match range(from, to) {
+                    Some(list) if !list.is_empty() => alternatives = list,
+                    Some(_) => {
+                        let rest = expand_one(tail, nesting + 1)?;
+                        return Ok(rest
+                            .into_iter()
+                            .map(|t| format!("{head}{{{inside}}}{t}"))
+                            .collect());
+                    }
+                    None => return Err(()),
+                }
+            }
+            None => {
+                let rest = expand_one(tail, nesting + 1)?;
+                return Ok(rest
+                    .into_iter()
+                    .map(|t| format!("{head}{{{inside}}}{t}"))
+                    .collect());
+            }
+        }
+    } else {
+        let mut start = open + 1;
+        for &comma in commas.iter().chain(std::iter::once(&close)) {
+            alternatives.push(word[start..comma].to_owned());
+            start = comma + 1;
+        }
+    }
+    let tails = expand_one(tail, nesting + 1)?;
+    let mut out = Vec::new();
+    for alternative in alternatives {
+        for inner in expand_one(&alternative, nesting + 1)? {
+            for t in &tails {
+                out.push(format!("{head}{inner}{t}"));
+                if out.len() > MAX_BRACE_WORDS {
+                    return Err(());
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Words joined into a command text that parses back to the same words.
@@ -1168,6 +1709,12 @@ enum Kind {
     Cd,
     CodeOptions,
     Remote,
+    /// Not a shell, but runs commands its arguments spell (`awk`, `sed`, `git`, ...).
+    Runner(Runner),
+    /// `source` and `.`: run a file's text as code in this shell.
+    Source,
+    /// `trap CODE SIGNAL...`: runs CODE later, in this shell.
+    Trap,
     Other,
 }
 
@@ -1279,6 +1826,12 @@ impl Programs {
                 "parallel" => Kind::Parallel,
                 "find" => Kind::Find,
                 "cd" | "pushd" | "popd" => Kind::Cd,
+                "source" | "." => Kind::Source,
+                "trap" => Kind::Trap,
+                _ if guard.command_runners.contains_key(program) => guard
+                    .command_runners
+                    .get(program)
+                    .map_or(Kind::Other, |r| Kind::Runner(*r)),
                 _ if guard.code_options.contains_key(program) => Kind::CodeOptions,
                 _ if guard.remote_shells.contains_key(program)
                     || guard
@@ -1311,7 +1864,12 @@ impl Programs {
             && kind == Kind::Other
             && !network
             && program != "exec"
-            && !declares(program);
+            && !declares(program)
+            // `set --` and `alias` change what later commands run; a program word that
+            // is empty, has blanks or braces is code or expands (`sudo -s 'a b'`, `{a,b}`).
+            && !matches!(program, "set" | "alias")
+            && !program.is_empty()
+            && !program.contains([' ', '\t', '\n', ';', '|', '&', '{', '}']);
         // `None` as soon as one rule has no subcommand: any command may match it.
         let firsts = rules.iter().filter_map(|&i| guard.rules.get(i)).try_fold(
             Vec::new(),
