@@ -1153,6 +1153,28 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Words joined into a command text that parses back to the same words.
+pub(crate) fn quote_words(words: &[String]) -> String {
+    let mut out = String::new();
+    for word in words {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let plain = !word.is_empty()
+            && word
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_./@%+=:,{}-".contains(&b));
+        if plain {
+            out.push_str(word);
+        } else {
+            out.push('\'');
+            out.push_str(&word.replace('\'', "'\\''"));
+            out.push('\'');
+        }
+    }
+    out
+}
+
 /// The bytes one backslash escape of ANSI-C quoting stands for, and how many bytes of
 /// `rest` (the text after the backslash) it uses: `\n`, `\x2f`, `\162`, `\u00e9`, `\cA`...
 /// An escape bash does not know stands for itself, backslash included.

@@ -18,6 +18,7 @@ mod convert;
 mod cursor;
 mod docs;
 mod exec_attacks;
+mod explain;
 mod fire;
 mod gemini;
 mod guards;

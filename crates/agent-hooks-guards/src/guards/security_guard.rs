@@ -9,6 +9,7 @@ mod code;
 mod paths;
 mod rule;
 mod scan;
+mod trace;
 mod unwrap;
 
 use std::collections::{BTreeMap, HashMap};
@@ -26,7 +27,9 @@ use crate::shell::{self, Prefix, PrefixList, SimpleCommand};
 use code::{CodeNames, LanguageRaw};
 use paths::Cwd;
 use rule::{Answer, Rule, RuleRaw};
+pub use scan::explain_command;
 use scan::{Finding, Scan};
+pub use trace::{ExplainedCommand, ExplainedRule, Explanation};
 
 use crate::rules::SECURITY_GUARD_RULES_BLOB as DEFAULT_RULES_BLOB;
 
@@ -583,6 +586,7 @@ fn compile_rule(
         .unwrap_or_default();
     let subcommand: Vec<Vec<Text>> = raw.subcommand.iter().map(Text::words).collect();
     Ok(Rule {
+        pack: Text::from(pack),
         why: raw.why.clone().unwrap_or_else(|| raw.name.clone()),
         answer,
         program,

@@ -16,11 +16,13 @@ use std::borrow::Cow;
 use super::code::{self, Action};
 use super::paths::Cwd;
 use super::rule::{Answer, Rule, subcommand_start};
+use super::trace::{Explanation, Trace, answer_word};
 use super::unwrap::{self, Filtered, Runner};
 use super::{SecurityGuard, quote};
 use crate::answer::fill;
+use crate::rules::RulesError;
 use crate::rules::Text;
-use crate::shell::{self, Body, Script, SimpleCommand};
+use crate::shell::{self, Body, Script, SimpleCommand, quote_words};
 
 /// How deep `bash -c "..."`, `$(...)`, interpreter code and runners are followed.
 const MAX_NESTING: usize = 5;
@@ -52,6 +54,9 @@ pub(crate) struct Scan<'g> {
     vars: Vec<(String, String)>,
     /// Aliases the text defined (`alias x='rm -rf'`), by name.
     aliases: Vec<(String, String)>,
+    /// When explaining: what the walk reads, and every rule that fired or nearly did.
+    /// The walk then goes on past a block, to show all of them.
+    pub(crate) trace: Option<Trace>,
 }
 
 /// What a command before a reader in its pipeline prints, as far as the text shows it.
@@ -109,6 +114,7 @@ impl<'g> Scan<'g> {
             socket_open: false,
             vars: Vec::new(),
             aliases: Vec::new(),
+            trace: None,
         }
     }
 
@@ -124,7 +130,33 @@ impl<'g> Scan<'g> {
                 limit: false,
             });
         }
-        answer == Answer::Block
+        answer == Answer::Block && self.trace.is_none()
+    }
+
+    /// Marks the code walked from here on as reached through `via` (for `explain`);
+    /// returns what to restore afterwards.
+    fn enter(&mut self, via: &str) -> Option<Option<String>> {
+        let trace = self.trace.as_mut()?;
+        Some(trace.via.replace(via.to_owned()))
+    }
+
+    fn leave(&mut self, saved: Option<Option<String>>) {
+        if let (Some(trace), Some(saved)) = (self.trace.as_mut(), saved) {
+            trace.via = saved;
+        }
+    }
+
+    /// A finding of the guard's own (no rule of the packs behind it), for `explain`.
+    fn trace_finding(&mut self, name: &str, answer: Answer, why: &str) {
+        let pack = self
+            .guard
+            .rules
+            .iter()
+            .find(|r| r.name == name)
+            .map_or_else(|| "guard".to_owned(), |r| r.pack.to_string());
+        if let Some(trace) = self.trace.as_mut() {
+            trace.finding(name, &pack, answer, why);
+        }
     }
 
     /// Code nested deeper than the walk follows: it is never taken as harmless. The finding
@@ -137,6 +169,7 @@ impl<'g> Scan<'g> {
 
     /// A limit of the guard's own, with what it was: the finding asks (see [`Self::note_limit`]).
     fn note_limit_why(&mut self, text: &str, why: &str) -> bool {
+        self.trace_finding("limit", Answer::Ask, why);
         if self.found.as_ref().is_none_or(|f| Answer::Ask > f.answer) {
             let reason = fill(
                 &self.guard.messages.limit,
@@ -163,6 +196,7 @@ impl<'g> Scan<'g> {
             Some(rule) => (rule.answer, rule.why.to_string()),
             None => (Answer::Block, fallback_why.to_owned()),
         };
+        self.trace_finding(name, answer, &why);
         let reason = self.guard.rule_reason(answer, &why, command);
         self.note(answer, reason)
     }
@@ -199,9 +233,13 @@ impl<'g> Scan<'g> {
         for &index in &guard.code_rules {
             if let Some(rule) = guard.rules.get(index)
                 && rule.code.as_ref().is_some_and(|re| re.is_match(code))
-                && self.note_rule(rule, text)
             {
-                return true;
+                if let Some(trace) = self.trace.as_mut() {
+                    trace.text_rule(rule);
+                }
+                if self.note_rule(rule, text) {
+                    return true;
+                }
             }
         }
         let mut runs: Vec<Run<'_, '_>> = Vec::new();
@@ -251,8 +289,12 @@ impl<'g> Scan<'g> {
                     .all(shell::Redirect::joins_standard)
                 && command.substitutions.is_empty()
                 && matched.is_some_and(|m| self.programs.inert(m))
+                && self.trace.is_none()
             {
                 continue;
+            }
+            if let Some(trace) = self.trace.as_mut() {
+                trace.command(depth, command.words, *argv);
             }
             self.remember_assignments(command, *argv);
             if self.unwrapped(command, *argv, depth) {
@@ -270,8 +312,15 @@ impl<'g> Scan<'g> {
             if is_network(*matched, &self.programs)
                 && (leaked_before || guard.network_leaks(command, depth < MAX_NESTING))
             {
+                self.trace_finding(
+                    "exfiltration",
+                    Answer::Block,
+                    "sends secrets off the machine",
+                );
                 let reason = fill(&guard.messages.exfiltration, &[("command", &quote(text))]);
-                return self.note(Answer::Block, reason);
+                if self.note(Answer::Block, reason) {
+                    return true;
+                }
             }
             if last_network.is_some_and(|last| position < last) {
                 leaked_before = leaked_before || guard.leaks(command);
@@ -372,7 +421,10 @@ impl<'g> Scan<'g> {
         {
             let words: Vec<String> = command.words[1..].iter().map(|w| w.to_string()).collect();
             let code = format!("{value} {}", quote_words(&words));
-            if self.check(&code, depth + 1) {
+            let saved = self.enter("alias");
+            let stop = self.check(&code, depth + 1);
+            self.leave(saved);
+            if stop {
                 return true;
             }
         }
@@ -383,16 +435,23 @@ impl<'g> Scan<'g> {
             && !word.contains('`')
         {
             let code = format!("{word} {}", quote_words(&rest()));
-            if self.code(&code, depth) {
+            let saved = self.enter("a program word read as shell code");
+            let stop = self.code(&code, depth);
+            self.leave(saved);
+            if stop {
                 return true;
             }
         }
         for word in command.words.get(..index).unwrap_or(&[]) {
             if let Some((name, value)) = word.split_once('=')
                 && unwrap::CODE_VARIABLES.contains(&name)
-                && self.code(value, depth)
             {
-                return true;
+                let saved = self.enter(name);
+                let stop = self.code(value, depth);
+                self.leave(saved);
+                if stop {
+                    return true;
+                }
             }
         }
         false
@@ -454,10 +513,11 @@ impl<'g> Scan<'g> {
                 split
             }
         };
-        if split != words && self.check(&quote_words(&split), depth + 1) {
-            return true;
-        }
-        changed && self.check(&quote_words(&words), depth + 1)
+        let saved = self.enter("expansion");
+        let stop = (split != words && self.check(&quote_words(&split), depth + 1))
+            || (changed && self.check(&quote_words(&words), depth + 1));
+        self.leave(saved);
+        stop
     }
 
     /// The reverse shell that opens its socket as a descriptor first, then runs a shell
@@ -520,7 +580,9 @@ impl<'g> Scan<'g> {
         let sub_word = args.get(sub_start).map(|w| w.as_ref());
         // Most commands of a program with subcommand rules (`git`) run a subcommand none of
         // them names: one look at the program's list skips them all.
-        let named = if matched.is_some_and(|m| self.programs.may_start(m, sub_word)) {
+        let named = if self.trace.is_some()
+            || matched.is_some_and(|m| self.programs.may_start(m, sub_word))
+        {
             program_rules.len()
         } else {
             0
@@ -534,27 +596,27 @@ impl<'g> Scan<'g> {
             let Some(rule) = index.and_then(|i| guard.rules.get(i)) else {
                 continue;
             };
-            if !rule.may_start(sub_word) {
-                continue;
-            }
-            if let Some(redirect) = &rule.redirect
-                && !command
-                    .redirects
-                    .iter()
-                    .any(|r| r.writes() && redirect.is_match(&r.target))
-            {
-                continue;
-            }
-            if let Some(program) = rule.pipeline_program
-                && !runs.iter().enumerate().any(|(i, (_, _, m))| {
-                    i != position && m.is_some_and(|m| self.programs.matched(m, program))
+            let fires = rule.may_start(sub_word)
+                && rule.redirect.as_ref().is_none_or(|redirect| {
+                    command
+                        .redirects
+                        .iter()
+                        .any(|r| r.writes() && redirect.is_match(&r.target))
                 })
+                && rule.pipeline_program.is_none_or(|program| {
+                    runs.iter().enumerate().any(|(i, (_, _, m))| {
+                        i != position && m.is_some_and(|m| self.programs.matched(m, program))
+                    })
+                })
+                && rule.matches_args(args, sub_start, &self.cwd);
+            // A near miss names the program (and its subcommand, if the rule has one) but
+            // its other conditions do not hold: `rm -rf ./build` for `rm-root`.
+            if let Some(trace) = self.trace.as_mut()
+                && (fires || (rule.program.is_some() && rule.may_start(sub_word)))
             {
-                continue;
+                trace.rule(rule, fires);
             }
-            if rule.matches_args(args, sub_start, &self.cwd)
-                && self.note_rule(rule, &command.words.join(" "))
-            {
+            if fires && self.note_rule(rule, &command.words.join(" ")) {
                 return true;
             }
         }
@@ -574,10 +636,31 @@ impl<'g> Scan<'g> {
         depth: usize,
     ) -> bool {
         for sub in command.substitutions {
-            if self.walk(script, sub, depth + 1) {
+            let saved = self.enter("$(…)");
+            let stop = self.walk(script, sub, depth + 1);
+            self.leave(saved);
+            if stop {
                 return true;
             }
         }
+        let saved = argv.and_then(|(program, _)| self.enter(program));
+        let stop = self.nested_code(script, command, argv, matched, runs, position, depth);
+        self.leave(saved);
+        stop
+    }
+
+    /// The code a command's program runs (a shell's `-c`, a runner's template, ...).
+    #[expect(clippy::too_many_arguments, reason = "one command and where it stands")]
+    fn nested_code(
+        &mut self,
+        script: &Script<'_>,
+        command: &SimpleCommand<'_, '_>,
+        argv: Option<(&str, &[Cow<'_, str>])>,
+        matched: Option<usize>,
+        runs: &[Run<'_, '_>],
+        position: usize,
+        depth: usize,
+    ) -> bool {
         let (Some((program, args)), Some(entry)) = (argv, matched) else {
             return false;
         };
@@ -982,6 +1065,11 @@ impl<'g> Scan<'g> {
                         self.note_named("reverse-shell", "reverse shell", &code)
                     }
                     Action::Exfiltration(_) => {
+                        self.trace_finding(
+                            "exfiltration",
+                            Answer::Block,
+                            "sends secrets off the machine",
+                        );
                         let reason =
                             fill(&guard.messages.exfiltration, &[("command", &quote(&code))]);
                         self.note(Answer::Block, reason)
@@ -1280,6 +1368,39 @@ impl<'g> Scan<'g> {
         }
         false
     }
+}
+
+impl SecurityGuard {
+    /// Walks `text` as run in `cwd`, recording what it reads (see [`Explanation`]).
+    pub(crate) fn explain(&self, text: &str, cwd: &str) -> Explanation {
+        let mut scan = Scan::new(self, Cwd::from_payload(cwd));
+        scan.trace = Some(Trace::default());
+        scan.check(text, 0);
+        let trace = scan.trace.take().unwrap_or_default();
+        let (decision, reason) = match scan.found {
+            Some(found) => (answer_word(found.answer), Some(found.reason)),
+            None => ("allow", None),
+        };
+        Explanation {
+            command: text.to_owned(),
+            decision: decision.to_owned(),
+            reason,
+            commands: trace.commands,
+            text_findings: trace.text_findings,
+        }
+    }
+}
+
+/// How `security_guard` with the rules `rules_yaml` (its defaults when `None`) reads the
+/// shell command `command` run in directory `cwd`: every simple command it reaches, the
+/// program that runs after unwrapping, and the rules that fired or nearly fired.
+pub fn explain_command(
+    rules_yaml: Option<&str>,
+    command: &str,
+    cwd: &str,
+) -> Result<Explanation, RulesError> {
+    let guard = SecurityGuard::new(rules_yaml)?;
+    Ok(guard.explain(command, cwd))
 }
 
 /// Where an interpreter's code is.
@@ -1674,28 +1795,6 @@ fn expand_one(word: &str, nesting: usize) -> Result<Vec<String>, ()> {
         }
     }
     Ok(out)
-}
-
-/// Words joined into a command text that parses back to the same words.
-pub(crate) fn quote_words(words: &[String]) -> String {
-    let mut out = String::new();
-    for word in words {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        let plain = !word.is_empty()
-            && word
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"_./@%+=:,{}-".contains(&b));
-        if plain {
-            out.push_str(word);
-        } else {
-            out.push('\'');
-            out.push_str(&word.replace('\'', "'\\''"));
-            out.push('\'');
-        }
-    }
-    out
 }
 
 /// What kind of program a name is, beyond the rules it matches.

@@ -607,7 +607,7 @@ fn git(args: &[Cow<'_, str>]) -> Vec<Run> {
             };
             if !rest.is_empty() {
                 text.push(' ');
-                text.push_str(&super::scan::quote_words(&rest));
+                text.push_str(&crate::shell::quote_words(&rest));
             }
             out.push(Run::Shell(text));
         } else if git_runs_key(key) {
