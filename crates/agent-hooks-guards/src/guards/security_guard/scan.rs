@@ -54,6 +54,9 @@ pub(crate) struct Scan<'g> {
     vars: Vec<(String, String)>,
     /// Aliases the text defined (`alias x='rm -rf'`), by name.
     aliases: Vec<(String, String)>,
+    /// Whether the code of the body being walked has an unquoted `{` (only then can a
+    /// word brace-expand; quoted braces do not).
+    braces: bool,
     /// When explaining: what the walk reads, and every rule that fired or nearly did.
     /// The walk then goes on past a block, to show all of them.
     pub(crate) trace: Option<Trace>,
@@ -114,6 +117,7 @@ impl<'g> Scan<'g> {
             socket_open: false,
             vars: Vec::new(),
             aliases: Vec::new(),
+            braces: false,
             trace: None,
         }
     }
@@ -242,6 +246,23 @@ impl<'g> Scan<'g> {
                 }
             }
         }
+        let braces = std::mem::replace(
+            &mut self.braces,
+            memchr::memchr(b'{', code.as_bytes()).is_some(),
+        );
+        let blocked = self.walk_pipelines(script, body, text, depth);
+        self.braces = braces;
+        blocked
+    }
+
+    fn walk_pipelines(
+        &mut self,
+        script: &Script<'_>,
+        body: &Body<'_>,
+        text: &str,
+        depth: usize,
+    ) -> bool {
+        let guard = self.guard;
         let mut runs: Vec<Run<'_, '_>> = Vec::new();
         for pipeline in script.body_pipelines(body) {
             runs.clear();
@@ -417,19 +438,24 @@ impl<'g> Scan<'g> {
         }
         let rest = || -> Vec<String> { args.iter().map(|w| w.to_string()).collect() };
         if let Some(first) = command.words.first()
-            && let Some((_, value)) = self.aliases.iter().find(|(name, _)| name == first)
+            && let Some(at) = self.aliases.iter().position(|(name, _)| name == first)
         {
+            // bash does not expand an alias inside its own expansion (`alias ls='ls -la'`).
+            let alias = self.aliases.remove(at);
             let words: Vec<String> = command.words[1..].iter().map(|w| w.to_string()).collect();
-            let code = format!("{value} {}", quote_words(&words));
+            let code = format!("{} {}", alias.1, quote_words(&words));
             let saved = self.enter("alias");
             let stop = self.check(&code, depth + 1);
             self.leave(saved);
+            self.aliases.insert(at, alias);
             if stop {
                 return true;
             }
         }
         if let Some(word) = command.words.get(index)
-            && word.contains([' ', '\t', '\n', ';', '|', '&'])
+            && word
+                .bytes()
+                .any(|b| matches!(b, b' ' | b'\t' | b'\n' | b';' | b'|' | b'&'))
             // A substitution's text (`$(echo ls)`) is expanded, not run as it stands.
             && !word.contains("$(")
             && !word.contains('`')
@@ -474,7 +500,7 @@ impl<'g> Scan<'g> {
                 .iter()
                 .any(|program| text.starts_with(program))
         };
-        let braces = command.words.iter().any(|w| has_braces(w));
+        let braces = self.braces && command.words.iter().any(|w| has_braces(w));
         if self.vars.is_empty() && !braces && !command.substitutions.iter().any(shown) {
             return false;
         }
@@ -510,7 +536,7 @@ impl<'g> Scan<'g> {
             Err(()) => {
                 let text = command.words.join(" ");
                 self.note_limit_why(&text, "brace expansion into too many words");
-                split
+                return false;
             }
         };
         let saved = self.enter("expansion");
@@ -701,12 +727,16 @@ impl<'g> Scan<'g> {
                 }
             }
             Kind::Runner(runner) => {
-                let input = match self.stdin_text(command) {
-                    Some(text) => Some(text),
-                    None => match piped(self) {
-                        Piped::Text(text) => Some(text),
-                        _ => None,
+                // Only sed (`e`, `s///e`) and make (`-f -`) read their input as commands.
+                let input = match runner {
+                    Runner::Sed | Runner::Make => match self.stdin_text(command) {
+                        Some(text) => Some(text),
+                        None => match piped(self) {
+                            Piped::Text(text) => Some(text),
+                            _ => None,
+                        },
                     },
+                    _ => None,
                 };
                 let shells = &self.guard.nested_shells;
                 for run in unwrap::runs(runner, args, input.as_deref(), shells) {
@@ -1862,6 +1892,8 @@ struct Program {
 impl Programs {
     /// The program a command runs, its arguments and its entry. A command whose first word
     /// is a name already seen to run itself skips the search past assignments and wrappers.
+    // Inlined into the walk's loop, where it runs for every command of a script.
+    #[inline(always)]
     fn program_of<'s, 'a>(
         &mut self,
         guard: &SecurityGuard,
