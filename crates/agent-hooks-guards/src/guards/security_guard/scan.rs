@@ -1,15 +1,17 @@
 //! Walking a command text: every simple command where a program runs is matched against
 //! the rule packs, and code that runs inside it is walked too — `$(...)`, `bash -c`,
-//! heredocs and piped text fed to a shell or an interpreter, interpreter one-liners, and
-//! the commands that runners build (`xargs`, `parallel`, `find -exec`). `cd` moves the
-//! directory that later path operands are judged against. The strongest answer wins;
-//! a block ends the walk.
+//! `source <(...)`, `trap`, heredocs and piped text fed to a shell or an interpreter
+//! (decoded first when it goes through `base64 -d`, `rev`, `tr`...), interpreter one-liners,
+//! the commands that runners build (`xargs`, `parallel`, `find -exec`) and those that
+//! programs such as awk, sed, vim, gdb, git and make run (`unwrap.rs`). Before a command is
+//! judged, what bash would make of it is worked out where the text shows it: aliases,
+//! `set --`, variables split on `IFS`, brace expansion. `cd` moves the directory that later
+//! path operands are judged against. The strongest answer wins; a block ends the walk,
+//! except while tracing for `explain` (`trace.rs`).
 //!
 //! Why one file of this size: the walk is one recursion — a command's words, the code that
 //! runs inside them, the commands runners build — and each of its steps calls back into the
-//! others with the same walking state. It reads the guard's shell tokenizer, which is to be
-//! replaced by a real shell grammar in a later issue; the walk is kept whole until then rather
-//! than split along the tokenizer's present shape.
+//! others with the same walking state (variables, aliases, the directory, the trace).
 
 use std::borrow::Cow;
 
