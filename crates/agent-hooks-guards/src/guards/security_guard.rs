@@ -564,7 +564,7 @@ impl Exfiltration {
 
 fn compile_rule(
     raw: RuleRaw,
-    pack: &str,
+    pack: &Text,
     field: &dyn Display,
     origin: Origin,
     answers: &HashMap<Text, Answer>,
@@ -586,7 +586,9 @@ fn compile_rule(
         .unwrap_or_default();
     let subcommand: Vec<Vec<Text>> = raw.subcommand.iter().map(Text::words).collect();
     Ok(Rule {
-        pack: Text::from(pack),
+        // A clone of the pack's name as the rules file gave it: borrowed from the compiled
+        // defaults, so no allocation per rule at start-up.
+        pack: pack.clone(),
         why: raw.why.clone().unwrap_or_else(|| raw.name.clone()),
         answer,
         program,
