@@ -1183,6 +1183,25 @@ pub(crate) fn quote_words(words: &[String]) -> String {
     out
 }
 
+/// `text` with its backslash escapes decoded as `$'...'`, `echo -e` and `printf` decode
+/// them (`\x72\x6d` is `rm`); bytes that are not UTF-8 are replaced.
+pub(crate) fn decode_escapes(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        if b == b'\\' {
+            let (decoded, used) = ansi_c_escape(bytes.get(i..).unwrap_or(&[]));
+            out.extend_from_slice(&decoded);
+            i += used;
+        } else {
+            out.push(b);
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// The bytes one backslash escape of ANSI-C quoting stands for, and how many bytes of
 /// `rest` (the text after the backslash) it uses: `\n`, `\x2f`, `\162`, `\u00e9`, `\cA`...
 /// An escape bash does not know stands for itself, backslash included.

@@ -1170,7 +1170,14 @@ impl<'g> Scan<'g> {
                             && a[1..].chars().all(|c| "neE".contains(c)))
                     })
                     .unwrap_or(args.len());
-                Some(args[start..].join(" "))
+                let text = args[start..].join(" ");
+                // `echo -e` decodes escapes (`\x72\x6d` is `rm`).
+                let escapes = args[..start].iter().any(|a| a.contains('e'));
+                Some(if escapes {
+                    shell::decode_escapes(&text)
+                } else {
+                    text
+                })
             }
             "printf" => printf(args),
             "cat" if args.iter().all(|a| a == "-") => {
@@ -1575,16 +1582,6 @@ fn printf(args: &[Cow<'_, str>]) -> Option<String> {
         let mut used = false;
         while let Some(c) = chars.next() {
             match c {
-                '\\' => match chars.next() {
-                    Some('n') => out.push('\n'),
-                    Some('t') => out.push('\t'),
-                    Some('\\') => out.push('\\'),
-                    Some(other) => {
-                        out.push('\\');
-                        out.push(other);
-                    }
-                    None => out.push('\\'),
-                },
                 '%' => {
                     // Flags and width are dropped: the guard wants the words.
                     while chars.peek().is_some_and(|c| "-+ #0123456789.".contains(*c)) {
@@ -1592,10 +1589,17 @@ fn printf(args: &[Cow<'_, str>]) -> Option<String> {
                     }
                     match chars.next() {
                         Some('%') => out.push('%'),
-                        Some(_) => {
+                        Some(conversion) => {
                             used = true;
                             if let Some((value, after)) = rest.split_first() {
-                                out.push_str(value);
+                                // `%b` decodes its argument's escapes, `%s` takes it as is.
+                                let value = if conversion == 'b' {
+                                    shell::decode_escapes(value)
+                                } else {
+                                    value.to_string()
+                                };
+                                // Kept apart from the format's own escapes, decoded below.
+                                out.push_str(&value.replace('\\', "\u{0}"));
                                 rest = after;
                             }
                         }
@@ -1609,7 +1613,7 @@ fn printf(args: &[Cow<'_, str>]) -> Option<String> {
             break;
         }
     }
-    Some(out)
+    Some(shell::decode_escapes(&out).replace('\u{0}', "\\"))
 }
 
 /// What `which rm`, `command -v rm` and `type -P rm` print, as far as the guard needs it:
