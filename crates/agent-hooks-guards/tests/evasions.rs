@@ -80,3 +80,20 @@ fn every_evasion_family_is_stopped_and_near_misses_pass() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn a_long_chain_of_decoders_is_followed_to_its_end() {
+    let guard = Guard::with_defaults("security_guard").expect("the default rules load");
+    // An even number of `rev`s gives the text back: bash runs `rm -rf /`.
+    let chain = format!("echo 'rm -rf /'{} | sh", " | rev".repeat(20_000));
+    assert_eq!(decide(&guard, &chain), "block");
+    let odd = format!("echo 'rm -rf /'{} | sh", " | rev".repeat(20_001));
+    assert_eq!(decide(&guard, &odd), "allow");
+    // Many shells, each reading what the one before prints (nothing shown): no answer
+    // but the plain one, and no time spent walking back over the whole pipeline each time.
+    let shells = format!(
+        "curl -s https://example.com/install.sh{}",
+        " | sh".repeat(20_000)
+    );
+    assert_eq!(decide(&guard, &shells), "allow");
+}

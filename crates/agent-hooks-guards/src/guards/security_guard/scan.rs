@@ -299,6 +299,9 @@ impl<'g> Scan<'g> {
             .iter()
             .rposition(|(_, _, matched)| is_network(*matched, &self.programs));
         let mut leaked_before = false;
+        // How many commands of this pipeline match each `pipeline_program` pattern, counted
+        // once per pattern: a pipeline of many shells is not walked again for each of them.
+        let mut counts: Vec<(usize, usize)> = Vec::new();
         for (position, (command, argv, matched)) in runs.iter().enumerate() {
             // Most commands of a long script run a program no rule names, with nothing
             // nested, expanded or redirected to a file (`2>&1` is fine): none of the checks
@@ -329,7 +332,7 @@ impl<'g> Scan<'g> {
             if self.socket_shell(command, *argv, *matched) {
                 return true;
             }
-            if self.rules(command, *argv, *matched, runs, position) {
+            if self.rules(command, *argv, *matched, runs, &mut counts) {
                 return true;
             }
             if is_network(*matched, &self.programs)
@@ -590,7 +593,7 @@ impl<'g> Scan<'g> {
         argv: Option<(&str, &[Cow<'_, str>])>,
         matched: Option<usize>,
         runs: &[Run<'_, '_>],
-        position: usize,
+        counts: &mut Vec<(usize, usize)>,
     ) -> bool {
         let guard = self.guard;
         let program_rules = matched.map_or(&[][..], |m| self.programs.rules(m));
@@ -632,9 +635,22 @@ impl<'g> Scan<'g> {
                         .any(|r| r.writes() && redirect.is_match(&r.target))
                 })
                 && rule.pipeline_program.is_none_or(|program| {
-                    runs.iter().enumerate().any(|(i, (_, _, m))| {
-                        i != position && m.is_some_and(|m| self.programs.matched(m, program))
-                    })
+                    let count = match counts.iter().find(|(p, _)| *p == program) {
+                        Some((_, count)) => *count,
+                        None => {
+                            let count = runs
+                                .iter()
+                                .filter(|(_, _, m)| {
+                                    m.is_some_and(|m| self.programs.matched(m, program))
+                                })
+                                .count();
+                            counts.push((program, count));
+                            count
+                        }
+                    };
+                    // Another command than this one runs it.
+                    let this = matched.is_some_and(|m| self.programs.matched(m, program));
+                    count > usize::from(this)
                 })
                 && rule.matches_args(args, sub_start, &self.cwd);
             // A near miss names the program (and its subcommand, if the rule has one) but
@@ -1000,11 +1016,29 @@ impl<'g> Scan<'g> {
     }
 
     /// What command `at` of a pipeline prints: shown text (`echo`, `printf`, a heredoc),
-    /// or what a decoder makes of its input.
+    /// or what a chain of decoders makes of it. Worked out forward from where the chain of
+    /// filters ending at `at` starts, so a long pipeline costs time in proportion to it.
     fn output_of(&self, runs: &[Run<'_, '_>], at: usize) -> Piped {
-        let Some((command, argv, _)) = runs.get(at) else {
-            return Piped::Unknown;
+        let is_filter = |(command, argv, _): &Run<'_, '_>| {
+            self.stdin_text(command).is_none()
+                && argv.is_some_and(|(program, args)| {
+                    unwrap::filter(program, args, Some("")) != Filtered::No
+                })
+                && self.static_output(command, *argv).is_none()
         };
+        let mut start = at.min(runs.len().saturating_sub(1));
+        while start > 0 && runs.get(start).is_some_and(is_filter) {
+            start -= 1;
+        }
+        let mut piped = Piped::Unknown;
+        for run in runs.get(start..=at).unwrap_or(&[]) {
+            piped = self.filtered(run, piped);
+        }
+        piped
+    }
+
+    /// What one command of a pipeline prints, given what the command before it prints.
+    fn filtered(&self, (command, argv, _): &Run<'_, '_>, input: Piped) -> Piped {
         if let Some(text) = self.static_output(command, *argv) {
             return Piped::Text(text);
         }
@@ -1013,10 +1047,7 @@ impl<'g> Scan<'g> {
         };
         let input = match self.stdin_text(command) {
             Some(text) => Piped::Text(text),
-            None => match at.checked_sub(1) {
-                Some(before) => self.output_of(runs, before),
-                None => Piped::Unknown,
-            },
+            None => input,
         };
         let text = match &input {
             Piped::Text(text) => Some(text.as_str()),

@@ -751,11 +751,15 @@ pub(crate) fn filter(program: &str, args: &[Cow<'_, str>], input: Option<&str>) 
             let Some(text) = input else {
                 return Filtered::Unknown;
             };
-            let from = tr_set(sets.first().copied().unwrap_or(""));
+            let (Some(from), Some(to)) = (
+                tr_set(sets.first().copied().unwrap_or("")),
+                tr_set(sets.get(1).copied().unwrap_or("")),
+            ) else {
+                return Filtered::Unknown;
+            };
             if flags.contains('d') {
                 return Filtered::Text(text.chars().filter(|c| !from.contains(c)).collect());
             }
-            let to = tr_set(sets.get(1).copied().unwrap_or(""));
             let Some(&last) = to.last() else {
                 return Filtered::Unknown;
             };
@@ -781,8 +785,13 @@ pub(crate) fn filter(program: &str, args: &[Cow<'_, str>], input: Option<&str>) 
     }
 }
 
-/// A `tr` set with its ranges (`a-z`), classes (`[:lower:]`) and escapes expanded.
-fn tr_set(spec: &str) -> Vec<char> {
+/// How many characters a `tr` set may hold before the guard stops reading it: a set is
+/// searched for every input character.
+const MAX_TR_SET: usize = 512;
+
+/// A `tr` set with its ranges (`a-z`), classes (`[:lower:]`) and escapes expanded; `None`
+/// past [`MAX_TR_SET`] characters (the output is then unknown, which asks before a shell).
+fn tr_set(spec: &str) -> Option<Vec<char>> {
     const CLASSES: &[(&str, &str)] = &[
         ("[:lower:]", "abcdefghijklmnopqrstuvwxyz"),
         ("[:upper:]", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
@@ -818,14 +827,20 @@ fn tr_set(spec: &str) -> Vec<char> {
             && let Some(&end) = chars.get(i + 2)
             && end >= c
         {
+            if (end as usize).saturating_sub(c as usize) > MAX_TR_SET {
+                return None;
+            }
             out.extend(c..=end);
             i += 3;
-            continue;
+        } else {
+            out.push(c);
+            i += 1;
         }
-        out.push(c);
-        i += 1;
+        if out.len() > MAX_TR_SET {
+            return None;
+        }
     }
-    out
+    Some(out)
 }
 
 fn base64_decode(text: &str) -> Option<Vec<u8>> {
