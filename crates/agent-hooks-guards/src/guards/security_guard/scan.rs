@@ -14,6 +14,7 @@
 //! others with the same walking state (variables, aliases, the directory, the trace).
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use super::code::{self, Action};
 use super::paths::Cwd;
@@ -53,9 +54,11 @@ pub(crate) struct Scan<'g> {
     socket_open: bool,
     /// Variables the text set to literal values (`RM=rm`, `x=/`), in order of setting;
     /// `set -- a b` sets the positional ones (`1`, `2`, `@`, `*`, `#`).
-    vars: Vec<(String, String)>,
+    vars: HashMap<String, String>,
+    /// How many positional parameters `set --` set last (`1`..`n`), to unset them at the next.
+    positional: usize,
     /// Aliases the text defined (`alias x='rm -rf'`), by name.
-    aliases: Vec<(String, String)>,
+    aliases: HashMap<String, String>,
     /// Whether the code of the body being walked has an unquoted `{` (only then can a
     /// word brace-expand; quoted braces do not).
     braces: bool,
@@ -117,8 +120,9 @@ impl<'g> Scan<'g> {
             cwd,
             found: None,
             socket_open: false,
-            vars: Vec::new(),
-            aliases: Vec::new(),
+            vars: HashMap::new(),
+            positional: 0,
+            aliases: HashMap::new(),
             braces: false,
             trace: None,
         }
@@ -399,10 +403,10 @@ impl<'g> Scan<'g> {
             if !is_name {
                 continue;
             }
-            self.vars.retain(|(known, _)| known != name);
+            self.vars.remove(name);
             // A value made of other values or output is not known.
             if !value.contains(['$', '`']) {
-                self.vars.push((name.to_owned(), value.to_owned()));
+                self.vars.insert(name.to_owned(), value.to_owned());
             }
         }
     }
@@ -414,8 +418,11 @@ impl<'g> Scan<'g> {
             None if args.first().is_some_and(|a| !a.starts_with(['-', '+'])) => args,
             None => return,
         };
-        self.vars.retain(|(name, _)| !is_positional(name));
+        for n in 1..=self.positional {
+            self.vars.remove(&n.to_string());
+        }
         let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        self.positional = values.len();
         self.vars.extend(positional(&values));
     }
 
@@ -435,24 +442,22 @@ impl<'g> Scan<'g> {
         if program == "alias" {
             for definition in args {
                 if let Some((name, value)) = definition.split_once('=') {
-                    self.aliases.retain(|(known, _)| known != name);
-                    self.aliases.push((name.to_owned(), value.to_owned()));
+                    self.aliases.insert(name.to_owned(), value.to_owned());
                 }
             }
             return false;
         }
         let rest = || -> Vec<String> { args.iter().map(|w| w.to_string()).collect() };
         if let Some(first) = command.words.first()
-            && let Some(at) = self.aliases.iter().position(|(name, _)| name == first)
+            && let Some((name, value)) = self.aliases.remove_entry(first.as_ref())
         {
             // bash does not expand an alias inside its own expansion (`alias ls='ls -la'`).
-            let alias = self.aliases.remove(at);
             let words: Vec<String> = command.words[1..].iter().map(|w| w.to_string()).collect();
-            let code = format!("{} {}", alias.1, quote_words(&words));
+            let code = format!("{value} {}", quote_words(&words));
             let saved = self.enter("alias");
             let stop = self.check(&code, depth + 1);
             self.leave(saved);
-            self.aliases.insert(at, alias);
+            self.aliases.insert(name, value);
             if stop {
                 return true;
             }
@@ -511,10 +516,8 @@ impl<'g> Scan<'g> {
         }
         let ifs = self
             .vars
-            .iter()
-            .rev()
-            .find(|(name, _)| name == "IFS")
-            .map_or(" \t\n".to_owned(), |(_, value)| value.clone());
+            .get("IFS")
+            .map_or(" \t\n".to_owned(), Clone::clone);
         let mut changed = false;
         let mut words = Vec::with_capacity(command.words.len());
         // The words as bash splits an unquoted expansion (the tokenizer keeps no quotes,
@@ -1661,7 +1664,7 @@ fn looked_up(words: &[Cow<'_, str>]) -> Option<String> {
 
 /// `word` with each `$NAME` and `${NAME}` of `vars` replaced by its value; `None` when
 /// it names none of them.
-fn expand_vars(word: &str, vars: &[(String, String)]) -> Option<String> {
+fn expand_vars(word: &str, vars: &HashMap<String, String>) -> Option<String> {
     if vars.is_empty() || !word.contains('$') {
         return None;
     }
@@ -1692,8 +1695,8 @@ fn expand_vars(word: &str, vars: &[(String, String)]) -> Option<String> {
                 (&after[..end], end)
             }
         };
-        match vars.iter().rev().find(|(known, _)| known == name) {
-            Some((_, value)) if !name.is_empty() => {
+        match vars.get(name) {
+            Some(value) if !name.is_empty() => {
                 out.push_str(value);
                 changed = true;
                 rest = &after[len..];
@@ -1708,22 +1711,17 @@ fn expand_vars(word: &str, vars: &[(String, String)]) -> Option<String> {
     changed.then_some(out)
 }
 
-/// Whether `name` is a positional parameter (`0`-`9`..., `@`, `*`, `#`).
-fn is_positional(name: &str) -> bool {
-    matches!(name, "@" | "*" | "#") || name.bytes().all(|b| b.is_ascii_digit())
-}
-
 /// The positional parameters `values` as variables: `1`, `2`..., `@`, `*` and `#`.
-fn positional(values: &[String]) -> Vec<(String, String)> {
-    let mut vars: Vec<(String, String)> = values
+fn positional(values: &[String]) -> HashMap<String, String> {
+    let mut vars: HashMap<String, String> = values
         .iter()
         .enumerate()
         .map(|(i, v)| ((i + 1).to_string(), v.clone()))
         .collect();
     let all = values.join(" ");
-    vars.push(("@".to_owned(), all.clone()));
-    vars.push(("*".to_owned(), all));
-    vars.push(("#".to_owned(), values.len().to_string()));
+    vars.insert("@".to_owned(), all.clone());
+    vars.insert("*".to_owned(), all);
+    vars.insert("#".to_owned(), values.len().to_string());
     vars
 }
 
@@ -1734,7 +1732,7 @@ fn with_operands(code: &str, operands: &[Cow<'_, str>]) -> String {
     };
     let rest: Vec<String> = rest.iter().map(|w| w.to_string()).collect();
     let mut vars = positional(&rest);
-    vars.push(("0".to_owned(), zero.to_string()));
+    vars.insert("0".to_owned(), zero.to_string());
     expand_vars(code, &vars).unwrap_or_else(|| code.to_owned())
 }
 
