@@ -403,7 +403,10 @@ impl<'g> Scan<'g> {
             if !is_name {
                 continue;
             }
-            self.vars.remove(name);
+            // No hashing while no variable is known (most scripts' `export X="$(...)"`).
+            if !self.vars.is_empty() {
+                self.vars.remove(name);
+            }
             // A value made of other values or output is not known.
             if !value.contains(['$', '`']) {
                 self.vars.insert(name.to_owned(), value.to_owned());
@@ -448,7 +451,8 @@ impl<'g> Scan<'g> {
             return false;
         }
         let rest = || -> Vec<String> { args.iter().map(|w| w.to_string()).collect() };
-        if let Some(first) = command.words.first()
+        if !self.aliases.is_empty()
+            && let Some(first) = command.words.first()
             && let Some((name, value)) = self.aliases.remove_entry(first.as_ref())
         {
             // bash does not expand an alias inside its own expansion (`alias ls='ls -la'`).
@@ -1994,11 +1998,8 @@ impl Programs {
                 "cd" | "pushd" | "popd" => Kind::Cd,
                 "source" | "." => Kind::Source,
                 "trap" => Kind::Trap,
-                _ if guard.command_runners.contains_key(program) => guard
-                    .command_runners
-                    .get(program)
-                    .map_or(Kind::Other, |r| Kind::Runner(*r)),
                 _ if guard.code_options.contains_key(program) => Kind::CodeOptions,
+                _ if let Some(runner) = guard.command_runners.get(program) => Kind::Runner(*runner),
                 _ if guard.remote_shells.contains_key(program)
                     || guard
                         .remote_execs
@@ -2035,7 +2036,9 @@ impl Programs {
             // is empty, has blanks or braces is code or expands (`sudo -s 'a b'`, `{a,b}`).
             && !matches!(program, "set" | "alias")
             && !program.is_empty()
-            && !program.contains([' ', '\t', '\n', ';', '|', '&', '{', '}']);
+            && !program
+                .bytes()
+                .any(|b| matches!(b, b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'{' | b'}'));
         // `None` as soon as one rule has no subcommand: any command may match it.
         let firsts = rules.iter().filter_map(|&i| guard.rules.get(i)).try_fold(
             Vec::new(),
