@@ -9,6 +9,7 @@
 mod agents;
 mod audit;
 mod convert;
+mod explain;
 mod fire;
 mod forward;
 mod guard;
@@ -134,6 +135,21 @@ enum Command {
             trailing_var_arg = true
         )]
         command: Vec<String>,
+    },
+    /// Show how security_guard reads a shell command: each simple command, the program that
+    /// runs after unwrapping, its effects, and every rule that fired or nearly fired.
+    #[command(
+        after_help = "Uses the workspace's hooks/security_guard.yaml when installed, the defaults otherwise.\n\nExample: agent-hooks explain 'sudo rm -rf /'"
+    )]
+    Explain {
+        /// The shell command, as the agent would run it (quote it).
+        command: String,
+        /// The directory the command runs in (default: the workspace).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// Print the explanation as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Install ready-made hooks by name, number (see `agent-hooks help`) or `all`.
     Install {
@@ -618,6 +634,7 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
         Command::Install { targets, no_enable } => {
             block_on(guard::install(ws, &targets, no_enable))
         }
+        Command::Explain { command, cwd, json } => explain::run(&ws, &command, cwd.as_deref(), json),
         Command::Log {
             last,
             hook,

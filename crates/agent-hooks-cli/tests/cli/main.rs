@@ -20,6 +20,7 @@ mod copilot;
 mod cursor;
 mod docs;
 mod exec_attacks;
+mod explain;
 mod fire;
 mod gemini;
 mod guards;

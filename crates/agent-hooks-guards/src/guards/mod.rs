@@ -15,6 +15,7 @@ mod verify_commitments;
 mod verify_publish_claims;
 
 pub(crate) use security_guard::default_scanner;
+pub use security_guard::{ExplainedCommand, ExplainedRule, Explanation, explain_command};
 use serde_json::Value;
 
 use crate::context::GuardContext;

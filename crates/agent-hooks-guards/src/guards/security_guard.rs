@@ -9,6 +9,8 @@ mod code;
 mod paths;
 mod rule;
 mod scan;
+mod trace;
+mod unwrap;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Display;
@@ -25,7 +27,9 @@ use crate::shell::{self, Prefix, PrefixList, SimpleCommand};
 use code::{CodeNames, LanguageRaw};
 use paths::Cwd;
 use rule::{Answer, Rule, RuleRaw};
+pub use scan::explain_command;
 use scan::{Finding, Scan};
+pub use trace::{ExplainedCommand, ExplainedRule, Explanation};
 
 use crate::rules::SECURITY_GUARD_RULES_BLOB as DEFAULT_RULES_BLOB;
 
@@ -45,6 +49,7 @@ struct Raw {
     command_prefixes: Option<HashMap<Text, Prefix>>,
     nested_shells: Option<Vec<Text>>,
     code_options: Option<HashMap<Text, Vec<Text>>>,
+    command_runners: Option<HashMap<Text, unwrap::Runner>>,
     remote_shells: Option<HashMap<Text, Vec<Text>>>,
     remote_execs: Option<HashMap<Text, Vec<Text>>>,
     subcommand_options: Option<HashMap<Text, Vec<Text>>>,
@@ -129,6 +134,7 @@ pub(crate) struct SecurityGuard {
     nested_shells: Vec<Text>,
     /// Programs whose option values are shell code (`su -c`, `env -S`).
     code_options: HashMap<Text, Vec<Text>>,
+    command_runners: HashMap<Text, unwrap::Runner>,
     /// Programs that run their operands after a host as a command there (`ssh host cmd`),
     /// with their options that take a value.
     remote_shells: HashMap<Text, Vec<Text>>,
@@ -248,6 +254,7 @@ impl SecurityGuard {
             prefixes: shell::prefix_list(pick(user.command_prefixes, def.command_prefixes)),
             nested_shells: pick(user.nested_shells, def.nested_shells),
             code_options: pick(user.code_options, def.code_options),
+            command_runners: pick(user.command_runners, def.command_runners),
             remote_shells: pick(user.remote_shells, def.remote_shells),
             remote_execs: pick(user.remote_execs, def.remote_execs),
             subcommand_options: pick(user.subcommand_options, def.subcommand_options)
@@ -560,7 +567,7 @@ impl Exfiltration {
 
 fn compile_rule(
     raw: RuleRaw,
-    pack: &str,
+    pack: &Text,
     field: &dyn Display,
     origin: Origin,
     answers: &HashMap<Text, Answer>,
@@ -582,6 +589,9 @@ fn compile_rule(
         .unwrap_or_default();
     let subcommand: Vec<Vec<Text>> = raw.subcommand.iter().map(Text::words).collect();
     Ok(Rule {
+        // A clone of the pack's name as the rules file gave it: borrowed from the compiled
+        // defaults, so no allocation per rule at start-up.
+        pack: pack.clone(),
         why: raw.why.clone().unwrap_or_else(|| raw.name.clone()),
         answer,
         program,

@@ -97,6 +97,7 @@ pub(crate) fn actions(
     shells: &[Text],
 ) -> Vec<Action> {
     let toks = tokenize(code, lang);
+    let aliases = import_aliases(&toks);
     let mut out = Vec::new();
     let mut runs_shell = false;
     let mut credential: Option<String> = None;
@@ -108,7 +109,12 @@ pub(crate) fn actions(
                 out.push(Action::Shell(text.to_string()));
             }
             Tok::Name(name) => {
-                let call = call_args(&toks, i + 1);
+                // `getattr(os, 'system')(...)` calls `system`.
+                let (name, call) = match getattr_call(&toks, i) {
+                    Some((attribute, after)) => (Cow::Borrowed(attribute), call_args(&toks, after)),
+                    None => (resolve(name, &aliases), call_args(&toks, i + 1)),
+                };
+                let name: &str = &name;
                 if let Some(call) = call {
                     if listed(name, &lang.shell_calls) {
                         if let Some(action) = shell_action(&call) {
@@ -162,6 +168,93 @@ pub(crate) fn actions(
         out.push(Action::ForkBomb);
     }
     out
+}
+
+/// The names an import binds to a module or one of its members: `import subprocess as sp`
+/// (`sp` is `subprocess`), `from subprocess import call` (`call` is `subprocess.call`),
+/// `from os import system as run`.
+fn import_aliases<'a>(toks: &[Tok<'a>]) -> Vec<(&'a str, String)> {
+    let mut aliases = Vec::new();
+    let name = |i: usize| match toks.get(i) {
+        Some(Tok::Name(n)) => Some(*n),
+        _ => None,
+    };
+    let mut i = 0;
+    while i < toks.len() {
+        match (name(i), name(i + 1), name(i + 2), name(i + 3)) {
+            (Some("import"), Some(module), Some("as"), Some(alias)) => {
+                aliases.push((alias, module.to_owned()));
+                i += 4;
+                continue;
+            }
+            (Some("from"), Some(module), Some("import"), _) => {
+                let mut j = i + 3;
+                while let Some(member) = name(j) {
+                    match (name(j + 1), name(j + 2)) {
+                        (Some("as"), Some(alias)) => {
+                            aliases.push((alias, format!("{module}.{member}")));
+                            j += 3;
+                        }
+                        _ => {
+                            aliases.push((member, format!("{module}.{member}")));
+                            j += 1;
+                        }
+                    }
+                    if matches!(toks.get(j), Some(Tok::Punct(b','))) {
+                        j += 1;
+                    }
+                }
+                i = j.max(i + 1);
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    aliases
+}
+
+/// `name` with an import alias at its start replaced by what it stands for.
+fn resolve<'n>(name: &'n str, aliases: &[(&str, String)]) -> Cow<'n, str> {
+    for (alias, target) in aliases {
+        if name == *alias {
+            return Cow::Owned(target.clone());
+        }
+        if let Some(rest) = name.strip_prefix(alias)
+            && rest.starts_with('.')
+        {
+            return Cow::Owned(format!("{target}{rest}"));
+        }
+    }
+    Cow::Borrowed(name)
+}
+
+/// At `getattr(obj, 'attr')` followed by a call: the attribute's name and where the call's
+/// arguments start.
+fn getattr_call<'t>(toks: &'t [Tok<'_>], at: usize) -> Option<(&'t str, usize)> {
+    if !matches!(toks.get(at), Some(Tok::Name("getattr"))) {
+        return None;
+    }
+    if !matches!(toks.get(at + 1), Some(Tok::Punct(b'('))) {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut attribute = None;
+    for (j, tok) in toks.iter().enumerate().skip(at + 1) {
+        match tok {
+            Tok::Punct(b'(') => depth += 1,
+            Tok::Punct(b')') => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    let next = matches!(toks.get(j + 1), Some(Tok::Punct(b'(')));
+                    return attribute.filter(|_| next).map(|a| (a, j + 1));
+                }
+            }
+            Tok::Str(text) if depth == 1 => attribute = Some(text.as_ref()),
+            _ => {}
+        }
+    }
+    None
 }
 
 fn basename(path: &str) -> &str {

@@ -76,6 +76,8 @@ pub(crate) struct RuleRaw {
 #[derive(Debug)]
 pub(crate) struct Rule {
     pub(crate) name: Text,
+    /// The pack the rule comes from (shown by `explain`).
+    pub(crate) pack: Text,
     pub(crate) why: Text,
     pub(crate) answer: Answer,
     pub(crate) program: Option<usize>,

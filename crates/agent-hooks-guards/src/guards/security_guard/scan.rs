@@ -1,25 +1,31 @@
 //! Walking a command text: every simple command where a program runs is matched against
 //! the rule packs, and code that runs inside it is walked too — `$(...)`, `bash -c`,
-//! heredocs and piped text fed to a shell or an interpreter, interpreter one-liners, and
-//! the commands that runners build (`xargs`, `parallel`, `find -exec`). `cd` moves the
-//! directory that later path operands are judged against. The strongest answer wins;
-//! a block ends the walk.
+//! `source <(...)`, `trap`, heredocs and piped text fed to a shell or an interpreter
+//! (decoded first when it goes through `base64 -d`, `rev`, `tr`...), interpreter one-liners,
+//! the commands that runners build (`xargs`, `parallel`, `find -exec`) and those that
+//! programs such as awk, sed, vim, gdb, git and make run (`unwrap.rs`). Before a command is
+//! judged, what bash would make of it is worked out where the text shows it: aliases,
+//! `set --`, variables split on `IFS`, brace expansion. `cd` moves the directory that later
+//! path operands are judged against. The strongest answer wins; a block ends the walk,
+//! except while tracing for `explain` (`trace.rs`).
 //!
 //! Why one file of this size: the walk is one recursion — a command's words, the code that
 //! runs inside them, the commands runners build — and each of its steps calls back into the
-//! others with the same walking state. It reads the guard's shell tokenizer, which is to be
-//! replaced by a real shell grammar in a later issue; the walk is kept whole until then rather
-//! than split along the tokenizer's present shape.
+//! others with the same walking state (variables, aliases, the directory, the trace).
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use super::code::{self, Action};
 use super::paths::Cwd;
 use super::rule::{Answer, Rule, subcommand_start};
+use super::trace::{Explanation, Trace, answer_word};
+use super::unwrap::{self, Filtered, Runner};
 use super::{SecurityGuard, quote};
 use crate::answer::fill;
+use crate::rules::RulesError;
 use crate::rules::Text;
-use crate::shell::{self, Body, Script, SimpleCommand};
+use crate::shell::{self, Body, Script, SimpleCommand, quote_words};
 
 /// How deep `bash -c "..."`, `$(...)`, interpreter code and runners are followed.
 const MAX_NESTING: usize = 5;
@@ -46,8 +52,34 @@ pub(crate) struct Scan<'g> {
     pub(crate) found: Option<Finding>,
     /// A descriptor of this text is open onto a network socket (`exec 3<>/dev/tcp/h/p`).
     socket_open: bool,
-    /// Variables the text set to literal values (`RM=rm`, `x=/`), in order of setting.
-    vars: Vec<(String, String)>,
+    /// Variables the text set to literal values (`RM=rm`, `x=/`), in order of setting;
+    /// `set -- a b` sets the positional ones (`1`, `2`, `@`, `*`, `#`).
+    vars: HashMap<String, String>,
+    /// How many positional parameters `set --` set last (`1`..`n`), to unset them at the next.
+    positional: usize,
+    /// Aliases the text defined (`alias x='rm -rf'`), by name.
+    aliases: HashMap<String, String>,
+    /// Whether the code of the body being walked has an unquoted `{` (only then can a
+    /// word brace-expand; quoted braces do not).
+    braces: bool,
+    /// When explaining: what the walk reads, and every rule that fired or nearly did.
+    /// The walk then goes on past a block, to show all of them.
+    pub(crate) trace: Option<Trace>,
+}
+
+/// What a command before a reader in its pipeline prints, as far as the text shows it.
+enum Piped {
+    /// This text.
+    Text(String),
+    /// A decoder's output whose input the text does not show (`base64 -d f | sh`).
+    Hidden,
+    /// Nothing the guard reads (no command before, or one whose output is not known).
+    Unknown,
+}
+
+/// Paths that name a process's own standard input.
+fn is_stdin_path(path: &str) -> bool {
+    matches!(path, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
 }
 
 /// Whether `program` is a builtin that sets the variables its arguments name.
@@ -88,7 +120,11 @@ impl<'g> Scan<'g> {
             cwd,
             found: None,
             socket_open: false,
-            vars: Vec::new(),
+            vars: HashMap::new(),
+            positional: 0,
+            aliases: HashMap::new(),
+            braces: false,
+            trace: None,
         }
     }
 
@@ -104,18 +140,50 @@ impl<'g> Scan<'g> {
                 limit: false,
             });
         }
-        answer == Answer::Block
+        answer == Answer::Block && self.trace.is_none()
+    }
+
+    /// Marks the code walked from here on as reached through `via` (for `explain`);
+    /// returns what to restore afterwards.
+    fn enter(&mut self, via: &str) -> Option<Option<String>> {
+        let trace = self.trace.as_mut()?;
+        Some(trace.via.replace(via.to_owned()))
+    }
+
+    fn leave(&mut self, saved: Option<Option<String>>) {
+        if let (Some(trace), Some(saved)) = (self.trace.as_mut(), saved) {
+            trace.via = saved;
+        }
+    }
+
+    /// A finding of the guard's own (no rule of the packs behind it), for `explain`.
+    fn trace_finding(&mut self, name: &str, answer: Answer, why: &str) {
+        let pack = self
+            .guard
+            .rules
+            .iter()
+            .find(|r| r.name == name)
+            .map_or_else(|| "guard".to_owned(), |r| r.pack.to_string());
+        if let Some(trace) = self.trace.as_mut() {
+            trace.finding(name, &pack, answer, why);
+        }
     }
 
     /// Code nested deeper than the walk follows: it is never taken as harmless. The finding
     /// asks, unless a rule already found something as strong; it never ends the walk, so a
     /// block elsewhere in the text still wins.
     fn note_limit(&mut self, text: &str) -> bool {
+        let why = format!("shell code nested more than {MAX_NESTING} levels deep");
+        self.note_limit_why(text, &why)
+    }
+
+    /// A limit of the guard's own, with what it was: the finding asks (see [`Self::note_limit`]).
+    fn note_limit_why(&mut self, text: &str, why: &str) -> bool {
+        self.trace_finding("limit", Answer::Ask, why);
         if self.found.as_ref().is_none_or(|f| Answer::Ask > f.answer) {
-            let why = format!("shell code nested more than {MAX_NESTING} levels deep");
             let reason = fill(
                 &self.guard.messages.limit,
-                &[("why", &why), ("command", &quote(text))],
+                &[("why", why), ("command", &quote(text))],
             );
             self.found = Some(Finding {
                 answer: Answer::Ask,
@@ -138,6 +206,7 @@ impl<'g> Scan<'g> {
             Some(rule) => (rule.answer, rule.why.to_string()),
             None => (Answer::Block, fallback_why.to_owned()),
         };
+        self.trace_finding(name, answer, &why);
         let reason = self.guard.rule_reason(answer, &why, command);
         self.note(answer, reason)
     }
@@ -174,11 +243,32 @@ impl<'g> Scan<'g> {
         for &index in &guard.code_rules {
             if let Some(rule) = guard.rules.get(index)
                 && rule.code.as_ref().is_some_and(|re| re.is_match(code))
-                && self.note_rule(rule, text)
             {
-                return true;
+                if let Some(trace) = self.trace.as_mut() {
+                    trace.text_rule(rule);
+                }
+                if self.note_rule(rule, text) {
+                    return true;
+                }
             }
         }
+        let braces = std::mem::replace(
+            &mut self.braces,
+            memchr::memchr(b'{', code.as_bytes()).is_some(),
+        );
+        let blocked = self.walk_pipelines(script, body, text, depth);
+        self.braces = braces;
+        blocked
+    }
+
+    fn walk_pipelines(
+        &mut self,
+        script: &Script<'_>,
+        body: &Body<'_>,
+        text: &str,
+        depth: usize,
+    ) -> bool {
+        let guard = self.guard;
         let mut runs: Vec<Run<'_, '_>> = Vec::new();
         for pipeline in script.body_pipelines(body) {
             runs.clear();
@@ -213,36 +303,54 @@ impl<'g> Scan<'g> {
             .iter()
             .rposition(|(_, _, matched)| is_network(*matched, &self.programs));
         let mut leaked_before = false;
+        // How many commands of this pipeline match each `pipeline_program` pattern, counted
+        // once per pattern: a pipeline of many shells is not walked again for each of them.
+        let mut counts: Vec<(usize, usize)> = Vec::new();
         for (position, (command, argv, matched)) in runs.iter().enumerate() {
             // Most commands of a long script run a program no rule names, with nothing
             // nested, expanded or redirected to a file (`2>&1` is fine): none of the checks
             // below can find anything.
             if last_network.is_none()
                 && self.vars.is_empty()
+                && self.aliases.is_empty()
                 && command
                     .redirects
                     .iter()
                     .all(shell::Redirect::joins_standard)
                 && command.substitutions.is_empty()
                 && matched.is_some_and(|m| self.programs.inert(m))
+                && self.trace.is_none()
             {
                 continue;
             }
+            if let Some(trace) = self.trace.as_mut() {
+                trace.command(depth, command.words, *argv);
+            }
             self.remember_assignments(command, *argv);
+            if self.unwrapped(command, *argv, depth) {
+                return true;
+            }
             if self.substituted(script, command, depth) {
                 return true;
             }
             if self.socket_shell(command, *argv, *matched) {
                 return true;
             }
-            if self.rules(command, *argv, *matched, runs, position) {
+            if self.rules(command, *argv, *matched, runs, &mut counts) {
                 return true;
             }
             if is_network(*matched, &self.programs)
                 && (leaked_before || guard.network_leaks(command, depth < MAX_NESTING))
             {
+                self.trace_finding(
+                    "exfiltration",
+                    Answer::Block,
+                    "sends secrets off the machine",
+                );
                 let reason = fill(&guard.messages.exfiltration, &[("command", &quote(text))]);
-                return self.note(Answer::Block, reason);
+                if self.note(Answer::Block, reason) {
+                    return true;
+                }
             }
             if last_network.is_some_and(|last| position < last) {
                 leaked_before = leaked_before || guard.leaks(command);
@@ -277,6 +385,10 @@ impl<'g> Scan<'g> {
         let words = match argv {
             None => command.words,
             Some((program, args)) if declares(program) => args,
+            Some(("set", args)) => {
+                self.set_positional(args);
+                return;
+            }
             Some(_) => return,
         };
         for word in words {
@@ -291,12 +403,98 @@ impl<'g> Scan<'g> {
             if !is_name {
                 continue;
             }
-            self.vars.retain(|(known, _)| known != name);
+            // No hashing while no variable is known (most scripts' `export X="$(...)"`).
+            if !self.vars.is_empty() {
+                self.vars.remove(name);
+            }
             // A value made of other values or output is not known.
             if !value.contains(['$', '`']) {
-                self.vars.push((name.to_owned(), value.to_owned()));
+                self.vars.insert(name.to_owned(), value.to_owned());
             }
         }
+    }
+
+    /// `set -- a b` (or `set a b`): the positional parameters become `a b`.
+    fn set_positional(&mut self, args: &[Cow<'_, str>]) {
+        let values = match args.iter().position(|a| a == "--") {
+            Some(at) => &args[at + 1..],
+            None if args.first().is_some_and(|a| !a.starts_with(['-', '+'])) => args,
+            None => return,
+        };
+        for n in 1..=self.positional {
+            self.vars.remove(&n.to_string());
+        }
+        let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        self.positional = values.len();
+        self.vars.extend(positional(&values));
+    }
+
+    /// What bash makes of a command before it runs it, where that differs from its words:
+    /// an alias the text defined, a program word with blanks (shell code, as `sudo -s`
+    /// runs it), a variable whose value the program runs (`GIT_PAGER='...' git log`).
+    fn unwrapped(
+        &mut self,
+        command: &SimpleCommand<'_, '_>,
+        argv: Option<(&str, &[Cow<'_, str>])>,
+        depth: usize,
+    ) -> bool {
+        let Some((program, args)) = argv else {
+            return false;
+        };
+        let index = command.words.len().saturating_sub(args.len() + 1);
+        if program == "alias" {
+            for definition in args {
+                if let Some((name, value)) = definition.split_once('=') {
+                    self.aliases.insert(name.to_owned(), value.to_owned());
+                }
+            }
+            return false;
+        }
+        let rest = || -> Vec<String> { args.iter().map(|w| w.to_string()).collect() };
+        if !self.aliases.is_empty()
+            && let Some(first) = command.words.first()
+            && let Some((name, value)) = self.aliases.remove_entry(first.as_ref())
+        {
+            // bash does not expand an alias inside its own expansion (`alias ls='ls -la'`).
+            let words: Vec<String> = command.words[1..].iter().map(|w| w.to_string()).collect();
+            let code = format!("{value} {}", quote_words(&words));
+            let saved = self.enter("alias");
+            let stop = self.check(&code, depth + 1);
+            self.leave(saved);
+            self.aliases.insert(name, value);
+            if stop {
+                return true;
+            }
+        }
+        if let Some(word) = command.words.get(index)
+            && word
+                .bytes()
+                .any(|b| matches!(b, b' ' | b'\t' | b'\n' | b';' | b'|' | b'&'))
+            // A substitution's text (`$(echo ls)`) is expanded, not run as it stands.
+            && !word.contains("$(")
+            && !word.contains('`')
+        {
+            let code = format!("{word} {}", quote_words(&rest()));
+            let saved = self.enter("a program word read as shell code");
+            let stop = self.code(&code, depth);
+            self.leave(saved);
+            if stop {
+                return true;
+            }
+        }
+        for word in command.words.get(..index).unwrap_or(&[]) {
+            if let Some((name, value)) = word.split_once('=')
+                && unwrap::CODE_VARIABLES.contains(&name)
+            {
+                let saved = self.enter(name);
+                let stop = self.code(value, depth);
+                self.leave(saved);
+                if stop {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// A command whose words hold a variable the text set, or a substitution whose output
@@ -316,18 +514,48 @@ impl<'g> Scan<'g> {
                 .iter()
                 .any(|program| text.starts_with(program))
         };
-        if self.vars.is_empty() && !command.substitutions.iter().any(shown) {
+        let braces = self.braces && command.words.iter().any(|w| has_braces(w));
+        if self.vars.is_empty() && !braces && !command.substitutions.iter().any(shown) {
             return false;
         }
+        let ifs = self
+            .vars
+            .get("IFS")
+            .map_or(" \t\n".to_owned(), Clone::clone);
         let mut changed = false;
         let mut words = Vec::with_capacity(command.words.len());
+        // The words as bash splits an unquoted expansion (the tokenizer keeps no quotes,
+        // so both readings are checked: the split one is what `$cmd` runs).
+        let mut split = Vec::with_capacity(command.words.len());
         for word in command.words {
             let expanded = self.expand(script, word, command.substitutions);
-            let expanded = expand_vars(&expanded, &self.vars).unwrap_or(expanded.into_owned());
+            let from_vars = expand_vars(&expanded, &self.vars);
+            let expanded = from_vars.clone().unwrap_or(expanded.into_owned());
             changed |= expanded != word.as_ref();
+            match from_vars {
+                Some(value) => split.extend(
+                    value
+                        .split(|c: char| ifs.contains(c))
+                        .filter(|part| !part.is_empty())
+                        .map(str::to_owned),
+                ),
+                None => split.push(expanded.clone()),
+            }
             words.push(expanded);
         }
-        changed && self.check(&quote_words(&words), depth + 1)
+        let split = match brace_expand(&split) {
+            Ok(expanded) => expanded,
+            Err(()) => {
+                let text = command.words.join(" ");
+                self.note_limit_why(&text, "brace expansion into too many words");
+                return false;
+            }
+        };
+        let saved = self.enter("expansion");
+        let stop = (split != words && self.check(&quote_words(&split), depth + 1))
+            || (changed && self.check(&quote_words(&words), depth + 1));
+        self.leave(saved);
+        stop
     }
 
     /// The reverse shell that opens its socket as a descriptor first, then runs a shell
@@ -372,7 +600,7 @@ impl<'g> Scan<'g> {
         argv: Option<(&str, &[Cow<'_, str>])>,
         matched: Option<usize>,
         runs: &[Run<'_, '_>],
-        position: usize,
+        counts: &mut Vec<(usize, usize)>,
     ) -> bool {
         let guard = self.guard;
         let program_rules = matched.map_or(&[][..], |m| self.programs.rules(m));
@@ -390,7 +618,9 @@ impl<'g> Scan<'g> {
         let sub_word = args.get(sub_start).map(|w| w.as_ref());
         // Most commands of a program with subcommand rules (`git`) run a subcommand none of
         // them names: one look at the program's list skips them all.
-        let named = if matched.is_some_and(|m| self.programs.may_start(m, sub_word)) {
+        let named = if self.trace.is_some()
+            || matched.is_some_and(|m| self.programs.may_start(m, sub_word))
+        {
             program_rules.len()
         } else {
             0
@@ -404,27 +634,40 @@ impl<'g> Scan<'g> {
             let Some(rule) = index.and_then(|i| guard.rules.get(i)) else {
                 continue;
             };
-            if !rule.may_start(sub_word) {
-                continue;
-            }
-            if let Some(redirect) = &rule.redirect
-                && !command
-                    .redirects
-                    .iter()
-                    .any(|r| r.writes() && redirect.is_match(&r.target))
-            {
-                continue;
-            }
-            if let Some(program) = rule.pipeline_program
-                && !runs.iter().enumerate().any(|(i, (_, _, m))| {
-                    i != position && m.is_some_and(|m| self.programs.matched(m, program))
+            let fires = rule.may_start(sub_word)
+                && rule.redirect.as_ref().is_none_or(|redirect| {
+                    command
+                        .redirects
+                        .iter()
+                        .any(|r| r.writes() && redirect.is_match(&r.target))
                 })
+                && rule.pipeline_program.is_none_or(|program| {
+                    let count = match counts.iter().find(|(p, _)| *p == program) {
+                        Some((_, count)) => *count,
+                        None => {
+                            let count = runs
+                                .iter()
+                                .filter(|(_, _, m)| {
+                                    m.is_some_and(|m| self.programs.matched(m, program))
+                                })
+                                .count();
+                            counts.push((program, count));
+                            count
+                        }
+                    };
+                    // Another command than this one runs it.
+                    let this = matched.is_some_and(|m| self.programs.matched(m, program));
+                    count > usize::from(this)
+                })
+                && rule.matches_args(args, sub_start, &self.cwd);
+            // A near miss names the program (and its subcommand, if the rule has one) but
+            // its other conditions do not hold: `rm -rf ./build` for `rm-root`.
+            if let Some(trace) = self.trace.as_mut()
+                && (fires || (rule.program.is_some() && rule.may_start(sub_word)))
             {
-                continue;
+                trace.rule(rule, fires);
             }
-            if rule.matches_args(args, sub_start, &self.cwd)
-                && self.note_rule(rule, &command.words.join(" "))
-            {
+            if fires && self.note_rule(rule, &command.words.join(" ")) {
                 return true;
             }
         }
@@ -444,10 +687,31 @@ impl<'g> Scan<'g> {
         depth: usize,
     ) -> bool {
         for sub in command.substitutions {
-            if self.walk(script, sub, depth + 1) {
+            let saved = self.enter("$(…)");
+            let stop = self.walk(script, sub, depth + 1);
+            self.leave(saved);
+            if stop {
                 return true;
             }
         }
+        let saved = argv.and_then(|(program, _)| self.enter(program));
+        let stop = self.nested_code(script, command, argv, matched, runs, position, depth);
+        self.leave(saved);
+        stop
+    }
+
+    /// The code a command's program runs (a shell's `-c`, a runner's template, ...).
+    #[expect(clippy::too_many_arguments, reason = "one command and where it stands")]
+    fn nested_code(
+        &mut self,
+        script: &Script<'_>,
+        command: &SimpleCommand<'_, '_>,
+        argv: Option<(&str, &[Cow<'_, str>])>,
+        matched: Option<usize>,
+        runs: &[Run<'_, '_>],
+        position: usize,
+        depth: usize,
+    ) -> bool {
         let (Some((program, args)), Some(entry)) = (argv, matched) else {
             return false;
         };
@@ -455,10 +719,72 @@ impl<'g> Scan<'g> {
             .checked_sub(1)
             .and_then(|i| runs.get(i))
             .map(|(c, a, _)| (c, *a));
+        let piped = |scan: &Self| match position.checked_sub(1) {
+            Some(before) => scan.output_of(runs, before),
+            None => Piped::Unknown,
+        };
         match self.programs.kind(entry) {
-            Kind::Shell => self.shell(script, command, program, args, upstream, depth),
+            Kind::Shell => {
+                let piped = piped(self);
+                self.shell(script, command, program, args, piped, depth)
+            }
+            Kind::Source => {
+                let piped = piped(self);
+                self.run_file(
+                    script,
+                    command,
+                    args.first().map(|w| w.as_ref()),
+                    piped,
+                    depth,
+                )
+            }
+            Kind::Trap => {
+                let args = match args.first() {
+                    Some(first) if first == "--" => &args[1..],
+                    _ => args,
+                };
+                match args {
+                    [code, _, ..] if !matches!(code.as_ref(), "-" | "-l" | "-p" | "-P") => {
+                        let code = self.expand(script, code, command.substitutions);
+                        self.code(&code, depth)
+                    }
+                    _ => false,
+                }
+            }
+            Kind::Runner(runner) => {
+                // Only sed (`e`, `s///e`) and make (`-f -`) read their input as commands.
+                let input = match runner {
+                    Runner::Sed | Runner::Make => match self.stdin_text(command) {
+                        Some(text) => Some(text),
+                        None => match piped(self) {
+                            Piped::Text(text) => Some(text),
+                            _ => None,
+                        },
+                    },
+                    _ => None,
+                };
+                let shells = &self.guard.nested_shells;
+                for run in unwrap::runs(runner, args, input.as_deref(), shells) {
+                    let stop = match run {
+                        unwrap::Run::Shell(code) => self.code(&code, depth),
+                        unwrap::Run::Unseen => {
+                            let text = command.words.join(" ");
+                            self.note_named(
+                                "runs-piped-code",
+                                "runs piped input as shell code",
+                                &text,
+                            )
+                        }
+                    };
+                    if stop {
+                        return true;
+                    }
+                }
+                false
+            }
             Kind::Interpreter(lang) => {
-                self.interpreter(script, lang, command, args, upstream, depth)
+                let piped = piped(self);
+                self.interpreter(script, lang, command, args, piped, depth)
             }
             Kind::Xargs => {
                 let input = self.input(command, upstream);
@@ -477,9 +803,25 @@ impl<'g> Scan<'g> {
                     .map_or(&[][..], Vec::as_slice);
                 let mut words = args.iter();
                 while let Some(word) = words.next() {
-                    if options.iter().any(|o| o == word)
-                        && let Some(code) = words.next()
-                    {
+                    // `-c CODE`, `--command=CODE`, and a short cluster ending in the
+                    // option (`script -qc CODE`, `su -lc CODE`).
+                    let inline = word.split_once('=').and_then(|(name, value)| {
+                        options.iter().any(|o| o == name).then_some(value)
+                    });
+                    let clustered = !word.starts_with("--")
+                        && word.len() > 2
+                        && word.starts_with('-')
+                        && options
+                            .iter()
+                            .any(|o| o.len() == 2 && o.starts_with('-') && word.ends_with(&o[1..]));
+                    let code = match inline {
+                        Some(value) => Some(value),
+                        None if clustered || options.iter().any(|o| o == word) => {
+                            words.next().map(|w| w.as_ref())
+                        }
+                        None => None,
+                    };
+                    if let Some(code) = code {
                         let code = self.expand(script, code, command.substitutions);
                         return self.code(&code, depth);
                     }
@@ -553,7 +895,7 @@ impl<'g> Scan<'g> {
         command: &SimpleCommand<'_, '_>,
         program: &str,
         args: &[Cow<'_, str>],
-        upstream: Option<Upstream<'_, '_, '_>>,
+        piped: Piped,
         depth: usize,
     ) -> bool {
         if program == "eval" {
@@ -561,45 +903,183 @@ impl<'g> Scan<'g> {
             let code = self.expand(parsed, &code, command.substitutions);
             return self.code(&code, depth);
         }
-        let mut words = args.iter();
-        let mut operand = false;
-        while let Some(word) = words.next() {
-            let is_c = word.starts_with('-') && !word.starts_with("--") && word.contains('c');
-            if is_c {
-                return match words.next() {
-                    Some(script) => {
-                        let script = self.expand(parsed, script, command.substitutions);
-                        self.code(&script, depth)
-                    }
-                    None => false,
-                };
-            }
-            if word == "--" {
-                operand = words.next().is_some();
+        // bash's own options: `-c` makes the first operand code, `-s` reads standard input
+        // even with operands, `-o NAME`/`-O NAME`/`--rcfile FILE` take a value.
+        let (mut code_flag, mut stdin_flag) = (false, false);
+        let mut operand = None;
+        let mut i = 0;
+        while let Some(word) = args.get(i) {
+            let word = word.as_ref();
+            if word == "--" || word == "-" {
+                operand = (i + 1 < args.len()).then_some(i + 1);
                 break;
             }
-            if !word.starts_with('-') {
-                // The first operand is a script file; its contents are not ours to read.
-                operand = true;
-                break;
+            if matches!(word, "--rcfile" | "--init-file") {
+                i += 2;
+                continue;
             }
+            if word.starts_with("--") {
+                i += 1;
+                continue;
+            }
+            if word.len() > 1 && (word.starts_with('-') || word.starts_with('+')) {
+                let flags = &word[1..];
+                code_flag |= word.starts_with('-') && flags.contains('c');
+                stdin_flag |= word.starts_with('-') && flags.contains('s');
+                i += if flags.ends_with(['o', 'O']) { 2 } else { 1 };
+                continue;
+            }
+            operand = Some(i);
+            break;
         }
-        if operand {
+        if code_flag {
+            let Some(at) = operand else {
+                return false;
+            };
+            let code = self.expand(parsed, &args[at], command.substitutions);
+            let code = with_operands(&code, args.get(at + 1..).unwrap_or(&[]));
+            return self.code(&code, depth);
+        }
+        if !stdin_flag && let Some(at) = operand {
+            return self.run_file(
+                parsed,
+                command,
+                args.get(at).map(|w| w.as_ref()),
+                piped,
+                depth,
+            );
+        }
+        self.run_stdin(parsed, command, piped, depth)
+    }
+
+    /// A shell (or `source`) running the file `file`: its standard input, a process
+    /// substitution whose output the text shows, or a file the guard cannot read.
+    fn run_file(
+        &mut self,
+        parsed: &Script<'_>,
+        command: &SimpleCommand<'_, '_>,
+        file: Option<&str>,
+        piped: Piped,
+        depth: usize,
+    ) -> bool {
+        let Some(file) = file else {
             return false;
+        };
+        if is_stdin_path(file) {
+            return self.run_stdin(parsed, command, piped, depth);
         }
+        if let Some(inner) = file.strip_prefix("<(").and_then(|f| f.strip_suffix(')')) {
+            let body = command.substitutions.iter().find(|b| b.text == inner);
+            return match body.map(|b| self.body_output(parsed, b)) {
+                Some(Piped::Text(code)) => self.code(&code, depth),
+                Some(Piped::Hidden) => {
+                    self.note_named("runs-piped-code", "runs piped input as shell code", file)
+                }
+                _ => false,
+            };
+        }
+        false
+    }
+
+    /// Code a shell reads from its standard input: heredocs, here-strings, and what the
+    /// command before it prints.
+    fn run_stdin(
+        &mut self,
+        parsed: &Script<'_>,
+        command: &SimpleCommand<'_, '_>,
+        piped: Piped,
+        depth: usize,
+    ) -> bool {
         for body in command.heredocs {
             if self.check(body, depth + 1) {
                 return true;
             }
         }
         for redirect in command.redirects.iter().filter(|r| r.op == "<<<") {
-            if self.check(&redirect.target, depth + 1) {
+            let code = self.expand(parsed, &redirect.target, command.substitutions);
+            if self.check(&code, depth + 1) {
                 return true;
             }
         }
-        match upstream.and_then(|(c, a)| self.static_output(c, a)) {
-            Some(code) => self.code(&code, depth),
-            None => false,
+        match piped {
+            Piped::Text(code) => self.code(&code, depth),
+            Piped::Hidden => {
+                let text = command.words.join(" ");
+                self.note_named("runs-piped-code", "runs piped input as shell code", &text)
+            }
+            Piped::Unknown => false,
+        }
+    }
+
+    /// A command's own standard input when the text shows it: a heredoc or here-string.
+    fn stdin_text(&self, command: &SimpleCommand<'_, '_>) -> Option<String> {
+        command.heredocs.first().map(|b| b.to_string()).or_else(|| {
+            command
+                .redirects
+                .iter()
+                .find(|r| r.op == "<<<")
+                .map(|r| format!("{}\n", r.target))
+        })
+    }
+
+    /// What command `at` of a pipeline prints: shown text (`echo`, `printf`, a heredoc),
+    /// or what a chain of decoders makes of it. Worked out forward from where the chain of
+    /// filters ending at `at` starts, so a long pipeline costs time in proportion to it.
+    fn output_of(&self, runs: &[Run<'_, '_>], at: usize) -> Piped {
+        let is_filter = |(command, argv, _): &Run<'_, '_>| {
+            self.stdin_text(command).is_none()
+                && argv.is_some_and(|(program, args)| {
+                    unwrap::filter(program, args, Some("")) != Filtered::No
+                })
+                && self.static_output(command, *argv).is_none()
+        };
+        let mut start = at.min(runs.len().saturating_sub(1));
+        while start > 0 && runs.get(start).is_some_and(is_filter) {
+            start -= 1;
+        }
+        let mut piped = Piped::Unknown;
+        for run in runs.get(start..=at).unwrap_or(&[]) {
+            piped = self.filtered(run, piped);
+        }
+        piped
+    }
+
+    /// What one command of a pipeline prints, given what the command before it prints.
+    fn filtered(&self, (command, argv, _): &Run<'_, '_>, input: Piped) -> Piped {
+        if let Some(text) = self.static_output(command, *argv) {
+            return Piped::Text(text);
+        }
+        let Some((program, args)) = argv else {
+            return Piped::Unknown;
+        };
+        let input = match self.stdin_text(command) {
+            Some(text) => Piped::Text(text),
+            None => input,
+        };
+        let text = match &input {
+            Piped::Text(text) => Some(text.as_str()),
+            _ => None,
+        };
+        match unwrap::filter(program, args, text) {
+            Filtered::Text(out) => Piped::Text(out),
+            Filtered::Unknown => Piped::Hidden,
+            Filtered::No => Piped::Unknown,
+        }
+    }
+
+    /// What the last pipeline of a substitution's body prints.
+    fn body_output(&mut self, script: &Script<'_>, body: &Body<'_>) -> Piped {
+        let Some(pipeline) = script.body_pipelines(body).last() else {
+            return Piped::Unknown;
+        };
+        let mut runs: Vec<Run<'_, '_>> = Vec::new();
+        for command in pipeline {
+            let (argv, matched) = self.programs.program_of(self.guard, &command);
+            runs.push((command, argv, matched));
+        }
+        match runs.len().checked_sub(1) {
+            Some(last) => self.output_of(&runs, last),
+            None => Piped::Unknown,
         }
     }
 
@@ -609,7 +1089,7 @@ impl<'g> Scan<'g> {
         lang: usize,
         command: &SimpleCommand<'_, '_>,
         args: &[Cow<'_, str>],
-        upstream: Option<Upstream<'_, '_, '_>>,
+        piped: Piped,
         depth: usize,
     ) -> bool {
         let guard = self.guard;
@@ -630,7 +1110,7 @@ impl<'g> Scan<'g> {
                         .filter(|r| r.op == "<<<")
                         .map(|r| Cow::Borrowed(r.target.as_ref())),
                 );
-                if let Some(text) = upstream.and_then(|(c, a)| self.static_output(c, a)) {
+                if let Piped::Text(text) = piped {
                     codes.push(Cow::Owned(text));
                 }
             }
@@ -655,6 +1135,11 @@ impl<'g> Scan<'g> {
                         self.note_named("reverse-shell", "reverse shell", &code)
                     }
                     Action::Exfiltration(_) => {
+                        self.trace_finding(
+                            "exfiltration",
+                            Answer::Block,
+                            "sends secrets off the machine",
+                        );
                         let reason =
                             fill(&guard.messages.exfiltration, &[("command", &quote(&code))]);
                         self.note(Answer::Block, reason)
@@ -682,14 +1167,20 @@ impl<'g> Scan<'g> {
         let mut out = word.to_owned();
         for sub in subs {
             let mut commands = script.body_pipelines(sub).flatten();
-            let (Some(only), None) = (commands.next(), commands.next()) else {
-                continue;
+            let text = match (commands.next(), commands.next()) {
+                (Some(only), None) => {
+                    let argv = only.argv(&self.guard.prefixes);
+                    self.static_output(&only, argv)
+                        .or_else(|| looked_up(only.words))
+                }
+                // A pipeline that decodes literal text (`echo ... | base64 -d`).
+                (Some(_), Some(_)) => match self.body_output(script, sub) {
+                    Piped::Text(text) => Some(text),
+                    _ => None,
+                },
+                _ => None,
             };
-            let argv = only.argv(&self.guard.prefixes);
-            if let Some(text) = self
-                .static_output(&only, argv)
-                .or_else(|| looked_up(only.words))
-            {
+            if let Some(text) = text {
                 let sub = &sub.text;
                 out = out
                     .replace(&format!("$({sub})"), &text)
@@ -717,16 +1208,16 @@ impl<'g> Scan<'g> {
                             && a[1..].chars().all(|c| "neE".contains(c)))
                     })
                     .unwrap_or(args.len());
-                Some(args[start..].join(" "))
-            }
-            "printf" => {
-                let format = args.first()?;
-                if args.len() > 1 && format.contains("%s") {
-                    Some(args[1..].join("\n"))
+                let text = args[start..].join(" ");
+                // `echo -e` decodes escapes (`\x72\x6d` is `rm`).
+                let escapes = args[..start].iter().any(|a| a.contains('e'));
+                Some(if escapes {
+                    shell::decode_escapes(&text)
                 } else {
-                    Some(format.replace("\\n", "\n"))
-                }
+                    text
+                })
             }
+            "printf" => printf(args),
             "cat" if args.iter().all(|a| a == "-") => {
                 command.heredocs.first().map(|b| b.to_string()).or_else(|| {
                     command
@@ -956,6 +1447,39 @@ impl<'g> Scan<'g> {
     }
 }
 
+impl SecurityGuard {
+    /// Walks `text` as run in `cwd`, recording what it reads (see [`Explanation`]).
+    pub(crate) fn explain(&self, text: &str, cwd: &str) -> Explanation {
+        let mut scan = Scan::new(self, Cwd::from_payload(cwd));
+        scan.trace = Some(Trace::default());
+        scan.check(text, 0);
+        let trace = scan.trace.take().unwrap_or_default();
+        let (decision, reason) = match scan.found {
+            Some(found) => (answer_word(found.answer), Some(found.reason)),
+            None => ("allow", None),
+        };
+        Explanation {
+            command: text.to_owned(),
+            decision: decision.to_owned(),
+            reason,
+            commands: trace.commands,
+            text_findings: trace.text_findings,
+        }
+    }
+}
+
+/// How `security_guard` with the rules `rules_yaml` (its defaults when `None`) reads the
+/// shell command `command` run in directory `cwd`: every simple command it reaches, the
+/// program that runs after unwrapping, and the rules that fired or nearly fired.
+pub fn explain_command(
+    rules_yaml: Option<&str>,
+    command: &str,
+    cwd: &str,
+) -> Result<Explanation, RulesError> {
+    let guard = SecurityGuard::new(rules_yaml)?;
+    Ok(guard.explain(command, cwd))
+}
+
 /// Where an interpreter's code is.
 enum CodeAt<'w> {
     /// In this argument (`-c CODE`).
@@ -1082,6 +1606,54 @@ fn substitute(template: &[String], value: &str, replace: Option<&str>) -> Vec<St
     words
 }
 
+/// What `printf FORMAT ARGS...` prints: the format's escapes and `%s`/`%b`/`%d`
+/// conversions, repeated while arguments remain, as printf does.
+fn printf(args: &[Cow<'_, str>]) -> Option<String> {
+    let args = match args.first() {
+        Some(first) if first == "--" => &args[1..],
+        _ => args,
+    };
+    let (format, mut rest) = args.split_first()?;
+    let mut out = String::new();
+    loop {
+        let mut chars = format.chars().peekable();
+        let mut used = false;
+        while let Some(c) = chars.next() {
+            match c {
+                '%' => {
+                    // Flags and width are dropped: the guard wants the words.
+                    while chars.peek().is_some_and(|c| "-+ #0123456789.".contains(*c)) {
+                        chars.next();
+                    }
+                    match chars.next() {
+                        Some('%') => out.push('%'),
+                        Some(conversion) => {
+                            used = true;
+                            if let Some((value, after)) = rest.split_first() {
+                                // `%b` decodes its argument's escapes, `%s` takes it as is.
+                                let value = if conversion == 'b' {
+                                    shell::decode_escapes(value)
+                                } else {
+                                    value.to_string()
+                                };
+                                // Kept apart from the format's own escapes, decoded below.
+                                out.push_str(&value.replace('\\', "\u{0}"));
+                                rest = after;
+                            }
+                        }
+                        None => out.push('%'),
+                    }
+                }
+                _ => out.push(c),
+            }
+        }
+        if !used || rest.is_empty() {
+            break;
+        }
+    }
+    Some(shell::decode_escapes(&out).replace('\u{0}', "\\"))
+}
+
 /// What `which rm`, `command -v rm` and `type -P rm` print, as far as the guard needs it:
 /// the program's name.
 fn looked_up(words: &[Cow<'_, str>]) -> Option<String> {
@@ -1096,7 +1668,7 @@ fn looked_up(words: &[Cow<'_, str>]) -> Option<String> {
 
 /// `word` with each `$NAME` and `${NAME}` of `vars` replaced by its value; `None` when
 /// it names none of them.
-fn expand_vars(word: &str, vars: &[(String, String)]) -> Option<String> {
+fn expand_vars(word: &str, vars: &HashMap<String, String>) -> Option<String> {
     if vars.is_empty() || !word.contains('$') {
         return None;
     }
@@ -1111,6 +1683,14 @@ fn expand_vars(word: &str, vars: &[(String, String)]) -> Option<String> {
                 Some(end) => (&braced[..end], end + 2),
                 None => ("", 0),
             },
+            // `$1`, `$@`, `$*`, `$#`: one byte (`$10` is `$1` then `0`).
+            None if after
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'@' | b'*' | b'#')) =>
+            {
+                (&after[..1], 1)
+            }
             None => {
                 let end = after
                     .bytes()
@@ -1119,8 +1699,8 @@ fn expand_vars(word: &str, vars: &[(String, String)]) -> Option<String> {
                 (&after[..end], end)
             }
         };
-        match vars.iter().rev().find(|(known, _)| known == name) {
-            Some((_, value)) if !name.is_empty() => {
+        match vars.get(name) {
+            Some(value) if !name.is_empty() => {
                 out.push_str(value);
                 changed = true;
                 rest = &after[len..];
@@ -1135,26 +1715,155 @@ fn expand_vars(word: &str, vars: &[(String, String)]) -> Option<String> {
     changed.then_some(out)
 }
 
-/// Words joined into a command text that parses back to the same words.
-pub(crate) fn quote_words(words: &[String]) -> String {
-    let mut out = String::new();
+/// The positional parameters `values` as variables: `1`, `2`..., `@`, `*` and `#`.
+fn positional(values: &[String]) -> HashMap<String, String> {
+    let mut vars: HashMap<String, String> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| ((i + 1).to_string(), v.clone()))
+        .collect();
+    let all = values.join(" ");
+    vars.insert("@".to_owned(), all.clone());
+    vars.insert("*".to_owned(), all);
+    vars.insert("#".to_owned(), values.len().to_string());
+    vars
+}
+
+/// `code` run by a shell with operands `operands` after it: `$0` is the first.
+fn with_operands(code: &str, operands: &[Cow<'_, str>]) -> String {
+    let Some((zero, rest)) = operands.split_first() else {
+        return code.to_owned();
+    };
+    let rest: Vec<String> = rest.iter().map(|w| w.to_string()).collect();
+    let mut vars = positional(&rest);
+    vars.insert("0".to_owned(), zero.to_string());
+    expand_vars(code, &vars).unwrap_or_else(|| code.to_owned())
+}
+
+/// Whether a word may brace-expand: `{a,b}` or `{1..3}`, with no blank (a quoted one).
+fn has_braces(word: &str) -> bool {
+    word.contains('{')
+        && !word.contains([' ', '\t', '\n'])
+        && word
+            .find('{')
+            .and_then(|open| {
+                word[open..]
+                    .find('}')
+                    .map(|close| &word[open..open + close])
+            })
+            .is_some_and(|inside| inside.contains(',') || inside.contains(".."))
+}
+
+/// How many words brace expansion may make of one command before the guard stops.
+const MAX_BRACE_WORDS: usize = 4096;
+
+/// `words` with brace expansion applied (`{rm,-rf,/}` is three words, `a{1..3}` three);
+/// `Err` past [`MAX_BRACE_WORDS`].
+fn brace_expand(words: &[String]) -> Result<Vec<String>, ()> {
+    let mut out = Vec::with_capacity(words.len());
     for word in words {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        let plain = !word.is_empty()
-            && word
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"_./@%+=:,{}-".contains(&b));
-        if plain {
-            out.push_str(word);
+        if has_braces(word) {
+            out.extend(expand_one(word, 0)?);
         } else {
-            out.push('\'');
-            out.push_str(&word.replace('\'', "'\\''"));
-            out.push('\'');
+            out.push(word.clone());
+        }
+        if out.len() > MAX_BRACE_WORDS {
+            return Err(());
         }
     }
-    out
+    Ok(out)
+}
+
+fn expand_one(word: &str, nesting: usize) -> Result<Vec<String>, ()> {
+    if nesting > 16 {
+        return Err(());
+    }
+    let bytes = word.as_bytes();
+    let Some(open) = word.find('{') else {
+        return Ok(vec![word.to_owned()]);
+    };
+    // The matching close, and the top-level commas between.
+    let mut level = 0;
+    let mut commas = Vec::new();
+    let mut close = None;
+    for (i, &b) in bytes.iter().enumerate().skip(open) {
+        match b {
+            b'{' => level += 1,
+            b'}' => {
+                level -= 1;
+                if level == 0 {
+                    close = Some(i);
+                    break;
+                }
+            }
+            b',' if level == 1 => commas.push(i),
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return Ok(vec![word.to_owned()]);
+    };
+    let (head, inside, tail) = (&word[..open], &word[open + 1..close], &word[close + 1..]);
+    let mut alternatives: Vec<String> = Vec::new();
+    if commas.is_empty() {
+        match inside.split_once("..") {
+            Some((from, to)) => {
+                let range = |a: &str, b: &str| -> Option<Vec<String>> {
+                    if let (Ok(a), Ok(b)) = (a.parse::<i64>(), b.parse::<i64>()) {
+                        let (lo, hi) = (a.min(b), a.max(b));
+                        if hi - lo > MAX_BRACE_WORDS as i64 {
+                            return None;
+                        }
+                        return Some((lo..=hi).map(|n| n.to_string()).collect());
+                    }
+                    let (mut a, mut b) = (a.chars(), b.chars());
+                    match (a.next(), a.next(), b.next(), b.next()) {
+                        (Some(x), None, Some(y), None) => {
+                            Some((x.min(y)..=x.max(y)).map(String::from).collect())
+                        }
+                        _ => Some(Vec::new()),
+                    }
+                };
+                match range(from, to) {
+                    Some(list) if !list.is_empty() => alternatives = list,
+                    Some(_) => {
+                        let rest = expand_one(tail, nesting + 1)?;
+                        return Ok(rest
+                            .into_iter()
+                            .map(|t| format!("{head}{{{inside}}}{t}"))
+                            .collect());
+                    }
+                    None => return Err(()),
+                }
+            }
+            None => {
+                let rest = expand_one(tail, nesting + 1)?;
+                return Ok(rest
+                    .into_iter()
+                    .map(|t| format!("{head}{{{inside}}}{t}"))
+                    .collect());
+            }
+        }
+    } else {
+        let mut start = open + 1;
+        for &comma in commas.iter().chain(std::iter::once(&close)) {
+            alternatives.push(word[start..comma].to_owned());
+            start = comma + 1;
+        }
+    }
+    let tails = expand_one(tail, nesting + 1)?;
+    let mut out = Vec::new();
+    for alternative in alternatives {
+        for inner in expand_one(&alternative, nesting + 1)? {
+            for t in &tails {
+                out.push(format!("{head}{inner}{t}"));
+                if out.len() > MAX_BRACE_WORDS {
+                    return Err(());
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// What kind of program a name is, beyond the rules it matches.
@@ -1168,6 +1877,12 @@ enum Kind {
     Cd,
     CodeOptions,
     Remote,
+    /// Not a shell, but runs commands its arguments spell (`awk`, `sed`, `git`, ...).
+    Runner(Runner),
+    /// `source` and `.`: run a file's text as code in this shell.
+    Source,
+    /// `trap CODE SIGNAL...`: runs CODE later, in this shell.
+    Trap,
     Other,
 }
 
@@ -1216,6 +1931,8 @@ struct Program {
 impl Programs {
     /// The program a command runs, its arguments and its entry. A command whose first word
     /// is a name already seen to run itself skips the search past assignments and wrappers.
+    // Inlined into the walk's loop, where it runs for every command of a script.
+    #[inline(always)]
     fn program_of<'s, 'a>(
         &mut self,
         guard: &SecurityGuard,
@@ -1279,7 +1996,10 @@ impl Programs {
                 "parallel" => Kind::Parallel,
                 "find" => Kind::Find,
                 "cd" | "pushd" | "popd" => Kind::Cd,
+                "source" | "." => Kind::Source,
+                "trap" => Kind::Trap,
                 _ if guard.code_options.contains_key(program) => Kind::CodeOptions,
+                _ if let Some(runner) = guard.command_runners.get(program) => Kind::Runner(*runner),
                 _ if guard.remote_shells.contains_key(program)
                     || guard
                         .remote_execs
@@ -1311,7 +2031,14 @@ impl Programs {
             && kind == Kind::Other
             && !network
             && program != "exec"
-            && !declares(program);
+            && !declares(program)
+            // `set --` and `alias` change what later commands run; a program word that
+            // is empty, has blanks or braces is code or expands (`sudo -s 'a b'`, `{a,b}`).
+            && !matches!(program, "set" | "alias")
+            && !program.is_empty()
+            && !program
+                .bytes()
+                .any(|b| matches!(b, b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'{' | b'}'));
         // `None` as soon as one rule has no subcommand: any command may match it.
         let firsts = rules.iter().filter_map(|&i| guard.rules.get(i)).try_fold(
             Vec::new(),
