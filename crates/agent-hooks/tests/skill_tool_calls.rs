@@ -2,7 +2,8 @@
 //! as open-strix's wrapped tools run it: a `pre_tool_call` chain that may rewrite the arguments
 //! or `_block` the call with a synthetic result, the tool, and a `post_tool_call` chain that may
 //! replace the result of a call that succeeded. The scenarios are those of open-strix's own hook
-//! tests; the hooks are `sh` one-liners editing the one-line event with `sed`.
+//! tests; the hooks are `sh` one-liners editing the one-line event with `sed`, which arrives
+//! as open-strix writes it (Python's `json.dumps`: `", "` and `": "` between items).
 
 use std::sync::{Arc, Mutex};
 
@@ -85,8 +86,8 @@ fn run(
 #[test]
 fn hooks_rewrite_the_arguments_and_the_result() {
     let command = r#"read -r e; case "$e" in
-        *'"type":"pre_tool_call"'*) printf '%s\n' "$e" | sed 's/"text":"hello"/"text":"HELLO"/' ;;
-        *) printf '%s\n' "$e" | sed 's/"result":"HELLO"/"result":"HELLO hooked"/' ;;
+        *'"type": "pre_tool_call"'*) printf '%s\n' "$e" | sed 's/"text": "hello"/"text": "HELLO"/' ;;
+        *) printf '%s\n' "$e" | sed 's/"result": "HELLO"/"result": "HELLO hooked"/' ;;
     esac"#;
     let skill = Skill::new(json!([hook(
         "mutator",
@@ -145,7 +146,7 @@ fn an_empty_answer_leaves_the_call_alone() {
 
 #[test]
 fn a_block_returns_its_synthetic_result_without_running_the_tool() {
-    let command = r#"tee -a seen.jsonl | sed '/"type":"pre_tool_call"/s/}$/,"_block":{"reason":"test-block","result":"BLOCKED: do not call echo"}}/'"#;
+    let command = r#"tee -a seen.jsonl | sed '/"type": "pre_tool_call"/s/}$/,"_block":{"reason":"test-block","result":"BLOCKED: do not call echo"}}/'"#;
     let skill = Skill::new(json!([hook(
         "blocker",
         command,
@@ -185,7 +186,7 @@ fn a_malformed_block_is_logged_and_the_call_proceeds() {
 
 #[test]
 fn a_post_hook_cannot_replace_the_result_of_a_blocked_call() {
-    let command = r#"sed -e '/"type":"pre_tool_call"/s/}$/,"_block":{"reason":"r","result":"synthetic"}}/' -e '/"type":"post_tool_call"/s/"result":"synthetic"/"result":"rewritten"/'"#;
+    let command = r#"sed -e '/"type": "pre_tool_call"/s/}$/,"_block":{"reason":"r","result":"synthetic"}}/' -e '/"type": "post_tool_call"/s/"result": "synthetic"/"result": "rewritten"/'"#;
     let skill = Skill::new(json!([hook(
         "both",
         command,
