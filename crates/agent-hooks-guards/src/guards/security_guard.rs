@@ -6,6 +6,8 @@
 //! message tools) are scanned for secrets.
 
 mod code;
+mod effects;
+mod packs;
 mod paths;
 mod rule;
 mod scan;
@@ -23,6 +25,8 @@ use crate::rules::{self, Origin, RulesError, Text, pick};
 use crate::secrets::{CredentialRule, MaskRules, Scanner, WalletRules};
 use crate::shell::{self, Prefix, PrefixList, SimpleCommand};
 use code::{CodeNames, LanguageRaw};
+use effects::{FileTool, FileTools};
+pub use packs::{RulePacks, rule_packs};
 use paths::Cwd;
 use rule::{Answer, Rule, RuleRaw};
 use scan::{Finding, Scan};
@@ -51,6 +55,13 @@ struct Raw {
     interpreters: Option<BTreeMap<Text, LanguageRaw>>,
     interpreter_code: Option<CodeNames>,
     packs: Option<BTreeMap<Text, Vec<RuleRaw>>>,
+    /// The opt-in packs the user turns on by name.
+    enable: Option<Vec<Text>>,
+    /// Packs that are off unless `enable` names them; the user's are added to the defaults'
+    /// (one of the same name replaces the default one).
+    opt_in_packs: Option<BTreeMap<Text, Vec<RuleRaw>>>,
+    /// Tools that act on files, and which of their input keys name the files.
+    file_tools: Option<BTreeMap<Text, FileTool>>,
     /// Rules from before packs existed: an extra pack of the user's own.
     destructive: Option<Vec<RuleRaw>>,
     answers: Option<HashMap<Text, Answer>>,
@@ -158,6 +169,8 @@ pub(crate) struct SecurityGuard {
     exfiltration: Exfiltration,
     scanner: Scanner,
     messages: Messages,
+    /// What file tools do, judged by the same rules as the shell commands with that effect.
+    file_tools: FileTools,
 }
 
 /// Program regexes, each distinct pattern compiled once.
@@ -213,7 +226,13 @@ impl SecurityGuard {
         let own = user
             .destructive
             .map(|rules| (Text::from("destructive"), rules));
-        let rules = compile_packs(packs, packs_origin, own, &answers, &mut programs)?;
+        let enabled = packs::enabled(
+            &packs,
+            user.enable.or(def.enable).unwrap_or_default(),
+            def.opt_in_packs.unwrap_or_default(),
+            user.opt_in_packs.unwrap_or_default(),
+        )?;
+        let rules = compile_packs(packs, packs_origin, enabled, own, &answers, &mut programs)?;
         let mut interpreters = Vec::new();
         for (name, lang) in interpreters_raw {
             let field = format_args!("interpreters.{name}.program");
@@ -261,6 +280,7 @@ impl SecurityGuard {
             exfiltration: Exfiltration::compile(exfil, exfil_origin)?,
             scanner: Scanner::new(credentials, wallet, mask)?,
             messages,
+            file_tools: FileTools::new(pick(user.file_tools, def.file_tools)),
         })
     }
 
@@ -333,17 +353,15 @@ impl SecurityGuard {
                 if let Some(command) = input.get(key.as_str()).and_then(Value::as_str)
                     && let Some(found) = self.check_command(command, cwd)
                 {
-                    return match found.answer {
-                        Answer::Block | Answer::Off => answer::block(found.reason),
-                        Answer::Ask if found.limit => answer::limit(found.reason),
-                        Answer::Ask => answer::ask(found.reason),
-                        Answer::Warn => answer::field("add_warning", found.reason),
-                    };
+                    return found.into_answer();
                 }
             }
         }
         if answer::tool_is(&self.message_tools, payload) {
             return self.message_tool(input);
+        }
+        if let Some(found) = self.file_tool(payload, input) {
+            return found.into_answer();
         }
         answer::noop()
     }
@@ -454,6 +472,18 @@ impl SecurityGuard {
     }
 }
 
+impl Finding {
+    /// The answer a finding gives a tool call.
+    fn into_answer(self) -> Value {
+        match self.answer {
+            Answer::Block | Answer::Off => answer::block(self.reason),
+            Answer::Ask if self.limit => answer::limit(self.reason),
+            Answer::Ask => answer::ask(self.reason),
+            Answer::Warn => answer::field("add_warning", self.reason),
+        }
+    }
+}
+
 /// The default rules, from their binary form. A test keeps that equal to `DEFAULT_RULES`;
 /// should it ever not decode anyway, the YAML is parsed instead, and should that fail too,
 /// empty tables are the fail-open answer rather than a panic.
@@ -481,6 +511,7 @@ fn quote(text: &str) -> String {
 fn compile_packs(
     packs: BTreeMap<Text, Vec<RuleRaw>>,
     packs_origin: Origin,
+    enabled: Vec<(Text, Vec<RuleRaw>, Origin)>,
     own: Option<(Text, Vec<RuleRaw>)>,
     answers: &HashMap<Text, Answer>,
     programs: &mut ProgramSet,
@@ -489,20 +520,26 @@ fn compile_packs(
     // touched twice the memory, in a process that builds it for one event.
     let count = packs
         .values()
+        .chain(enabled.iter().map(|(_, r, _)| r))
         .chain(own.as_ref().map(|(_, r)| r))
         .map(Vec::len)
         .sum();
     let mut rules = Vec::with_capacity(count);
     let packs = packs
         .into_iter()
-        .map(|pack| (pack, packs_origin))
-        .chain(own.map(|pack| (pack, Origin::User)));
-    for ((pack, raws), origin) in packs {
+        .map(|(name, raws)| ("packs", name, raws, packs_origin))
+        .chain(
+            enabled
+                .into_iter()
+                .map(|(name, raws, origin)| ("opt_in_packs", name, raws, origin)),
+        )
+        .chain(own.map(|(name, raws)| ("packs", name, raws, Origin::User)));
+    for (key, pack, raws, origin) in packs {
         for (i, raw) in raws.into_iter().enumerate() {
             rules.push(compile_rule(
                 raw,
                 &pack,
-                &format_args!("packs.{pack}[{i}]"),
+                &format_args!("{key}.{pack}[{i}]"),
                 origin,
                 answers,
                 programs,
