@@ -26,7 +26,7 @@ use crate::secrets::{CredentialRule, MaskRules, Scanner, WalletRules};
 use crate::shell::{self, Prefix, PrefixList, SimpleCommand};
 use code::{CodeNames, LanguageRaw};
 use effects::{FileTool, FileTools};
-pub use packs::{RulePacks, rule_packs};
+pub use packs::RulePacks;
 use paths::Cwd;
 use rule::{Answer, Rule, RuleRaw};
 use scan::{Finding, Scan};
@@ -472,6 +472,40 @@ impl SecurityGuard {
     }
 }
 
+impl SecurityGuard {
+    /// The finding for a file tool's call, if what it does is something a rule answers: each
+    /// file it touches is judged as the shell command with the same effect.
+    fn file_tool(&self, payload: &Value, input: &Map<String, Value>) -> Option<Finding> {
+        let stands = self.file_tools.stands(payload, input);
+        if stands.is_empty() {
+            return None;
+        }
+        let cwd = Cwd::from_payload(answer::str_field(payload, "cwd"));
+        let mut found: Option<Finding> = None;
+        for stand in stands {
+            let mut text = scan::quote_words(&stand.words);
+            if let Some(target) = &stand.redirect_to {
+                text.push_str(" > ");
+                text.push_str(&scan::quote_words(std::slice::from_ref(target)));
+            }
+            let mut scan = Scan::new(self, cwd.clone());
+            scan.check(&text, 0);
+            let Some(mut finding) = scan.found else {
+                continue;
+            };
+            // The rule quotes the command that stands for the call; the user sees the call.
+            let quoted = quote(&stand.words.join(" "));
+            if let Some(head) = finding.reason.strip_suffix(quoted.as_str()) {
+                finding.reason = format!("{head}{}", quote(&stand.shown));
+            }
+            if found.as_ref().is_none_or(|f| finding.answer > f.answer) {
+                found = Some(finding);
+            }
+        }
+        found
+    }
+}
+
 impl Finding {
     /// The answer a finding gives a tool call.
     fn into_answer(self) -> Value {
@@ -482,6 +516,36 @@ impl Finding {
             Answer::Warn => answer::field("add_warning", self.reason),
         }
     }
+}
+
+/// The packs of security_guard with the rules file `rules_yaml` (`None`: the defaults).
+/// An unknown name in `enable` is the same error the guard gives when it loads.
+pub fn rule_packs(rules_yaml: Option<&str>) -> Result<RulePacks, RulesError> {
+    let def = default_rules();
+    let user: Raw = match rules_yaml {
+        Some(text) => rules::parse(text)?,
+        None => Raw::default(),
+    };
+    let packs = rules::pick(user.packs, def.packs);
+    let defaults = def.opt_in_packs.unwrap_or_default();
+    let mine = user.opt_in_packs.unwrap_or_default();
+    let available: Vec<String> = defaults
+        .keys()
+        .chain(mine.keys())
+        .map(ToString::to_string)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let enable = user.enable.or(def.enable).unwrap_or_default();
+    let enabled = packs::enabled(&packs, enable, defaults, mine)?
+        .into_iter()
+        .map(|(name, _, _)| name.to_string())
+        .collect();
+    Ok(RulePacks {
+        always_on: packs.keys().map(ToString::to_string).collect(),
+        enabled,
+        available,
+    })
 }
 
 /// The default rules, from their binary form. A test keeps that equal to `DEFAULT_RULES`;

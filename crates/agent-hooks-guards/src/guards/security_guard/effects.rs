@@ -8,9 +8,6 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::paths::Cwd;
-use super::scan::{Finding, Scan, quote_words};
-use super::{SecurityGuard, quote};
 use crate::answer;
 use crate::rules::Text;
 
@@ -61,6 +58,14 @@ impl FileTools {
         }
     }
 
+    /// The shell commands that do what this call does, when its tool is a file tool.
+    pub(crate) fn stands(&self, payload: &Value, input: &Map<String, Value>) -> Vec<Stand> {
+        match self.find(payload) {
+            Some((tool, name)) => stands(tool, &name, input),
+            None => Vec::new(),
+        }
+    }
+
     /// The tool a call's name stands for: the name itself, the name the workspace's tool
     /// aliases give it, or an MCP tool's own name (`mcp__server__write_file`).
     fn find(&self, payload: &Value) -> Option<(&FileTool, String)> {
@@ -78,49 +83,23 @@ impl FileTools {
 }
 
 /// One shell command standing for part of a file tool's call, and how a reason shows it.
-struct Stand {
-    /// The command's words, as the rule's reason quotes them.
-    words: Vec<String>,
-    /// The command text the rules read.
-    text: String,
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Stand {
+    /// The command's words (quoted into a command text by the caller).
+    pub(crate) words: Vec<String>,
+    /// The file its output is redirected to (`: > FILE`), if any.
+    pub(crate) redirect_to: Option<String>,
     /// What the user is shown instead: the tool and the file.
-    shown: String,
+    pub(crate) shown: String,
 }
 
 impl Stand {
     fn new(words: &[&str], redirect_to: Option<&str>, shown: String) -> Stand {
-        let words: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
-        let mut text = quote_words(&words);
-        if let Some(target) = redirect_to {
-            text.push_str(" > ");
-            text.push_str(&quote_words(&[target.to_owned()]));
+        Stand {
+            words: words.iter().map(|w| (*w).to_owned()).collect(),
+            redirect_to: redirect_to.map(str::to_owned),
+            shown,
         }
-        Stand { words, text, shown }
-    }
-}
-
-impl SecurityGuard {
-    /// The finding for a file tool's call, if what it does is something a rule answers.
-    pub(crate) fn file_tool(&self, payload: &Value, input: &Map<String, Value>) -> Option<Finding> {
-        let (tool, name) = self.file_tools.find(payload)?;
-        let cwd = Cwd::from_payload(answer::str_field(payload, "cwd"));
-        let mut found: Option<Finding> = None;
-        for stand in stands(tool, &name, input) {
-            let mut scan = Scan::new(self, cwd.clone());
-            scan.check(&stand.text, 0);
-            let Some(mut finding) = scan.found else {
-                continue;
-            };
-            // The rule quotes the command that stands for the call; the user sees the call.
-            let quoted = quote(&stand.words.join(" "));
-            if let Some(head) = finding.reason.strip_suffix(quoted.as_str()) {
-                finding.reason = format!("{head}{}", quote(&stand.shown));
-            }
-            if found.as_ref().is_none_or(|f| finding.answer > f.answer) {
-                found = Some(finding);
-            }
-        }
-        found
     }
 }
 
@@ -222,10 +201,12 @@ mod tests {
     }
 
     #[test]
-    fn a_stand_in_quotes_the_file_as_one_word() {
+    fn each_effect_stands_as_its_shell_command() {
         let s = stand(Effect::Write, "/home/u/my rc", "Write /home/u/my rc".into());
-        assert_eq!(s.text, ": > '/home/u/my rc'");
+        assert_eq!(s.words, [":"]);
+        assert_eq!(s.redirect_to.as_deref(), Some("/home/u/my rc"));
         let s = stand(Effect::DeleteTree, "build", String::new());
-        assert_eq!(s.text, "rm -rf -- build");
+        assert_eq!(s.words, ["rm", "-rf", "--", "build"]);
+        assert_eq!(s.redirect_to, None);
     }
 }

@@ -6,11 +6,10 @@
 use std::collections::BTreeMap;
 
 use super::rule::RuleRaw;
-use super::{Raw, default_rules};
-use crate::rules::{self, Origin, RulesError, Text};
+use crate::rules::{Origin, RulesError, Text};
 
 /// The rule packs of a security_guard rules file: what is always on, what the file turns on,
-/// and what else it could turn on ([`rule_packs`]).
+/// and what else it could turn on (`security_guard::rule_packs`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RulePacks {
@@ -22,36 +21,6 @@ pub struct RulePacks {
     pub available: Vec<String>,
 }
 
-/// The packs of security_guard with the rules file `rules_yaml` (`None`: the defaults).
-/// An unknown name in `enable` is the same error the guard gives when it loads.
-pub fn rule_packs(rules_yaml: Option<&str>) -> Result<RulePacks, RulesError> {
-    let def = default_rules();
-    let user: Raw = match rules_yaml {
-        Some(text) => rules::parse(text)?,
-        None => Raw::default(),
-    };
-    let packs = rules::pick(user.packs, def.packs);
-    let defaults = def.opt_in_packs.unwrap_or_default();
-    let mine = user.opt_in_packs.unwrap_or_default();
-    let available: Vec<String> = defaults
-        .keys()
-        .chain(mine.keys())
-        .map(ToString::to_string)
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let enable = user.enable.or(def.enable).unwrap_or_default();
-    let enabled = enabled(&packs, enable, defaults, mine)?
-        .into_iter()
-        .map(|(name, _, _)| name.to_string())
-        .collect();
-    Ok(RulePacks {
-        always_on: packs.keys().map(ToString::to_string).collect(),
-        enabled,
-        available,
-    })
-}
-
 /// The opt-in packs `enable` turns on, each with its rules and whose they are (the user's
 /// pack of a name replaces the default one). A name of an always-on pack is accepted and
 /// adds nothing; a name of no pack at all is an error naming the nearest one.
@@ -61,6 +30,12 @@ pub(crate) fn enabled(
     mut defaults: BTreeMap<Text, Vec<RuleRaw>>,
     mut mine: BTreeMap<Text, Vec<RuleRaw>>,
 ) -> Result<Vec<(Text, Vec<RuleRaw>, Origin)>, RulesError> {
+    let known: std::collections::BTreeSet<&str> = defaults
+        .keys()
+        .chain(mine.keys())
+        .map(Text::as_str)
+        .collect();
+    let known = known.into_iter().map(str::to_owned).collect::<Vec<_>>();
     let mut out: Vec<(Text, Vec<RuleRaw>, Origin)> = Vec::new();
     for (at, name) in enable.into_iter().enumerate() {
         if out.iter().any(|(n, _, _)| *n == name) || always_on.contains_key(name.as_str()) {
@@ -72,20 +47,15 @@ pub(crate) fn enabled(
         } else if let Some(rules) = defaults.remove(name.as_str()) {
             out.push((name, rules, Origin::Default));
         } else {
-            let known: Vec<&str> = defaults
-                .keys()
-                .chain(mine.keys())
-                .chain(always_on.keys())
-                .map(Text::as_str)
-                .collect();
-            let hint = nearest(&name, &known)
+            let names: Vec<&str> = known.iter().map(String::as_str).collect();
+            let hint = nearest(&name, &names)
                 .map(|n| format!(" (did you mean \"{n}\"?)"))
                 .unwrap_or_default();
             return Err(RulesError::Invalid {
                 field: format!("enable[{at}]"),
                 message: format!(
-                    "unknown pack \"{name}\"{hint}; the packs are: {}",
-                    known.join(", ")
+                    "unknown pack \"{name}\"{hint}; the opt-in packs are: {}",
+                    names.join(", ")
                 ),
             });
         }
@@ -123,6 +93,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::super::rule_packs;
     use super::*;
 
     #[test]
