@@ -1130,7 +1130,7 @@ fn install_with_packs_writes_them_and_list_shows_them() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(
-        text.contains("hooks/security_guard.yaml turns on the packs strict, database"),
+        text.contains("hooks/security_guard.yaml turns on the packs strict, system, database,"),
         "{text}"
     );
     let rules_path = dir.path().join("hooks/security_guard.yaml");
@@ -1158,7 +1158,7 @@ fn install_with_packs_writes_them_and_list_shows_them() {
     let list = run(&["--workspace", &ws, "list"], b"", &[]);
     let listed = String::from_utf8_lossy(&list.stdout);
     assert!(
-        listed.contains("packs:   default + strict, database (off: cloud, kubernetes,"),
+        listed.contains("packs:   default + strict, system, database, kubernetes, cloud,"),
         "{listed}"
     );
     let json_list = run(&["--workspace", &ws, "list", "--json"], b"", &[]);

@@ -60,6 +60,8 @@ struct Raw {
     /// Packs that are off unless `enable` names them; the user's are added to the defaults'
     /// (one of the same name replaces the default one).
     opt_in_packs: Option<BTreeMap<Text, Vec<RuleRaw>>>,
+    /// Opt-in packs that turning another on turns on too (`strict: [system, ...]`).
+    pack_includes: Option<BTreeMap<Text, Vec<Text>>>,
     /// Tools that act on files, and which of their input keys name the files.
     file_tools: Option<BTreeMap<Text, FileTool>>,
     /// Rules from before packs existed: an extra pack of the user's own.
@@ -228,7 +230,10 @@ impl SecurityGuard {
             .map(|rules| (Text::from("destructive"), rules));
         let enabled = packs::enabled(
             &packs,
-            user.enable.or(def.enable).unwrap_or_default(),
+            packs::with_includes(
+                user.enable.or(def.enable).unwrap_or_default(),
+                &pick(user.pack_includes, def.pack_includes),
+            ),
             def.opt_in_packs.unwrap_or_default(),
             user.opt_in_packs.unwrap_or_default(),
         )?;
@@ -536,13 +541,15 @@ pub fn rule_packs(rules_yaml: Option<&str>) -> Result<RulePacks, RulesError> {
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    let enable = user.enable.or(def.enable).unwrap_or_default();
+    let named = user.enable.or(def.enable).unwrap_or_default();
+    let enable = packs::with_includes(named.clone(), &pick(user.pack_includes, def.pack_includes));
     let enabled = packs::enabled(&packs, enable, defaults, mine)?
         .into_iter()
         .map(|(name, _, _)| name.to_string())
         .collect();
     Ok(RulePacks {
         always_on: packs.keys().map(ToString::to_string).collect(),
+        named: named.iter().map(ToString::to_string).collect(),
         enabled,
         available,
     })

@@ -292,7 +292,7 @@ fn with_packs(
         };
         let mut enabled = agent_hooks_guards::rule_packs(Some(&text))
             .map_err(bad)?
-            .enabled;
+            .named;
         for pack in &packs {
             if !enabled.contains(pack) {
                 enabled.push(pack.clone());

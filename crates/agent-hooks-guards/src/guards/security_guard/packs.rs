@@ -15,10 +15,31 @@ use crate::rules::{Origin, RulesError, Text};
 pub struct RulePacks {
     /// The packs that are always on (`packs:`).
     pub always_on: Vec<String>,
-    /// The opt-in packs the file turns on (`enable:`), in its order.
+    /// The packs the file's `enable:` list names, as it names them.
+    pub named: Vec<String>,
+    /// The opt-in packs that are on: those named and those they include (`pack_includes`).
     pub enabled: Vec<String>,
     /// Every opt-in pack there is (`opt_in_packs:`, the defaults' and the file's).
     pub available: Vec<String>,
+}
+
+/// `enable` with the packs each of its names includes (`pack_includes`) after it, each
+/// name once, in order; an include of an include counts too.
+pub(crate) fn with_includes(enable: Vec<Text>, includes: &BTreeMap<Text, Vec<Text>>) -> Vec<Text> {
+    let mut out: Vec<Text> = Vec::with_capacity(enable.len());
+    let mut queue: std::collections::VecDeque<Text> = enable.into();
+    while let Some(name) = queue.pop_front() {
+        if out.contains(&name) {
+            continue;
+        }
+        if let Some(more) = includes.get(name.as_str()) {
+            for (at, included) in more.iter().enumerate() {
+                queue.insert(at, included.clone());
+            }
+        }
+        out.push(name);
+    }
+    out
 }
 
 /// The opt-in packs `enable` turns on, each with its rules and whose they are (the user's
@@ -130,8 +151,26 @@ mod tests {
     fn a_users_pack_is_added_and_can_be_turned_on() {
         let yaml = "enable: [mine, strict]\nopt_in_packs:\n  mine:\n    - {name: no-make, program: '^make$'}\n";
         let packs = rule_packs(Some(yaml)).expect("loads");
-        assert_eq!(packs.enabled, ["mine", "strict"]);
+        assert_eq!(packs.enabled[..2], ["mine", "strict"]);
         assert!(packs.available.iter().any(|p| p == "mine"));
+    }
+
+    #[test]
+    fn strict_turns_on_the_packs_it_includes() {
+        let packs = rule_packs(Some("enable: [strict]")).expect("loads");
+        assert_eq!(
+            packs.enabled,
+            [
+                "strict",
+                "system",
+                "database",
+                "kubernetes",
+                "cloud",
+                "terraform"
+            ]
+        );
+        let mine = rule_packs(Some("enable: [strict]\npack_includes: {}\n")).expect("loads");
+        assert_eq!(mine.enabled, ["strict"]);
     }
 
     #[test]
