@@ -842,4 +842,26 @@ mod tests {
         assert!(select_all(&words(&["10"])).is_err());
         assert!(select_all(&words(&["nope"])).is_err());
     }
+
+    #[test]
+    fn set_enable_replaces_the_list_where_it_stands_and_keeps_the_rest() {
+        let packs = vec!["strict".to_owned(), "database".to_owned()];
+        let flow = "# mine\nshell_tools: [bash]\nenable: []\nanswers: {}\n";
+        assert_eq!(
+            set_enable(flow, &packs),
+            "# mine\nshell_tools: [bash]\nenable: [strict, database]\nanswers: {}\n"
+        );
+        let block = "enable:\n  - strict\n- cloud\n# after\nanswers: {}\n";
+        assert_eq!(
+            set_enable(block, &packs),
+            "enable: [strict, database]\n# after\nanswers: {}\n"
+        );
+        let missing = "shell_tools: [bash]";
+        assert_eq!(
+            set_enable(missing, &packs),
+            "shell_tools: [bash]\n\n# Opt-in rule packs (agent-hooks install --pack).\nenable: [strict, database]\n"
+        );
+        // A key that only starts with the word is not the list.
+        assert!(set_enable("enabled_tools: [x]\n", &packs).starts_with("enabled_tools: [x]\n"));
+    }
 }
