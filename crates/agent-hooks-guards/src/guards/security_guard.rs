@@ -31,6 +31,7 @@ use paths::Cwd;
 use rule::{Answer, Rule, RuleRaw};
 use scan::{Finding, Scan};
 
+use crate::rules::SECURITY_GUARD_OPT_IN_BLOB as DEFAULT_OPT_IN_BLOB;
 use crate::rules::SECURITY_GUARD_RULES_BLOB as DEFAULT_RULES_BLOB;
 
 pub(crate) const DEFAULT_RULES: &str = include_str!("../../rules/security_guard.yaml");
@@ -228,13 +229,20 @@ impl SecurityGuard {
         let own = user
             .destructive
             .map(|rules| (Text::from("destructive"), rules));
+        let enable = packs::with_includes(
+            user.enable.or(def.enable).unwrap_or_default(),
+            &pick(user.pack_includes, def.pack_includes),
+        );
+        // The shipped opt-in packs are decoded only when some pack is turned on.
+        let shipped = if enable.is_empty() {
+            BTreeMap::new()
+        } else {
+            default_opt_in_packs()
+        };
         let enabled = packs::enabled(
             &packs,
-            packs::with_includes(
-                user.enable.or(def.enable).unwrap_or_default(),
-                &pick(user.pack_includes, def.pack_includes),
-            ),
-            def.opt_in_packs.unwrap_or_default(),
+            enable,
+            shipped,
             user.opt_in_packs.unwrap_or_default(),
         )?;
         let rules = compile_packs(packs, packs_origin, enabled, own, &answers, &mut programs)?;
@@ -285,7 +293,7 @@ impl SecurityGuard {
             exfiltration: Exfiltration::compile(exfil, exfil_origin)?,
             scanner: Scanner::new(credentials, wallet, mask)?,
             messages,
-            file_tools: FileTools::new(pick(user.file_tools, def.file_tools)),
+            file_tools: FileTools::new(user.file_tools, default_file_tools),
         })
     }
 
@@ -352,7 +360,8 @@ impl SecurityGuard {
         let Some(input) = payload.get("tool_input").and_then(Value::as_object) else {
             return answer::noop();
         };
-        if answer::tool_is(&self.shell_tools, payload) {
+        let shell = answer::tool_is(&self.shell_tools, payload);
+        if shell {
             let cwd = answer::str_field(payload, "cwd");
             for key in &self.command_keys {
                 if let Some(command) = input.get(key.as_str()).and_then(Value::as_str)
@@ -365,7 +374,8 @@ impl SecurityGuard {
         if answer::tool_is(&self.message_tools, payload) {
             return self.message_tool(input);
         }
-        if let Some(found) = self.file_tool(payload, input) {
+        // A shell call's effects are its commands'; the file tools' map is not even read.
+        if !shell && let Some(found) = self.file_tool(payload, input) {
             return found.into_answer();
         }
         answer::noop()
@@ -532,7 +542,7 @@ pub fn rule_packs(rules_yaml: Option<&str>) -> Result<RulePacks, RulesError> {
         None => Raw::default(),
     };
     let packs = rules::pick(user.packs, def.packs);
-    let defaults = def.opt_in_packs.unwrap_or_default();
+    let defaults = default_opt_in_packs();
     let mine = user.opt_in_packs.unwrap_or_default();
     let available: Vec<String> = defaults
         .keys()
@@ -562,6 +572,39 @@ fn default_rules() -> Raw {
     postcard::from_bytes(DEFAULT_RULES_BLOB)
         .or_else(|_| rules::parse(DEFAULT_RULES))
         .unwrap_or_default()
+}
+
+/// The default tables a guard may never need, kept out of the main blob so that building the
+/// guard does not decode them: the opt-in packs (needed when one is turned on) and the file
+/// tools (needed when a tool other than a shell is called).
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+struct Deferred {
+    opt_in_packs: Option<BTreeMap<Text, Vec<RuleRaw>>>,
+    file_tools: Option<BTreeMap<Text, FileTool>>,
+}
+
+/// The deferred defaults, from their own binary form (the YAML's should it not decode).
+fn deferred_defaults() -> Deferred {
+    postcard::from_bytes(DEFAULT_OPT_IN_BLOB)
+        .ok()
+        .or_else(|| {
+            rules::parse::<Raw>(DEFAULT_RULES).ok().map(|raw| Deferred {
+                opt_in_packs: raw.opt_in_packs,
+                file_tools: raw.file_tools,
+            })
+        })
+        .unwrap_or_default()
+}
+
+/// The shipped opt-in packs.
+fn default_opt_in_packs() -> BTreeMap<Text, Vec<RuleRaw>> {
+    deferred_defaults().opt_in_packs.unwrap_or_default()
+}
+
+/// The shipped file tools.
+fn default_file_tools() -> BTreeMap<Text, FileTool> {
+    deferred_defaults().file_tools.unwrap_or_default()
 }
 
 /// The offending command as a reason quotes it: one line, bounded.
@@ -722,16 +765,33 @@ mod tests {
 
     #[test]
     fn default_rules_blob_is_the_yaml() {
-        let yaml: Raw = rules::parse(DEFAULT_RULES).expect("the default rules parse");
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/src/guards/security_guard.defaults.postcard"
-        );
+        let mut yaml: Raw = rules::parse(DEFAULT_RULES).expect("the default rules parse");
+        let opt_in = Deferred {
+            opt_in_packs: yaml.opt_in_packs.take(),
+            file_tools: yaml.file_tools.take(),
+        };
+        assert!(opt_in.opt_in_packs.is_some() && opt_in.file_tools.is_some());
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/guards/");
+        let opt_in_path = format!("{dir}security_guard.opt_in.postcard");
+        let opt_in_blob: Result<Deferred, _> = postcard::from_bytes(DEFAULT_OPT_IN_BLOB);
+        let updating = std::env::var_os("UPDATE_DEFAULTS").is_some();
+        if updating && opt_in_blob.as_ref().ok() != Some(&opt_in) {
+            let bytes = postcard::to_allocvec(&opt_in).expect("the packs serialize");
+            std::fs::write(&opt_in_path, bytes).expect("the opt-in blob is writable");
+        } else {
+            let blob = opt_in_blob.expect("the opt-in blob decodes; rerun with UPDATE_DEFAULTS=1");
+            assert!(
+                blob == opt_in,
+                "rerun with UPDATE_DEFAULTS=1 to refresh {opt_in_path}"
+            );
+            assert_eq!(deferred_defaults(), opt_in);
+        }
+        let path = format!("{dir}security_guard.defaults.postcard");
         let blob: Result<Raw, _> = postcard::from_bytes(DEFAULT_RULES_BLOB);
         // The maps' order is random, so the bytes are rewritten only when their meaning differs.
-        if std::env::var_os("UPDATE_DEFAULTS").is_some() && blob.as_ref().ok() != Some(&yaml) {
+        if updating && blob.as_ref().ok() != Some(&yaml) {
             let bytes = postcard::to_allocvec(&yaml).expect("the rules serialize");
-            std::fs::write(path, bytes).expect("the defaults blob is writable");
+            std::fs::write(&path, bytes).expect("the defaults blob is writable");
             return;
         }
         let blob = blob.expect("the blob decodes; rerun with UPDATE_DEFAULTS=1 to refresh it");

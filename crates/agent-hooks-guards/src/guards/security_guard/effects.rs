@@ -45,17 +45,30 @@ pub(crate) struct FileTool {
     pub(crate) to: Vec<Text>,
 }
 
-/// The file tools by name.
-#[derive(Debug, Default)]
+/// The file tools by name: the user's, or the shipped ones, read on first use (a guard
+/// process answering a shell call never needs them).
+#[derive(Debug)]
 pub(crate) struct FileTools {
-    by_name: HashMap<Text, FileTool>,
+    by_name: std::sync::OnceLock<HashMap<Text, FileTool>>,
+    defaults: fn() -> BTreeMap<Text, FileTool>,
 }
 
 impl FileTools {
-    pub(crate) fn new(tools: BTreeMap<Text, FileTool>) -> FileTools {
-        FileTools {
-            by_name: tools.into_iter().collect(),
+    /// The user's map if the rules file has one, else `defaults` when first needed.
+    pub(crate) fn new(
+        user: Option<BTreeMap<Text, FileTool>>,
+        defaults: fn() -> BTreeMap<Text, FileTool>,
+    ) -> FileTools {
+        let by_name = std::sync::OnceLock::new();
+        if let Some(tools) = user {
+            let _ = by_name.set(tools.into_iter().collect());
         }
+        FileTools { by_name, defaults }
+    }
+
+    fn by_name(&self) -> &HashMap<Text, FileTool> {
+        self.by_name
+            .get_or_init(|| (self.defaults)().into_iter().collect())
     }
 
     /// The shell commands that do what this call does, when its tool is a file tool.
@@ -77,7 +90,7 @@ impl FileTools {
         [Some(name), alias, mcp]
             .into_iter()
             .flatten()
-            .find_map(|n| self.by_name.get(n))
+            .find_map(|n| self.by_name().get(n))
             .map(|tool| (tool, name.to_owned()))
     }
 }
