@@ -32,7 +32,9 @@ pub(crate) fn through_sidecar(
     input: &[u8],
     mode: OnFailure,
 ) -> (Option<AgentAnswer>, Option<String>) {
-    if std::env::var_os(SWITCH_ENV).is_some_and(|v| v == "off") {
+    // An agent the sidecar has no route for (Windsurf) is answered in process.
+    if std::env::var_os(SWITCH_ENV).is_some_and(|v| v == "off") || !agent.home().has_sidecar_route()
+    {
         return (None, None);
     }
     let Ok(socket) = agent_hooks_server::default_socket(root) else {

@@ -156,6 +156,9 @@ enum Command {
         /// Leave the master switch as it is.
         #[arg(long)]
         no_enable: bool,
+        /// Opt-in rule packs to turn on in security_guard's rules file (`strict,database`).
+        #[arg(long, value_name = "PACK,...")]
+        pack: Vec<String>,
         #[arg(required = true, value_name = "NAME|NUMBER|all")]
         targets: Vec<String>,
     },
@@ -631,10 +634,18 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             format,
             print_rules,
         }) => guard::run(ws, name, rules, format.into(), print_rules),
-        Command::Install { targets, no_enable } => {
+        Command::Install {
+            mut targets,
+            no_enable,
+            pack,
+        } => {
+            // Passed on as the words `/hooks install` takes.
+            targets.extend(pack.into_iter().map(|p| format!("--pack={p}")));
             block_on(guard::install(ws, &targets, no_enable))
         }
-        Command::Explain { command, cwd, json } => explain::run(&ws, &command, cwd.as_deref(), json),
+        Command::Explain { command, cwd, json } => {
+            explain::run(&ws, &command, cwd.as_deref(), json)
+        }
         Command::Log {
             last,
             hook,

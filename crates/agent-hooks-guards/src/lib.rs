@@ -29,8 +29,8 @@ use serde_json::Value;
 
 pub use answer::TOOL_ALIASES_KEY;
 pub use context::{BalanceLookup, Clock, DirState, GuardContext, MemoryState, StateStore};
-pub use guards::GUARDS;
 pub use guards::{ExplainedCommand, ExplainedRule, Explanation, explain_command};
+pub use guards::{GUARDS, RulePacks, rule_packs};
 pub use rules::RulesError;
 
 /// One event a guard handles, with a matcher to declare it with (`docs/protocol.md`) where a

@@ -528,14 +528,20 @@ impl Text {
 pub(crate) static SECURITY_GUARD_RULES_BLOB: &[u8] =
     include_bytes!("guards/security_guard.defaults.postcard");
 
+/// security_guard's opt-in packs (`opt_in_packs` of the same YAML), in a blob of their own:
+/// decoding them is most of what building the guard costs, and a process that turns none
+/// on (the default) never does (same test, same `UPDATE_DEFAULTS=1`).
+pub(crate) static SECURITY_GUARD_OPT_IN_BLOB: &[u8] =
+    include_bytes!("guards/security_guard.opt_in.postcard");
+
 /// Whether two byte strings are equal (`shell::same` for bytes).
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// The built-in rules kept in a binary form whose strings [`Text`] borrows.
-fn built_in_blobs() -> [&'static [u8]; 1] {
-    [SECURITY_GUARD_RULES_BLOB]
+fn built_in_blobs() -> [&'static [u8]; 2] {
+    [SECURITY_GUARD_RULES_BLOB, SECURITY_GUARD_OPT_IN_BLOB]
 }
 
 impl std::ops::Deref for Text {

@@ -1,9 +1,11 @@
 //! Published accuracy: replays the peer guards' own default-mode test cases (facts converted
 //! into `tests/peers/*.jsonl` by `benches/peers/convert.py`) through `security_guard` exactly
-//! as a shell tool's `pre_tool_call` reaches it, and prints agreement per peer.
+//! as a shell tool's `pre_tool_call` reaches it, and prints agreement per peer and per rule
+//! pack: the default rules, the default rules with `strict`, and with each other opt-in pack.
 //!
 //! `cargo test -p agent-hooks-guards --test peers -- [--verbose] [--markdown] [--rules FILE]`
-//! Disagreements are measured, not failures; a missing, empty or malformed data file is.
+//! (`--rules`: that rules file alone). Disagreements are measured, not failures; a missing,
+//! empty or malformed data file is.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -293,8 +295,9 @@ fn measure(guard: &Guard, workspace: &Path, cases: &[Case]) -> Tally {
     t
 }
 
-fn print_table(rows: &[(&str, Tally)], markdown: bool) {
+fn print_table(rows: &[(String, &str, Tally)], markdown: bool) {
     let header = [
+        "rules",
         "peer",
         "cases",
         "agreement",
@@ -303,8 +306,9 @@ fn print_table(rows: &[(&str, Tally)], markdown: bool) {
         "block cases stopped by ask",
         "audit cases blocked",
     ];
-    let cells = |name: &str, t: &Tally| {
+    let cells = |rules: &str, name: &str, t: &Tally| {
         [
+            rules.to_owned(),
             name.to_owned(),
             t.cases.to_string(),
             format!("{} ({}/{})", pct(t.agree, t.cases), t.agree, t.cases),
@@ -332,14 +336,14 @@ fn print_table(rows: &[(&str, Tally)], markdown: bool) {
     if markdown {
         println!("| {} |", header.join(" | "));
         println!("|{}", "---|".repeat(header.len()));
-        for (name, t) in rows {
-            println!("| {} |", cells(name, t).join(" | "));
+        for (rules, name, t) in rows {
+            println!("| {} |", cells(rules, name, t).join(" | "));
         }
     } else {
-        for (name, t) in rows {
-            let c = cells(name, t);
-            println!("{name}");
-            for (h, v) in header.iter().zip(c.iter()).skip(1) {
+        for (rules, name, t) in rows {
+            let c = cells(rules, name, t);
+            println!("{rules}: {name}");
+            for (h, v) in header.iter().zip(c.iter()).skip(2) {
                 println!("  {h:<42} {v}");
             }
         }
@@ -362,37 +366,56 @@ fn run() -> Result<(), String> {
             _ => {}
         }
     }
-    let rules = match &rules_file {
-        Some(path) => Some(
-            std::fs::read_to_string(path)
-                .map_err(|e| format!("{}: cannot read rules: {e}", path.display()))?,
-        ),
-        None => None,
+    let configs: Vec<(String, Option<String>)> = match &rules_file {
+        Some(path) => vec![(
+            path.display().to_string(),
+            Some(
+                std::fs::read_to_string(path)
+                    .map_err(|e| format!("{}: cannot read rules: {e}", path.display()))?,
+            ),
+        )],
+        None => {
+            let packs = agent_hooks_guards::rule_packs(None)
+                .map_err(|e| format!("security_guard rules: {e}"))?;
+            let mut configs = vec![("default".to_owned(), None)];
+            // strict first: it is the pack the published figures are for.
+            let mut opt_in = packs.available.clone();
+            opt_in.sort_by_key(|p| p != "strict");
+            for pack in opt_in {
+                configs.push((
+                    format!("default + {pack}"),
+                    Some(format!("enable: [{pack}]")),
+                ));
+            }
+            configs
+        }
     };
-    let guard = Guard::new("security_guard", rules.as_deref())
-        .map_err(|e| format!("security_guard rules: {e}"))?;
     let dir = tempfile::Builder::new()
         .prefix("peers-project")
         .tempdir()
         .map_err(|e| format!("cannot make a project directory: {e}"))?;
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
-    let mut rows = Vec::new();
+    let mut peers = Vec::new();
     for peer in PEERS {
-        let cases = load(&data.join(format!("{peer}.jsonl")))?;
-        rows.push((peer, measure(&guard, dir.path(), &cases)));
+        peers.push((peer, load(&data.join(format!("{peer}.jsonl")))?));
     }
-    let rules_name = rules_file
-        .as_ref()
-        .map_or("default rules".to_owned(), |p| p.display().to_string());
-    println!("security_guard ({rules_name}) against the peers' default-mode test cases\n");
+    let mut rows = Vec::new();
+    for (name, rules) in &configs {
+        let guard = Guard::new("security_guard", rules.as_deref())
+            .map_err(|e| format!("security_guard rules ({name}): {e}"))?;
+        for (peer, cases) in &peers {
+            rows.push((name.clone(), *peer, measure(&guard, dir.path(), cases)));
+        }
+    }
+    println!("security_guard against the peers' default-mode test cases, per rule pack\n");
     print_table(&rows, markdown);
     println!("\nmisses by family:");
-    for (peer, t) in &rows {
+    for (rules, peer, t) in rows.iter().take(2 * PEERS.len()) {
         let mut families: Vec<_> = t.families.iter().collect();
         families.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         let list: Vec<String> = families.iter().map(|(f, n)| format!("{f} {n}")).collect();
         println!(
-            "  {peer}: {}",
+            "  {rules}, {peer}: {}",
             if list.is_empty() {
                 "none".into()
             } else {
@@ -401,8 +424,8 @@ fn run() -> Result<(), String> {
         );
     }
     if verbose {
-        for (peer, t) in &rows {
-            println!("\n{peer}: {} disagreements", t.disagreements.len());
+        for (rules, peer, t) in rows.iter().take(2 * PEERS.len()) {
+            println!("\n{rules}, {peer}: {} disagreements", t.disagreements.len());
             for line in &t.disagreements {
                 println!("{line}");
             }

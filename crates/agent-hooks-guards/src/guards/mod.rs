@@ -15,7 +15,9 @@ mod verify_commitments;
 mod verify_publish_claims;
 
 pub(crate) use security_guard::default_scanner;
-pub use security_guard::{ExplainedCommand, ExplainedRule, Explanation, explain_command};
+pub use security_guard::{
+    ExplainedCommand, ExplainedRule, Explanation, RulePacks, explain_command, rule_packs,
+};
 use serde_json::Value;
 
 use crate::context::GuardContext;
@@ -58,7 +60,7 @@ pub const GUARDS: &[GuardInfo] = &[
                 // A pre-filter only: every program and tool the default rules look at
                 // (`tests/cases.rs` checks that every refused case gets through it).
                 matcher: Some(
-                    r"rm|dd|mkfs|mke2fs|mkswap|newfs|chmod|chown|chgrp|reset|\(\)|/dev/|curl|wget|nc|socat|telnet|scp|sftp|rsync|ftp|http|xh|env|eval|sh|send|message|post|notify|git|find|remove|unlink|fork|wipe|shred|blkdiscard|disk|\.ssh|\.aws|credential|secret|id_rsa|id_ed|fetch|socket",
+                    r"rm|dd|mkfs|mke2fs|mkswap|newfs|chmod|chown|chgrp|reset|\(\)|/dev/|curl|wget|nc|socat|telnet|scp|sftp|rsync|ftp|http|xh|env|eval|sh|send|message|post|notify|git|find|remove|unlink|fork|wipe|shred|blkdiscard|disk|\.ssh|\.aws|credential|secret|id_rsa|id_ed|fetch|socket|tar|mv|cp|truncate|parted|fdisk|gdisk|wipefs|kill|init|shutdown|reboot|halt|poweroff|systemctl|tables|nft|ufw|firewall|pf|terraform|tofu|kubectl|helm|aws|gcloud|gsutil|az|psql|mysql|mariadb|sqlite|mongo|redis|drop|flush|truncate|db|rake|rails|prisma|manage|dig|nslookup|host|drill|pip|npm|yarn|pnpm|uv|poetry|gem|cargo|go|cron|launch|profile|rc|hooks|authorized|config|settings|\.env|netrc|pgpass|\.kube|\.docker|gnupg|shadow|\.pem|\.key|agent\.yaml|approvals|Write|Edit|Read|write|edit|read|replace|patch|delete|move|file",
                 ),
             },
             on("transform_tool_result"),

@@ -6,6 +6,8 @@
 //! message tools) are scanned for secrets.
 
 mod code;
+mod effects;
+mod packs;
 mod paths;
 mod rule;
 mod scan;
@@ -25,12 +27,15 @@ use crate::rules::{self, Origin, RulesError, Text, pick};
 use crate::secrets::{CredentialRule, MaskRules, Scanner, WalletRules};
 use crate::shell::{self, Prefix, PrefixList, SimpleCommand};
 use code::{CodeNames, LanguageRaw};
+use effects::{FileTool, FileTools};
+pub use packs::RulePacks;
 use paths::Cwd;
 use rule::{Answer, Rule, RuleRaw};
 pub use scan::explain_command;
 use scan::{Finding, Scan};
 pub use trace::{ExplainedCommand, ExplainedRule, Explanation};
 
+use crate::rules::SECURITY_GUARD_OPT_IN_BLOB as DEFAULT_OPT_IN_BLOB;
 use crate::rules::SECURITY_GUARD_RULES_BLOB as DEFAULT_RULES_BLOB;
 
 pub(crate) const DEFAULT_RULES: &str = include_str!("../../rules/security_guard.yaml");
@@ -56,6 +61,15 @@ struct Raw {
     interpreters: Option<BTreeMap<Text, LanguageRaw>>,
     interpreter_code: Option<CodeNames>,
     packs: Option<BTreeMap<Text, Vec<RuleRaw>>>,
+    /// The opt-in packs the user turns on by name.
+    enable: Option<Vec<Text>>,
+    /// Packs that are off unless `enable` names them; the user's are added to the defaults'
+    /// (one of the same name replaces the default one).
+    opt_in_packs: Option<BTreeMap<Text, Vec<RuleRaw>>>,
+    /// Opt-in packs that turning another on turns on too (`strict: [system, ...]`).
+    pack_includes: Option<BTreeMap<Text, Vec<Text>>>,
+    /// Tools that act on files, and which of their input keys name the files.
+    file_tools: Option<BTreeMap<Text, FileTool>>,
     /// Rules from before packs existed: an extra pack of the user's own.
     destructive: Option<Vec<RuleRaw>>,
     answers: Option<HashMap<Text, Answer>>,
@@ -164,6 +178,8 @@ pub(crate) struct SecurityGuard {
     exfiltration: Exfiltration,
     scanner: Scanner,
     messages: Messages,
+    /// What file tools do, judged by the same rules as the shell commands with that effect.
+    file_tools: FileTools,
 }
 
 /// Program regexes, each distinct pattern compiled once.
@@ -222,7 +238,23 @@ impl SecurityGuard {
         let own = user
             .destructive
             .map(|rules| (Text::from("destructive"), rules));
-        let rules = compile_packs(packs, packs_origin, own, &answers, &mut programs)?;
+        let enable = packs::with_includes(
+            user.enable.or(def.enable).unwrap_or_default(),
+            &pick(user.pack_includes, def.pack_includes),
+        );
+        // The shipped opt-in packs are decoded only when some pack is turned on.
+        let shipped = if enable.is_empty() {
+            BTreeMap::new()
+        } else {
+            default_opt_in_packs()
+        };
+        let enabled = packs::enabled(
+            &packs,
+            enable,
+            shipped,
+            user.opt_in_packs.unwrap_or_default(),
+        )?;
+        let rules = compile_packs(packs, packs_origin, enabled, own, &answers, &mut programs)?;
         let mut interpreters = Vec::new();
         for (name, lang) in interpreters_raw {
             let field = format_args!("interpreters.{name}.program");
@@ -271,6 +303,7 @@ impl SecurityGuard {
             exfiltration: Exfiltration::compile(exfil, exfil_origin)?,
             scanner: Scanner::new(credentials, wallet, mask)?,
             messages,
+            file_tools: FileTools::new(user.file_tools, default_file_tools),
         })
     }
 
@@ -337,23 +370,23 @@ impl SecurityGuard {
         let Some(input) = payload.get("tool_input").and_then(Value::as_object) else {
             return answer::noop();
         };
-        if answer::tool_is(&self.shell_tools, payload) {
+        let shell = answer::tool_is(&self.shell_tools, payload);
+        if shell {
             let cwd = answer::str_field(payload, "cwd");
             for key in &self.command_keys {
                 if let Some(command) = input.get(key.as_str()).and_then(Value::as_str)
                     && let Some(found) = self.check_command(command, cwd)
                 {
-                    return match found.answer {
-                        Answer::Block | Answer::Off => answer::block(found.reason),
-                        Answer::Ask if found.limit => answer::limit(found.reason),
-                        Answer::Ask => answer::ask(found.reason),
-                        Answer::Warn => answer::field("add_warning", found.reason),
-                    };
+                    return found.into_answer();
                 }
             }
         }
         if answer::tool_is(&self.message_tools, payload) {
             return self.message_tool(input);
+        }
+        // A shell call's effects are its commands'; the file tools' map is not even read.
+        if !shell && let Some(found) = self.file_tool(payload, input) {
+            return found.into_answer();
         }
         answer::noop()
     }
@@ -464,6 +497,84 @@ impl SecurityGuard {
     }
 }
 
+impl SecurityGuard {
+    /// The finding for a file tool's call, if what it does is something a rule answers: each
+    /// file it touches is judged as the shell command with the same effect.
+    fn file_tool(&self, payload: &Value, input: &Map<String, Value>) -> Option<Finding> {
+        let stands = self.file_tools.stands(payload, input);
+        if stands.is_empty() {
+            return None;
+        }
+        let cwd = Cwd::from_payload(answer::str_field(payload, "cwd"));
+        let mut found: Option<Finding> = None;
+        for stand in stands {
+            let mut text = shell::quote_words(&stand.words);
+            if let Some(target) = &stand.redirect_to {
+                text.push_str(" > ");
+                text.push_str(&shell::quote_words(std::slice::from_ref(target)));
+            }
+            let mut scan = Scan::new(self, cwd.clone());
+            scan.check(&text, 0);
+            let Some(mut finding) = scan.found else {
+                continue;
+            };
+            // The rule quotes the command that stands for the call; the user sees the call.
+            let quoted = quote(&stand.words.join(" "));
+            if let Some(head) = finding.reason.strip_suffix(quoted.as_str()) {
+                finding.reason = format!("{head}{}", quote(&stand.shown));
+            }
+            if found.as_ref().is_none_or(|f| finding.answer > f.answer) {
+                found = Some(finding);
+            }
+        }
+        found
+    }
+}
+
+impl Finding {
+    /// The answer a finding gives a tool call.
+    fn into_answer(self) -> Value {
+        match self.answer {
+            Answer::Block | Answer::Off => answer::block(self.reason),
+            Answer::Ask if self.limit => answer::limit(self.reason),
+            Answer::Ask => answer::ask(self.reason),
+            Answer::Warn => answer::field("add_warning", self.reason),
+        }
+    }
+}
+
+/// The packs of security_guard with the rules file `rules_yaml` (`None`: the defaults).
+/// An unknown name in `enable` is the same error the guard gives when it loads.
+pub fn rule_packs(rules_yaml: Option<&str>) -> Result<RulePacks, RulesError> {
+    let def = default_rules();
+    let user: Raw = match rules_yaml {
+        Some(text) => rules::parse(text)?,
+        None => Raw::default(),
+    };
+    let packs = rules::pick(user.packs, def.packs);
+    let defaults = default_opt_in_packs();
+    let mine = user.opt_in_packs.unwrap_or_default();
+    let available: Vec<String> = defaults
+        .keys()
+        .chain(mine.keys())
+        .map(ToString::to_string)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let named = user.enable.or(def.enable).unwrap_or_default();
+    let enable = packs::with_includes(named.clone(), &pick(user.pack_includes, def.pack_includes));
+    let enabled = packs::enabled(&packs, enable, defaults, mine)?
+        .into_iter()
+        .map(|(name, _, _)| name.to_string())
+        .collect();
+    Ok(RulePacks {
+        always_on: packs.keys().map(ToString::to_string).collect(),
+        named: named.iter().map(ToString::to_string).collect(),
+        enabled,
+        available,
+    })
+}
+
 /// The default rules, from their binary form. A test keeps that equal to `DEFAULT_RULES`;
 /// should it ever not decode anyway, the YAML is parsed instead, and should that fail too,
 /// empty tables are the fail-open answer rather than a panic.
@@ -471,6 +582,39 @@ fn default_rules() -> Raw {
     postcard::from_bytes(DEFAULT_RULES_BLOB)
         .or_else(|_| rules::parse(DEFAULT_RULES))
         .unwrap_or_default()
+}
+
+/// The default tables a guard may never need, kept out of the main blob so that building the
+/// guard does not decode them: the opt-in packs (needed when one is turned on) and the file
+/// tools (needed when a tool other than a shell is called).
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+struct Deferred {
+    opt_in_packs: Option<BTreeMap<Text, Vec<RuleRaw>>>,
+    file_tools: Option<BTreeMap<Text, FileTool>>,
+}
+
+/// The deferred defaults, from their own binary form (the YAML's should it not decode).
+fn deferred_defaults() -> Deferred {
+    postcard::from_bytes(DEFAULT_OPT_IN_BLOB)
+        .ok()
+        .or_else(|| {
+            rules::parse::<Raw>(DEFAULT_RULES).ok().map(|raw| Deferred {
+                opt_in_packs: raw.opt_in_packs,
+                file_tools: raw.file_tools,
+            })
+        })
+        .unwrap_or_default()
+}
+
+/// The shipped opt-in packs.
+fn default_opt_in_packs() -> BTreeMap<Text, Vec<RuleRaw>> {
+    deferred_defaults().opt_in_packs.unwrap_or_default()
+}
+
+/// The shipped file tools.
+fn default_file_tools() -> BTreeMap<Text, FileTool> {
+    deferred_defaults().file_tools.unwrap_or_default()
 }
 
 /// The offending command as a reason quotes it: one line, bounded.
@@ -491,6 +635,7 @@ fn quote(text: &str) -> String {
 fn compile_packs(
     packs: BTreeMap<Text, Vec<RuleRaw>>,
     packs_origin: Origin,
+    enabled: Vec<(Text, Vec<RuleRaw>, Origin)>,
     own: Option<(Text, Vec<RuleRaw>)>,
     answers: &HashMap<Text, Answer>,
     programs: &mut ProgramSet,
@@ -499,20 +644,26 @@ fn compile_packs(
     // touched twice the memory, in a process that builds it for one event.
     let count = packs
         .values()
+        .chain(enabled.iter().map(|(_, r, _)| r))
         .chain(own.as_ref().map(|(_, r)| r))
         .map(Vec::len)
         .sum();
     let mut rules = Vec::with_capacity(count);
     let packs = packs
         .into_iter()
-        .map(|pack| (pack, packs_origin))
-        .chain(own.map(|pack| (pack, Origin::User)));
-    for ((pack, raws), origin) in packs {
+        .map(|(name, raws)| ("packs", name, raws, packs_origin))
+        .chain(
+            enabled
+                .into_iter()
+                .map(|(name, raws, origin)| ("opt_in_packs", name, raws, origin)),
+        )
+        .chain(own.map(|(name, raws)| ("packs", name, raws, Origin::User)));
+    for (key, pack, raws, origin) in packs {
         for (i, raw) in raws.into_iter().enumerate() {
             rules.push(compile_rule(
                 raw,
                 &pack,
-                &format_args!("packs.{pack}[{i}]"),
+                &format_args!("{key}.{pack}[{i}]"),
                 origin,
                 answers,
                 programs,
@@ -627,16 +778,33 @@ mod tests {
 
     #[test]
     fn default_rules_blob_is_the_yaml() {
-        let yaml: Raw = rules::parse(DEFAULT_RULES).expect("the default rules parse");
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/src/guards/security_guard.defaults.postcard"
-        );
+        let mut yaml: Raw = rules::parse(DEFAULT_RULES).expect("the default rules parse");
+        let opt_in = Deferred {
+            opt_in_packs: yaml.opt_in_packs.take(),
+            file_tools: yaml.file_tools.take(),
+        };
+        assert!(opt_in.opt_in_packs.is_some() && opt_in.file_tools.is_some());
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/guards/");
+        let opt_in_path = format!("{dir}security_guard.opt_in.postcard");
+        let opt_in_blob: Result<Deferred, _> = postcard::from_bytes(DEFAULT_OPT_IN_BLOB);
+        let updating = std::env::var_os("UPDATE_DEFAULTS").is_some();
+        if updating && opt_in_blob.as_ref().ok() != Some(&opt_in) {
+            let bytes = postcard::to_allocvec(&opt_in).expect("the packs serialize");
+            std::fs::write(&opt_in_path, bytes).expect("the opt-in blob is writable");
+        } else {
+            let blob = opt_in_blob.expect("the opt-in blob decodes; rerun with UPDATE_DEFAULTS=1");
+            assert!(
+                blob == opt_in,
+                "rerun with UPDATE_DEFAULTS=1 to refresh {opt_in_path}"
+            );
+            assert_eq!(deferred_defaults(), opt_in);
+        }
+        let path = format!("{dir}security_guard.defaults.postcard");
         let blob: Result<Raw, _> = postcard::from_bytes(DEFAULT_RULES_BLOB);
         // The maps' order is random, so the bytes are rewritten only when their meaning differs.
-        if std::env::var_os("UPDATE_DEFAULTS").is_some() && blob.as_ref().ok() != Some(&yaml) {
+        if updating && blob.as_ref().ok() != Some(&yaml) {
             let bytes = postcard::to_allocvec(&yaml).expect("the rules serialize");
-            std::fs::write(path, bytes).expect("the defaults blob is writable");
+            std::fs::write(&path, bytes).expect("the defaults blob is writable");
             return;
         }
         let blob = blob.expect("the blob decodes; rerun with UPDATE_DEFAULTS=1 to refresh it");

@@ -1,5 +1,5 @@
-//! `install [--no-enable] <name|number|all>...` as text: what `guards::install` did, one line
-//! per step and guard, then notes on the whole.
+//! `install [--no-enable] [--pack P,Q] <name|number|all>...` as text: what `guards::install`
+//! did, one line per step and guard, then notes on the whole.
 
 use std::fmt::Write as _;
 
@@ -9,29 +9,42 @@ use crate::guards::{
     ApprovedStep, DeclaredStep, DoctorStep, DryRun, InstallError, InstallReport, Master, RulesStep,
 };
 
-/// `/hooks install [--no-enable] ...`; `agent-hooks install` prints the same.
+/// `/hooks install [--no-enable] [--pack P,Q] ...`; `agent-hooks install` prints the same.
 pub(super) async fn run(engine: &Engine, words: &[String]) -> CommandOutput {
-    let enable = !words.iter().any(|w| w == "--no-enable");
-    let words: Vec<String> = words
-        .iter()
-        .filter(|w| *w != "--no-enable")
-        .cloned()
-        .collect();
-    if words.is_empty() {
-        return CommandOutput {
-            text: format!(
-                "usage: /hooks install [--no-enable] <name|number|all>...\n\nReady-made hooks:\n{}",
-                crate::guards::numbered_list()
-            ),
-            status: 2,
-        };
+    let usage = || CommandOutput {
+        text: format!(
+            "usage: /hooks install [--no-enable] [--pack PACK,...] <name|number|all>...\n\nReady-made hooks:\n{}",
+            crate::guards::numbered_list()
+        ),
+        status: 2,
+    };
+    let mut enable = true;
+    let mut packs = Vec::new();
+    let mut targets = Vec::new();
+    let mut rest = words.iter();
+    while let Some(word) = rest.next() {
+        if word == "--no-enable" {
+            enable = false;
+        } else if let Some(list) = word.strip_prefix("--pack=") {
+            packs.push(list.to_owned());
+        } else if word == "--pack" {
+            match rest.next() {
+                Some(list) => packs.push(list.clone()),
+                None => return usage(),
+            }
+        } else {
+            targets.push(word.clone());
+        }
     }
-    match crate::guards::install(engine, &words, enable).await {
+    if targets.is_empty() {
+        return usage();
+    }
+    match crate::guards::install(engine, &targets, enable, &packs).await {
         Ok(report) => CommandOutput {
             text: render(&report),
             status: i32::from(report.problems > 0),
         },
-        Err(e @ InstallError::Unknown { .. }) => CommandOutput {
+        Err(e @ (InstallError::Unknown { .. } | InstallError::Pack { .. })) => CommandOutput {
             text: format!("error: {e}\n"),
             status: 2,
         },
@@ -55,6 +68,19 @@ fn render(report: &InstallReport) -> String {
                 RulesStep::Wrote { path } => {
                     format!("rules: wrote the defaults to {path} (edit it to tune the guard)")
                 }
+                RulesStep::Enabled {
+                    path,
+                    packs,
+                    wrote_defaults,
+                } => format!(
+                    "rules: {}{path} turns on the packs {} (enable: in that file)",
+                    if *wrote_defaults {
+                        "wrote the defaults; "
+                    } else {
+                        ""
+                    },
+                    packs.join(", ")
+                ),
             },
             match &steps.declared {
                 DeclaredStep::Already => {

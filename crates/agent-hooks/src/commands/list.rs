@@ -47,6 +47,15 @@ fn hook_block(out: &mut String, hook: &HookHealth, style: Style) {
     ));
     reasons(out, hook);
     facts(out, hook);
+    if let Some(packs) = crate::inspect::listing::rule_packs_line(&hook.hook) {
+        crate::inspect::style::field(
+            out,
+            crate::inspect::render::INDENT,
+            "packs:",
+            crate::inspect::render::LABEL,
+            &packs,
+        );
+    }
     other_findings(out, hook);
 }
 

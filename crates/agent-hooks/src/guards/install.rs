@@ -1,5 +1,6 @@
 //! `install <name|number|all>...`: wires ready-made hooks into a workspace. For each guard it
-//! writes the default rules under `hooks/` (never over a file that is there), appends a
+//! writes the default rules under `hooks/` (never over a file that is there; `--pack` only adds
+//! the packs it names to the file's `enable:` list), appends a
 //! `type: builtin` entry per event to `config/shell_hooks.yaml` as text (the user's entries and
 //! comments stay as they are), approves `builtin:<name>`, runs `doctor` and says what it did.
 //! Everything already in place is left alone, so installing twice changes nothing.
@@ -59,6 +60,12 @@ pub enum InstallError {
     /// Approving an installed hook failed.
     #[error(transparent)]
     Approve(#[from] EngineError),
+    /// `--pack` names no pack of the guard, or the guards installed have no packs.
+    #[error("{why}")]
+    Pack {
+        /// What is wrong, with the packs there are.
+        why: String,
+    },
 }
 
 /// What [`install`] did, step by step; the command layer (`commands/install.rs`) says it.
@@ -110,6 +117,16 @@ pub enum RulesStep {
     Wrote {
         /// The file, workspace-relative.
         path: String,
+    },
+    /// The file's `enable:` list was set to these packs (the ones it named and the ones
+    /// `--pack` added); `wrote_defaults` when the defaults were written first.
+    Enabled {
+        /// The file, workspace-relative.
+        path: String,
+        /// Every opt-in pack the file now turns on.
+        packs: Vec<String>,
+        /// Whether there was no file and the defaults were written.
+        wrote_defaults: bool,
     },
 }
 
@@ -197,16 +214,20 @@ pub enum Master {
 /// Installs the guards `words` name (names, `help` numbers, or `all`) into `engine`'s workspace.
 /// With `enable`, the master switch is turned on too, as the seeds' self-approve flow does, so
 /// the hooks run at once; then each guard answers a sample event (a dry run) so the user sees
-/// what it does.
+/// what it does. `packs` are opt-in rule packs to turn on in the rules file of each guard
+/// that has them (`security_guard`); a name that is no pack of it is an error and changes
+/// nothing.
 pub async fn install(
     engine: &Engine,
     words: &[String],
     enable: bool,
+    packs: &[String],
 ) -> Result<InstallReport, InstallError> {
     let guards = select_all(words)?;
     let ws = engine.workspace();
     let mut report = InstallReport::default();
-    let rules_steps = write_rules(ws, &guards, &mut report)?;
+    let packed = with_packs(ws, &guards, packs)?;
+    let rules_steps = write_rules(ws, &guards, &packed, &mut report)?;
     let declared_steps = declare(engine, &guards, &mut report)?;
     // The switch as it stands after the declarations; approving does not move it.
     let master_was_on = engine.snapshot().config.master_enabled;
@@ -234,16 +255,140 @@ pub async fn install(
     Ok(report)
 }
 
-/// Step 1, rules files: the defaults, only where there is no file yet.
+/// The rules text of each guard `packs` turn packs on in (by guard name), with the packs
+/// that text enables: the file there (else the defaults) with its `enable:` list grown by
+/// `packs`. Checked here, before anything is written, by loading it as the guard will.
+fn with_packs(
+    ws: &crate::Workspace,
+    guards: &[&'static GuardInfo],
+    packs: &[String],
+) -> Result<Vec<Packed>, InstallError> {
+    let packs: Vec<String> = packs
+        .iter()
+        .flat_map(|p| p.split(','))
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if packs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for guard in guards.iter().filter(|g| g.name == PACKED_GUARD) {
+        let path = rules_path(ws, guard);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => guard.default_rules.to_owned(),
+            Err(source) => {
+                return Err(InstallError::Io {
+                    path: ws.display(&path).into_owned(),
+                    source,
+                });
+            }
+        };
+        let shown = ws.display(&path).into_owned();
+        let bad = |e: agent_hooks_guards::RulesError| InstallError::Pack {
+            why: format!("{shown}: {e}"),
+        };
+        let mut enabled = agent_hooks_guards::rule_packs(Some(&text))
+            .map_err(bad)?
+            .named;
+        for pack in &packs {
+            if !enabled.contains(pack) {
+                enabled.push(pack.clone());
+            }
+        }
+        let text = set_enable(&text, &enabled);
+        let loaded =
+            agent_hooks_guards::rule_packs(Some(&text)).map_err(|e| InstallError::Pack {
+                why: format!("--pack: {e}"),
+            })?;
+        out.push((guard.name, text, loaded.enabled));
+    }
+    if out.is_empty() {
+        return Err(InstallError::Pack {
+            why: format!("--pack turns on rule packs of {PACKED_GUARD}; install it with them"),
+        });
+    }
+    Ok(out)
+}
+
+/// A guard's name, its rules text with the packs turned on, and the packs that text enables.
+type Packed = (&'static str, String, Vec<String>);
+
+/// The one guard with opt-in rule packs.
+const PACKED_GUARD: &str = "security_guard";
+
+/// `text` with its top-level `enable:` key (and the list lines under it) replaced by
+/// `enable: [packs]` where it stands, or that line appended when there is none. The rest of
+/// the user's file, comments included, stays as it is.
+fn set_enable(text: &str, packs: &[String]) -> String {
+    let line = format!("enable: [{}]", packs.join(", "));
+    let mut out = String::with_capacity(text.len() + line.len() + 1);
+    let mut replaced = false;
+    let mut in_old = false;
+    for row in text.split_inclusive('\n') {
+        if in_old {
+            let trimmed = row.trim_start();
+            let continues = row.starts_with([' ', '\t']) || trimmed.starts_with("- ");
+            if continues && !trimmed.is_empty() {
+                continue;
+            }
+            in_old = false;
+        }
+        if !replaced && (row.starts_with("enable:") || row.starts_with("enable :")) {
+            out.push_str(&line);
+            out.push('\n');
+            replaced = true;
+            in_old = true;
+            continue;
+        }
+        out.push_str(row);
+    }
+    if !replaced {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str("\n# Opt-in rule packs (agent-hooks install --pack).\n");
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Step 1, rules files: the defaults, only where there is no file yet; for a guard `--pack`
+/// names packs of, the file with its `enable:` list grown.
 fn write_rules(
     ws: &crate::Workspace,
     guards: &[&'static GuardInfo],
+    packed: &[Packed],
     report: &mut InstallReport,
 ) -> Result<Vec<RulesStep>, InstallError> {
     let mut rules_steps = Vec::new();
     for guard in guards {
         let path = rules_path(ws, guard);
         let shown = ws.display(&path).into_owned();
+        if let Some((_, text, packs)) = packed.iter().find(|(name, _, _)| *name == guard.name) {
+            let existed = path.exists();
+            let before = std::fs::read_to_string(&path).ok();
+            if before.as_deref() != Some(text.as_str()) {
+                let io = |source| InstallError::Io {
+                    path: shown.clone(),
+                    source,
+                };
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(io)?;
+                }
+                store::write_atomic(&path, text.as_bytes()).map_err(io)?;
+                report.changed = true;
+            }
+            rules_steps.push(RulesStep::Enabled {
+                path: shown,
+                packs: packs.clone(),
+                wrote_defaults: !existed,
+            });
+            continue;
+        }
         if path.exists() {
             let edited =
                 std::fs::read_to_string(&path).ok().as_deref() != Some(guard.default_rules);
@@ -696,5 +841,27 @@ mod tests {
         assert_eq!(select_all(&words(&["all"])).map(|v| v.len()).ok(), Some(9));
         assert!(select_all(&words(&["10"])).is_err());
         assert!(select_all(&words(&["nope"])).is_err());
+    }
+
+    #[test]
+    fn set_enable_replaces_the_list_where_it_stands_and_keeps_the_rest() {
+        let packs = vec!["strict".to_owned(), "database".to_owned()];
+        let flow = "# mine\nshell_tools: [bash]\nenable: []\nanswers: {}\n";
+        assert_eq!(
+            set_enable(flow, &packs),
+            "# mine\nshell_tools: [bash]\nenable: [strict, database]\nanswers: {}\n"
+        );
+        let block = "enable:\n  - strict\n- cloud\n# after\nanswers: {}\n";
+        assert_eq!(
+            set_enable(block, &packs),
+            "enable: [strict, database]\n# after\nanswers: {}\n"
+        );
+        let missing = "shell_tools: [bash]";
+        assert_eq!(
+            set_enable(missing, &packs),
+            "shell_tools: [bash]\n\n# Opt-in rule packs (agent-hooks install --pack).\nenable: [strict, database]\n"
+        );
+        // A key that only starts with the word is not the list.
+        assert!(set_enable("enabled_tools: [x]\n", &packs).starts_with("enabled_tools: [x]\n"));
     }
 }

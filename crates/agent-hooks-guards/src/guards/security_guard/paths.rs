@@ -175,26 +175,30 @@ fn everything(relative: &str) -> bool {
 }
 
 fn place_absolute(path: &str, cwd: Option<&str>) -> Place {
+    // The project first: a project that lives under a temp dir is still the user's work,
+    // and `rm -rf *` in it deletes all of it.
+    if let Some(cwd) = cwd {
+        if path == cwd {
+            return Place::WorkDir;
+        }
+        if let Some(rest) = path.strip_prefix(cwd)
+            && (cwd == "/" || rest.starts_with('/'))
+        {
+            return if everything(rest.trim_start_matches('/')) {
+                Place::WorkDir
+            } else {
+                Place::Inside
+            };
+        }
+    }
     for temp in TEMP_DIRS {
         if under_or_at(path, temp) {
             return Place::Temp;
         }
     }
-    let Some(cwd) = cwd else {
-        return Place::Unknown;
-    };
-    if path == cwd {
-        return Place::WorkDir;
-    }
-    match path.strip_prefix(cwd) {
-        Some(rest) if cwd == "/" || rest.starts_with('/') => {
-            if everything(rest.trim_start_matches('/')) {
-                Place::WorkDir
-            } else {
-                Place::Inside
-            }
-        }
-        _ => Place::Outside,
+    match cwd {
+        Some(_) => Place::Outside,
+        None => Place::Unknown,
     }
 }
 
@@ -270,6 +274,16 @@ mod tests {
         assert_eq!(cwd.place("/home/u/projectx"), Place::Outside);
         assert_eq!(cwd.place("../other"), Place::Outside);
         assert_eq!(cwd.place("/tmp/../etc"), Place::Outside);
+    }
+
+    #[test]
+    fn a_project_under_a_temp_dir_is_the_project() {
+        let cwd = Cwd::from_payload("/tmp/work/p");
+        assert_eq!(cwd.place("*"), Place::WorkDir);
+        assert_eq!(cwd.place("/tmp/work/p"), Place::WorkDir);
+        assert_eq!(cwd.place("src"), Place::Inside);
+        assert_eq!(cwd.place("/tmp/other"), Place::Temp);
+        assert_eq!(cwd.place("/etc"), Place::Outside);
     }
 
     #[test]
