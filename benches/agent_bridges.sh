@@ -65,6 +65,8 @@ for agent in claude codex gemini cursor copilot windsurf; do
     args+=(-n "GET /v1/health" "curl -s $BASE/v1/health"
            -n "POST $route" "curl -s -H Content-Type:application/json -H '$AUTH' --data-binary @$WS/$agent.json $BASE$route")
   fi
+  export_to=/dev/null
+  [ -n "$OUT" ] && export_to="$OUT.$agent.json"
   hyperfine -N --warmup 10 --runs "${RUNS:-100}" --input "$WS/$agent.json" \
-    --export-json "${OUT:+$OUT.$agent.json}${OUT:-/dev/null}" "${args[@]}"
+    --export-json "$export_to" "${args[@]}"
 done

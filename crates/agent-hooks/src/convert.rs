@@ -416,7 +416,7 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
                 }
                 if !keys.matchers && is_tool_event(event) && tools.is_none() {
                     notes.push(format!(
-                        "converted for every tool: {at} ({name}): {} runs it for the tools it has no event of their own for (MCP tools); add a matcher if the target should narrow it: {command}",
+                        "widened: {at} ({name}): converted for every tool, as {} runs it for the tools it has no event of their own for (MCP tools); add a matcher if the target should narrow it: {command}",
                         from.label()
                     ));
                 }
@@ -436,7 +436,31 @@ fn read(from: Agent, hooks: &Map<String, Value>, notes: &mut Vec<String>) -> Vec
             }
         }
     }
+    subsumed(entries)
+}
+
+/// `entries` without those a hook for every tool of the same event and command already
+/// covers: an agent with one event per kind of tool (Cascade) holds an every-tool hook as one
+/// entry per event, and one of them already reads as every tool; written out with the others,
+/// the command would run twice for those tools.
+fn subsumed(entries: Vec<Entry>) -> Vec<Entry> {
+    let every_tool = |e: &Entry| e.tools.is_none() && e.pattern.is_none() && !e.mcp_only;
+    let covered = |e: &Entry| {
+        !every_tool(e)
+            && entries.iter().any(|other| {
+                every_tool(other)
+                    && other.event == e.event
+                    && other.command == e.command
+                    && other.failure == e.failure
+                    && other.success_only == e.success_only
+            })
+    };
+    let keep: Vec<bool> = entries.iter().map(|e| !covered(e)).collect();
     entries
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(e, keep)| keep.then_some(e))
+        .collect()
 }
 
 /// Whether `from`'s hook under `name` with `matcher` is for MCP tools only: `Some` with the
@@ -477,6 +501,16 @@ fn project_dir(format: Format) -> (String, &'static str) {
             None => ("\"$(git rev-parse --show-toplevel)\"".to_owned(), ""),
         },
     }
+}
+
+/// Whether `format` runs hooks from the project root without a variable naming it (agent-hooks,
+/// Copilot, Cascade): its relative paths are the project's, which another agent may have to
+/// root.
+fn rooted_without_a_name(format: Format) -> bool {
+    matches!(
+        format,
+        Format::AgentHooks | Format::Agent(Agent::Copilot | Agent::Windsurf)
+    )
 }
 
 /// The variable `format`'s hooks find the project in, when there is one.
@@ -533,14 +567,18 @@ fn rebase(from: Format, to: Format, command: &str) -> Result<(String, Option<Str
         ]);
     }
     for root in &roots {
-        if to_root.is_empty() {
+        if to == Format::AgentHooks {
             out = out.replace(&format!("{root}/"), "");
             out = out.replace(root, "\"$AGENT_HOOKS_WORKSPACE\"");
+        } else if to_root.is_empty() {
+            // An agent that runs hooks from the project root: `./` runs a script there.
+            out = out.replace(&format!("{root}/"), "./");
+            out = out.replace(root, ".");
         } else {
             out = out.replace(root, &to_root);
         }
     }
-    if from_dir != to_dir || from == Format::AgentHooks {
+    if from_dir != to_dir || rooted_without_a_name(from) {
         // Words that are relative paths resolve against the directory hooks run from; from
         // agent-hooks, that is the workspace, which an agent's hooks name by its variable.
         let words = shell_words::split(&out).unwrap_or_default();

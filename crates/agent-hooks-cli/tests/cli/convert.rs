@@ -133,6 +133,22 @@ fn policy(agent: &str) -> (&'static str, Value) {
                 {"event": "post_tool_call", "command": "hooks/audit.sh", "matcher": "rm -rf"},
             ]}),
         ),
+        "copilot" => (
+            ".github/hooks/agent-hooks.json",
+            json!({"version": 1, "hooks": {
+                "preToolUse": [{"type": "command", "bash": "./hooks/guard.sh", "matcher": "bash"}],
+                "postToolUse": [{"type": "command", "bash": "./hooks/audit.sh"}],
+                "agentStop": [{"type": "command", "bash": "./hooks/stop.sh"}],
+            }}),
+        ),
+        "windsurf" => (
+            ".windsurf/hooks.json",
+            json!({"hooks": {
+                "pre_run_command": [{"command": "./hooks/guard.sh"}],
+                "pre_mcp_tool_use": [{"command": "./hooks/mcp.sh"}],
+                "post_write_code": [{"command": "./hooks/audit.sh"}],
+            }}),
+        ),
         _ => (
             ".cursor/hooks.json",
             json!({"version": 1, "hooks": {
@@ -167,7 +183,12 @@ fn handlers(doc: &Value) -> std::collections::BTreeSet<(String, String, String)>
                 .cloned()
                 .unwrap_or_else(|| vec![group.clone()]);
             for handler in inner {
-                let command = handler["command"].as_str().expect("a command").to_owned();
+                // Copilot's key is `bash` (its `command` is the alias).
+                let command = handler["command"]
+                    .as_str()
+                    .or_else(|| handler["bash"].as_str())
+                    .expect("a command")
+                    .to_owned();
                 out.insert((event.clone(), matcher.clone(), command));
             }
         }
@@ -239,6 +260,17 @@ round_trips! {
     agent_hooks_and_codex_round_trip: "agent-hooks" <-> "codex";
     agent_hooks_and_gemini_round_trip: "agent-hooks" <-> "gemini";
     agent_hooks_and_cursor_round_trip: "agent-hooks" <-> "cursor";
+    copilot_and_claude_round_trip: "copilot" <-> "claude";
+    copilot_and_codex_round_trip: "copilot" <-> "codex";
+    copilot_and_gemini_round_trip: "copilot" <-> "gemini";
+    copilot_and_cursor_round_trip: "copilot" <-> "cursor";
+    copilot_and_windsurf_round_trip: "copilot" <-> "windsurf";
+    agent_hooks_and_copilot_round_trip: "agent-hooks" <-> "copilot";
+    windsurf_and_claude_round_trip: "windsurf" <-> "claude";
+    windsurf_and_codex_round_trip: "windsurf" <-> "codex";
+    windsurf_and_gemini_round_trip: "windsurf" <-> "gemini";
+    windsurf_and_cursor_round_trip: "windsurf" <-> "cursor";
+    agent_hooks_and_windsurf_round_trip: "agent-hooks" <-> "windsurf";
 }
 
 #[test]

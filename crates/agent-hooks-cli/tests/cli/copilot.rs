@@ -612,9 +612,10 @@ fn convert_copilot_claude_round_trips() {
 #[test]
 fn convert_copilot_codex_round_trips() {
     let (codex, back, notes) = round_trip("codex", &policy());
+    // Codex runs hooks from the session's directory: the path is rooted at the repository.
     assert_eq!(
         codex["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
-        "./scripts/guard.sh"
+        "\"$(git rev-parse --show-toplevel)\"/scripts/guard.sh"
     );
     assert_eq!(back, widened_policy(), "{notes}");
     assert!(notes.contains("widened:"), "{notes}");
