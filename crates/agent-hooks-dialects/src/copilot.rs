@@ -165,10 +165,10 @@ pub fn compile_matcher(pattern: &str) -> Result<Option<Matcher>, regex::Error> {
     if pattern.is_empty() {
         return Ok(None);
     }
-    Ok(Some(Matcher {
-        pattern: pattern.to_owned(),
-        regex: regex::Regex::new(&format!("^(?:{pattern})$"))?,
-    }))
+    Ok(Some(Matcher::new(
+        pattern.to_owned(),
+        regex::Regex::new(&format!("^(?:{pattern})$"))?,
+    )))
 }
 
 /// What a Copilot hook's `matcher` is matched against: Copilot's name of the tool on the tool

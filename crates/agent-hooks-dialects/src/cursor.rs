@@ -256,10 +256,10 @@ pub fn compile_matcher(pattern: &str) -> Result<Option<Matcher>, regex::Error> {
     if pattern.trim().is_empty() || pattern == "*" {
         return Ok(None);
     }
-    Ok(Some(Matcher {
-        pattern: pattern.to_owned(),
-        regex: regex::Regex::new(pattern)?,
-    }))
+    Ok(Some(Matcher::new(
+        pattern.to_owned(),
+        regex::Regex::new(pattern)?,
+    )))
 }
 
 /// Cursor, as an [`AgentHome`]: a flat list of handlers per event, a `version`, and one

@@ -269,10 +269,7 @@ impl AgentHome for Gemini {
 
     fn matcher(&self, event: &str, pattern: &str) -> Result<Option<Matcher>, regex::Error> {
         let tool_event = GeminiEvent::parse(event).is_some_and(GeminiEvent::is_tool_event);
-        Ok(compile(tool_event, pattern)?.map(|regex| Matcher {
-            pattern: pattern.to_owned(),
-            regex,
-        }))
+        Ok(compile(tool_event, pattern)?.map(|regex| Matcher::new(pattern.to_owned(), regex)))
     }
 
     fn tool_aliases(&self) -> ToolAliases {

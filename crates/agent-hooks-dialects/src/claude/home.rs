@@ -55,10 +55,7 @@ pub const CLAUDE_HOOKS_FILE: HooksFile = HooksFile {
 ///
 /// The pattern is not a plain list of names and not a valid regex.
 pub fn claude_matcher(pattern: &str) -> Result<Option<Matcher>, regex::Error> {
-    Ok(compile_matcher(pattern)?.map(|regex| Matcher {
-        pattern: pattern.to_owned(),
-        regex,
-    }))
+    Ok(compile_matcher(pattern)?.map(|regex| Matcher::new(pattern.to_owned(), regex)))
 }
 
 impl AgentHome for ClaudeCode {

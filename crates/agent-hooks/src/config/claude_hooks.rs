@@ -758,12 +758,8 @@ fn widen_matcher(hook: &mut Hook, extra: Option<&Matcher>) {
         (None, _) | (_, None) => None,
         (Some(a), Some(b)) => {
             let pattern = format!("{}|{}", a.pattern, b.pattern);
-            match regex::Regex::new(&format!(
-                "(?:{})|(?:{})",
-                a.regex.as_str(),
-                b.regex.as_str()
-            )) {
-                Ok(regex) => Some(Matcher { pattern, regex }),
+            match regex::Regex::new(&format!("(?:{})|(?:{})", a.regex_str(), b.regex_str())) {
+                Ok(regex) => Some(Matcher::new(pattern, regex)),
                 // Both compiled alone, so this cannot fail; matching everything errs on the
                 // side of running the hook.
                 Err(_) => None,

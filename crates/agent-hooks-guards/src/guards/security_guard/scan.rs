@@ -1999,7 +1999,10 @@ impl Programs {
                 "source" | "." => Kind::Source,
                 "trap" => Kind::Trap,
                 _ if guard.code_options.contains_key(program) => Kind::CodeOptions,
-                _ if let Some(runner) = guard.command_runners.get(program) => Kind::Runner(*runner),
+                _ if guard.command_runners.contains_key(program) => guard
+                    .command_runners
+                    .get(program)
+                    .map_or(Kind::Other, |runner| Kind::Runner(*runner)),
                 _ if guard.remote_shells.contains_key(program)
                     || guard
                         .remote_execs
