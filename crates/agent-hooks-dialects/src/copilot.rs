@@ -106,26 +106,17 @@ fn aliases() -> ToolAliases {
 impl CopilotEvent {
     /// The event called `name` by Copilot, if it has a twin.
     pub fn parse(name: &str) -> Option<CopilotEvent> {
-        COPILOT_EVENTS
-            .iter()
-            .find(|(n, _, _)| *n == name)
-            .map(|(_, e, _)| *e)
+        super::named(&COPILOT_EVENTS, name)
     }
 
     /// Copilot's name for the event.
     pub fn name(self) -> &'static str {
-        COPILOT_EVENTS
-            .iter()
-            .find(|(_, e, _)| *e == self)
-            .map_or("", |(n, _, _)| *n)
+        super::name_of(&COPILOT_EVENTS, self)
     }
 
     /// The canonical event it is dispatched as.
     pub fn canonical(self) -> Event {
-        COPILOT_EVENTS
-            .iter()
-            .find(|(_, e, _)| *e == self)
-            .map_or(Event::OnUserMessage, |(_, _, twin)| *twin)
+        super::twin_of(&COPILOT_EVENTS, self).unwrap_or(Event::OnUserMessage)
     }
 
     /// The Copilot event a canonical dispatch corresponds to: after a tool, its status

@@ -418,14 +418,7 @@ impl AgentHome for Cursor {
                     .collect();
             }
         };
-        let own = [SHELL_TOOL, READ_TOOL, EDIT_TOOLS[0], EDIT_TOOLS[1]];
-        let other = hook.every_tool()
-            || hook.pattern.is_some()
-            || hook
-                .tools
-                .unwrap_or_default()
-                .iter()
-                .any(|t| !own.contains(&t.as_str()));
+        let other = hook.has_tool_besides(&[SHELL_TOOL, READ_TOOL, EDIT_TOOLS[0], EDIT_TOOLS[1]]);
         let mut names = Vec::new();
         if hook.has_tool(SHELL_TOOL) {
             names.push(shell.name());

@@ -426,6 +426,19 @@ impl Selector<'_> {
     pub fn has_tool(&self, tool: &str) -> bool {
         self.every_tool() || self.tools.unwrap_or_default().iter().any(|t| t == tool)
     }
+
+    /// Whether the hook is for some tool besides `own` (every tool, a pattern, or a tool
+    /// `own` does not list): for an agent with one event per kind of tool, whether its event
+    /// for the other tools is wanted too.
+    pub fn has_tool_besides(&self, own: &[&str]) -> bool {
+        self.every_tool()
+            || self.pattern.is_some()
+            || self
+                .tools
+                .unwrap_or_default()
+                .iter()
+                .any(|t| !own.contains(&t.as_str()))
+    }
 }
 
 /// Writes the canonical outcome of a bridged dispatch as the agent's answer.

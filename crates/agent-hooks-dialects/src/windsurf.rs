@@ -117,26 +117,17 @@ const MCP_PREFIX: &str = "mcp__";
 impl WindsurfEvent {
     /// The event called `name` by Cascade, if it has a twin.
     pub fn parse(name: &str) -> Option<WindsurfEvent> {
-        WINDSURF_EVENTS
-            .iter()
-            .find(|(n, _, _)| *n == name)
-            .map(|(_, e, _)| *e)
+        super::named(&WINDSURF_EVENTS, name)
     }
 
     /// Cascade's name for the event.
     pub fn name(self) -> &'static str {
-        WINDSURF_EVENTS
-            .iter()
-            .find(|(_, e, _)| *e == self)
-            .map_or("", |(n, _, _)| *n)
+        super::name_of(&WINDSURF_EVENTS, self)
     }
 
     /// The canonical event it is dispatched as.
     pub fn canonical(self) -> Event {
-        WINDSURF_EVENTS
-            .iter()
-            .find(|(_, e, _)| *e == self)
-            .map_or(Event::OnUserMessage, |(_, _, twin)| *twin)
+        super::twin_of(&WINDSURF_EVENTS, self).unwrap_or(Event::OnUserMessage)
     }
 
     /// The Cascade event a canonical dispatch corresponds to: on the tool events the tool
@@ -290,14 +281,7 @@ impl AgentHome for Windsurf {
                     .collect();
             }
         };
-        let own = [SHELL_TOOL, READ_TOOL, WRITE_TOOLS[0], WRITE_TOOLS[1]];
-        let other = hook.every_tool()
-            || hook.pattern.is_some()
-            || hook
-                .tools
-                .unwrap_or_default()
-                .iter()
-                .any(|t| !own.contains(&t.as_str()));
+        let other = hook.has_tool_besides(&[SHELL_TOOL, READ_TOOL, WRITE_TOOLS[0], WRITE_TOOLS[1]]);
         let mut names = Vec::new();
         if hook.has_tool(SHELL_TOOL) {
             names.push(run.name());
