@@ -164,7 +164,13 @@ impl Prefix {
             if option == "--" {
                 return Some(i + 1);
             }
-            if !option.starts_with('-') || option.len() < 2 {
+            // A lone `-` is an option where a prefix takes one (`env -` is `env -i`), and no
+            // program is called `-`.
+            if option == "-" {
+                i += 1;
+                continue;
+            }
+            if !option.starts_with('-') {
                 break;
             }
             if self.query_options.iter().any(|q| q == option) {
@@ -945,7 +951,9 @@ impl<'a> Parser<'a> {
                 }
                 b'$' if self.peek(1) == Some(b'(') => {
                     let inner = self.balanced_paren();
-                    self.substitution(inner);
+                    if !self.is_arithmetic(&inner) {
+                        self.substitution(inner);
+                    }
                 }
                 b'`' => {
                     let inner = self.backtick_body();
@@ -1003,7 +1011,9 @@ impl<'a> Parser<'a> {
                 self.in_word = true;
                 let start = self.i;
                 let inner = self.balanced_paren();
-                self.substitution(inner);
+                if !self.is_arithmetic(&inner) {
+                    self.substitution(inner);
+                }
                 self.blank(start + 2, self.i, Blank::Text(""));
             }
             Some(b'\'') => {
@@ -1052,6 +1062,17 @@ impl<'a> Parser<'a> {
 
     /// At `$(`: reads to the matching `)` (quotes inside respected), keeps the text in
     /// the current word and returns where the inner command text is.
+    /// Whether the `$(…)` whose body is `body` is `$(( … ))`, arithmetic: its words are
+    /// variables, not a command (`$(( rm -rf /x ))` runs nothing). One with a `$(…)` or a
+    /// backtick inside is read as a command substitution still, the careful reading.
+    fn is_arithmetic(&self, body: &Range<usize>) -> bool {
+        let text = self.src.get(body.clone()).unwrap_or(&[]);
+        text.first() == Some(&b'(')
+            && text.last() == Some(&b')')
+            && !text.windows(2).any(|w| w == b"$(")
+            && !text.contains(&b'`')
+    }
+
     fn balanced_paren(&mut self) -> Range<usize> {
         let start = self.i;
         let body_start = self.i + 2;
