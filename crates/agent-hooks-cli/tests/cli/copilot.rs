@@ -117,6 +117,10 @@ fn copilot_hook(ws: &Ws, input: &Value) -> Ran {
     Ran::of(ws.command(&["copilot-hook"]), input.to_string().as_bytes())
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn copilot_hooks_run_here_with_copilots_input_and_answers() {
     let ws = copilot_ws();
@@ -155,6 +159,10 @@ fn copilot_hooks_run_here_with_copilots_input_and_answers() {
     assert_eq!(ws.fire("pre_tool_call", bash("ls")).decision(), "continue");
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn stop_session_start_and_post_tool_answers_take_effect() {
     let ws = copilot_ws();
@@ -371,6 +379,10 @@ else
 fi
 "#;
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn the_bridge_says_what_copilot_cannot_block_and_redoes_a_stop() {
     let ws = copilot_ws()

@@ -83,6 +83,10 @@ fn windsurf_hook(ws: &Ws, input: &Value) -> Ran {
     Ran::of(ws.command(&["windsurf-hook"]), input.to_string().as_bytes())
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn cascade_hooks_run_here_with_its_envelope_and_exit_two_blocks() {
     let ws = windsurf_ws();
@@ -167,6 +171,10 @@ fn user_and_workspace_files_merge_in_that_order() {
     );
 }
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn unmapped_events_are_listed_and_hooks_need_approval() {
     let ws = Ws::new()
@@ -240,6 +248,10 @@ else
 fi
 "#;
 
+#[cfg_attr(
+    not(have_python3),
+    ignore = "needs python3 on PATH (.ci/run installs it)"
+)]
 #[test]
 fn an_ask_cascade_cannot_ask_is_refused_and_a_prompt_is_blocked() {
     let ws = windsurf_ws()
