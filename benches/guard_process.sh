@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build --release -q -p agent-hooks-cli
-BIN="$PWD/target/release/agent-hooks"
+BIN="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/agent-hooks"
 PY="$(python3 -c 'import sys; print(sys.executable)')"
 GUARD_PY="$PWD/crates/agent-hooks-guards/benches/python/security_guard.py"
 TMP="$(mktemp -d)"

@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build --release -q -p agent-hooks-cli
-BIN="$PWD/target/release/agent-hooks"
+BIN="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/agent-hooks"
 # The interpreter itself, not a version manager's shim (which would add a process to both).
 PY="$(python3 -c 'import sys; print(sys.executable)')"
 GUARD_PY="${GUARD:-$PWD/crates/agent-hooks-guards/benches/python/security_guard.py}"
