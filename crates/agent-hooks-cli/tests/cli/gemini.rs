@@ -34,11 +34,12 @@ const PROMPT_CONTEXT: &str = r#"cat >/dev/null
 printf '{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"The release branch is frozen."}}'
 "#;
 
-/// AfterAgent: a retry until the answer mentions tests.
+/// AfterAgent: a retry until the answer says the tests pass. (Matched with its space: the
+/// input's paths hold the workspace's random name, which may spell `tests` too.)
 const RETRY: &str = r#"input=$(cat)
 case "$input" in
   *'"stop_hook_active":true'*) exit 0 ;;
-  *tests*) exit 0 ;;
+  *'tests pass'*) exit 0 ;;
 esac
 printf '{"decision":"deny","reason":"Say which tests you ran."}'
 "#;
