@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Instructions per in-process dispatch of ten hooks whose matchers all miss, counted by
 # callgrind: a figure the machine's load does not change, to compare two commits with.
-# Wall-clock time of the same case: `cargo bench -p agent-hooks --bench dispatch`.
+# Wall-clock time of the same case: `cargo bench -p agent-hooks-runtime --bench dispatch`.
 #
 # Usage: benches/dispatch_instructions.sh
 # Needs: valgrind (Debian: apt-get install -y valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BIN="$(cargo bench -p agent-hooks --bench dispatch --no-run --message-format=json 2>/dev/null \
+BIN="$(cargo bench -p agent-hooks-runtime --bench dispatch --no-run --message-format=json 2>/dev/null \
   | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT

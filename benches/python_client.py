@@ -8,7 +8,7 @@ Uses $AGENT_HOOKS_BIN, else target/release/agent-hooks (cargo build --release fi
 
 When open-strix is importable (clients/python/integrations-requirements.txt), the same run also
 times open-strix's `run_event` through its own HookManager and through
-`agent_hooks.integrations.open_strix`, in the same process on the same home: with one skill hook
+`agent_hooks_runtime.integrations.open_strix`, in the same process on the same home: with one skill hook
 on the event (the hook's own process dominates both), and with none (what the sidecar adds).
 """
 
@@ -24,8 +24,8 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
 
-from agent_hooks import AgentHooks, AsyncAgentHooks, Sidecar  # noqa: E402
-from agent_hooks.endpoint import read_token  # noqa: E402
+from agent_hooks_runtime import AgentHooks, AsyncAgentHooks, Sidecar  # noqa: E402
+from agent_hooks_runtime.endpoint import read_token  # noqa: E402
 
 PAYLOAD = {"session_id": "bench", "status": "ended"}
 
@@ -106,7 +106,7 @@ def open_strix(binary, n):
         from open_strix.hooks import HookManager as Own
     except ImportError:
         return None
-    from agent_hooks.integrations import open_strix as integration
+    from agent_hooks_runtime.integrations import open_strix as integration
 
     os.environ.setdefault("AGENT_HOOKS_BIN", binary)
     results = {}

@@ -66,7 +66,7 @@ def guard_order():
 
 
 def rust_sources():
-    for pattern in ("crates/agent-hooks/src/**/*.rs", "crates/agent-hooks/tests/**/*.rs",
+    for pattern in ("crates/agent-hooks-runtime/src/**/*.rs", "crates/agent-hooks-runtime/tests/**/*.rs",
                     "crates/agent-hooks-cli/tests/**/*.rs"):
         for path in sorted(glob.glob(pattern, recursive=True)):
             yield open(path).read()
@@ -87,7 +87,7 @@ def json_objects():
 
 
 def event_order():
-    """The canonical events in the order of agent_hooks::EVENTS (the targets pick by index)."""
+    """The canonical events in the order of agent_hooks_runtime::EVENTS (the targets pick by index)."""
     src = open("crates/agent-hooks-core/src/event.rs").read()
     start = src.index("pub static EVENTS")
     return re.findall(r'spec\(\s*Event::\w+,\s*"(\w+)"', src[start:])

@@ -13,7 +13,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "clients", "python"))
 
-from agent_hooks import AgentHooks, Redo, Sidecar  # noqa: E402
+from agent_hooks_runtime import AgentHooks, Redo, Sidecar  # noqa: E402
 
 
 class FakeModel:

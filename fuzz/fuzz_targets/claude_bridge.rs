@@ -9,7 +9,7 @@
 
 use std::sync::LazyLock;
 
-use agent_hooks::{Engine, Workspace, bridge};
+use agent_hooks_runtime::{Engine, Workspace, bridge};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use agent_hooks::{EVENTS, Engine, Workspace};
+use agent_hooks_runtime::{EVENTS, Engine, Workspace};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

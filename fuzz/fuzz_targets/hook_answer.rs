@@ -15,8 +15,8 @@
 
 use std::sync::LazyLock;
 
-use agent_hooks::internals::{AnswerDialect, ReadAnswer, read_answer};
-use agent_hooks::{Decision, EVENTS, complete_payload};
+use agent_hooks_runtime::internals::{AnswerDialect, ReadAnswer, read_answer};
+use agent_hooks_runtime::{Decision, EVENTS, complete_payload};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value, json};
 

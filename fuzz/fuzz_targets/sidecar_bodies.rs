@@ -12,7 +12,7 @@
 
 use std::sync::{Arc, LazyLock};
 
-use agent_hooks::{EVENTS, Engine, Workspace};
+use agent_hooks_runtime::{EVENTS, Engine, Workspace};
 use axum::body::Body;
 use axum::http::{Request, header};
 use libfuzzer_sys::fuzz_target;

@@ -11,7 +11,7 @@
 
 use std::net::IpAddr;
 
-use agent_hooks::internals::{blocked_rule, check_hook_url};
+use agent_hooks_runtime::internals::{blocked_rule, check_hook_url};
 use libfuzzer_sys::fuzz_target;
 use url::{Host, Url};
 

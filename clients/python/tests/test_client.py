@@ -12,7 +12,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from agent_hooks import (  # noqa: E402
+from agent_hooks_runtime import (  # noqa: E402
     AgentHooks,
     AgentHooksError,
     AsyncAgentHooks,
@@ -188,7 +188,7 @@ class SyncClient(unittest.TestCase):
         listing = self.hooks.hooks()
         self.assertEqual([h.name for h in listing.hooks], ["guard", "post", "verify"])
         self.assertEqual(self.hooks.reload().hooks, 3)
-        package = os.path.join(os.path.dirname(__file__), "..", "agent_hooks", "py.typed")
+        package = os.path.join(os.path.dirname(__file__), "..", "agent_hooks_runtime", "py.typed")
         self.assertTrue(os.path.exists(package))
 
     def test_errors_have_a_class_per_cause(self):

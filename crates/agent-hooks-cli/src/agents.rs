@@ -6,9 +6,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agent_hooks::bridge::Agent;
-use agent_hooks::decisions::Surface;
-use agent_hooks::{Engine, OnFailure, Workspace, bridge};
+use agent_hooks_runtime::bridge::Agent;
+use agent_hooks_runtime::decisions::Surface;
+use agent_hooks_runtime::{Engine, OnFailure, Workspace, bridge};
 use serde_json::Value;
 
 /// Where a bridge call's workspace is, in this order: `--workspace`, `$AGENT_HOOKS_WORKSPACE`,
@@ -32,7 +32,7 @@ fn bridge_workspace(agent: Agent, flag: Option<&Path>, input: &Value) -> Result<
         return named(dir.to_path_buf(), "--workspace");
     }
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(dir) = var(agent_hooks::WORKSPACE_ENV) {
+    if let Some(dir) = var(agent_hooks_runtime::WORKSPACE_ENV) {
         return named(PathBuf::from(dir), "$AGENT_HOOKS_WORKSPACE");
     }
     if let Some(name) = agent.home().project_dir_var()
@@ -59,7 +59,7 @@ fn bridge_workspace(agent: Agent, flag: Option<&Path>, input: &Value) -> Result<
         None => Err(format!(
             "no directory from {} up holds a workspace marker ({}, or .git); run `agent-hooks {}-install` in the project, which names it with --workspace",
             cwd.display(),
-            agent_hooks::workspace::MARKERS.join(", "),
+            agent_hooks_runtime::workspace::MARKERS.join(", "),
             agent.name()
         )),
     }
@@ -70,7 +70,7 @@ fn bridge_workspace(agent: Agent, flag: Option<&Path>, input: &Value) -> Result<
 /// workspace was found then, a lapse `fire` tells.
 pub(crate) fn fire_workspace(flag: Option<&Path>) -> (Workspace, Option<String>) {
     let named = flag.is_some()
-        || std::env::var_os(agent_hooks::WORKSPACE_ENV).is_some_and(|v| !v.is_empty());
+        || std::env::var_os(agent_hooks_runtime::WORKSPACE_ENV).is_some_and(|v| !v.is_empty());
     if named {
         return (Workspace::resolve(flag), None);
     }
@@ -82,8 +82,8 @@ pub(crate) fn fire_workspace(flag: Option<&Path>) -> (Workspace, Option<String>)
             Some(format!(
                 "no directory from {} up holds a workspace marker ({}, or .git), and neither --workspace nor ${} names one",
                 cwd.display(),
-                agent_hooks::workspace::MARKERS.join(", "),
-                agent_hooks::WORKSPACE_ENV
+                agent_hooks_runtime::workspace::MARKERS.join(", "),
+                agent_hooks_runtime::WORKSPACE_ENV
             )),
         ),
     }
@@ -135,7 +135,7 @@ pub(crate) async fn hook(agent: Agent, flag: Option<&Path>, mode: OnFailure) -> 
 }
 
 /// Prints a bridge's answer and ends with its exit status.
-fn emit(answer: &agent_hooks::bridge::AgentAnswer) -> ExitCode {
+fn emit(answer: &agent_hooks_runtime::bridge::AgentAnswer) -> ExitCode {
     if !answer.stdout.is_empty() {
         println!("{}", answer.stdout);
     }
@@ -230,7 +230,7 @@ pub(crate) fn install(
             }
             println!(
                 "On failure: {}.",
-                agent_hooks::lapse::mode(&Engine::open(ws.clone()), mode).describe()
+                agent_hooks_runtime::lapse::mode(&Engine::open(ws.clone()), mode).describe()
             );
             for hook in unreachable {
                 println!(

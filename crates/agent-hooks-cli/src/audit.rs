@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agent_hooks::Workspace;
-use agent_hooks::audit;
+use agent_hooks_runtime::Workspace;
+use agent_hooks_runtime::audit;
 
 pub(crate) fn run(
     ws: &Workspace,

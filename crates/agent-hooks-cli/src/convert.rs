@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agent_hooks::Workspace;
-use agent_hooks::convert::Format;
+use agent_hooks_runtime::Workspace;
+use agent_hooks_runtime::convert::Format;
 
 pub(crate) fn run(ws: &Workspace, from: &str, to: &str, file: Option<&Path>) -> ExitCode {
     let (from, to) = match (from.parse::<Format>(), to.parse::<Format>()) {
@@ -24,7 +24,7 @@ pub(crate) fn run(ws: &Workspace, from: &str, to: &str, file: Option<&Path>) -> 
             return ExitCode::FAILURE;
         }
     };
-    match agent_hooks::convert::convert_between(from, to, &text) {
+    match agent_hooks_runtime::convert::convert_between(from, to, &text) {
         Ok(conversion) => {
             match serde_json::to_string_pretty(&conversion.output) {
                 Ok(text) => println!("{text}"),

@@ -5,8 +5,8 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use agent_hooks::decisions::Surface;
-use agent_hooks::{DispatchOptions, Engine, Event, OnFailure, Workspace};
+use agent_hooks_runtime::decisions::Surface;
+use agent_hooks_runtime::{DispatchOptions, Engine, Event, OnFailure, Workspace};
 use serde_json::Value;
 
 /// `agent-hooks background-hook <ticket>`: the supervisor of one background hook `fire`
@@ -33,8 +33,8 @@ pub(crate) async fn run(
     // A skill hook's names too, as the sidecar takes them (`pre_prompt` is `pre_llm_call`); an
     // agent's own names (`PreToolUse`) get the canonical one suggested, since the payload
     // `fire` reads is the canonical one.
-    let parsed = agent_hooks::parse_event(event)
-        .or_else(|unknown| agent_hooks::skill_event(event).ok_or(unknown));
+    let parsed = agent_hooks_runtime::parse_event(event)
+        .or_else(|unknown| agent_hooks_runtime::skill_event(event).ok_or(unknown));
     let event: Event = match parsed {
         Ok(e) => e,
         Err(e) => {
@@ -49,12 +49,12 @@ pub(crate) async fn run(
     }
     // Read as leniently as the agents write (`docs/json.md`): lone surrogates, numbers beyond
     // a double and nesting past serde_json's own limit do not keep a hook from seeing it.
-    let payload = match agent_hooks::bridge::json::read(&input) {
+    let payload = match agent_hooks_runtime::bridge::json::read(&input) {
         Ok((Value::Object(map), _)) => map,
         Ok((other, _)) => {
             eprintln!(
                 "agent-hooks fire: the payload must be one JSON object, got {}",
-                agent_hooks::json_kind(&other)
+                agent_hooks_runtime::json_kind(&other)
             );
             return ExitCode::from(2);
         }
@@ -85,9 +85,9 @@ pub(crate) async fn run(
             &DispatchOptions::default(),
             |engine, outcome| {
                 if let Some(why) = missing {
-                    outcome.add_lapse(agent_hooks::lapse::no_workspace(&why));
+                    outcome.add_lapse(agent_hooks_runtime::lapse::no_workspace(&why));
                 }
-                agent_hooks::lapse::settle(engine, outcome, mode, None);
+                agent_hooks_runtime::lapse::settle(engine, outcome, mode, None);
             },
         )
         .await;

@@ -10,8 +10,8 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
-use agent_hooks::OnFailure;
-use agent_hooks::bridge::{Agent, AgentAnswer};
+use agent_hooks_runtime::OnFailure;
+use agent_hooks_runtime::bridge::{Agent, AgentAnswer};
 
 /// `AGENT_HOOKS_SIDECAR=off` keeps every bridge call in its own process.
 const SWITCH_ENV: &str = "AGENT_HOOKS_SIDECAR";

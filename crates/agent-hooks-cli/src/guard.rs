@@ -1,12 +1,12 @@
 //! `agent-hooks guard <name>` (a ready-made hook as a command hook) and `agent-hooks install`.
-//! Both are thin: the behaviour is in `agent_hooks::guards`.
+//! Both are thin: the behaviour is in `agent_hooks_runtime::guards`.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agent_hooks::guards::command::{self, Format, Request};
-use agent_hooks::{Engine, Workspace};
+use agent_hooks_runtime::guards::command::{self, Format, Request};
+use agent_hooks_runtime::{Engine, Workspace};
 
 /// Runs one guard on stdin. Called outside the async runtime: the guard is synchronous.
 pub(crate) fn run(
@@ -25,7 +25,7 @@ pub(crate) fn run(
             None => {
                 eprintln!(
                     "agent-hooks guard: no ready-made hook \"{name}\" (known: {})",
-                    agent_hooks::guards::names().join(", ")
+                    agent_hooks_runtime::guards::names().join(", ")
                 );
                 ExitCode::from(2)
             }
@@ -42,7 +42,7 @@ pub(crate) fn run(
     request.state_dir = std::env::var_os("STATE_DIR")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from);
-    request.dry_run = std::env::var_os(agent_hooks::DRY_RUN_ENV).is_some_and(|v| v == "1");
+    request.dry_run = std::env::var_os(agent_hooks_runtime::DRY_RUN_ENV).is_some_and(|v| v == "1");
     request.nested =
         std::env::var_os("HOOK_NAME").is_some() && std::env::var_os("HOOK_EVENT").is_some();
     let answer = command::run(&request, &input);
@@ -59,7 +59,7 @@ pub(crate) async fn install(ws: Workspace, targets: &[String], no_enable: bool) 
     if no_enable {
         words.push("--no-enable".into());
     }
-    let out = agent_hooks::commands::install(&engine, &words).await;
+    let out = agent_hooks_runtime::commands::install(&engine, &words).await;
     print!("{}", out.text);
     ExitCode::from(u8::try_from(out.status).unwrap_or(1))
 }

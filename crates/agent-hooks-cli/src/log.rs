@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agent_hooks::LoggedDecision;
-use agent_hooks::Workspace;
+use agent_hooks_runtime::LoggedDecision;
+use agent_hooks_runtime::Workspace;
 use serde_json::Value;
 
 /// Which records to show, and how.
@@ -91,7 +91,7 @@ impl Query {
 }
 
 pub(crate) fn run(ws: &Workspace, query: &Query) -> ExitCode {
-    let engine = agent_hooks::Engine::open(ws.clone());
+    let engine = agent_hooks_runtime::Engine::open(ws.clone());
     let Some(path) = engine.event_log_path().map(std::path::Path::to_path_buf) else {
         eprintln!(
             "agent-hooks log: the event log is turned off (logs.events: false in config/agent.yaml)"

@@ -15,7 +15,7 @@ use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::Filter;
 use tracing_subscriber::prelude::*;
 
-/// `$AGENT_HOOKS_LOG`'s `target=level` directives (`warn`, `agent_hooks=debug`). A plain
+/// `$AGENT_HOOKS_LOG`'s `target=level` directives (`warn`, `agent_hooks_runtime=debug`). A plain
 /// target filter rather than an EnvFilter: the latter's regex machinery makes every regex in
 /// the process, the guards' rules included, build a full DFA, which `agent-hooks guard` pays
 /// per call.

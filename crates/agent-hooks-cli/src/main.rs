@@ -1,5 +1,5 @@
 //! The `agent-hooks` command: parses arguments and calls the library. Every behaviour lives in
-//! the `agent_hooks` crate; this file only wires stdin, stdout and exit codes.
+//! the `agent_hooks_runtime` crate; this file only wires stdin, stdout and exit codes.
 
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 // On glibc Linux the entry point is `startup::main`: std's own start-up costs a one-shot guard
@@ -25,8 +25,8 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agent_hooks::bridge::Agent;
-use agent_hooks::{Engine, Workspace};
+use agent_hooks_runtime::bridge::Agent;
+use agent_hooks_runtime::{Engine, Workspace};
 use agent_hooks_server::ServeOptions;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
@@ -421,17 +421,17 @@ struct InstallArgs {
 }
 
 impl BridgeArgs {
-    fn mode(self) -> agent_hooks::OnFailure {
+    fn mode(self) -> agent_hooks_runtime::OnFailure {
         if self.fail_closed {
-            agent_hooks::OnFailure::Block
+            agent_hooks_runtime::OnFailure::Block
         } else {
-            agent_hooks::OnFailure::Continue
+            agent_hooks_runtime::OnFailure::Continue
         }
     }
 }
 
 impl InstallArgs {
-    fn mode(self) -> agent_hooks::OnFailure {
+    fn mode(self) -> agent_hooks_runtime::OnFailure {
         BridgeArgs {
             fail_closed: self.fail_closed,
         }
@@ -447,7 +447,7 @@ enum GuardFormat {
     Claude,
 }
 
-impl From<GuardFormat> for agent_hooks::guards::command::Format {
+impl From<GuardFormat> for agent_hooks_runtime::guards::command::Format {
     fn from(format: GuardFormat) -> Self {
         match format {
             GuardFormat::Protocol => Self::Protocol,
@@ -736,9 +736,9 @@ fn parser(args: &[OsString]) -> clap::Command {
 /// commands (they are data of the library, so they are added here rather than in attributes).
 fn definition() -> clap::Command {
     let mut after = String::from("Ready-made hooks (agent-hooks install <name|number>):\n");
-    after.push_str(&agent_hooks::guards::numbered_list());
+    after.push_str(&agent_hooks_runtime::guards::numbered_list());
     after.push_str("\nEvents:\n");
-    for spec in agent_hooks::EVENTS {
+    for spec in agent_hooks_runtime::EVENTS {
         after.push_str(&format!("  {:<22} {}\n", spec.name, spec.fires));
     }
     after.push_str(
@@ -779,8 +779,8 @@ fn block_on(future: impl std::future::Future<Output = ExitCode>) -> ExitCode {
 async fn hooks(ws: Workspace, args: Vec<String>, json: bool) -> ExitCode {
     let engine = Engine::open(ws);
     // Colour and symbols only on a terminal (and never with NO_COLOR); pipes get plain text.
-    let style = agent_hooks::commands::Style::for_terminal(std::io::stdout().is_terminal());
-    let out = agent_hooks::commands::run_styled(&engine, &args, style).await;
+    let style = agent_hooks_runtime::commands::Style::for_terminal(std::io::stdout().is_terminal());
+    let out = agent_hooks_runtime::commands::run_styled(&engine, &args, style).await;
     print_output(&out.text, json);
     ExitCode::from(u8::try_from(out.status).unwrap_or(1))
 }
@@ -789,17 +789,17 @@ async fn hooks(ws: Workspace, args: Vec<String>, json: bool) -> ExitCode {
 /// when stderr is a terminal (a slow hook otherwise looks like a hang).
 async fn doctor(ws: Workspace, json: bool) -> ExitCode {
     let engine = Engine::open(ws);
-    let style = agent_hooks::commands::Style::for_terminal(std::io::stdout().is_terminal());
+    let style = agent_hooks_runtime::commands::Style::for_terminal(std::io::stdout().is_terminal());
     let on_terminal = std::io::stderr().is_terminal();
     let mut shown = false;
-    let mut progress = |p: agent_hooks::commands::DoctorProgress<'_>| {
+    let mut progress = |p: agent_hooks_runtime::commands::DoctorProgress<'_>| {
         if on_terminal {
             // \r and "erase line": each step replaces the last.
             eprint!("\r\x1b[Kchecking hook {}/{}: {}", p.index, p.total, p.hook);
             shown = true;
         }
     };
-    let out = agent_hooks::commands::run_doctor(&engine, json, style, &mut progress).await;
+    let out = agent_hooks_runtime::commands::run_doctor(&engine, json, style, &mut progress).await;
     if shown {
         eprint!("\r\x1b[K");
     }

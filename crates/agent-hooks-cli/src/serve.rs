@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_hooks::{Engine, Workspace};
+use agent_hooks_runtime::{Engine, Workspace};
 use agent_hooks_server::{Endpoint, ServeOptions, TcpAuth, TokenFile, Transport};
 
 /// The address `--listen` alone stands for.

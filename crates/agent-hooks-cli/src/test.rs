@@ -1,10 +1,10 @@
 //! `agent-hooks test <hook>`: one hook on the payload from stdin, explained; the behaviour is
-//! `agent_hooks::commands::test_hook`.
+//! `agent_hooks_runtime::commands::test_hook`.
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
-use agent_hooks::{Engine, Workspace};
+use agent_hooks_runtime::{Engine, Workspace};
 use serde_json::{Map, Value};
 
 pub(crate) async fn run(
@@ -18,7 +18,7 @@ pub(crate) async fn run(
         eprintln!("agent-hooks test: {message}");
         ExitCode::from(2)
     };
-    let event = match event.map(agent_hooks::parse_event).transpose() {
+    let event = match event.map(agent_hooks_runtime::parse_event).transpose() {
         Ok(event) => event,
         Err(e) => return usage(e.to_string()),
     };
@@ -39,7 +39,7 @@ pub(crate) async fn run(
             Ok(other) => {
                 return usage(format!(
                     "the payload must be a JSON object, not {}",
-                    agent_hooks::json_kind(&other)
+                    agent_hooks_runtime::json_kind(&other)
                 ));
             }
             Err(e) => return usage(format!("the payload is not JSON: {e}")),
@@ -47,7 +47,7 @@ pub(crate) async fn run(
     };
     let engine = Engine::open(ws);
     let out =
-        agent_hooks::commands::test_hook(&engine, hook, event, payload, run_unapproved, json).await;
+        agent_hooks_runtime::commands::test_hook(&engine, hook, event, payload, run_unapproved, json).await;
     if out.status == 2 {
         eprint!("agent-hooks test: {}", out.text);
     } else {

@@ -45,8 +45,8 @@ pub use owner::{
 pub(crate) use stats::Stats;
 pub use watch::{WatchError, Watcher, watch};
 
-use agent_hooks::decisions::Surface;
-use agent_hooks::{DispatchOptions, Engine, EngineError};
+use agent_hooks_runtime::decisions::Surface;
+use agent_hooks_runtime::{DispatchOptions, Engine, EngineError};
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::Diagnostic;
 
@@ -717,7 +717,7 @@ async fn dispatch(
             // The host's own route tells lapses as the agents' routes do (it fails open: a
             // host that wants a deny reads `lapses`).
             |engine, outcome| {
-                agent_hooks::lapse::settle(engine, outcome, agent_hooks::OnFailure::Continue, None);
+                agent_hooks_runtime::lapse::settle(engine, outcome, agent_hooks_runtime::OnFailure::Continue, None);
             },
         )
         .await;
@@ -928,7 +928,7 @@ async fn command(
     if let Some(act) = Steering::of_line(line) {
         act.allowed(&state)?;
     }
-    let out = agent_hooks::commands::run_line(&state.engine, line).await;
+    let out = agent_hooks_runtime::commands::run_line(&state.engine, line).await;
     Ok(
         axum::Json(json!({"ok": out.status == 0, "status": out.status, "text": out.text}))
             .into_response(),
@@ -948,17 +948,17 @@ async fn agent_hook(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let body = body?;
-    let forced = agent_hooks::bridge::route_mode(query.as_deref());
-    if agent_hooks::bridge::forwarded_by_bridge(query.as_deref()) {
+    let forced = agent_hooks_runtime::bridge::route_mode(query.as_deref());
+    if agent_hooks_runtime::bridge::forwarded_by_bridge(query.as_deref()) {
         return forwarded(agent, &state, &body, forced).await;
     }
     let answer =
-        agent_hooks::bridge::answer(agent, Ok(&state.engine), &body, forced, Surface::Sidecar)
+        agent_hooks_runtime::bridge::answer(agent, Ok(&state.engine), &body, forced, Surface::Sidecar)
             .await;
     // HTTP hooks have no exit status: a deny that a command bridge says with exit 2 is said
     // with the answer's JSON, and the message goes in the agent's user-facing field.
     let body = if answer.stdout.is_empty() && answer.exit == 2 {
-        agent_hooks::bridge::http_deny(agent, &answer.stderr)
+        agent_hooks_runtime::bridge::http_deny(agent, &answer.stderr)
     } else {
         answer.stdout
     };
@@ -977,9 +977,9 @@ async fn forwarded(
     agent: agent_hooks_dialects::agent::Agent,
     state: &AppState,
     body: &[u8],
-    forced: agent_hooks::OnFailure,
+    forced: agent_hooks_runtime::OnFailure,
 ) -> ApiResult {
-    match agent_hooks::bridge::answer_forwarded(agent, &state.engine, body, forced).await {
+    match agent_hooks_runtime::bridge::answer_forwarded(agent, &state.engine, body, forced).await {
         Some(answer) => {
             tracing::debug!("answered a {} call forwarded by its bridge", agent.label());
             Ok(axum::Json(json!({
@@ -1012,14 +1012,14 @@ async fn reload(State(state): State<Arc<AppState>>) -> ApiResult {
 }
 
 /// The configuration errors in force, as diagnostics.
-fn config_diagnostics(snapshot: &agent_hooks::Snapshot) -> Vec<Diagnostic> {
+fn config_diagnostics(snapshot: &agent_hooks_runtime::Snapshot) -> Vec<Diagnostic> {
     snapshot.errors().map(Diagnostic::of_config).collect()
 }
 
-/// Every declared hook as a host reads it ([`agent_hooks::hook_listing`]).
+/// Every declared hook as a host reads it ([`agent_hooks_runtime::hook_listing`]).
 async fn hooks(State(state): State<Arc<AppState>>) -> ApiResult {
     let engine = state.engine.clone();
-    let listing = tokio::task::spawn_blocking(move || agent_hooks::hook_listing(&engine)).await?;
+    let listing = tokio::task::spawn_blocking(move || agent_hooks_runtime::hook_listing(&engine)).await?;
     let snapshot = state.engine.snapshot();
     let diagnostics = config_diagnostics(&snapshot);
     Ok(axum::Json(json!({
@@ -1119,7 +1119,7 @@ mod tests {
     #[tokio::test]
     async fn a_non_loopback_peer_is_refused_even_with_a_loopback_host() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let app = router(Arc::new(Engine::open(agent_hooks::Workspace::new(
+        let app = router(Arc::new(Engine::open(agent_hooks_runtime::Workspace::new(
             dir.path(),
         ))));
         let refused = app

@@ -19,7 +19,7 @@ use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 
-use agent_hooks::Engine;
+use agent_hooks_runtime::Engine;
 
 /// How long the watcher waits for a burst of file events to settle before reloading.
 pub(super) const DEBOUNCE: Duration = Duration::from_millis(150);

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use agent_hooks::{Engine, Workspace};
+use agent_hooks_runtime::{Engine, Workspace};
 use serde_json::json;
 
-#[path = "../../agent-hooks/tests/trust_ws/mod.rs"]
+#[path = "../../agent-hooks-runtime/tests/trust_ws/mod.rs"]
 mod trust_ws;
 use trust_ws::{Ws, declared_but_unapproved, ran};
 

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_hooks::{Engine, Workspace};
+use agent_hooks_runtime::{Engine, Workspace};
 
 const BROKEN: &str = "{\"hooks\": [ {\"name\": ";
 

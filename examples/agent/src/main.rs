@@ -7,12 +7,12 @@
 
 use std::path::PathBuf;
 
-use agent_hooks::host::{AskPolicy, StopVerdict, Turn, call_tool};
-use agent_hooks::payload::{
+use agent_hooks_runtime::host::{AskPolicy, StopVerdict, Turn, call_tool};
+use agent_hooks_runtime::payload::{
     OutboundMessage, PostLlmCall, PreLlmCall, ResponseEnd, SessionEnd, SessionStart, Tokens,
     UserMessage,
 };
-use agent_hooks::{Engine, Event, Outcome, Workspace};
+use agent_hooks_runtime::{Engine, Event, Outcome, Workspace};
 use serde_json::{Value, json};
 
 /// What the scripted model does at each step of the turn.

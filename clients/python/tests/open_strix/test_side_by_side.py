@@ -1,5 +1,5 @@
 """Side by side: every scenario runs through open-strix's own HookManager and through
-`agent_hooks.integrations.open_strix` (the sidecar), on two homes with the same skill, and the
+`agent_hooks_runtime.integrations.open_strix` (the sidecar), on two homes with the same skill, and the
 two must agree on the bytes each hook read on stdin, on what the app takes from the chain's
 final event, and on the records logged — but for the differences `docs/skill-hooks.md` lists.
 
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 open_strix_hooks = pytest.importorskip("open_strix.hooks")
 
-from agent_hooks.integrations import open_strix as integration  # noqa: E402
+from agent_hooks_runtime.integrations import open_strix as integration  # noqa: E402
 
 STAMP = "2026-05-19T10:00:00.000001+00:00"
 

@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use agent_hooks::host::{AskPolicy, ToolStatus, call_tool};
-use agent_hooks::{Engine, Workspace};
+use agent_hooks_runtime::host::{AskPolicy, ToolStatus, call_tool};
+use agent_hooks_runtime::{Engine, Workspace};
 use serde_json::{Value, json};
 
 use crate::support::{self, Entry, Ran, Server, Ws};
@@ -472,7 +472,7 @@ fn parse(text: &str) -> Value {
     if text.trim().is_empty() {
         return Value::Null;
     }
-    agent_hooks::bridge::json::read(text.as_bytes())
+    agent_hooks_runtime::bridge::json::read(text.as_bytes())
         .map(|(value, _)| value)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }

@@ -341,7 +341,7 @@ fn the_typescript_package_passes_its_tests_against_the_real_binary() {
     );
 }
 
-// ---- open-strix's own hook tests on the sidecar (agent_hooks.integrations.open_strix) ----
+// ---- open-strix's own hook tests on the sidecar (agent_hooks_runtime.integrations.open_strix) ----
 
 /// open-strix's `tests/test_hooks.py`, unmodified, with its `HookManager` swapped for the
 /// integration's by the pytest plugin. Needs an interpreter with open-strix installed at the
@@ -369,7 +369,7 @@ fn open_strix_own_hook_tests_pass_on_the_sidecar() {
         let mut pytest = Command::new(&python);
         pytest.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"]);
         if plugin {
-            pytest.args(["-p", "agent_hooks.integrations.open_strix"]);
+            pytest.args(["-p", "agent_hooks_runtime.integrations.open_strix"]);
         }
         let out = pytest
             .arg(&suite)

@@ -257,12 +257,12 @@ fn seen_outcome(outcome: &Value, sent: &Value) -> Seen {
 }
 
 /// In-process: a workspace declaring the guard as `type: builtin` for all its events, approved.
-/// Every step goes through one [`agent_hooks::Engine`] (its in-memory state spans the steps);
+/// Every step goes through one [`agent_hooks_runtime::Engine`] (its in-memory state spans the steps);
 /// a one-step case is also dispatched by `agent-hooks fire`, the engine of a fresh process.
 fn replay_in_process(guard: &str, case: &Value) -> Result<(), String> {
     let dir = builtin_workspace(guard, case);
     let root = dir.root.as_path();
-    let engine = agent_hooks::Engine::open(agent_hooks::Workspace::new(root));
+    let engine = agent_hooks_runtime::Engine::open(agent_hooks_runtime::Workspace::new(root));
     engine
         .approve(None, &format!("builtin:{guard}"))
         .map_err(|e| format!("approve: {e}"))?;
@@ -273,7 +273,7 @@ fn replay_in_process(guard: &str, case: &Value) -> Result<(), String> {
     let steps = steps(case);
     let mut last = None;
     for (event, payload) in &steps {
-        let event: agent_hooks::Event = event.parse().map_err(|e| format!("{e}"))?;
+        let event: agent_hooks_runtime::Event = event.parse().map_err(|e| format!("{e}"))?;
         let map = payload.as_object().cloned().unwrap_or_default();
         let outcome = runtime.block_on(engine.dispatch(event, map));
         let outcome = serde_json::to_value(&outcome).map_err(|e| e.to_string())?;
@@ -353,7 +353,7 @@ fn ran_cleanly(outcome: &Value) -> Result<(), String> {
 
 /// The events `install` declares the guard for: the table the binary itself uses.
 fn guard_events(guard: &str) -> Vec<String> {
-    agent_hooks::guards::guard_info(guard)
+    agent_hooks_runtime::guards::guard_info(guard)
         .map(|g| g.events.iter().map(|e| e.event.to_owned()).collect())
         .unwrap_or_default()
 }
@@ -768,7 +768,7 @@ fn print_rules_prints_the_defaults_and_help_numbers_the_set() {
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        agent_hooks::guards::default_rules("budget_alert").unwrap_or_default()
+        agent_hooks_runtime::guards::default_rules("budget_alert").unwrap_or_default()
     );
     let help = run(&["help"], b"", &[]);
     let text = String::from_utf8_lossy(&help.stdout);

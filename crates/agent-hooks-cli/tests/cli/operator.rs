@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use agent_hooks::{Engine, Workspace};
+use agent_hooks_runtime::{Engine, Workspace};
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_agent-hooks");
@@ -394,7 +394,7 @@ fn an_empty_list_offers_the_numbered_ready_made_hooks() {
     let ws = Ws::new();
     let text = ws.ok(&[]);
     assert!(text.contains("agent-hooks install <name|number>"), "{text}");
-    for (i, name) in agent_hooks::guards::names().iter().enumerate() {
+    for (i, name) in agent_hooks_runtime::guards::names().iter().enumerate() {
         let line = format!("{:>2}. {name} ", i + 1);
         assert!(text.contains(&line), "{line:?} missing from:\n{text}");
     }
@@ -663,7 +663,7 @@ fn host(ws: &Ws, line: &str) -> (i32, String) {
         .build()
         .expect("runtime");
     let engine = Engine::open(Workspace::new(ws.root()));
-    let out = runtime.block_on(agent_hooks::commands::run_line(&engine, line));
+    let out = runtime.block_on(agent_hooks_runtime::commands::run_line(&engine, line));
     (out.status, out.text)
 }
 

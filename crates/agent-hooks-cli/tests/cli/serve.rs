@@ -277,7 +277,7 @@ fn command_health_stats_and_reload_routes_answer() {
     let server = Server::start(&ws);
     let (status, body) = server.post("/v1/hooks/command", json!({"line": "/hooks help"}));
     assert_eq!(status, 200);
-    assert_eq!(body["text"], agent_hooks::commands::help());
+    assert_eq!(body["text"], agent_hooks_runtime::commands::help());
 
     let (status, health) = server.request("GET", "/v1/health", b"");
     assert_eq!(status, 200);

@@ -7,8 +7,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use agent_hooks::host::{AskPolicy, ToolError, ToolStatus, call_tool};
-use agent_hooks::{Engine, Workspace};
+use agent_hooks_runtime::host::{AskPolicy, ToolError, ToolStatus, call_tool};
+use agent_hooks_runtime::{Engine, Workspace};
 use serde_json::{Value, json};
 
 struct Skill {
@@ -64,7 +64,7 @@ fn run(
     engine: &Engine,
     calls: &Calls,
     outcome: Result<(), ToolError>,
-) -> agent_hooks::host::ToolCall {
+) -> agent_hooks_runtime::host::ToolCall {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

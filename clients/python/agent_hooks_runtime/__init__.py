@@ -1,6 +1,6 @@
 """A client of the agent-hooks sidecar (`agent-hooks serve`), standard library only.
 
-    from agent_hooks import AgentHooks, Sidecar
+    from agent_hooks_runtime import AgentHooks, Sidecar
     with Sidecar.start("/path/to/workspace") as sidecar:   # on the workspace's Unix socket
         hooks = AgentHooks(sidecar.url)
         call = hooks.call_tool("s1", "bash", {"command": "ls"}, run=my_bash)

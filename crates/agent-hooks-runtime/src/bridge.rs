@@ -57,7 +57,7 @@ pub enum BridgeError {
 /// [`AgentAnswer::stdout`] and exits with [`AgentAnswer::exit`].
 ///
 /// ```
-/// use agent_hooks::{Engine, Workspace, bridge};
+/// use agent_hooks_runtime::{Engine, Workspace, bridge};
 /// use serde_json::json;
 ///
 /// let dir = tempfile::tempdir()?;
@@ -108,8 +108,8 @@ pub async fn handle_agent(
 /// workspace's `config/agent.yaml` (`docs/agents.md`).
 ///
 /// ```
-/// use agent_hooks::{Engine, OnFailure, Workspace, bridge};
-/// use agent_hooks::bridge::Agent;
+/// use agent_hooks_runtime::{Engine, OnFailure, Workspace, bridge};
+/// use agent_hooks_runtime::bridge::Agent;
 ///
 /// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 /// let answer = rt.block_on(bridge::answer(
@@ -117,7 +117,7 @@ pub async fn handle_agent(
 ///     Err("none here"),
 ///     b"{",
 ///     OnFailure::Continue,
-///     agent_hooks::decisions::Surface::Bridge,
+///     agent_hooks_runtime::decisions::Surface::Bridge,
 /// ));
 /// assert_eq!(answer.exit, 0);
 /// assert!(answer.stdout.contains("systemMessage"));

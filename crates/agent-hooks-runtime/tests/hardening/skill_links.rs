@@ -5,7 +5,7 @@ use std::os::unix::fs::symlink;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use agent_hooks::{Engine, Event, Workspace};
+use agent_hooks_runtime::{Engine, Event, Workspace};
 use serde_json::json;
 
 /// A skill hook that appends one line to `runs` in the workspace each time it runs.

@@ -14,7 +14,7 @@
 //! - `builtin/security_guard_ls`: one approved built-in guard answering a short `pre_tool_call`
 //!   in-process, on the thread of its own that its time budget needs.
 //!
-//! Run: `cargo bench -p agent-hooks --bench dispatch`. The spawn cases end with 400 alternating
+//! Run: `cargo bench -p agent-hooks-runtime --bench dispatch`. The spawn cases end with 400 alternating
 //! rounds of the two (printed as `spawn/interleaved`); `INTERLEAVED_ROUNDS=N` changes their
 //! number and `0` leaves them out. `benches/dispatch_instructions.sh` counts the instructions of
 //! the first case with callgrind, which the machine's load does not change.
@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_hooks::internals::{TrustCheck, hash_file};
-use agent_hooks::{Engine, Event, Workspace, complete_payload};
+use agent_hooks_runtime::internals::{TrustCheck, hash_file};
+use agent_hooks_runtime::{Engine, Event, Workspace, complete_payload};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::{Map, Value, json};
 

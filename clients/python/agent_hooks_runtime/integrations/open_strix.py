@@ -1,6 +1,6 @@
 """open-strix's skill hooks run by the agent-hooks sidecar, in one line:
 
-    from agent_hooks.integrations import open_strix
+    from agent_hooks_runtime.integrations import open_strix
     open_strix.install()          # before open_strix.app creates its HookManager
 
 `install()` puts `HookManager` below in place of `open_strix.hooks.HookManager` (and the name
@@ -377,6 +377,6 @@ def install() -> None:
 
 
 def pytest_configure(config: Any) -> None:
-    """As a pytest plugin (`pytest -p agent_hooks.integrations.open_strix`): open-strix's own
+    """As a pytest plugin (`pytest -p agent_hooks_runtime.integrations.open_strix`): open-strix's own
     tests run on the sidecar."""
     install()

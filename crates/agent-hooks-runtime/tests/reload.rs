@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_hooks::{Engine, Event, Workspace};
+use agent_hooks_runtime::{Engine, Event, Workspace};
 use serde_json::{Map, Value, json};
 
 fn write(root: &std::path::Path, rel: &str, text: &str) {
@@ -102,10 +102,10 @@ async fn a_skill_directory_that_vanished_is_an_exec_error_and_fails_open() {
             payload(json!({"tool_name": "t", "tool_input": {"x": 1}})),
         )
         .await;
-    assert_eq!(outcome.decision, agent_hooks::Decision::Continue);
+    assert_eq!(outcome.decision, agent_hooks_runtime::Decision::Continue);
     assert_eq!(
         outcome.hooks[0].status,
-        agent_hooks::HookStatus::Error,
+        agent_hooks_runtime::HookStatus::Error,
         "{:?}",
         outcome.hooks
     );

@@ -2,7 +2,7 @@
 //! a string or a float is coerced, and a value that is no count at all counts as the cap — never as
 //! "no cap", which would let a hook force redos forever.
 
-use agent_hooks::{Decision, Engine, Event, Workspace};
+use agent_hooks_runtime::{Decision, Engine, Event, Workspace};
 use serde_json::{Value, json};
 
 const BLOCK: &str = r#"echo '{"decision": "block", "reason": "run the tests first"}'"#;
@@ -19,7 +19,7 @@ fn engine() -> (tempfile::TempDir, Engine) {
     (dir, engine)
 }
 
-fn stop_with(engine: &Engine, redo_count: Value) -> agent_hooks::Outcome {
+fn stop_with(engine: &Engine, redo_count: Value) -> agent_hooks_runtime::Outcome {
     let payload = json!({"response": "done", "redo_count": redo_count});
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -15,7 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["agent-hooks-core", "agent-hooks-guards"],
     &["agent-hooks-transports"],
     &["agent-hooks-dialects"],
-    &["agent-hooks"],
+    &["agent-hooks-runtime"],
     &["agent-hooks-server"],
     &["agent-hooks-cli"],
 ];

@@ -42,8 +42,8 @@ impl CommandOutput {
 /// usage message with status 2, never a panic or an error type.
 ///
 /// ```
-/// use agent_hooks::commands::run_line;
-/// use agent_hooks::{Engine, Workspace};
+/// use agent_hooks_runtime::commands::run_line;
+/// use agent_hooks_runtime::{Engine, Workspace};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let engine = Engine::open(Workspace::new(dir.path()));

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use agent_hooks::{Event, HookStatus, Outcome};
+use agent_hooks_runtime::{Event, HookStatus, Outcome};
 use serde_json::{Value, json};
 
 mod trust_ws;
@@ -342,7 +342,7 @@ fn the_claude_code_bridge_shows_a_guard_that_stopped_running() {
     );
     let engine = ws.engine();
     let answer = rt
-        .block_on(agent_hooks::bridge::handle(&engine, &rm))
+        .block_on(agent_hooks_runtime::bridge::handle(&engine, &rm))
         .expect("bridge");
     assert!(answer.stdout.contains("\"deny\""), "{}", answer.stdout);
 
@@ -351,7 +351,7 @@ fn the_claude_code_bridge_shows_a_guard_that_stopped_running() {
     ws.write("hooks/security_guard.yaml", "# my tweak\n{}\n");
     let engine = ws.engine();
     let answer = rt
-        .block_on(agent_hooks::bridge::handle(&engine, &rm))
+        .block_on(agent_hooks_runtime::bridge::handle(&engine, &rm))
         .expect("bridge");
     let out: Value = serde_json::from_str(&answer.stdout).expect("an answer on stdout");
     let message = out["systemMessage"].as_str().expect("a systemMessage");
@@ -361,7 +361,7 @@ fn the_claude_code_bridge_shows_a_guard_that_stopped_running() {
     // And when a session starts, before any tool call reaches it.
     let start = claude_input("SessionStart", json!({"source": "startup"}));
     let answer = rt
-        .block_on(agent_hooks::bridge::handle(&engine, &start))
+        .block_on(agent_hooks_runtime::bridge::handle(&engine, &start))
         .expect("bridge");
     let out: Value = serde_json::from_str(&answer.stdout).expect("an answer on stdout");
     let message = out["systemMessage"].as_str().expect("a systemMessage");

@@ -72,7 +72,7 @@ pub enum EngineError {
 /// A workspace with one shell hook that blocks every `rm`:
 ///
 /// ```
-/// use agent_hooks::{Decision, Engine, Event, Workspace};
+/// use agent_hooks_runtime::{Decision, Engine, Event, Workspace};
 /// use serde_json::json;
 ///
 /// let dir = tempfile::tempdir()?;
@@ -262,8 +262,8 @@ impl Engine {
     /// type, so a host cannot pair an event with the wrong fields.
     ///
     /// ```no_run
-    /// # async fn demo(engine: &agent_hooks::Engine) {
-    /// use agent_hooks::payload::PreToolCall;
+    /// # async fn demo(engine: &agent_hooks_runtime::Engine) {
+    /// use agent_hooks_runtime::payload::PreToolCall;
     /// let outcome = engine
     ///     .fire(PreToolCall::new("bash", serde_json::json!({"command": "ls -la"})))
     ///     .await;

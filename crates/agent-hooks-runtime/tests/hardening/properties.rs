@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use agent_hooks::{Decision, Engine, Event, Workspace};
+use agent_hooks_runtime::{Decision, Engine, Event, Workspace};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -26,7 +26,7 @@ fn engine_with(commands: &[String]) -> (tempfile::TempDir, Engine) {
     (dir, engine)
 }
 
-fn dispatch(engine: &Engine, payload: Value) -> agent_hooks::Outcome {
+fn dispatch(engine: &Engine, payload: Value) -> agent_hooks_runtime::Outcome {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -5,7 +5,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use agent_hooks::{Decision, Engine, Event, Workspace};
+use agent_hooks_runtime::{Decision, Engine, Event, Workspace};
 use serde_json::{Value, json};
 
 #[test]
@@ -35,7 +35,7 @@ fn approvals_outside_the_workspace_are_the_only_ones_honoured() {
     )
     .expect("shell_hooks.yaml");
     // SAFETY: this test binary has one test, and nothing else reads the environment meanwhile.
-    unsafe { std::env::set_var(agent_hooks::APPROVALS_ENV, &outside) };
+    unsafe { std::env::set_var(agent_hooks_runtime::APPROVALS_ENV, &outside) };
 
     let fire = || {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -68,7 +68,7 @@ fn approvals_outside_the_workspace_are_the_only_ones_honoured() {
         .build()
         .expect("runtime");
     let list = rt
-        .block_on(agent_hooks::commands::run_line(
+        .block_on(agent_hooks_runtime::commands::run_line(
             &Engine::open(Workspace::new(&root)),
             "list",
         ))

@@ -4,8 +4,8 @@
 //! `docs/protocol.md`).
 //!
 //! ```no_run
-//! use agent_hooks::host::{AskPolicy, Turn, call_tool};
-//! use agent_hooks::{Engine, Workspace};
+//! use agent_hooks_runtime::host::{AskPolicy, Turn, call_tool};
+//! use agent_hooks_runtime::{Engine, Workspace};
 //! use serde_json::json;
 //!
 //! # async fn demo() {
@@ -21,8 +21,8 @@
 //! loop {
 //!     let reply = "All done.";
 //!     match turn.stop(reply, &call.tool_names()).await {
-//!         agent_hooks::host::StopVerdict::Stop { .. } => break,
-//!         agent_hooks::host::StopVerdict::Redo { reason } => {
+//!         agent_hooks_runtime::host::StopVerdict::Stop { .. } => break,
+//!         agent_hooks_runtime::host::StopVerdict::Redo { reason } => {
 //!             // Feed `reason` to the model as the next instruction and go round again.
 //!             let _ = reason;
 //!         }
@@ -207,8 +207,8 @@ fn base(session_id: &str) -> Map<String, Value> {
 /// call that succeeded can have its result replaced by a `post_tool_call` hook.
 ///
 /// ```
-/// use agent_hooks::host::{AskPolicy, ToolStatus, call_tool};
-/// use agent_hooks::{Engine, Workspace};
+/// use agent_hooks_runtime::host::{AskPolicy, ToolStatus, call_tool};
+/// use agent_hooks_runtime::{Engine, Workspace};
 /// use serde_json::json;
 ///
 /// let dir = tempfile::tempdir()?;

@@ -8,7 +8,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
-use agent_hooks::{Decision, Engine, Event, HookStatus, Outcome, Workspace};
+use agent_hooks_runtime::{Decision, Engine, Event, HookStatus, Outcome, Workspace};
 use serde_json::{Value, json};
 
 pub(crate) struct Ws {
@@ -86,7 +86,7 @@ impl Ws {
             .build()
             .expect("runtime");
         let text = rt
-            .block_on(agent_hooks::commands::run_line(&self.engine(), "list"))
+            .block_on(agent_hooks_runtime::commands::run_line(&self.engine(), "list"))
             .text;
         text.split_whitespace().collect::<Vec<_>>().join(" ")
     }

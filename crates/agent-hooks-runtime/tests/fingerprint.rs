@@ -6,7 +6,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use agent_hooks::{Engine, Event, HookStatus, Workspace};
+use agent_hooks_runtime::{Engine, Event, HookStatus, Workspace};
 use serde_json::{Map, Value};
 
 /// A workspace whose hook is a script of `size` bytes (padded with a comment).

@@ -6,8 +6,8 @@
 #[path = "../../agent-hooks-transports/tests/loopback/mod.rs"]
 mod loopback;
 
-use agent_hooks::internals::{ALLOW_LOCAL_ENV, transport_client};
-use agent_hooks::{Engine, Event, Workspace};
+use agent_hooks_runtime::internals::{ALLOW_LOCAL_ENV, transport_client};
+use agent_hooks_runtime::{Engine, Event, Workspace};
 use criterion::{Criterion, criterion_group};
 use loopback::{Response, Server};
 use serde_json::{Map, Value, json};
