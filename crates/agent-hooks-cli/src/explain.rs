@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agent_hooks_runtime::Workspace;
 use agent_hooks_guards::{ExplainedCommand, ExplainedRule, Explanation, explain_command};
+use agent_hooks_runtime::Workspace;
 
 /// The rules file `agent-hooks install security_guard` writes in a workspace.
 fn installed_rules(ws: &Workspace) -> PathBuf {

@@ -46,8 +46,15 @@ pub(crate) async fn run(
         }
     };
     let engine = Engine::open(ws);
-    let out =
-        agent_hooks_runtime::commands::test_hook(&engine, hook, event, payload, run_unapproved, json).await;
+    let out = agent_hooks_runtime::commands::test_hook(
+        &engine,
+        hook,
+        event,
+        payload,
+        run_unapproved,
+        json,
+    )
+    .await;
     if out.status == 2 {
         eprint!("agent-hooks test: {}", out.text);
     } else {

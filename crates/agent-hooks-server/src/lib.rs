@@ -45,10 +45,10 @@ pub use owner::{
 pub(crate) use stats::Stats;
 pub use watch::{WatchError, Watcher, watch};
 
-use agent_hooks_runtime::decisions::Surface;
-use agent_hooks_runtime::{DispatchOptions, Engine, EngineError};
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::Diagnostic;
+use agent_hooks_runtime::decisions::Surface;
+use agent_hooks_runtime::{DispatchOptions, Engine, EngineError};
 
 /// How long shutdown waits for in-flight dispatches before it stops anyway.
 pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
@@ -717,7 +717,12 @@ async fn dispatch(
             // The host's own route tells lapses as the agents' routes do (it fails open: a
             // host that wants a deny reads `lapses`).
             |engine, outcome| {
-                agent_hooks_runtime::lapse::settle(engine, outcome, agent_hooks_runtime::OnFailure::Continue, None);
+                agent_hooks_runtime::lapse::settle(
+                    engine,
+                    outcome,
+                    agent_hooks_runtime::OnFailure::Continue,
+                    None,
+                );
             },
         )
         .await;
@@ -952,9 +957,14 @@ async fn agent_hook(
     if agent_hooks_runtime::bridge::forwarded_by_bridge(query.as_deref()) {
         return forwarded(agent, &state, &body, forced).await;
     }
-    let answer =
-        agent_hooks_runtime::bridge::answer(agent, Ok(&state.engine), &body, forced, Surface::Sidecar)
-            .await;
+    let answer = agent_hooks_runtime::bridge::answer(
+        agent,
+        Ok(&state.engine),
+        &body,
+        forced,
+        Surface::Sidecar,
+    )
+    .await;
     // HTTP hooks have no exit status: a deny that a command bridge says with exit 2 is said
     // with the answer's JSON, and the message goes in the agent's user-facing field.
     let body = if answer.stdout.is_empty() && answer.exit == 2 {
@@ -1019,7 +1029,8 @@ fn config_diagnostics(snapshot: &agent_hooks_runtime::Snapshot) -> Vec<Diagnosti
 /// Every declared hook as a host reads it ([`agent_hooks_runtime::hook_listing`]).
 async fn hooks(State(state): State<Arc<AppState>>) -> ApiResult {
     let engine = state.engine.clone();
-    let listing = tokio::task::spawn_blocking(move || agent_hooks_runtime::hook_listing(&engine)).await?;
+    let listing =
+        tokio::task::spawn_blocking(move || agent_hooks_runtime::hook_listing(&engine)).await?;
     let snapshot = state.engine.snapshot();
     let diagnostics = config_diagnostics(&snapshot);
     Ok(axum::Json(json!({

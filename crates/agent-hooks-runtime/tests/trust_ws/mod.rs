@@ -86,7 +86,10 @@ impl Ws {
             .build()
             .expect("runtime");
         let text = rt
-            .block_on(agent_hooks_runtime::commands::run_line(&self.engine(), "list"))
+            .block_on(agent_hooks_runtime::commands::run_line(
+                &self.engine(),
+                "list",
+            ))
             .text;
         text.split_whitespace().collect::<Vec<_>>().join(" ")
     }
