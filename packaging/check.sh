@@ -142,12 +142,17 @@ if os.environ.get("AGENT_HOOKS_SDK_WHEEL"):
     if not os.path.realpath(agent_hooks.__file__).startswith(os.path.realpath(venv) + os.sep):
         sys.exit(f"agent_hooks was imported from {agent_hooks.__file__}")
 with Sidecar.start(workspace) as sidecar:
+    # Found with the venv not activated: the binary the wheel installed beside this client.
+    exe = f"/proc/{sidecar.process.pid}/exe"
+    mine = os.path.realpath(os.path.join(venv, "bin", "agent-hooks"))
+    if os.path.exists(exe) and os.path.realpath(exe) != mine:
+        sys.exit(f"the sidecar runs {os.path.realpath(exe)}, not {mine}")
     with AgentHooks(sidecar.url) as hooks:
         outcome = hooks.dispatch("pre_tool_call", {"tool_name": "bash", "tool_input": {"command": "rm -rf /"}})
 if (outcome.decision, outcome.reason) != ("block", "no rm -rf /"):
     sys.exit(f"the guard did not block through the installed client: {outcome}")
 EOF
-    (cd "$scratch" && PATH="$venv/bin:$PATH" as_user "$venv/bin/python" "$scratch/dispatch.py" "$venv" "$scratch/wheel-ws") ||
+    (cd "$scratch" && as_user "$venv/bin/python" "$scratch/dispatch.py" "$venv" "$scratch/wheel-ws") ||
         fail "the installed Python client could not dispatch through the installed agent-hooks"
     with_sdk=""
     [ -z "${AGENT_HOOKS_SDK_WHEEL:-}" ] || with_sdk=", beside agent-hooks-sdk"
@@ -183,6 +188,7 @@ npm_package() {
 
     cat >"$project/dispatch.js" <<'EOF'
 const { AgentHooks, Sidecar } = require("agent-hooks-runtime");
+const fs = require("node:fs");
 const path = require("node:path");
 
 (async () => {
@@ -191,6 +197,12 @@ const path = require("node:path");
     throw new Error(`agent-hooks-runtime resolved to ${where}, not the installed package`);
   }
   const sidecar = await Sidecar.start(process.argv[2]);
+  // Found with nothing on PATH: the binary the package carries.
+  const exe = `/proc/${sidecar.process.pid}/exe`;
+  const mine = fs.realpathSync(path.join(__dirname, "node_modules", "agent-hooks-runtime", "bin", "agent-hooks"));
+  if (fs.existsSync(exe) && fs.realpathSync(exe) !== mine) {
+    throw new Error(`the sidecar runs ${fs.realpathSync(exe)}, not ${mine}`);
+  }
   const hooks = new AgentHooks(sidecar.url);
   const outcome = await hooks.dispatch("pre_tool_call", { tool_name: "bash", tool_input: { command: "rm -rf /" } });
   hooks.close();
@@ -203,8 +215,7 @@ const path = require("node:path");
   process.exit(1);
 });
 EOF
-    # `npm exec` puts the package's bin directory on PATH, as an npm script would.
-    (cd "$project" && as_user npm exec --offline -- node dispatch.js "$scratch/npm-ws") ||
+    (cd "$project" && as_user node dispatch.js "$scratch/npm-ws") ||
         fail "the installed TypeScript client could not dispatch through the installed agent-hooks"
     echo "npm: ok ($(basename "$tarball"), $(size_of "$tarball"); agent-hooks $(size_of "$project/node_modules/agent-hooks-runtime/bin/agent-hooks"))"
 }
