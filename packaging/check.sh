@@ -129,11 +129,11 @@ $(diff "$scratch/before" "$scratch/after" | sed -n 's/^> /  /p')"
     cat >"$scratch/dispatch.py" <<'EOF'
 import os, sys
 import agent_hooks_runtime
-import agent_hooks_runtime.integrations
+import agent_hooks_runtime.integrations.open_strix
 from agent_hooks_runtime import AgentHooks, Sidecar
 
 venv, workspace = sys.argv[1], sys.argv[2]
-for module in (agent_hooks_runtime, agent_hooks_runtime.integrations):
+for module in (agent_hooks_runtime, agent_hooks_runtime.integrations.open_strix):
     if not os.path.realpath(module.__file__).startswith(os.path.realpath(venv) + os.sep):
         sys.exit(f"{module.__name__} was imported from {module.__file__}, not from the venv")
 if os.environ.get("AGENT_HOOKS_SDK_WHEEL"):
