@@ -44,13 +44,16 @@ modules=${real_tsc%/typescript/bin/tsc}
     --declaration --rootDir "$client/src" --outDir "$stage/dist/src" "$client/src/index.ts" >&2 ||
     fail "tsc could not compile clients/typescript/src"
 
-# The platform this binary runs on, in npm's names (which are Node's).
+# The platform this binary runs on, in npm's names (which are Node's); the scripts and tools
+# that build the client from source mean nothing to an installed package.
 node -e '
 const fs = require("node:fs");
 const file = process.argv[1];
 const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
 pkg.os = [process.platform];
 pkg.cpu = [process.arch];
+delete pkg.scripts;
+delete pkg.devDependencies;
 fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
 ' "$stage/package.json"
 
