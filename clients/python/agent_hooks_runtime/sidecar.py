@@ -10,6 +10,7 @@ import asyncio
 import os
 import shutil
 import subprocess
+import sysconfig
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .errors import Unavailable
@@ -22,7 +23,14 @@ def _command(
     listen: Optional[str],
     host_lifecycle: bool,
 ) -> List[str]:
-    program = binary or os.environ.get("AGENT_HOOKS_BIN") or shutil.which("agent-hooks")
+    program = (
+        binary
+        or os.environ.get("AGENT_HOOKS_BIN")
+        # The one the wheel installed with this client, into the interpreter's scripts
+        # directory (on PATH only while its venv is activated), so the two always match.
+        or shutil.which("agent-hooks", path=sysconfig.get_path("scripts"))
+        or shutil.which("agent-hooks")
+    )
     if not program:
         raise FileNotFoundError(
             "agent-hooks not found: pass binary=, set AGENT_HOOKS_BIN, or put it on PATH"
@@ -74,7 +82,8 @@ class Sidecar:
     ) -> "Sidecar":
         """Starts the sidecar on `workspace`, on its socket, or on loopback TCP at `listen`
         (`"127.0.0.1:0"` picks a free port; clients then send the token). `binary` defaults to
-        $AGENT_HOOKS_BIN, then `agent-hooks` on PATH. `env` is added to the host's environment
+        $AGENT_HOOKS_BIN, then the `agent-hooks` the wheel installed with this package, then
+        `agent-hooks` on PATH. `env` is added to the host's environment
         for the sidecar and its hooks. `host_lifecycle=False` lets the sidecar fire
         `pre_startup`/`post_startup` on start and the shutdown events on stop, for a host that
         does not fire them itself. `extra_args` go after `serve`."""

@@ -395,6 +395,13 @@ export interface SidecarOptions {
   hostLifecycle?: boolean;
 }
 
+/** The `agent-hooks` the npm package carries (`bin/` beside `dist/src/`), so that an installed
+ * client runs the binary it was released with; undefined outside the package. */
+function bundledBinary(): string | undefined {
+  const bundled = path.join(__dirname, "..", "..", "bin", "agent-hooks");
+  return fs.existsSync(bundled) ? bundled : undefined;
+}
+
 /** A running `agent-hooks serve` on the workspace's Unix socket (or, with `listen`, a loopback
  * port that needs the token), tied to this process's life (`--exit-with-parent`,
  * `--exit-on-stdin-eof` on a pipe only this process holds). `url` is for `AgentHooks`. */
@@ -406,7 +413,7 @@ export class Sidecar {
 
   static start(
     workspace: string,
-    binary = process.env.AGENT_HOOKS_BIN ?? "agent-hooks",
+    binary = process.env.AGENT_HOOKS_BIN ?? bundledBinary() ?? "agent-hooks",
     extraArgs: string[] = [],
     listen?: string,
     options: SidecarOptions = {},
