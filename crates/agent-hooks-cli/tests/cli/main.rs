@@ -29,6 +29,7 @@ mod judge;
 mod judge_attacks;
 mod lapses;
 mod log;
+mod newcomer;
 mod operator;
 mod prefork;
 mod serve;
