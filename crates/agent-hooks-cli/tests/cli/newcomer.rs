@@ -40,6 +40,8 @@ fn scratch_checkout() -> tempfile::TempDir {
     for part in ["examples/hosts", "examples/workspace", "clients/python"] {
         copy_tree(&repo().join(part), &dir.path().join(part));
     }
+    fs::copy(repo().join("examples/demo.sh"), dir.path().join("examples/demo.sh"))
+        .expect("copy the demo");
     for leftover in ["config/hook_approvals.json", "logs", "state"] {
         let path = dir.path().join("examples/workspace").join(leftover);
         let _ = fs::remove_file(&path);
@@ -92,4 +94,79 @@ fn the_agent_loop_runs_with_no_argument_and_its_rm_rf_is_blocked_by_the_example_
     for file in ["config/shell_hooks.yaml", "hooks/block_dangerous.sh", "payloads"] {
         assert!(example.join(file).exists(), "{file} is gone:\n{all}");
     }
+}
+
+/// Runs the demo of `checkout` with `sh`, from `cwd`, with `env` and `path_first` before PATH.
+fn demo(checkout: &Path, cwd: &Path, env: &[(&str, &str)], path_first: Option<&Path>) -> Output {
+    let mut cmd = Command::new("sh");
+    cmd.arg(checkout.join("examples/demo.sh"))
+        .current_dir(cwd)
+        .env_remove("AGENT_HOOKS_BIN");
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
+    if let Some(dir) = path_first {
+        let path = std::env::var("PATH").unwrap_or_default();
+        cmd.env("PATH", format!("{}:{path}", dir.display()));
+    }
+    cmd.output().expect("run sh examples/demo.sh")
+}
+
+fn assert_demo_ran(out: &Output) {
+    let all = text(out);
+    assert!(out.status.success(), "{all}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("== every example hook ran"), "{all}");
+    assert!(
+        stdout.contains(r#""decision":"block","reason":"blocked: recursive force-delete of / or the home directory""#),
+        "{all}"
+    );
+}
+
+#[test]
+fn the_demo_runs_the_binary_cargo_reports_wherever_the_target_directory_is() {
+    let checkout = scratch_checkout();
+    let elsewhere = tempfile::tempdir().expect("a directory to run from");
+    // A cargo that builds nothing but reports the binary where a relative CARGO_TARGET_DIR and a
+    // --target triple put it: the demo must take cargo's word, not guess `target/release`.
+    let tools = tempfile::tempdir().expect("a directory for the stand-in cargo");
+    let stand_in = format!(
+        "#!/bin/sh\n\
+         printf '%s\\n' \"$@\" > \"{log}\"\n\
+         out=\"$PWD/$CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/debug\"\n\
+         mkdir -p \"$out\" && ln -sf \"{bin}\" \"$out/agent-hooks\"\n\
+         printf '{{\"reason\":\"compiler-artifact\",\"target\":{{\"name\":\"agent-hooks\"}},\"executable\":\"%s\"}}\\n' \"$out/agent-hooks\"\n\
+         printf '{{\"reason\":\"build-finished\",\"success\":true}}\\n'\n",
+        log = tools.path().join("args").display(),
+        bin = support::BIN,
+    );
+    let cargo = tools.path().join("cargo");
+    fs::write(&cargo, stand_in).expect("write the stand-in cargo");
+    support::set_mode(&cargo, 0o755);
+    let out = demo(
+        checkout.path(),
+        elsewhere.path(),
+        &[("CARGO_TARGET_DIR", "relative-target")],
+        Some(tools.path()),
+    );
+    assert_demo_ran(&out);
+    let args = fs::read_to_string(tools.path().join("args")).expect("the stand-in cargo ran");
+    let manifest = checkout.path().join("examples/../Cargo.toml");
+    assert!(
+        args.lines().any(|arg| arg == manifest.to_string_lossy()),
+        "the build does not name the checkout's manifest: {args}"
+    );
+}
+
+#[test]
+fn the_demo_runs_from_any_directory_on_a_binary_already_built() {
+    let checkout = scratch_checkout();
+    let elsewhere = tempfile::tempdir().expect("a directory to run from");
+    let out = demo(
+        checkout.path(),
+        elsewhere.path(),
+        &[("AGENT_HOOKS_BIN", support::BIN)],
+        None,
+    );
+    assert_demo_ran(&out);
 }
