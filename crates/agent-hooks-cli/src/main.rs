@@ -318,7 +318,7 @@ enum Command {
         mode: InstallArgs,
     },
     /// Remove the `claude-hook` entries from .claude/settings.json (everything else stays).
-    ClaudeUninstall,
+    ClaudeUninstall(UninstallArgs),
     /// The Codex bridge: run this workspace's hooks for one Codex hook input.
     ///
     /// Reads the input on stdin and answers in Codex's format (Claude Code's, without the
@@ -328,7 +328,7 @@ enum Command {
     /// hooks stay).
     CodexInstall(InstallArgs),
     /// Remove the `codex-hook` entries from .codex/hooks.json (everything else stays).
-    CodexUninstall,
+    CodexUninstall(UninstallArgs),
     /// The Gemini CLI bridge: run this workspace's hooks for one Gemini CLI hook input.
     ///
     /// Reads the input on stdin and answers in Gemini CLI's format. The workspace is
@@ -339,7 +339,7 @@ enum Command {
     /// user's settings and hooks stay).
     GeminiInstall(InstallArgs),
     /// Remove the `gemini-hook` entries from .gemini/settings.json (everything else stays).
-    GeminiUninstall,
+    GeminiUninstall(UninstallArgs),
     /// The Cursor bridge: run this workspace's hooks for one Cursor hook input.
     ///
     /// Reads the input on stdin and answers in Cursor's format. The workspace is --workspace,
@@ -350,7 +350,7 @@ enum Command {
     /// hooks stay).
     CursorInstall(InstallArgs),
     /// Remove the `cursor-hook` entries from .cursor/hooks.json (everything else stays).
-    CursorUninstall,
+    CursorUninstall(UninstallArgs),
     /// The GitHub Copilot bridge: run this workspace's hooks for one Copilot hook input.
     ///
     /// Reads the input on stdin and answers in Copilot's format. The workspace is
@@ -362,7 +362,7 @@ enum Command {
     CopilotInstall(InstallArgs),
     /// Remove the `copilot-hook` entries from .github/hooks/agent-hooks.json, restoring the
     /// file as it was before `copilot-install` when nothing else changed in it.
-    CopilotUninstall,
+    CopilotUninstall(UninstallArgs),
     /// The Windsurf bridge: run this workspace's hooks for one Cascade hook input.
     ///
     /// Reads the input on stdin and answers as Cascade reads hooks (exit 2 blocks a
@@ -374,7 +374,7 @@ enum Command {
     WindsurfInstall(InstallArgs),
     /// Remove the `windsurf-hook` entries from .windsurf/hooks.json, restoring the file as it
     /// was before `windsurf-install` when nothing else changed in it.
-    WindsurfUninstall,
+    WindsurfUninstall(UninstallArgs),
     /// Rewrite one agent's hook configuration as another's (claude, codex, gemini, cursor,
     /// copilot, windsurf, or agent-hooks for this workspace's config/shell_hooks.yaml).
     ///
@@ -418,6 +418,20 @@ struct InstallArgs {
     /// policy at an event that can block denies the action.
     #[arg(long)]
     fail_closed: bool,
+    /// Install even though the file is your user-wide configuration of the agent (the
+    /// workspace is your home directory, or the file resolves into the agent's user
+    /// directory): the bridge then applies to every project. Refused without it.
+    #[arg(long)]
+    user: bool,
+}
+
+/// The arguments of an agent's uninstaller (`claude-uninstall`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, clap::Args)]
+struct UninstallArgs {
+    /// Uninstall even though the file is your user-wide configuration of the agent (see
+    /// `<agent>-install --user`). Refused without it.
+    #[arg(long)]
+    user: bool,
 }
 
 impl BridgeArgs {
@@ -612,21 +626,35 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             run_unapproved,
             json,
         } => block_on(test::run(ws, &hook, event.as_deref(), run_unapproved, json)),
-        Command::ClaudeInstall { http, mode } => {
-            agents::install(ws, Agent::ClaudeCode, http.as_deref(), mode.mode())
-        }
-        Command::ClaudeUninstall => agents::uninstall(ws, Agent::ClaudeCode),
+        Command::ClaudeInstall { http, mode } => agents::install(
+            ws,
+            Agent::ClaudeCode,
+            http.as_deref(),
+            mode.mode(),
+            mode.user,
+        ),
+        Command::ClaudeUninstall(args) => agents::uninstall(ws, Agent::ClaudeCode, args.user),
         Command::Convert { from, to, file } => convert::run(&ws, &from, &to, file.as_deref()),
-        Command::CodexInstall(mode) => agents::install(ws, Agent::Codex, None, mode.mode()),
-        Command::CodexUninstall => agents::uninstall(ws, Agent::Codex),
-        Command::GeminiInstall(mode) => agents::install(ws, Agent::Gemini, None, mode.mode()),
-        Command::GeminiUninstall => agents::uninstall(ws, Agent::Gemini),
-        Command::CursorInstall(mode) => agents::install(ws, Agent::Cursor, None, mode.mode()),
-        Command::CursorUninstall => agents::uninstall(ws, Agent::Cursor),
-        Command::CopilotInstall(mode) => agents::install(ws, Agent::Copilot, None, mode.mode()),
-        Command::CopilotUninstall => agents::uninstall(ws, Agent::Copilot),
-        Command::WindsurfInstall(mode) => agents::install(ws, Agent::Windsurf, None, mode.mode()),
-        Command::WindsurfUninstall => agents::uninstall(ws, Agent::Windsurf),
+        Command::CodexInstall(mode) => {
+            agents::install(ws, Agent::Codex, None, mode.mode(), mode.user)
+        }
+        Command::CodexUninstall(args) => agents::uninstall(ws, Agent::Codex, args.user),
+        Command::GeminiInstall(mode) => {
+            agents::install(ws, Agent::Gemini, None, mode.mode(), mode.user)
+        }
+        Command::GeminiUninstall(args) => agents::uninstall(ws, Agent::Gemini, args.user),
+        Command::CursorInstall(mode) => {
+            agents::install(ws, Agent::Cursor, None, mode.mode(), mode.user)
+        }
+        Command::CursorUninstall(args) => agents::uninstall(ws, Agent::Cursor, args.user),
+        Command::CopilotInstall(mode) => {
+            agents::install(ws, Agent::Copilot, None, mode.mode(), mode.user)
+        }
+        Command::CopilotUninstall(args) => agents::uninstall(ws, Agent::Copilot, args.user),
+        Command::WindsurfInstall(mode) => {
+            agents::install(ws, Agent::Windsurf, None, mode.mode(), mode.user)
+        }
+        Command::WindsurfUninstall(args) => agents::uninstall(ws, Agent::Windsurf, args.user),
         // A guard is synchronous and runs on every tool call: no async runtime to start.
         Command::Guard(GuardArgs {
             name,

@@ -38,5 +38,6 @@ mod skills;
 mod startup;
 mod trial;
 mod trust_settings;
+mod uninstall;
 mod usage;
 mod windsurf;

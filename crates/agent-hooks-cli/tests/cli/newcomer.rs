@@ -15,7 +15,10 @@ fn repo() -> PathBuf {
 /// Copies a tree as it is: files byte for byte, symlinks as symlinks to the same target.
 pub(crate) fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).expect("create a directory of the copy");
-    for entry in fs::read_dir(from).expect("read a directory to copy").flatten() {
+    for entry in fs::read_dir(from)
+        .expect("read a directory to copy")
+        .flatten()
+    {
         let path = entry.path();
         let target = to.join(entry.file_name());
         let kind = entry.file_type().expect("the type of a file to copy");
@@ -40,8 +43,11 @@ fn scratch_checkout() -> tempfile::TempDir {
     for part in ["examples/hosts", "examples/workspace", "clients/python"] {
         copy_tree(&repo().join(part), &dir.path().join(part));
     }
-    fs::copy(repo().join("examples/demo.sh"), dir.path().join("examples/demo.sh"))
-        .expect("copy the demo");
+    fs::copy(
+        repo().join("examples/demo.sh"),
+        dir.path().join("examples/demo.sh"),
+    )
+    .expect("copy the demo");
     for leftover in ["config/hook_approvals.json", "logs", "state"] {
         let path = dir.path().join("examples/workspace").join(leftover);
         let _ = fs::remove_file(&path);
@@ -80,8 +86,10 @@ fn the_agent_loop_runs_with_no_argument_and_its_rm_rf_is_blocked_by_the_example_
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.first(), Some(&"tool bash success: hello"), "{all}");
     assert!(
-        lines.iter().any(|line| line.starts_with("tool bash blocked: ")
-            && line.contains("recursive force-delete")),
+        lines
+            .iter()
+            .any(|line| line.starts_with("tool bash blocked: ")
+                && line.contains("recursive force-delete")),
         "the example workspace did not block the rm -rf:\n{all}"
     );
     assert_eq!(
@@ -91,7 +99,11 @@ fn the_agent_loop_runs_with_no_argument_and_its_rm_rf_is_blocked_by_the_example_
     );
     // Nothing of the example checkout was removed either.
     let example = checkout.path().join("examples/workspace");
-    for file in ["config/shell_hooks.yaml", "hooks/block_dangerous.sh", "payloads"] {
+    for file in [
+        "config/shell_hooks.yaml",
+        "hooks/block_dangerous.sh",
+        "payloads",
+    ] {
         assert!(example.join(file).exists(), "{file} is gone:\n{all}");
     }
 }
