@@ -111,10 +111,13 @@ enum Command {
     /// Turn the master switch off: no shell or Claude Code hook runs.
     Off,
     /// Approve a declared command, for every event it is declared on or for one event.
-    #[command(after_help = "Example: agent-hooks approve pre_tool_call hooks/guard.sh")]
+    #[command(
+        after_help = "Examples: agent-hooks approve hooks/guard.sh\n          agent-hooks approve guard                           (the hook's name)\n          agent-hooks approve pre_tool_call ./hooks/guard.sh  (one event; paths from the workspace)"
+    )]
     Approve {
         /// An optional event (default: every event the command is declared on), then the
-        /// command exactly as declared (quote it when it has spaces).
+        /// declared command: as declared (quote it when it has spaces), with its paths spelt
+        /// another way (absolute, ./, from the workspace), or the hook's name.
         #[arg(
             value_name = "[EVENT] COMMAND",
             required = true,

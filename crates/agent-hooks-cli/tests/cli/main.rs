@@ -7,6 +7,7 @@ mod support;
 #[path = "../../../agent-hooks-transports/tests/loopback/mod.rs"]
 mod loopback;
 
+mod approve;
 mod audit;
 mod bridge_install;
 mod bridge_sidecar;
