@@ -33,6 +33,7 @@ mod log;
 mod newcomer;
 mod operator;
 mod prefork;
+mod relocate;
 mod serve;
 mod sidecar_owner;
 mod skills;
