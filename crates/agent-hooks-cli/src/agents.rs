@@ -154,7 +154,7 @@ fn command_program(agent: Agent, exe: PathBuf) -> PathBuf {
         eprintln!(
             "agent-hooks {name}-install: warning: `agent-hooks` on PATH is not this program, so \
              {label} will run {} by its path; if that file goes (cargo clean), the bridge \
-             stops. Install it with `cargo install --path crates/agent-hooks-cli` and run \
+             stops. Install it with `cargo install --locked --path crates/agent-hooks-cli` and run \
              {name}-install again.",
             exe.display(),
             name = agent.name(),
