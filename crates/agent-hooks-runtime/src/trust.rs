@@ -108,37 +108,34 @@ pub(crate) struct Approvals {
     pub root: PathBuf,
 }
 
+/// Every path an approval holds: its pinned files and its program.
+fn paths_mut(list: &mut Approvals) -> impl Iterator<Item = &mut PathBuf> {
+    list.approvals.iter_mut().flat_map(|approval| {
+        approval
+            .files
+            .iter_mut()
+            .map(|file| &mut file.path)
+            .chain(approval.program.iter_mut())
+    })
+}
+
 /// Each approved path as the file stores it: relative to `root` when inside it.
 fn stored_relative(list: &mut Approvals, root: &Path) {
-    let relative = |path: &mut PathBuf| {
+    for path in paths_mut(list) {
         if let Ok(rest) = path.strip_prefix(root)
             && !rest.as_os_str().is_empty()
         {
             *path = rest.to_path_buf();
         }
-    };
-    for approval in &mut list.approvals {
-        approval
-            .files
-            .iter_mut()
-            .for_each(|f| relative(&mut f.path));
-        approval.program.iter_mut().for_each(relative);
     }
 }
 
 /// Each stored path as the checks compare it: a relative one is taken from `root`.
 fn held_absolute(list: &mut Approvals, root: &Path) {
-    let absolute = |path: &mut PathBuf| {
+    for path in paths_mut(list) {
         if path.is_relative() {
             *path = root.join(&*path);
         }
-    };
-    for approval in &mut list.approvals {
-        approval
-            .files
-            .iter_mut()
-            .for_each(|f| absolute(&mut f.path));
-        approval.program.iter_mut().for_each(absolute);
     }
     list.root = root.to_path_buf();
 }

@@ -30,7 +30,10 @@ fn repo() -> PathBuf {
 /// README.md and every Markdown file under docs/ (at any depth), in a stable order.
 fn doc_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).expect("read a docs directory").flatten() {
+        for entry in std::fs::read_dir(dir)
+            .expect("read a docs directory")
+            .flatten()
+        {
             let path = entry.path();
             if path.is_dir() {
                 walk(&path, out);
@@ -204,11 +207,15 @@ fn every_code_block_is_run_by_a_test_or_marked_a_fragment() {
         for test in &tested_by {
             // The test named must exist and read this doc (by its path, or the docs folder).
             let source = std::fs::read_to_string(repo().join(test)).unwrap_or_else(|e| {
-                panic!("{}: tested-by={test}, which cannot be read: {e}", block.place)
+                panic!(
+                    "{}: tested-by={test}, which cannot be read: {e}",
+                    block.place
+                )
             });
             let folder = doc.split('/').next().unwrap_or_default();
             assert!(
-                source.contains(&doc) || (doc.contains('/') && source.contains(&format!("\"{folder}\""))),
+                source.contains(&doc)
+                    || (doc.contains('/') && source.contains(&format!("\"{folder}\""))),
                 "{}: tested-by={test}, which never reads {doc}",
                 block.place
             );
@@ -247,7 +254,10 @@ fn every_agent_hooks_variable_the_docs_name_is_read_by_some_code() {
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
             if path.is_dir() {
                 if !matches!(name, "target" | "node_modules" | ".git") {
                     sources(&path, out);
@@ -258,7 +268,14 @@ fn every_agent_hooks_variable_the_docs_name_is_read_by_some_code() {
         }
     }
     let mut code = String::new();
-    for dir in ["crates", "clients", "examples", ".ci", "benches", "test-helpers"] {
+    for dir in [
+        "crates",
+        "clients",
+        "examples",
+        ".ci",
+        "benches",
+        "test-helpers",
+    ] {
         sources(&repo().join(dir), &mut code);
     }
     for file in doc_files() {
