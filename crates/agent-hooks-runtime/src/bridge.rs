@@ -891,7 +891,18 @@ pub fn uninstall_agent(ws: &Workspace, agent: Agent) -> Result<(String, Vec<Stri
         // Nothing but the bridge changed since it was installed: the file as it was, exactly.
         match install_record::restore(ws, agent, &path, &doc) {
             Some(restored) => restored.map_err(io)?,
-            None => write_settings(&path, &display, doc)?,
+            None => {
+                // No record (an install by an earlier version, or a file edited since): the
+                // bridge goes, and so does the `"hooks": {}` it would leave behind.
+                if doc
+                    .get("hooks")
+                    .and_then(Value::as_object)
+                    .is_some_and(Map::is_empty)
+                {
+                    doc.remove("hooks");
+                }
+                write_settings(&path, &display, doc)?
+            }
         }
     }
     Ok((display, removed))

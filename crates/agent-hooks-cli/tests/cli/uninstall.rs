@@ -305,3 +305,31 @@ fn an_installer_refuses_a_project_file_that_resolves_into_the_agents_user_direct
         );
     }
 }
+
+#[test]
+fn a_file_edited_since_install_keeps_the_edit_and_gets_no_empty_hooks_object() {
+    for agent in AGENTS {
+        let scratch = Scratch::new();
+        let project = scratch.project();
+        ok(
+            &scratch.run(&project, &[&format!("{agent}-install")]),
+            "install",
+        );
+        // The user adds a setting of their own after the install: it must stay, and the file
+        // can no longer be put back byte for byte.
+        let file = project.join(config_file(agent));
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&file).expect("read")).expect("JSON");
+        doc["mine"] = serde_json::json!(true);
+        fs::write(&file, doc.to_string()).expect("edit the file");
+        ok(
+            &scratch.run(&project, &[&format!("{agent}-uninstall")]),
+            "uninstall",
+        );
+        let text = fs::read_to_string(&file).expect("the file stays");
+        let after: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(after["mine"], true, "{agent}: {text}");
+        assert!(after.get("hooks").is_none(), "{agent}: {text}");
+        assert!(!text.contains(&format!("{agent}-hook")), "{agent}: {text}");
+    }
+}
