@@ -2,13 +2,21 @@
 for Bash tool calls, each goes through the hooks (`call_tool`), and the turn ends through the
 stop hooks (`Turn`, with their redo loop).
 
-Usage: python3 examples/hosts/agent_loop.py WORKSPACE
+Usage: python3 examples/hosts/agent_loop.py [WORKSPACE]
 (agent-hooks from $AGENT_HOOKS_BIN or PATH)
+
+With no WORKSPACE it runs on the example workspace (examples/workspace) and approves that
+workspace's hooks first, as examples/demo.sh does. The model's dangerous call is an
+`rm -rf` of a scratch directory this script makes and removes itself, so whatever the
+workspace's hooks decide, no file of yours is at stake; the last line says whether a hook
+stopped it.
 """
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "clients", "python"))
@@ -62,20 +70,60 @@ def run_turn(hooks, model, session, user_message):
         return step["text"]
 
 
+def binary():
+    """The agent-hooks the sidecar will run, found the way the client finds it."""
+    program = os.environ.get("AGENT_HOOKS_BIN") or shutil.which("agent-hooks")
+    if not program:
+        sys.exit(
+            "agent_loop.py: agent-hooks not found: set AGENT_HOOKS_BIN or put it on PATH "
+            "(cargo install --locked --path crates/agent-hooks-cli)"
+        )
+    return program
+
+
+def approve_example_hooks(program, workspace):
+    """Approvals pin this checkout's files, so they are made where the example runs."""
+    for command in ("hooks/block_dangerous.sh", "hooks/project_context.sh"):
+        subprocess.run(
+            [program, "--workspace", workspace, "approve", command],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+
+
 def main():
-    workspace = os.path.abspath(sys.argv[1])
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help")):
+        print(__doc__.strip())
+        sys.exit(0 if len(sys.argv) == 2 else 2)
+    program = binary()
+    if len(sys.argv) == 2:
+        workspace = os.path.abspath(sys.argv[1])
+    else:
+        workspace = os.path.normpath(os.path.join(HERE, "..", "workspace"))
+        approve_example_hooks(program, workspace)
+    scratch = tempfile.mkdtemp(prefix="agent-loop-")
+    target = os.path.join(scratch, "precious")
+    with open(target, "w") as file:
+        file.write("keep me\n")
     model = FakeModel(
         [
             {"tool": "bash", "input": {"command": "echo hello"}},
-            {"tool": "bash", "input": {"command": f"rm -rf {workspace}/precious"}},
+            {"tool": "bash", "input": {"command": f"rm -rf {target}"}},
         ]
     )
-    with Sidecar.start(workspace) as sidecar:
-        hooks = AgentHooks(sidecar.url)
-        hooks.dispatch("on_session_start", {"session_id": "demo", "status": "started"})
-        print("reply:", run_turn(hooks, model, "demo", "tidy up the workspace"))
-        hooks.dispatch("on_session_end", {"session_id": "demo", "status": "ended"})
-        hooks.close()
+    try:
+        with Sidecar.start(workspace, binary=program) as sidecar:
+            hooks = AgentHooks(sidecar.url)
+            hooks.dispatch("on_session_start", {"session_id": "demo", "status": "started"})
+            print("reply:", run_turn(hooks, model, "demo", "tidy up the workspace"))
+            hooks.dispatch("on_session_end", {"session_id": "demo", "status": "ended"})
+            hooks.close()
+        if os.path.exists(target):
+            print("scratch file kept: a hook blocked the rm -rf")
+        else:
+            print("scratch file deleted: no hook of this workspace blocked the rm -rf")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":

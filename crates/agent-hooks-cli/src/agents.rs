@@ -154,7 +154,7 @@ fn command_program(agent: Agent, exe: PathBuf) -> PathBuf {
         eprintln!(
             "agent-hooks {name}-install: warning: `agent-hooks` on PATH is not this program, so \
              {label} will run {} by its path; if that file goes (cargo clean), the bridge \
-             stops. Install it with `cargo install --path crates/agent-hooks-cli` and run \
+             stops. Install it with `cargo install --locked --path crates/agent-hooks-cli` and run \
              {name}-install again.",
             exe.display(),
             name = agent.name(),
@@ -169,8 +169,12 @@ pub(crate) fn install(
     agent: Agent,
     http: Option<&str>,
     mode: OnFailure,
+    user: bool,
 ) -> ExitCode {
     let me = format!("{}-install", agent.name());
+    if !user_level_allowed(&ws, agent, &me, user) {
+        return ExitCode::FAILURE;
+    }
     let wiring = match http {
         Some(base) => bridge::Wiring::Http(base.to_owned()),
         None => match std::env::current_exe() {
@@ -248,7 +252,10 @@ pub(crate) fn install(
 }
 
 /// `agent-hooks <agent>-uninstall`: removes the bridge entries, keeping every other setting.
-pub(crate) fn uninstall(ws: Workspace, agent: Agent) -> ExitCode {
+pub(crate) fn uninstall(ws: Workspace, agent: Agent, user: bool) -> ExitCode {
+    if !user_level_allowed(&ws, agent, &format!("{}-uninstall", agent.name()), user) {
+        return ExitCode::FAILURE;
+    }
     match bridge::uninstall_agent(&ws, agent) {
         Ok((path, removed)) if removed.is_empty() => {
             println!("{path}: no bridge entries; nothing changed.");
@@ -267,6 +274,24 @@ pub(crate) fn uninstall(ws: Workspace, agent: Agent) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether `me` may edit `agent`'s file of `ws`: always for a project's file; for the user's
+/// own configuration only with `--user`, and said either way, since it reaches every project.
+fn user_level_allowed(ws: &Workspace, agent: Agent, me: &str, user: bool) -> bool {
+    let Some(why) = bridge::user_level(ws, agent) else {
+        return true;
+    };
+    if user {
+        eprintln!("agent-hooks {me}: note: {why}; going ahead, as --user says.");
+        return true;
+    }
+    eprintln!(
+        "agent-hooks {me}: refused: {why}; the change would reach every project of yours. \
+         Run it in the project (or name it with --workspace <project>), or add --user to \
+         change the user-wide configuration. Nothing was written."
+    );
+    false
 }
 
 /// The first executable file called `name` in a directory of `PATH`.

@@ -42,7 +42,8 @@ The payload names its event in `event`, or in Claude Code's `hook_event_name`.";
 #[derive(Debug, Parser)]
 #[command(name = "agent-hooks", version, about = ABOUT, long_about = None)]
 struct Cli {
-    /// The workspace directory (default: $AGENT_HOOKS_WORKSPACE, else the current directory).
+    /// The workspace directory (default: $AGENT_HOOKS_WORKSPACE, else the current directory;
+    /// `fire` and the `*-hook` bridges look further, as their help says).
     #[arg(long, global = true, value_name = "DIR")]
     workspace: Option<PathBuf>,
 
@@ -58,7 +59,8 @@ struct Cli {
 #[derive(Debug, Parser)]
 #[command(name = "agent-hooks", version, about = ABOUT, long_about = None)]
 struct GuardCli {
-    /// The workspace directory (default: $AGENT_HOOKS_WORKSPACE, else the current directory).
+    /// The workspace directory (default: $AGENT_HOOKS_WORKSPACE, else the current directory;
+    /// `fire` and the `*-hook` bridges look further, as their help says).
     #[arg(long, global = true, value_name = "DIR")]
     workspace: Option<PathBuf>,
 
@@ -111,10 +113,13 @@ enum Command {
     /// Turn the master switch off: no shell or Claude Code hook runs.
     Off,
     /// Approve a declared command, for every event it is declared on or for one event.
-    #[command(after_help = "Example: agent-hooks approve pre_tool_call hooks/guard.sh")]
+    #[command(
+        after_help = "Examples: agent-hooks approve hooks/guard.sh\n          agent-hooks approve guard                           (the hook's name)\n          agent-hooks approve pre_tool_call ./hooks/guard.sh  (one event; paths from the workspace)"
+    )]
     Approve {
         /// An optional event (default: every event the command is declared on), then the
-        /// command exactly as declared (quote it when it has spaces).
+        /// declared command: as declared (quote it when it has spaces), with its paths spelt
+        /// another way (absolute, ./, from the workspace), or the hook's name.
         #[arg(
             value_name = "[EVENT] COMMAND",
             required = true,
@@ -163,6 +168,10 @@ enum Command {
         targets: Vec<String>,
     },
     /// Dispatch one event: the payload (a JSON object) on stdin, the outcome on stdout.
+    ///
+    /// The workspace is --workspace, else $AGENT_HOOKS_WORKSPACE, else the nearest directory
+    /// holding a workspace marker from the current directory up. At a terminal it says what
+    /// it is waiting for: type the JSON object, then Ctrl-D.
     #[command(
         after_help = "Example: echo '{\"tool_name\": \"bash\", \"tool_input\": {\"command\": \"ls\"}}' | agent-hooks fire pre_tool_call"
     )]
@@ -238,7 +247,7 @@ enum Command {
     /// AGENT_HOOKS_DRY_RUN=1, nothing is logged. A hook the trust gate would refuse (not
     /// approved, changed since approval) is not run unless --run-unapproved says so.
     #[command(
-        after_help = "Exit status: 0 continue, 1 block, 2 bad usage, 3 ask, 4 the hook failed (the action would go on), 5 not run: not trusted.\n\nExample: echo '{\"tool_name\": \"bash\", \"tool_input\": {\"command\": \"rm -rf /\"}}' | agent-hooks test security_guard --event pre_tool_call"
+        after_help = "Exit status: 0 continue, 1 block, 2 bad usage, 3 ask, 4 the hook failed (the action would go on), 5 not run: not trusted.\n\nExample, once `agent-hooks install security_guard` has declared it:\n  echo '{\"tool_name\": \"bash\", \"tool_input\": {\"command\": \"rm -rf /\"}}' | agent-hooks test security_guard --event pre_tool_call"
     )]
     Test {
         /// The hook: its name, command, URL or builtin:<name>.
@@ -318,17 +327,18 @@ enum Command {
         mode: InstallArgs,
     },
     /// Remove the `claude-hook` entries from .claude/settings.json (everything else stays).
-    ClaudeUninstall,
+    ClaudeUninstall(UninstallArgs),
     /// The Codex bridge: run this workspace's hooks for one Codex hook input.
     ///
     /// Reads the input on stdin and answers in Codex's format (Claude Code's, without the
-    /// answers Codex refuses).
+    /// answers Codex refuses). The workspace is --workspace, else $AGENT_HOOKS_WORKSPACE, else
+    /// the nearest directory holding a workspace marker from the input's cwd up.
     CodexHook(BridgeArgs),
     /// Wire every mapped Codex event in .codex/hooks.json to `codex-hook` (the user's own
     /// hooks stay).
     CodexInstall(InstallArgs),
     /// Remove the `codex-hook` entries from .codex/hooks.json (everything else stays).
-    CodexUninstall,
+    CodexUninstall(UninstallArgs),
     /// The Gemini CLI bridge: run this workspace's hooks for one Gemini CLI hook input.
     ///
     /// Reads the input on stdin and answers in Gemini CLI's format. The workspace is
@@ -339,7 +349,7 @@ enum Command {
     /// user's settings and hooks stay).
     GeminiInstall(InstallArgs),
     /// Remove the `gemini-hook` entries from .gemini/settings.json (everything else stays).
-    GeminiUninstall,
+    GeminiUninstall(UninstallArgs),
     /// The Cursor bridge: run this workspace's hooks for one Cursor hook input.
     ///
     /// Reads the input on stdin and answers in Cursor's format. The workspace is --workspace,
@@ -350,7 +360,7 @@ enum Command {
     /// hooks stay).
     CursorInstall(InstallArgs),
     /// Remove the `cursor-hook` entries from .cursor/hooks.json (everything else stays).
-    CursorUninstall,
+    CursorUninstall(UninstallArgs),
     /// The GitHub Copilot bridge: run this workspace's hooks for one Copilot hook input.
     ///
     /// Reads the input on stdin and answers in Copilot's format. The workspace is
@@ -362,7 +372,7 @@ enum Command {
     CopilotInstall(InstallArgs),
     /// Remove the `copilot-hook` entries from .github/hooks/agent-hooks.json, restoring the
     /// file as it was before `copilot-install` when nothing else changed in it.
-    CopilotUninstall,
+    CopilotUninstall(UninstallArgs),
     /// The Windsurf bridge: run this workspace's hooks for one Cascade hook input.
     ///
     /// Reads the input on stdin and answers as Cascade reads hooks (exit 2 blocks a
@@ -374,7 +384,7 @@ enum Command {
     WindsurfInstall(InstallArgs),
     /// Remove the `windsurf-hook` entries from .windsurf/hooks.json, restoring the file as it
     /// was before `windsurf-install` when nothing else changed in it.
-    WindsurfUninstall,
+    WindsurfUninstall(UninstallArgs),
     /// Rewrite one agent's hook configuration as another's (claude, codex, gemini, cursor,
     /// copilot, windsurf, or agent-hooks for this workspace's config/shell_hooks.yaml).
     ///
@@ -398,10 +408,16 @@ enum Command {
         shell: clap_complete::Shell,
     },
     /// Print the manual page (roff), e.g. `agent-hooks man | man -l -`
-    Man,
+    ///
+    /// With a command, that command's page (agent-hooks-<command>(1)), e.g.
+    /// `agent-hooks man approve | man -l -`.
+    Man {
+        /// The command whose page to print (default: the page of agent-hooks itself).
+        command: Option<String>,
+    },
 }
 
-/// The arguments of an agent's bridge (`claude-hook`, ...).
+// The arguments of an agent's bridge (`claude-hook`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, clap::Args)]
 struct BridgeArgs {
     /// Fail closed: when the policy cannot be fully evaluated (a configuration error, no
@@ -411,13 +427,27 @@ struct BridgeArgs {
     fail_closed: bool,
 }
 
-/// The arguments of an agent's installer (`claude-install`, ...).
+// The arguments of an agent's installer (`claude-install`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, clap::Args)]
 struct InstallArgs {
     /// Install the bridge to fail closed (`<agent>-hook --fail-closed`): a lapse of the
     /// policy at an event that can block denies the action.
     #[arg(long)]
     fail_closed: bool,
+    /// Install even though the file is your user-wide configuration of the agent (the
+    /// workspace is your home directory, or the file resolves into the agent's user
+    /// directory): the bridge then applies to every project. Refused without it.
+    #[arg(long)]
+    user: bool,
+}
+
+// The arguments of an agent's uninstaller (`claude-uninstall`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, clap::Args)]
+struct UninstallArgs {
+    /// Uninstall even though the file is your user-wide configuration of the agent (see
+    /// `<agent>-install --user`). Refused without it.
+    #[arg(long)]
+    user: bool,
 }
 
 impl BridgeArgs {
@@ -492,16 +522,7 @@ fn run(args: Vec<OsString>) -> ExitCode {
             clap_complete::generate(shell, &mut definition(), "agent-hooks", &mut script);
             print_all("completions", &script)
         }
-        Command::Man => {
-            let mut page = Vec::new();
-            match clap_mangen::Man::new(definition()).render(&mut page) {
-                Ok(()) => print_all("man", &page),
-                Err(e) => {
-                    eprintln!("agent-hooks man: {e}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
+        Command::Man { command } => man(command.as_deref()),
         // A bridge finds its workspace from the hook input, and answers in its agent's format
         // whatever happens, a missing workspace included.
         command if bridge_agent(&command).is_some() => match bridge_agent(&command) {
@@ -516,17 +537,70 @@ fn run(args: Vec<OsString>) -> ExitCode {
                     event,
                     pretty,
                     fail_closed,
-                } => block_on(fire::run(
-                    ws,
-                    &event,
-                    pretty || std::io::stdout().is_terminal(),
-                    BridgeArgs { fail_closed }.mode(),
-                    agents::fire_workspace(cli.workspace.as_deref()).1,
-                )),
+                } => {
+                    if std::io::stdin().is_terminal() {
+                        // As `cat` would, it waits for stdin; at a terminal that looks like a
+                        // hang unless it says what it is waiting for.
+                        eprintln!(
+                            "agent-hooks fire: reading the {event} payload, one JSON object, \
+                             from stdin; type it and end with Ctrl-D (or pipe it in: \
+                             echo '{{...}}' | agent-hooks fire {event})"
+                        );
+                    }
+                    block_on(fire::run(
+                        ws,
+                        &event,
+                        pretty || std::io::stdout().is_terminal(),
+                        BridgeArgs { fail_closed }.mode(),
+                        agents::fire_workspace(cli.workspace.as_deref()).1,
+                    ))
+                }
                 command => dispatch(command, ws),
             },
             Err(code) => code,
         },
+    }
+}
+
+/// `agent-hooks man [COMMAND]`: the page of agent-hooks, or of one of its commands — each page
+/// the main one lists as agent-hooks-<command>(1).
+fn man(command: Option<&str>) -> ExitCode {
+    let mut top = definition();
+    top.build();
+    let page = match command {
+        None => top,
+        Some(name) => match top.find_subcommand(name) {
+            Some(sub) => {
+                // A process that prints one page and exits: the name may live to the end.
+                let name: &'static str =
+                    Box::leak(format!("agent-hooks-{}", sub.get_name()).into_boxed_str());
+                sub.clone()
+                    .name(name)
+                    .display_name(name)
+                    .bin_name(format!("agent-hooks {}", sub.get_name()))
+            }
+            None => {
+                let names: Vec<&str> = top.get_subcommands().map(|c| c.get_name()).collect();
+                eprintln!(
+                    "agent-hooks man: no command \"{name}\"{}; the commands: {}",
+                    agent_hooks_runtime::did_you_mean(agent_hooks_runtime::nearest(
+                        name,
+                        names.iter().copied(),
+                        |d, _| d <= 2
+                    )),
+                    names.join(", ")
+                );
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let mut out = Vec::new();
+    match clap_mangen::Man::new(page).render(&mut out) {
+        Ok(()) => print_all("man", &out),
+        Err(e) => {
+            eprintln!("agent-hooks man: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 
@@ -612,21 +686,35 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             run_unapproved,
             json,
         } => block_on(test::run(ws, &hook, event.as_deref(), run_unapproved, json)),
-        Command::ClaudeInstall { http, mode } => {
-            agents::install(ws, Agent::ClaudeCode, http.as_deref(), mode.mode())
-        }
-        Command::ClaudeUninstall => agents::uninstall(ws, Agent::ClaudeCode),
+        Command::ClaudeInstall { http, mode } => agents::install(
+            ws,
+            Agent::ClaudeCode,
+            http.as_deref(),
+            mode.mode(),
+            mode.user,
+        ),
+        Command::ClaudeUninstall(args) => agents::uninstall(ws, Agent::ClaudeCode, args.user),
         Command::Convert { from, to, file } => convert::run(&ws, &from, &to, file.as_deref()),
-        Command::CodexInstall(mode) => agents::install(ws, Agent::Codex, None, mode.mode()),
-        Command::CodexUninstall => agents::uninstall(ws, Agent::Codex),
-        Command::GeminiInstall(mode) => agents::install(ws, Agent::Gemini, None, mode.mode()),
-        Command::GeminiUninstall => agents::uninstall(ws, Agent::Gemini),
-        Command::CursorInstall(mode) => agents::install(ws, Agent::Cursor, None, mode.mode()),
-        Command::CursorUninstall => agents::uninstall(ws, Agent::Cursor),
-        Command::CopilotInstall(mode) => agents::install(ws, Agent::Copilot, None, mode.mode()),
-        Command::CopilotUninstall => agents::uninstall(ws, Agent::Copilot),
-        Command::WindsurfInstall(mode) => agents::install(ws, Agent::Windsurf, None, mode.mode()),
-        Command::WindsurfUninstall => agents::uninstall(ws, Agent::Windsurf),
+        Command::CodexInstall(mode) => {
+            agents::install(ws, Agent::Codex, None, mode.mode(), mode.user)
+        }
+        Command::CodexUninstall(args) => agents::uninstall(ws, Agent::Codex, args.user),
+        Command::GeminiInstall(mode) => {
+            agents::install(ws, Agent::Gemini, None, mode.mode(), mode.user)
+        }
+        Command::GeminiUninstall(args) => agents::uninstall(ws, Agent::Gemini, args.user),
+        Command::CursorInstall(mode) => {
+            agents::install(ws, Agent::Cursor, None, mode.mode(), mode.user)
+        }
+        Command::CursorUninstall(args) => agents::uninstall(ws, Agent::Cursor, args.user),
+        Command::CopilotInstall(mode) => {
+            agents::install(ws, Agent::Copilot, None, mode.mode(), mode.user)
+        }
+        Command::CopilotUninstall(args) => agents::uninstall(ws, Agent::Copilot, args.user),
+        Command::WindsurfInstall(mode) => {
+            agents::install(ws, Agent::Windsurf, None, mode.mode(), mode.user)
+        }
+        Command::WindsurfUninstall(args) => agents::uninstall(ws, Agent::Windsurf, args.user),
         // A guard is synchronous and runs on every tool call: no async runtime to start.
         Command::Guard(GuardArgs {
             name,
@@ -678,7 +766,7 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
         Command::Approve { words } => with_verb(ws, "approve", words),
         Command::Revoke { command } => with_verb(ws, "revoke", command),
         // Answered by `run` before a workspace is resolved.
-        Command::Completions { .. } | Command::Man => ExitCode::SUCCESS,
+        Command::Completions { .. } | Command::Man { .. } => ExitCode::SUCCESS,
     }
 }
 
@@ -694,11 +782,63 @@ fn parse(args: Vec<OsString>) -> Cli {
     if let Some(cli) = parse_guard(&args) {
         return cli;
     }
-    let matches = parser(&args).get_matches_from(args);
+    // `help` is clap's own subcommand, which takes no --help of its own.
+    if let [_, help, flag] = args.as_slice()
+        && help == "help"
+        && (flag == "--help" || flag == "-h")
+    {
+        let mut top = definition();
+        top.build();
+        if let Some(help) = top.find_subcommand_mut("help") {
+            let text = help.render_long_help().to_string();
+            std::process::exit(match print_all("help", text.as_bytes()) {
+                code if code == ExitCode::SUCCESS => 0,
+                _ => 1,
+            });
+        }
+    }
+    let matches = match parser(&args).try_get_matches_from(args) {
+        Ok(matches) => matches,
+        Err(e) => best_first(e).exit(),
+    };
     match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     }
+}
+
+/// The parser's error with its suggestions nearest first: it lists them worst first
+/// ("similar subcommands exist: 'serve', 'approve'" for `aprove`).
+fn best_first(mut e: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    let pairs = [
+        (
+            ContextKind::InvalidSubcommand,
+            ContextKind::SuggestedSubcommand,
+        ),
+        (ContextKind::InvalidArg, ContextKind::SuggestedArg),
+        (ContextKind::InvalidValue, ContextKind::SuggestedValue),
+    ];
+    for (given, suggested) in pairs {
+        let Some(ContextValue::String(typed)) = e.get(given).cloned() else {
+            continue;
+        };
+        let Some(ContextValue::Strings(names)) = e.get(suggested).cloned() else {
+            continue;
+        };
+        let typed = typed.trim_start_matches('-');
+        let ranked: Vec<String> = agent_hooks_runtime::ranked(
+            typed,
+            names.iter().map(|n| n.trim_start_matches('-')),
+            |_, _| true,
+        )
+        .into_iter()
+        .filter_map(|bare| names.iter().find(|n| n.trim_start_matches('-') == bare))
+        .cloned()
+        .collect();
+        e.insert(suggested, ContextValue::Strings(ranked));
+    }
+    e
 }
 
 /// `agent-hooks guard ...` parsed with `GuardCli`, when it parses there; `None` sends the

@@ -23,12 +23,26 @@ pub fn nearest<'a>(
     candidates: impl IntoIterator<Item = &'a str>,
     close: impl Fn(usize, &str) -> bool,
 ) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|candidate| (strsim::damerau_levenshtein(name, candidate), candidate))
-        .filter(|(distance, candidate)| close(*distance, candidate))
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
+    ranked(name, candidates, close).into_iter().next()
+}
+
+/// Every candidate `close` accepts for a misspelt `name`, nearest first (equally near ones in
+/// the order given), deduplicated: a hint that names several puts the best match first.
+pub fn ranked<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    close: impl Fn(usize, &str) -> bool,
+) -> Vec<&'a str> {
+    let mut scored: Vec<(usize, &'a str)> = Vec::new();
+    for candidate in candidates {
+        let distance = strsim::damerau_levenshtein(name, candidate);
+        if close(distance, candidate) && !scored.iter().any(|(_, c)| *c == candidate) {
+            scored.push((distance, candidate));
+        }
+    }
+    // A stable sort: equally near candidates keep the order they were given in.
+    scored.sort_by_key(|(distance, _)| *distance);
+    scored.into_iter().map(|(_, candidate)| candidate).collect()
 }
 
 /// ` (did you mean "x"?)` for a suggestion, nothing without one: ready to append to a message.
@@ -66,5 +80,16 @@ mod tests {
             " (did you mean \"timeout\"?)"
         );
         assert_eq!(did_you_mean(None), "");
+    }
+
+    #[test]
+    fn ranked_puts_the_best_match_first() {
+        // Given worst first, as a parser's own hint lists them.
+        let names = ["serve", "approve", "approved"];
+        assert_eq!(
+            ranked("aprove", names, |d, _| d <= 3),
+            ["approve", "approved", "serve"]
+        );
+        assert_eq!(ranked("aprove", ["x", "x"], |_, _| true), ["x"]);
     }
 }

@@ -103,6 +103,10 @@ pub fn follow_answer(event: ClaudeEvent, answer: &mut Answer) {
 }
 
 impl AgentHome for Codex {
+    fn user_config_dirs(&self) -> &'static [&'static str] {
+        &[".codex"]
+    }
+
     fn names(&self) -> &'static AgentNames {
         &AgentNames {
             name: "codex",

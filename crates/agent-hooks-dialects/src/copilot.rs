@@ -183,6 +183,10 @@ pub struct Copilot;
 pub const COPILOT_HOOKS_FILE: &str = ".github/hooks/agent-hooks.json";
 
 impl AgentHome for Copilot {
+    fn user_config_dirs(&self) -> &'static [&'static str] {
+        &[".copilot"]
+    }
+
     fn names(&self) -> &'static AgentNames {
         &AgentNames {
             name: "copilot",

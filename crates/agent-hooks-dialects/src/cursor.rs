@@ -268,6 +268,10 @@ pub fn compile_matcher(pattern: &str) -> Result<Option<Matcher>, regex::Error> {
 pub struct Cursor;
 
 impl AgentHome for Cursor {
+    fn user_config_dirs(&self) -> &'static [&'static str] {
+        &[".cursor"]
+    }
+
     fn names(&self) -> &'static AgentNames {
         &AgentNames {
             name: "cursor",

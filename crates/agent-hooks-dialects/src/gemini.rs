@@ -228,6 +228,10 @@ pub fn strip_comments(text: &str) -> String {
 }
 
 impl AgentHome for Gemini {
+    fn user_config_dirs(&self) -> &'static [&'static str] {
+        &[".gemini"]
+    }
+
     fn names(&self) -> &'static AgentNames {
         &AgentNames {
             name: "gemini",

@@ -71,6 +71,12 @@ pub trait AgentHome: Sync {
         self.names().config_file
     }
 
+    /// The directories, relative to the user's home, that hold the agent's user-wide settings
+    /// (read in every project): an installer whose file lands there must be told `--user`.
+    fn user_config_dirs(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Which source the hooks declared in the agent's own configuration load as.
     fn source(&self) -> SourceKind {
         self.names().source

@@ -196,6 +196,10 @@ impl WindsurfEvent {
 pub struct Windsurf;
 
 impl AgentHome for Windsurf {
+    fn user_config_dirs(&self) -> &'static [&'static str] {
+        &[".codeium/windsurf"]
+    }
+
     fn names(&self) -> &'static AgentNames {
         &AgentNames {
             name: "windsurf",

@@ -11,6 +11,7 @@ use crate::config::agent_files::bridge_agent;
 use crate::decisions::{Call, Surface, record_unread_call};
 use crate::dispatch::DispatchOptions;
 use crate::engine::Engine;
+use crate::install_record;
 use crate::lapse::{self, OnFailure};
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::Outcome;
@@ -716,12 +717,13 @@ pub fn install_agent_with(
             "allowedEnvVars": [HTTP_TOKEN_ENV],
         }),
     };
+    // A symlinked file is edited where it points, and stays a symlink.
+    let path = install_record::write_target(&path);
     // Before anything is created, what uninstall puts back.
-    let before = crate::install_record::Before::capture(ws, &path);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    let _lock = FileLock::acquire(ws, &path).map_err(io)?;
+    let before = install_record::Before::capture(ws, &path);
+    let dir = path.parent().unwrap_or(ws.root());
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let _lock = install_record::DirLock::acquire(dir).map_err(io)?;
     let mut doc = read_settings(&path, &display)?;
     let hooks = doc
         .entry("hooks")
@@ -813,6 +815,15 @@ pub fn install_agent_with(
     Ok(report)
 }
 
+/// Why installing (or uninstalling) `agent`'s bridge in `ws` would edit the user's own
+/// configuration, read in every project, rather than this project's: the workspace is the
+/// home directory, or the agent's file there resolves (through symlinks) into the agent's
+/// user directory (`~/.claude/`, ...). `None` for a project's file. The installers refuse such
+/// a target unless told `--user`.
+pub fn user_level(ws: &Workspace, agent: Agent) -> Option<String> {
+    install_record::user_level(ws, agent, &ws.root().join(agent.config_file()))
+}
+
 /// Removes every bridge entry of Claude Code from `.claude/settings.json`. See
 /// [`uninstall_agent`].
 ///
@@ -835,6 +846,7 @@ pub fn uninstall(ws: &Workspace) -> Result<(String, Vec<String>), BridgeError> {
 pub fn uninstall_agent(ws: &Workspace, agent: Agent) -> Result<(String, Vec<String>), BridgeError> {
     let path = ws.root().join(agent.config_file());
     let display = ws.display(&path).into_owned();
+    let path = install_record::write_target(&path);
     if !path.exists() {
         return Ok((display, Vec::new()));
     }
@@ -842,7 +854,7 @@ pub fn uninstall_agent(ws: &Workspace, agent: Agent) -> Result<(String, Vec<Stri
         path: display.clone(),
         source,
     };
-    let _lock = FileLock::acquire(ws, &path).map_err(io)?;
+    let _lock = install_record::DirLock::acquire(path.parent().unwrap_or(ws.root())).map_err(io)?;
     let mut doc = read_settings(&path, &display)?;
     let mut removed = Vec::new();
     let grouped = agent.home().hooks_file().grouped;
@@ -877,9 +889,20 @@ pub fn uninstall_agent(ws: &Workspace, agent: Agent) -> Result<(String, Vec<Stri
     }
     if !removed.is_empty() {
         // Nothing but the bridge changed since it was installed: the file as it was, exactly.
-        match crate::install_record::restore(ws, agent, &path, &doc) {
+        match install_record::restore(ws, agent, &path, &doc) {
             Some(restored) => restored.map_err(io)?,
-            None => write_settings(&path, &display, doc)?,
+            None => {
+                // No record (an install by an earlier version, or a file edited since): the
+                // bridge goes, and so does the `"hooks": {}` it would leave behind.
+                if doc
+                    .get("hooks")
+                    .and_then(Value::as_object)
+                    .is_some_and(Map::is_empty)
+                {
+                    doc.remove("hooks");
+                }
+                write_settings(&path, &display, doc)?
+            }
         }
     }
     Ok((display, removed))

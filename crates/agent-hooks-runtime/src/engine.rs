@@ -35,6 +35,23 @@ pub enum EngineError {
         /// The command (or URL) as the caller gave it.
         command: String,
     },
+    /// Nothing declared is spelt that way, but one declared command or hook name is close.
+    #[error("\"{command}\" is not declared in any hook configuration (did you mean \"{near}\"?)")]
+    NotDeclaredNear {
+        /// The spelling as the caller gave it.
+        command: String,
+        /// The nearest declared command (approval key) or hook name.
+        near: String,
+    },
+    /// The spelling names more than one declared command (a hook name shared by two entries,
+    /// a path declared with different arguments): approving one of them must be said.
+    #[error("\"{spelling}\" names {} declared commands; approve one of them by its command: {}", .keys.len(), .keys.join(", "))]
+    Ambiguous {
+        /// The spelling as the caller gave it.
+        spelling: String,
+        /// The declared commands (approval keys) it names.
+        keys: Vec<String>,
+    },
     /// The command is declared, but not for the event the approval names; approving it there
     /// would record an approval that never lets it run.
     #[error(
@@ -386,6 +403,78 @@ impl Engine {
         trust::approve(&self.ws, &hooks, command, &events)?;
         self.reload();
         Ok(events)
+    }
+
+    /// The declared command (approval key) that `spelling` names, for a user who types it: the
+    /// command exactly as declared; the same command with its paths spelt another way
+    /// (absolute, `./`, relative to the workspace: the same file decides); or a hook's `name`.
+    /// A spelling that names one declared command gives it, whichever way it was written.
+    ///
+    /// # Errors
+    ///
+    /// [`EngineError::Ambiguous`] when it names more than one declared command,
+    /// [`EngineError::NotDeclaredNear`] when none but one is close (did you mean), and
+    /// [`EngineError::NotDeclared`] otherwise.
+    pub fn approval_key(&self, spelling: &str) -> Result<String, EngineError> {
+        let snapshot = self.snapshot();
+        let hooks = &snapshot.config.hooks;
+        if snapshot.config.hooks_with_key(spelling).next().is_some() {
+            return Ok(spelling.to_owned());
+        }
+        let mut keys: Vec<String> = Vec::new();
+        let mut add = |key: &str| {
+            if !keys.iter().any(|k| k == key) {
+                keys.push(key.to_owned());
+            }
+        };
+        for hook in hooks.iter() {
+            let Some(key) = hook.approval_key.as_deref() else {
+                continue;
+            };
+            if &*hook.name == spelling || self.same_command(key, spelling) {
+                add(key);
+            }
+        }
+        match keys.len() {
+            1 => Ok(keys.remove(0)),
+            0 => {
+                let names = hooks
+                    .iter()
+                    .filter(|h| h.approval_key.is_some())
+                    .flat_map(|h| [h.approval_key.as_deref().unwrap_or_default(), &*h.name]);
+                let near = agent_hooks_core::wording::nearest(spelling, names, |d, candidate| {
+                    d <= 2.max(candidate.len() / 4)
+                });
+                Err(match near {
+                    Some(near) => EngineError::NotDeclaredNear {
+                        command: spelling.to_owned(),
+                        near: near.to_owned(),
+                    },
+                    None => EngineError::NotDeclared {
+                        command: spelling.to_owned(),
+                    },
+                })
+            }
+            _ => Err(EngineError::Ambiguous {
+                spelling: spelling.to_owned(),
+                keys,
+            }),
+        }
+    }
+
+    /// Whether `spelling` is the command `key` with some of its paths written another way:
+    /// word for word equal, or both words paths of one existing file.
+    fn same_command(&self, key: &str, spelling: &str) -> bool {
+        let (Ok(declared), Ok(given)) = (shell_words::split(key), shell_words::split(spelling))
+        else {
+            return false;
+        };
+        let path_like = |w: &str| w.contains('/');
+        let file = |w: &str| std::fs::canonicalize(self.ws.resolve_path(w)).ok();
+        declared.len() == given.len()
+            && declared.iter().zip(&given).all(|(d, g)| {
+                d == g || (path_like(d) && path_like(g) && file(d).is_some() && file(d) == file(g))
+            })
     }
 
     /// Removes every approval of `command`. Returns how many (event, command) pairs went; zero

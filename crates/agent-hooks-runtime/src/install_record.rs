@@ -2,8 +2,11 @@
 //! the workspace's state directory, so that uninstalling puts the file back byte for byte — or
 //! removes it, with the directories made for it, when there was none — whenever nothing but
 //! the bridge changed in it meanwhile. A file the user edited since keeps their edits (only the
-//! bridge entries go).
+//! bridge entries go). Where the write lands (through a symlink, never replacing it), the lock
+//! that leaves no file behind, and whether the file is the user's rather than a project's are
+//! decided here too.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
@@ -19,6 +22,125 @@ fn record_path(ws: &Workspace, agent: Agent) -> PathBuf {
         .join(format!("{}.json", agent.name()))
 }
 
+/// `path` with every symlink on it followed as far as it exists, the rest appended: where a
+/// write to it lands.
+pub(crate) fn resolved(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut at = path.to_path_buf();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&at) {
+            return rest.iter().rev().fold(real, |dir, part| dir.join(part));
+        }
+        match (at.file_name(), at.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_owned());
+                at = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+/// The file an edit of `path` must replace: `path` itself, or, when it is a symlink, the file
+/// it points to, so the link stays a link to where it pointed.
+pub(crate) fn write_target(path: &Path) -> PathBuf {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return path.to_path_buf();
+    }
+    match std::fs::read_link(path) {
+        Ok(link) => {
+            let target = path.parent().map_or(link.clone(), |dir| dir.join(&link));
+            if target.is_symlink() {
+                write_target(&target)
+            } else {
+                target
+            }
+        }
+        Err(_) => path.to_path_buf(),
+    }
+}
+
+/// Why `file` (the agent's hooks file of `ws`, as named in the workspace) is the user's own
+/// settings, read in every project, rather than a project's: the workspace is the home
+/// directory, or the file resolves into one of the agent's user directories. `None` for a
+/// project's file, and where no home directory is known.
+pub(crate) fn user_level(ws: &Workspace, agent: Agent, file: &Path) -> Option<String> {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    let home = std::fs::canonicalize(&home).unwrap_or_else(|_| PathBuf::from(&home));
+    let shown = ws.display(file).into_owned();
+    if resolved(ws.root()) == home {
+        return Some(format!(
+            "the workspace is your home directory ({}), so {shown} is {}'s user-wide \
+             configuration, not a project's",
+            home.display(),
+            agent.label()
+        ));
+    }
+    let lands = resolved(file);
+    agent
+        .home()
+        .user_config_dirs()
+        .iter()
+        .map(|dir| resolved(&home.join(dir)))
+        .any(|dir| lands.starts_with(&dir))
+        .then(|| {
+            format!(
+                "{shown} resolves to {}, {}'s user-wide configuration, not a project's",
+                lands.display(),
+                agent.label()
+            )
+        })
+}
+
+/// An exclusive lock on the directory of an agent's hooks file, held while the file is read,
+/// edited and replaced. The directory itself carries it, so no lock file is created anywhere.
+#[derive(Debug)]
+pub(crate) struct DirLock {
+    _dir: File,
+}
+
+impl DirLock {
+    /// Blocks until this process holds the lock on `dir` (released on drop).
+    pub(crate) fn acquire(dir: &Path) -> std::io::Result<DirLock> {
+        let dir = File::open(dir)?;
+        dir.lock()?;
+        Ok(DirLock { _dir: dir })
+    }
+}
+
+/// The directories between `root` and `path` that do not exist yet, deepest first: what
+/// creating `path` makes, and so what putting things back removes.
+fn missing_dirs(root: &Path, path: &Path) -> Vec<PathBuf> {
+    let mut missing = Vec::new();
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d == root || !d.starts_with(root) || d.exists() {
+            break;
+        }
+        missing.push(d.to_path_buf());
+        dir = d.parent();
+    }
+    missing
+}
+
+/// The directories writing `path` creates, deepest first, wherever it is (the state directory
+/// need not be inside the workspace).
+fn created_by_writing(path: &Path) -> Vec<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .take_while(|dir| !dir.as_os_str().is_empty() && !dir.exists())
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// Removes each of `dirs` (deepest first) while it is empty: anything put there since stays.
+fn remove_empty(dirs: impl IntoIterator<Item = PathBuf>) {
+    for dir in dirs {
+        let _ = std::fs::remove_dir(dir);
+    }
+}
+
 /// The file and its directories as they were before an install touched them.
 #[derive(Debug)]
 pub(crate) struct Before {
@@ -31,17 +153,10 @@ pub(crate) struct Before {
 impl Before {
     /// Reads `path` (a file of `ws`) as it is now: call it before creating anything.
     pub(crate) fn capture(ws: &Workspace, path: &Path) -> Before {
-        let text = store::read_optional(path).ok().flatten();
-        let mut missing_dirs = Vec::new();
-        let mut dir = path.parent();
-        while let Some(d) = dir {
-            if d == ws.root() || !d.starts_with(ws.root()) || d.exists() {
-                break;
-            }
-            missing_dirs.push(d.to_path_buf());
-            dir = d.parent();
+        Before {
+            text: store::read_optional(path).ok().flatten(),
+            missing_dirs: missing_dirs(ws.root(), path),
         }
-        Before { text, missing_dirs }
     }
 
     /// Keeps this as the file's state before `agent`'s bridge, unless a record is kept
@@ -52,9 +167,11 @@ impl Before {
         if !fresh || path.exists() {
             return;
         }
+        // The record's own directories go with it, so an uninstall leaves no state behind.
         let record = json!({
             "text": self.text,
             "missing_dirs": self.missing_dirs,
+            "record_dirs": created_by_writing(&path),
         });
         // Without the record, uninstall still removes the bridge; it only cannot restore the
         // file's exact bytes, so a failure to keep it does not stop the install.
@@ -107,6 +224,17 @@ pub(crate) fn restore(
     let record_file = record_path(ws, agent);
     let record: Value = serde_json::from_str(&store::read_optional(&record_file).ok()??).ok()?;
     let _ = std::fs::remove_file(&record_file);
+    let dirs_of = |key: &str| -> Vec<PathBuf> {
+        record
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(PathBuf::from)
+            .collect()
+    };
+    remove_empty(dirs_of("record_dirs"));
     let text = record.get("text").and_then(Value::as_str);
     let original = match text {
         None => Map::new(),
@@ -121,18 +249,8 @@ pub(crate) fn restore(
     }
     let Some(text) = text else {
         let removed = std::fs::remove_file(path);
-        let dirs = record
-            .get("missing_dirs")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(PathBuf::from)
-            .filter(|d| d.starts_with(ws.root()) && d != ws.root());
-        for dir in dirs {
-            // Only an empty directory goes: anything the user put there since stays.
-            let _ = std::fs::remove_dir(dir);
-        }
+        let inside = |d: &PathBuf| d.starts_with(ws.root()) && d != ws.root();
+        remove_empty(dirs_of("missing_dirs").into_iter().filter(inside));
         return Some(removed);
     };
     Some(store::write_atomic(path, text.as_bytes()))

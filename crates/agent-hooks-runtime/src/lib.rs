@@ -116,6 +116,7 @@ pub use agent_hooks_core::outcome::{
 };
 pub use agent_hooks_core::payload;
 pub use agent_hooks_core::wording::kind_of as json_kind;
+pub use agent_hooks_core::wording::{did_you_mean, nearest, ranked};
 pub use agent_hooks_core::workspace::{APPROVALS_ENV, WORKSPACE_ENV, Workspace};
 /// Where a workspace keeps what, and how one is found ([`Workspace::discover`]).
 pub mod workspace {

@@ -101,6 +101,43 @@ pub(crate) struct Approvals {
     /// Every approved pair, in the order they were added.
     #[serde(default)]
     pub approvals: Vec<Approval>,
+    /// The workspace root the file was read for. Paths inside the workspace are stored
+    /// relative to it and held absolute in memory, so a moved or copied workspace keeps its
+    /// approvals, bound to its own files (their content still decides).
+    #[serde(skip)]
+    pub root: PathBuf,
+}
+
+/// Every path an approval holds: its pinned files and its program.
+fn paths_mut(list: &mut Approvals) -> impl Iterator<Item = &mut PathBuf> {
+    list.approvals.iter_mut().flat_map(|approval| {
+        approval
+            .files
+            .iter_mut()
+            .map(|file| &mut file.path)
+            .chain(approval.program.iter_mut())
+    })
+}
+
+/// Each approved path as the file stores it: relative to `root` when inside it.
+fn stored_relative(list: &mut Approvals, root: &Path) {
+    for path in paths_mut(list) {
+        if let Ok(rest) = path.strip_prefix(root)
+            && !rest.as_os_str().is_empty()
+        {
+            *path = rest.to_path_buf();
+        }
+    }
+}
+
+/// Each stored path as the checks compare it: a relative one is taken from `root`.
+fn held_absolute(list: &mut Approvals, root: &Path) {
+    for path in paths_mut(list) {
+        if path.is_relative() {
+            *path = root.join(&*path);
+        }
+    }
+    list.root = root.to_path_buf();
 }
 
 fn format_version() -> u32 {
@@ -114,20 +151,22 @@ impl Approvals {
         let display = ws.display(&path).into_owned();
         let text = store::read_optional(&path)
             .map_err(|e| ConfigError::whole_file(&display, format!("cannot read: {e}")))?;
-        match text {
-            None => Ok(Approvals {
+        let mut list = match text {
+            None => Approvals {
                 version: 1,
-                approvals: Vec::new(),
-            }),
-            Some(text) if text.trim().is_empty() => Ok(Approvals::default()),
+                ..Approvals::default()
+            },
+            Some(text) if text.trim().is_empty() => Approvals::default(),
             Some(text) => serde_json::from_str(&text).map_err(|e| {
                 ConfigError::located(
                     display,
                     Location::from_parser(e.line() as u64, e.column() as u64),
                     format!("not a valid approvals file: {e}"),
                 )
-            }),
-        }
+            })?,
+        };
+        held_absolute(&mut list, ws.root());
+        Ok(list)
     }
 
     /// The approval of `command` for `event`, if any (drift not checked).
@@ -207,10 +246,10 @@ pub(crate) fn approve(
             let mut definitions: Vec<Definition> = hooks
                 .iter()
                 .filter(|h| h.handles(*event))
-                .map(|h| definition(h))
+                .map(|h| definition_in(h, ws.root()))
                 .collect();
             if definitions.is_empty() {
-                definitions = hooks.iter().map(|h| definition(h)).collect();
+                definitions = hooks.iter().map(|h| definition_in(h, ws.root())).collect();
             }
             definitions.dedup();
             list.approvals
@@ -250,6 +289,7 @@ fn update(ws: &Workspace, change: impl FnOnce(&mut Approvals)) -> Result<(), Tru
     let mut list = Approvals::load(ws).map_err(TrustError::Corrupt)?;
     list.version = 1;
     change(&mut list);
+    stored_relative(&mut list, ws.root());
     let mut text = serde_json::to_vec_pretty(&list).map_err(|e| io(e.into()))?;
     text.push(b'\n');
     store::write_atomic(&path, &text).map_err(io)
@@ -324,10 +364,46 @@ fn record_files(paths: Vec<PathBuf>) -> Result<Vec<ApprovedFile>, TrustError> {
         .collect()
 }
 
+/// [`definition`] with the workspace root spelt `$WORKSPACE` in every field, as approvals
+/// record it: a hook of a moved or copied workspace keeps the definition it was approved with
+/// (its files' content is checked on its own).
+pub(crate) fn definition_in(hook: &Hook, root: &Path) -> Definition {
+    digests(hook, Some(root))
+}
+
+/// The digest of each field of `hook`'s effective definition, paths as they are (what
+/// approvals recorded before paths in the workspace were stored relative to it).
+pub(crate) fn definition(hook: &Hook) -> Definition {
+    digests(hook, None)
+}
+
+/// `value` with each occurrence of the path `root` (a whole path component prefix) spelt
+/// `$WORKSPACE`.
+fn portable(value: &str, root: &Path) -> String {
+    let root = root.to_string_lossy();
+    if root.len() <= 1 {
+        return value.to_owned();
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find(&*root) {
+        let after = &rest[at + root.len()..];
+        out.push_str(&rest[..at]);
+        if after.is_empty() || after.starts_with(['/', '"', '\'', ' ']) {
+            out.push_str("$WORKSPACE");
+        } else {
+            out.push_str(&root);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The digest of each field of `hook`'s effective definition. Everything that decides what
 /// runs and how is here; the name and the declaring file are not (renaming a hook changes
 /// nothing it does).
-pub(crate) fn definition(hook: &Hook) -> Definition {
+fn digests(hook: &Hook, root: Option<&Path>) -> Definition {
     let mut fields: Vec<(&str, String)> = vec![
         ("dialect", hook.dialect.label().to_owned()),
         (
@@ -398,6 +474,10 @@ pub(crate) fn definition(hook: &Hook) -> Definition {
     fields
         .into_iter()
         .map(|(name, value)| {
+            let value = match root {
+                Some(root) => portable(&value, root),
+                None => value,
+            };
             (
                 name.to_owned(),
                 hex(&Sha256::digest(value.as_bytes())[..16]),
@@ -494,8 +574,10 @@ impl DriftChecker {
                 "its approval was recorded by an earlier version, which did not bind the hook's whole definition (env, matcher, timeout, ...); review the hook and approve it again".into(),
             );
         }
-        let mine = definition(hook);
-        if !approval.definitions.contains(&mine) {
+        let mine = definition_in(hook, &approvals.root);
+        if !approval.definitions.contains(&mine)
+            && !approval.definitions.contains(&definition(hook))
+        {
             return Verdict::Drifted(changed_fields(&approval.definitions, &mine));
         }
         if let TransportSpec::Command(spec) = &hook.transport {

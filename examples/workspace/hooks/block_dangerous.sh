@@ -17,6 +17,10 @@ matches() {
 if matches '(^|[^a-zA-Z_])rm[[:space:]]+(-[a-zA-Z]*r[a-zA-Z]*f|-[a-zA-Z]*f[a-zA-Z]*r)[a-zA-Z]*[[:space:]]+(/|~|\$HOME)([[:space:]]|"|$)'; then
     block "recursive force-delete of / or the home directory"
 fi
+# Any other rm with both -r and -f: what it removes cannot be recovered, whatever the path.
+if matches '(^|[^a-zA-Z_])rm[[:space:]]+(-[a-zA-Z]*r[a-zA-Z]*f|-[a-zA-Z]*f[a-zA-Z]*r)'; then
+    block "recursive force-delete (rm -rf); delete files one by one, or ask the user"
+fi
 if matches '(^|[^a-zA-Z_])dd[[:space:]].*of=/dev/(sd|nvme|hd|vd)'; then
     block "dd onto a block device"
 fi

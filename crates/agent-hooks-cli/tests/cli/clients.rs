@@ -296,6 +296,7 @@ fn the_example_host_runs_a_python_agent_loop_on_the_sidecar() {
             "tool bash blocked: [blocked by a hook] no rm -rf",
             "redo: check your work",
             "reply: All done.",
+            "scratch file kept: a hook blocked the rm -rf",
         ]
     );
     assert_eq!(ws.read("precious"), "keep me\n", "the blocked command ran");

@@ -1,8 +1,12 @@
-//! The examples of `README.md` and `docs/*.md` that are marked runnable are run: a fenced block
-//! whose info string is `sh runnable` runs with `sh -e` in an empty directory, with the binary
-//! under test first on `PATH`, and must exit 0; a `yaml runnable` block whose first line names a
-//! file (`# config/shell_hooks.yaml`) is written there in an empty workspace, and `list --json`
-//! must load it without an error or a warning. The marker is described in `docs/README.md`.
+//! Every fenced code block of `README.md` and of each file under `docs/` says how it is
+//! checked, in its info string: `runnable` (run here), `tested-by=<file>` (another test, which
+//! reads that doc, checks it), or `fragment` (not runnable as it stands: it needs your paths, a
+//! server, an agent). Here, a `sh runnable` block runs with `sh -e` in an empty directory, with
+//! the binary under test first on `PATH`, and must exit 0; a `yaml runnable` block whose first
+//! line names a file (`# config/shell_hooks.yaml`) is written there in an empty workspace, and
+//! `list --json` must load it without an error or a warning. What the docs name must exist: an
+//! `AGENT_HOOKS_*` variable is read by some code, and `cargo install` is `--locked`. The
+//! markers are described in `docs/README.md`.
 
 use crate::support;
 
@@ -23,43 +27,59 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn runnable_blocks() -> Vec<Block> {
-    let mut files = vec![repo().join("README.md")];
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(repo().join("docs"))
-        .expect("read docs/")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
+/// README.md and every Markdown file under docs/ (at any depth), in a stable order.
+fn doc_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir)
+            .expect("read a docs directory")
+            .flatten()
+        {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|x| x == "md") {
+                out.push(path);
+            }
+        }
+    }
+    let mut docs = Vec::new();
+    walk(&repo().join("docs"), &mut docs);
     docs.sort();
+    let mut files = vec![repo().join("README.md")];
     files.extend(docs);
+    files
+}
+
+/// Every fenced block of every doc, with its info string split into `lang` and the rest.
+fn all_blocks() -> Vec<(Block, Vec<String>)> {
     let mut blocks = Vec::new();
-    for file in files {
+    for file in doc_files() {
         let text = std::fs::read_to_string(&file).expect("read a doc");
         let name = file
             .strip_prefix(repo())
             .unwrap_or(&file)
             .display()
             .to_string();
-        let mut open: Option<(usize, String, String)> = None;
+        let mut open: Option<(usize, Vec<String>, String)> = None;
         for (n, line) in text.lines().enumerate() {
             match &mut open {
                 None => {
                     if let Some(info) = line.strip_prefix("```") {
-                        let words: Vec<&str> = info.split_whitespace().collect();
-                        if words.contains(&"runnable") {
-                            let lang = words.first().copied().unwrap_or_default().to_owned();
-                            open = Some((n + 1, lang, String::new()));
-                        }
+                        let words = info.split_whitespace().map(str::to_owned).collect();
+                        open = Some((n + 1, words, String::new()));
                     }
                 }
-                Some((start, lang, body)) => {
+                Some((start, words, body)) => {
                     if line.starts_with("```") {
-                        blocks.push(Block {
-                            place: format!("{name}:{start}"),
-                            lang: std::mem::take(lang),
-                            text: std::mem::take(body),
-                        });
+                        let words = std::mem::take(words);
+                        blocks.push((
+                            Block {
+                                place: format!("{name}:{start}"),
+                                lang: words.first().cloned().unwrap_or_default(),
+                                text: std::mem::take(body),
+                            },
+                            words,
+                        ));
                         open = None;
                     } else {
                         body.push_str(line);
@@ -68,9 +88,17 @@ fn runnable_blocks() -> Vec<Block> {
                 }
             }
         }
-        assert!(open.is_none(), "{name}: a runnable block is not closed");
+        assert!(open.is_none(), "{name}: a code block is not closed");
     }
     blocks
+}
+
+fn runnable_blocks() -> Vec<Block> {
+    all_blocks()
+        .into_iter()
+        .filter(|(_, words)| words.iter().any(|w| w == "runnable"))
+        .map(|(block, _)| block)
+        .collect()
 }
 
 fn path_with_the_binary() -> String {
@@ -163,6 +191,105 @@ fn every_runnable_example_runs() {
             }
             "yaml" => load_yaml(block),
             other => panic!("{}: no way to run a `{other} runnable` block", block.place),
+        }
+    }
+}
+
+#[test]
+fn every_code_block_is_run_by_a_test_or_marked_a_fragment() {
+    let mut unmarked = Vec::new();
+    for (block, words) in all_blocks() {
+        let doc = block.place.split(':').next().unwrap_or_default().to_owned();
+        let tested_by: Vec<&str> = words
+            .iter()
+            .filter_map(|w| w.strip_prefix("tested-by="))
+            .collect();
+        for test in &tested_by {
+            // The test named must exist and read this doc (by its path, or the docs folder).
+            let source = std::fs::read_to_string(repo().join(test)).unwrap_or_else(|e| {
+                panic!(
+                    "{}: tested-by={test}, which cannot be read: {e}",
+                    block.place
+                )
+            });
+            let folder = doc.split('/').next().unwrap_or_default();
+            assert!(
+                source.contains(&doc)
+                    || (doc.contains('/') && source.contains(&format!("\"{folder}\""))),
+                "{}: tested-by={test}, which never reads {doc}",
+                block.place
+            );
+        }
+        let marked = words.iter().any(|w| w == "runnable" || w == "fragment");
+        if block.lang.is_empty() || (!marked && tested_by.is_empty()) {
+            unmarked.push(format!("{} ```{}", block.place, words.join(" ")));
+        }
+    }
+    assert!(
+        unmarked.is_empty(),
+        "these code blocks neither run nor say they are fragments; give each a language and \
+         `runnable`, `tested-by=<test file>` or `fragment` (docs/README.md):\n{}",
+        unmarked.join("\n")
+    );
+}
+
+#[test]
+fn every_cargo_install_in_the_docs_is_locked() {
+    for (block, _) in all_blocks() {
+        for line in block.text.lines().filter(|l| l.contains("cargo install ")) {
+            assert!(
+                line.contains("--locked"),
+                "{}: `{line}` re-resolves every dependency; add --locked",
+                block.place
+            );
+        }
+    }
+}
+
+#[test]
+fn every_agent_hooks_variable_the_docs_name_is_read_by_some_code() {
+    fn sources(dir: &Path, out: &mut String) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            if path.is_dir() {
+                if !matches!(name, "target" | "node_modules" | ".git") {
+                    sources(&path, out);
+                }
+            } else if !name.ends_with(".md") {
+                out.push_str(&std::fs::read_to_string(&path).unwrap_or_default());
+            }
+        }
+    }
+    let mut code = String::new();
+    for dir in [
+        "crates",
+        "clients",
+        "examples",
+        ".ci",
+        "benches",
+        "test-helpers",
+    ] {
+        sources(&repo().join(dir), &mut code);
+    }
+    for file in doc_files() {
+        let text = std::fs::read_to_string(&file).expect("read a doc");
+        for (at, _) in text.match_indices("AGENT_HOOKS_") {
+            let name: String = text[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            assert!(
+                name.len() > "AGENT_HOOKS_".len() && code.contains(&name),
+                "{} names {name}, which no code reads",
+                file.display()
+            );
         }
     }
 }

@@ -47,7 +47,7 @@ fn doc_examples() -> Vec<(Vec<String>, String)> {
     let mut examples = Vec::new();
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
-        if line != "```console" {
+        if line.split_whitespace().next() != Some("```console") {
             continue;
         }
         let Some(command) = lines.next().and_then(|l| l.strip_prefix("$ agent-hooks ")) else {

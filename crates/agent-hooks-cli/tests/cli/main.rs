@@ -7,6 +7,7 @@ mod support;
 #[path = "../../../agent-hooks-transports/tests/loopback/mod.rs"]
 mod loopback;
 
+mod approve;
 mod audit;
 mod bridge_install;
 mod bridge_sidecar;
@@ -29,13 +30,16 @@ mod judge;
 mod judge_attacks;
 mod lapses;
 mod log;
+mod newcomer;
 mod operator;
 mod prefork;
+mod relocate;
 mod serve;
 mod sidecar_owner;
 mod skills;
 mod startup;
 mod trial;
 mod trust_settings;
+mod uninstall;
 mod usage;
 mod windsurf;

@@ -507,8 +507,9 @@ fn a_trickled_body_is_answered_408_at_its_deadline_and_health_answers_meanwhile(
 
 /// The fenced `sh` block of `text` that holds the self-approve call with the token.
 fn self_approve_block(text: &str) -> Option<String> {
-    text.split("```sh\n")
+    text.split("```sh")
         .skip(1)
+        .filter_map(|rest| rest.split_once('\n').map(|(_, body)| body))
         .filter_map(|rest| rest.split("\n```").next())
         .find(|block| {
             block.contains("internal/runtime/hooks/approve")

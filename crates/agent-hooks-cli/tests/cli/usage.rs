@@ -290,3 +290,177 @@ fn fire_with_a_broken_config_file_warns_in_the_outcome() {
         "{warnings:?}"
     );
 }
+
+/// Every command `--help` lists, read from its output (so a new command is covered at once).
+fn listed_commands() -> Vec<String> {
+    let out = bare(&["--help"]);
+    let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+    listed
+        .split("Commands:\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn every_listed_command_help_included_answers_help_and_exits_zero() {
+    let commands = listed_commands();
+    assert!(
+        commands.len() > 30 && commands.contains(&"help".to_owned()),
+        "{commands:?}"
+    );
+    for command in &commands {
+        for flag in ["--help", "-h"] {
+            let out = bare(&[command, flag]);
+            let printed = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{command} {flag}: {}",
+                text(&out)
+            );
+            assert!(
+                printed.contains(&format!("Usage: agent-hooks {command}")),
+                "{command} {flag}:\n{printed}"
+            );
+            // The description is the command's own, not that of the arguments it shares.
+            assert!(
+                !printed.starts_with("The arguments of"),
+                "{command} {flag}:\n{printed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_workspace_default_said_by_a_bridge_agrees_with_its_description() {
+    for agent in ["claude", "codex", "gemini", "cursor", "copilot", "windsurf"] {
+        let out = bare(&[&format!("{agent}-hook"), "--help"]);
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            printed.contains("bridge: run this workspace's hooks"),
+            "{printed}"
+        );
+        assert!(
+            printed.contains("nearest directory holding a workspace marker"),
+            "{printed}"
+        );
+        assert!(
+            !printed.contains("else the current directory)"),
+            "the --workspace default contradicts the description:\n{printed}"
+        );
+        assert!(
+            printed.contains("the `*-hook` bridges look further"),
+            "{printed}"
+        );
+    }
+}
+
+#[test]
+fn every_page_the_manual_names_is_produced() {
+    let out = bare(&["man"]);
+    let page = String::from_utf8_lossy(&out.stdout).replace('\\', "");
+    let named: std::collections::BTreeSet<String> = page
+        .split("agent-hooks-")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("(1)").map(|(name, _)| name.to_owned()))
+        .filter(|name| !name.contains(char::is_whitespace))
+        .collect();
+    assert!(named.len() > 30 && named.contains("list"), "{named:?}");
+    for name in &named {
+        let out = bare(&["man", name]);
+        let sub = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "man {name}: {}", text(&out));
+        assert!(
+            sub.contains(&format!(".TH agent-hooks-{name} 1")),
+            "man {name} is not agent-hooks-{name}(1):\n{sub}"
+        );
+    }
+    let out = bare(&["man", "aprove"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("(did you mean \"approve\"?)"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn the_example_of_test_help_runs_as_it_says() {
+    let out = bare(&["test", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout).into_owned();
+    let example = help
+        .lines()
+        .skip_while(|line| !line.starts_with("Example"))
+        .nth(1)
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no example in test --help:\n{help}"));
+    assert!(
+        help.contains("once `agent-hooks install security_guard` has declared it"),
+        "{help}"
+    );
+    let ws = Ws::new();
+    let installed = ws.run(&["install", "security_guard"]);
+    assert!(installed.status.success(), "{}", text(&installed));
+    let bin_dir = std::path::Path::new(BIN)
+        .parent()
+        .expect("the binary's directory");
+    let out = Command::new("sh")
+        .args(["-c", example])
+        .current_dir(ws.root())
+        .env("PATH", format!("{}:/usr/bin:/bin", bin_dir.display()))
+        .env_remove("AGENT_HOOKS_WORKSPACE")
+        .output()
+        .expect("run the example");
+    // Exit status 1: the hook blocks `rm -rf /`, as the example means to show.
+    assert_eq!(out.status.code(), Some(1), "{example}\n{}", text(&out));
+    assert!(text(&out).contains("block"), "{}", text(&out));
+}
+
+#[test]
+fn did_you_mean_puts_the_best_match_first() {
+    let said = text(&bare(&["aprove"]));
+    let approve = said.find("'approve'").unwrap_or(usize::MAX);
+    let serve = said.find("'serve'").unwrap_or(0);
+    assert!(approve < serve, "the best match is not first:\n{said}");
+}
+
+#[test]
+fn fire_at_a_terminal_says_what_it_reads_and_piped_input_gets_no_prompt() {
+    let Some(script) = ["/usr/bin/script", "/bin/script"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).is_file())
+    else {
+        eprintln!("skipped: util-linux `script` is not installed, so no terminal can be made");
+        return;
+    };
+    let ws = Ws::new();
+    // `script` runs the command on a new pseudo-terminal and feeds it this input: a payload, a
+    // newline, and Ctrl-D at the start of a line, which is end of input there.
+    let line = format!("'{BIN}' --workspace '{}' fire on_stop", ws.root().display());
+    let out = support::run_piped(
+        {
+            let mut cmd = Command::new(script);
+            cmd.args(["-qec", &line, "/dev/null"]);
+            cmd
+        },
+        b"{}\n\x04",
+    );
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("reading the on_stop payload, one JSON object, from stdin")
+            && said.contains("Ctrl-D"),
+        "{said}"
+    );
+    assert!(said.contains("\"decision\": \"continue\""), "{said}");
+    let piped = ws.fire_raw("on_stop", b"{}");
+    assert_eq!(piped.code, 0);
+    assert!(
+        !piped.stderr.contains("reading the"),
+        "a prompt on piped input"
+    );
+}

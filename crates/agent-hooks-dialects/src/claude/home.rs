@@ -59,6 +59,10 @@ pub fn claude_matcher(pattern: &str) -> Result<Option<Matcher>, regex::Error> {
 }
 
 impl AgentHome for ClaudeCode {
+    fn user_config_dirs(&self) -> &'static [&'static str] {
+        &[".claude"]
+    }
+
     fn names(&self) -> &'static AgentNames {
         &AgentNames {
             name: "claude",

@@ -194,50 +194,75 @@ fn switch(engine: &Engine, on: bool, rest: &[String]) -> CommandOutput {
 }
 
 fn approve(engine: &Engine, rest: &[String]) -> CommandOutput {
-    let (event, command) = match rest {
-        [command] => (None, command.as_str()),
-        [first, command] if first.parse::<Event>().is_ok() => {
-            (first.parse::<Event>().ok(), command.as_str())
+    let Some(first) = rest.first() else {
+        return CommandOutput::usage(
+            "usage: /hooks approve [<event>] <command | ./path | hook name>\n  e.g. /hooks approve pre_tool_call hooks/guard.py\n"
+                .into(),
+        );
+    };
+    // An event first (canonical, or any agent's name for it): the rest is the command, quoted
+    // or not.
+    if rest.len() > 1
+        && let Ok(event) = agent_hooks_dialects::event_named(first)
+    {
+        return approve_spelled(engine, Some(event), &rest[1..].join(" "));
+    }
+    let whole = rest.join(" ");
+    if rest.len() > 1 && engine.approval_key(&whole).is_err() {
+        // Not a command as a whole: a first word close to an event, or followed by a declared
+        // command, was meant as the event, and is misspelt.
+        let near = event_near(first);
+        if near.is_some() || engine.approval_key(&rest[1..].join(" ")).is_ok() {
+            let events: Vec<&str> = Event::all().map(Event::name).collect();
+            return CommandOutput::failed(format!(
+                "error: \"{first}\" is not an event{}; the events are {}\n",
+                agent_hooks_core::wording::did_you_mean(near),
+                events.join(", ")
+            ));
         }
-        [first, rest @ ..] if !rest.is_empty() => match agent_hooks_dialects::parse_event(first) {
-            // An unquoted command with arguments: the remaining words are the command.
-            Ok(event) => {
-                let joined = rest.join(" ");
-                return approve_joined(engine, Some(event), &joined);
-            }
-            Err(_) => {
-                let joined = rest_join(rest, first);
-                return approve_joined(engine, None, &joined);
-            }
-        },
-        _ => {
-            return CommandOutput::usage(
-                "usage: /hooks approve [<event>] <command>\n  e.g. /hooks approve pre_tool_call /abs/path/hooks/guard.py\n"
-                    .into(),
-            );
+    }
+    approve_spelled(engine, None, &whole)
+}
+
+/// The event a misspelt `word` most likely means: an agent's name for it in another case or
+/// without its separators (`pre_tool_use` for `PreToolUse`), else the nearest canonical name.
+fn event_near(word: &str) -> Option<&'static str> {
+    let squeezed: String = word.chars().filter(|c| !matches!(c, '_' | '-')).collect();
+    [squeezed.as_str(), word]
+        .into_iter()
+        .find_map(|w| agent_hooks_dialects::parse_event(w).err()?.suggestion)
+}
+
+/// Approves the declared command `spelling` names (its command, a path spelt another way, or
+/// its hook's name), for `event` or every event it is declared on.
+fn approve_spelled(engine: &Engine, event: Option<Event>, spelling: &str) -> CommandOutput {
+    let command = match engine.approval_key(spelling) {
+        Ok(key) => key,
+        Err(e) => {
+            // An entry that names it but did not load says why, rather than "not declared".
+            let e = match engine.approve(event, spelling) {
+                Err(loading @ crate::EngineError::NotLoaded { .. }) => loading,
+                _ => e,
+            };
+            return CommandOutput::failed(format!("error: {e}\n"));
         }
     };
-    approve_joined(engine, event, command)
-}
-
-fn rest_join(rest: &[String], first: &str) -> String {
-    let mut words = vec![first.to_owned()];
-    words.extend(rest.iter().cloned());
-    words.join(" ")
-}
-
-fn approve_joined(engine: &Engine, event: Option<Event>, command: &str) -> CommandOutput {
-    match engine.approve(event, command) {
+    match engine.approve(event, &command) {
         Ok(events) => {
             let names: Vec<&str> = events.iter().map(|e| e.name()).collect();
             let master = engine.snapshot().config.master_enabled;
-            let mut text = format!("Approved {command} for {}.\n", names.join(", "));
+            let named = if command == spelling {
+                String::new()
+            } else {
+                format!(" (named \"{spelling}\")")
+            };
+            let mut text = format!("Approved {command}{named} for {}.\n", names.join(", "));
             if !master {
                 text.push_str(
                     "Note: the master switch is off, so it will not run until /hooks on.\n",
                 );
             }
-            if let Some(script) = not_executable(engine, command) {
+            if let Some(script) = not_executable(engine, &command) {
                 text.push_str(&format!(
                     "Warning: {script} is not executable, so the hook fails until it is (chmod +x {script}).\n"
                 ));
@@ -263,8 +288,18 @@ fn revoke(engine: &Engine, rest: &[String]) -> CommandOutput {
     if rest.is_empty() {
         return CommandOutput::usage("usage: /hooks revoke <command>\n".into());
     }
-    let command = rest.join(" ");
-    match engine.revoke(&command) {
+    let mut command = rest.join(" ");
+    let mut revoked = engine.revoke(&command);
+    // An approval is kept by its command as declared; another spelling of a declared hook
+    // (a path spelt differently, its name) revokes that one.
+    if matches!(revoked, Ok(0))
+        && let Ok(key) = engine.approval_key(&command)
+        && key != command
+    {
+        revoked = engine.revoke(&key);
+        command = key;
+    }
+    match revoked {
         Ok(0) => CommandOutput::ok(format!("{command} had no approvals; nothing changed.\n")),
         Ok(n) => CommandOutput::ok(format!(
             "Revoked {command}: {n} approval{} removed; it no longer runs.\n",
@@ -288,7 +323,7 @@ pub fn help() -> String {
          /hooks on | off                 the master switch of shell and Claude Code hooks\n\
          \x20   e.g. /hooks on\n\
          /hooks approve [<event>] <cmd>  approve a declared command (every event, or one)\n\
-         \x20   e.g. /hooks approve /ws/hooks/guard.py\n\
+         \x20   e.g. /hooks approve hooks/guard.py, or by the hook's name: /hooks approve guard\n\
          /hooks revoke <cmd>             remove every approval of a command\n\
          \x20   e.g. /hooks revoke /ws/hooks/guard.py\n\
          /hooks install <name|number|all>...  add ready-made hooks (listed below)\n\

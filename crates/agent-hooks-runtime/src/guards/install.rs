@@ -445,7 +445,14 @@ fn declare(
             declared_steps.push(DeclaredStep::Already);
             continue;
         }
-        entries.push_str(&entry_text(guard, &missing, &rules_path(ws, guard)));
+        // Relative to the workspace, as every path it writes: a copied workspace uses its
+        // own rules, and a moved one still finds them.
+        let rules = rules_path(ws, guard);
+        entries.push_str(&entry_text(
+            guard,
+            &missing,
+            Path::new(&*ws.display(&rules)),
+        ));
         declared_steps.push(DeclaredStep::Added(
             missing
                 .iter()
