@@ -275,6 +275,8 @@ fn every_agent_hooks_variable_the_docs_name_is_read_by_some_code() {
         ".ci",
         "benches",
         "test-helpers",
+        "packaging",
+        "tests",
     ] {
         sources(&repo().join(dir), &mut code);
     }
