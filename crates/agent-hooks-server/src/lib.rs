@@ -125,6 +125,10 @@ pub fn router(engine: Arc<Engine>) -> Router {
     }
     router
         .route("/v1/events/{event}", post(dispatch))
+        .route(
+            "/v1/standards/agent-hooks/intercept",
+            post(standards_intercept),
+        )
         .route("/internal/runtime/hooks/approve", post(approve))
         .route("/internal/runtime/hooks/revoke", post(revoke))
         .route("/v1/hooks", get(hooks))
@@ -728,6 +732,18 @@ async fn dispatch(
         .await;
     state.stats.record(&outcome);
     Ok(axum::Json(outcome).into_response())
+}
+
+/// One AGENT-HOOKS-0.1 interception: the body is the agent context, the answer the
+/// interceptor response (`docs/standards.md`); a context that cannot be judged is a deny.
+async fn standards_intercept(
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let body = body?;
+    let answer =
+        agent_hooks_standards::interceptor::respond_json(state.engine.clone(), &body).await;
+    Ok(axum::Json(answer).into_response())
 }
 
 /// Refuses a tool event whose tool is named the way skill hooks name it (`tool`, `args`,

@@ -34,6 +34,7 @@ mod prefork;
 mod serve;
 mod sidecar_owner;
 mod skills;
+mod standards;
 mod startup;
 mod trial;
 mod trust_settings;
