@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use agent_hooks_core::answer::Decision;
 use agent_hooks_core::outcome::Outcome;
+use agent_hooks_runtime::Engine;
 use agent_hooks_runtime::decisions::Surface;
-use agent_hooks_runtime::{DispatchOptions, Engine, OnFailure};
 use agent_hooks_sdk::{
     AgentContext, InterceptionPoint, Interceptor, InterceptorResponse, RESPONSE_METADATA_MAX_BYTES,
     Verdict,
@@ -15,6 +15,7 @@ use agent_hooks_sdk::{
 use serde_json::{Map, Value, json};
 
 use crate::mapping::{self, Step};
+use crate::run;
 
 /// The extension namespace of our diagnostics in an interceptor response (`agent_hooks` is the
 /// standard's own).
@@ -100,20 +101,7 @@ impl EngineInterceptor {
     }
 
     async fn dispatch(&self, step: &Step) -> Outcome {
-        self.engine
-            .dispatch_recorded(
-                self.surface,
-                None,
-                step.event,
-                step.payload.clone(),
-                &DispatchOptions::default(),
-                // Gather the lapses; the standard's fail-closed rule below turns them into a
-                // deny whatever `on_failure` says.
-                |engine, outcome| {
-                    agent_hooks_runtime::lapse::settle(engine, outcome, OnFailure::Continue, None)
-                },
-            )
-            .await
+        run::dispatch(&self.engine, self.surface, step.event, step.payload.clone()).await
     }
 
     /// A hook's decision first; then any lapse denies.

@@ -5,12 +5,17 @@
 //! interception point runs the workspace's hooks for the matching canonical event
 //! ([`mapping`] says which, and how an outcome becomes a verdict). The sidecar serves the same
 //! at `POST /v1/standards/agent-hooks/intercept` ([`interceptor::respond_json`]).
-//! `docs/standards.md` has the mapping and what differs.
+//! [`ahp::Backend`] is the engine as an Agent Hooks Protocol backend
+//! (`agenthooksprotocol/agent-hooks-protocol`, Apache-2.0), served on stdio by
+//! `agent-hooks ahp-serve` and by the sidecar at `POST /v1/standards/ahp`.
+//! `docs/standards.md` has the mappings and what differs.
 
 #![warn(missing_docs)]
 
+pub mod ahp;
 pub mod interceptor;
 pub mod mapping;
+mod run;
 
 /// The AGENT-HOOKS-0.1 SDK this crate speaks, re-exported so a host builds its emitter from
 /// the same release.

@@ -8,6 +8,8 @@ use agent_hooks_core::outcome::Outcome;
 use agent_hooks_sdk::{AgentContext, Evidence, InterceptionPoint, Transform, Verdict, Warning};
 use serde_json::{Map, Value, json};
 
+use crate::run::id_of;
+
 /// The prefix of every reason this runtime gives when it could not judge a context, as the
 /// standard asks of a decision runtime behind an interceptor (`host_error:` is the host's).
 pub const RUNTIME_ERROR: &str = "runtime_error:";
@@ -76,18 +78,10 @@ pub fn event_of(point: InterceptionPoint) -> Event {
 /// The first step of `point` for `ctx`: the event and the payload its hooks read.
 pub fn step(point: InterceptionPoint, ctx: &AgentContext) -> Result<Step, Unmappable> {
     let mut payload = Map::new();
-    if let Some(session) = ctx
-        .get("session")
-        .and_then(|s| s.get("id"))
-        .and_then(Value::as_str)
-    {
+    if let Some(session) = id_of(ctx, "session") {
         payload.insert("session_id".into(), session.into());
     }
-    if let Some(agent) = ctx
-        .get("agent")
-        .and_then(|a| a.get("id"))
-        .and_then(Value::as_str)
-    {
+    if let Some(agent) = id_of(ctx, "agent") {
         payload.insert("agent_id".into(), agent.into());
     }
     match point {
