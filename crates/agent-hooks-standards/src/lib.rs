@@ -5,6 +5,9 @@
 //! interception point runs the workspace's hooks for the matching canonical event
 //! ([`mapping`] says which, and how an outcome becomes a verdict). The sidecar serves the same
 //! at `POST /v1/standards/agent-hooks/intercept` ([`interceptor::respond_json`]).
+//! [`host::StandardsHost`] is a Rust agent loop's side of the same standard: the SDK's emitter,
+//! one call per point.
+//!
 //! [`ahp::Backend`] is the engine as an Agent Hooks Protocol backend
 //! (`agenthooksprotocol/agent-hooks-protocol`, Apache-2.0), served on stdio by
 //! `agent-hooks ahp-serve` and by the sidecar at `POST /v1/standards/ahp`.
@@ -13,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod ahp;
+pub mod host;
 pub mod interceptor;
 pub mod mapping;
 mod run;

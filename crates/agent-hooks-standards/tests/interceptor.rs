@@ -271,3 +271,66 @@ async fn evidence_points_at_the_logs_and_stays_under_the_cap() {
     );
     assert!(evidence.verification_pointers.len() < 40);
 }
+
+#[tokio::test]
+async fn the_rust_host_runs_the_workspace_hooks_at_each_point() {
+    use agent_hooks_standards::host::{StandardsHost, ToolResult};
+
+    let ws = Ws::new();
+    let mut host = StandardsHost::with_hooks(ws.engine.clone(), EnforcementMode::Enforce, "s1");
+    host.startup(vec!["read".into(), "bash".into()])
+        .await
+        .expect("started");
+    assert_eq!(
+        host.input(json!("shout it"), "user").await.expect("input"),
+        json!("SHOUT")
+    );
+    let ran = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = ran.clone();
+    let value = host
+        .call_tool("c1", "read", json!({"path": "secret.txt"}), |args| {
+            seen.lock().expect("seen").push(args);
+            std::future::ready(ToolResult {
+                value: json!("contents"),
+                is_error: false,
+            })
+        })
+        .await
+        .expect("the call ran");
+    assert_eq!(value, json!("contents"));
+    assert_eq!(*ran.lock().expect("ran"), [json!({"path": "redacted.txt"})]);
+    let blocked = host
+        .call_tool("c2", "bash", json!({"command": "rm -rf /"}), |_| {
+            std::future::ready(ToolResult {
+                value: json!("must not run"),
+                is_error: false,
+            })
+        })
+        .await
+        .expect_err("blocked");
+    assert_eq!(
+        blocked.record.verdict.reason.as_deref(),
+        Some("hook:policy-pre_tool_call")
+    );
+    host.output(json!("an unfinished reply"))
+        .await
+        .expect_err("withheld");
+    host.shutdown("completed").await;
+    let points: Vec<&str> = host
+        .records()
+        .iter()
+        .map(|r| r.interception_point.as_str())
+        .collect();
+    assert_eq!(
+        points,
+        [
+            "agent_startup",
+            "input",
+            "pre_tool_call",
+            "post_tool_call",
+            "pre_tool_call",
+            "output",
+            "agent_shutdown"
+        ]
+    );
+}
