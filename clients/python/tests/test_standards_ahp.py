@@ -1,7 +1,9 @@
 """`agent-hooks ahp-serve` ($AGENT_HOOKS_BIN) as a stdio backend of the Agent Hooks Protocol
 SDK's own harness (`agenthooksprotocol.Hooks`, which validates every response against the
 protocol's bundled schemas and the request's grants before it settles), over a workspace with a
-command hook; and the raw frames, checked here against the same schemas.
+command hook; the raw frames, checked here against the same schemas; and the other way round, a
+backend written with the SDK's server (`agenthooksprotocol.server`, which validates every
+request) declared as a `type: ahp` hook of a workspace.
 
 Loaded only with `AGENT_HOOKS_STANDARDS_TESTS=1`, in an interpreter with
 `agenthooksprotocol==0.10.1` (see test_standards.py).
@@ -23,7 +25,10 @@ BIN = os.environ.get("AGENT_HOOKS_BIN", "agent-hooks")
 def load_tests(loader, standard_tests, pattern):
     if os.environ.get("AGENT_HOOKS_STANDARDS_TESTS") != "1":
         return unittest.TestSuite()
-    return loader.loadTestsFromTestCase(AhpBackend)
+    suite = unittest.TestSuite()
+    for case in (AhpBackend, AhpHook):
+        suite.addTests(loader.loadTestsFromTestCase(case))
+    return suite
 
 
 GUARD = r"""#!/bin/sh
@@ -209,6 +214,90 @@ class AhpBackend(unittest.TestCase):
         self.assertEqual(version["error"]["data"], {"supported": ["draft"]})
         self.assertEqual(unknown["error"]["code"], -32601)
         self.assertEqual((parse["id"], parse["error"]["code"]), (None, -32700))
+
+
+BACKEND = r"""
+import anyio
+from agenthooksprotocol.server import hooks, serve
+from agenthooksprotocol import effect
+
+
+def before(ctx):
+    args = ctx.raw["params"]["event"]["tool"]["input"]
+    if "rm -rf" in args.get("command", ""):
+        return hooks.ToolBeforeReply(effects=(effect.DenyEffect(reason="the AHP backend refuses rm -rf"),))
+    if args.get("path") == "secret.txt":
+        return hooks.ToolBeforeReply(effects=(hooks.ReplaceInput({"path": "redacted.txt"}),))
+    if args.get("path") == "confirm.txt":
+        return hooks.ToolBeforeReply(effects=(effect.AskEffect(),))
+    if args.get("path") == "crash.txt":
+        raise RuntimeError("the backend crashed")
+    return hooks.ToolBeforeReply()
+
+
+anyio.run(serve, hooks.Handlers(intercept=hooks.InterceptHandlers(tool_before=before)))
+"""
+
+
+class AhpHook(unittest.TestCase):
+    def setUp(self):
+        from agent_hooks_runtime import AgentHooks, Sidecar
+
+        self.root = tempfile.mkdtemp(prefix="agent-hooks-ahp-hook")
+        os.makedirs(os.path.join(self.root, "config"))
+        os.makedirs(os.path.join(self.root, "hooks"))
+        with open(os.path.join(self.root, "hooks", "backend.py"), "w") as f:
+            f.write(BACKEND)
+        with open(os.path.join(self.root, "config", "agent.yaml"), "w") as f:
+            f.write("shell_hooks:\n  enabled: true\n")
+        # The backend runs on this interpreter, which has the SDK.
+        command = f"{sys.executable} hooks/backend.py"
+        with open(os.path.join(self.root, "config", "shell_hooks.yaml"), "w") as f:
+            f.write(
+                "hooks:\n"
+                f"  - {{event: pre_tool_call, type: ahp, command: '{command}', name: policy}}\n"
+            )
+        subprocess.run(
+            [BIN, "--workspace", self.root, "approve", command],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        self.sidecar = Sidecar.start(self.root, binary=BIN)
+        self.hooks = AgentHooks(self.sidecar.url)
+
+    def tearDown(self):
+        self.hooks.close()
+        self.sidecar.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def fire(self, args):
+        return self.hooks.dispatch("pre_tool_call", {"tool_name": "bash", "tool_input": args})
+
+    def test_the_backends_effects_are_the_hooks_answer(self):
+        denied = self.fire({"command": "rm -rf /"})
+        self.assertEqual(denied.decision, "block")
+        self.assertEqual(denied.reason, "the AHP backend refuses rm -rf")
+        self.assertEqual(denied.hooks[0].hook, "policy")
+
+        rewritten = self.fire({"path": "secret.txt"})
+        self.assertEqual(rewritten.decision, "continue")
+        self.assertEqual(rewritten.payload["tool_input"], {"path": "redacted.txt"})
+
+        asked = self.fire({"path": "confirm.txt"})
+        self.assertEqual(asked.decision, "ask")
+
+        clean = self.fire({"path": "a.txt"})
+        self.assertEqual(clean.decision, "continue")
+        self.assertEqual(clean.hooks[0].status, "noop")
+        self.assertEqual(clean.raw["lapses"], [])
+
+    def test_a_backend_error_is_a_failing_hook(self):
+        # The SDK's server answers a raising callback with "Backend internal error".
+        outcome = self.fire({"path": "crash.txt"})
+        self.assertEqual(outcome.decision, "continue")
+        self.assertEqual(outcome.hooks[0].status, "error", outcome.hooks)
+        self.assertIn("-32004", outcome.hooks[0].detail)
+        self.assertEqual([l["kind"] for l in outcome.raw["lapses"]], ["hook_failed"])
 
 
 if __name__ == "__main__":

@@ -127,7 +127,7 @@ fn the_interceptor_and_the_ahp_backend_answer_the_standards_own_sdks() {
         .expect("run the standards tests");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        out.status.success() && stderr.contains("Ran 15 tests") && stderr.contains("\nOK"),
+        out.status.success() && stderr.contains("Ran 17 tests") && stderr.contains("\nOK"),
         "the standards tests failed:\n{stderr}"
     );
 }
@@ -158,5 +158,27 @@ fn the_python_host_passes_every_conformance_vector_the_reference_harness_passes(
             .iter()
             .all(|l| l.ends_with("missing capabilities: [\"incremental_output\"]")),
         "{stdout}"
+    );
+}
+
+#[test]
+fn a_type_ahp_hook_is_for_pre_tool_call_and_is_not_pre_forked() {
+    let ws = Ws::new().master(true).file(
+        "config/shell_hooks.yaml",
+        "hooks:\n  - {event: on_stop, type: ahp, command: python3 backend.py}\n  - {event: pre_tool_call, type: ahp, command: python3 backend.py, prefork: true}\n",
+    );
+    let out = ws.run(&["list"]);
+    // `list` wraps its lines: read the words.
+    let text = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains("a type: ahp hook runs at pre_tool_call (AHP's tool.before), not on_stop"),
+        "{text}"
+    );
+    assert!(
+        text.contains("prefork: a type: ahp hook is an Agent Hooks Protocol backend"),
+        "{text}"
     );
 }
