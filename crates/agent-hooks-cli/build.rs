@@ -34,10 +34,10 @@ fn main() {
         println!("cargo::rustc-cfg=have_tsc");
     }
     // The standards' tests run the interpreter of $AGENT_HOOKS_STANDARDS_PYTHON, which must
-    // import both standards' SDKs (.ci/run makes one).
+    // import both standards' SDKs, the second with its HTTP transport (.ci/run makes one).
     let standards = std::env::var_os("AGENT_HOOKS_STANDARDS_PYTHON").is_some_and(|python| {
         Command::new(python)
-            .args(["-c", "import agent_hooks, agenthooksprotocol"])
+            .args(["-c", "import agent_hooks, agenthooksprotocol, httpx"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -64,10 +64,13 @@ class AhpBackend(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def registration(self, lifecycle="persistent", policy="fail-closed", subscriptions=True):
+    def registration(
+        self, lifecycle="persistent", policy="fail-closed", subscriptions=True, transport=None
+    ):
         backend = {
             "id": "dev.agent-hooks.workspace",
-            "transport": {
+            "transport": transport
+            or {
                 "type": "stdio",
                 "command": BIN,
                 "args": ["--workspace", self.root, "ahp-serve"],
@@ -161,6 +164,28 @@ class AhpBackend(unittest.TestCase):
         result, discovery = self.tool_before({"command": "rm -rf /"}, subscriptions=False)
         self.assertEqual(discovery, [])
         self.assertEqual(result.permission.value, "deny")
+
+    def test_the_sidecar_is_the_same_backend_over_http(self):
+        from agent_hooks_runtime import Sidecar
+        from agent_hooks_runtime.endpoint import read_token
+
+        sidecar = Sidecar.start(self.root, binary=BIN, listen="127.0.0.1:0")
+        try:
+            transport = {
+                "type": "http",
+                "url": sidecar.url + "/v1/standards/ahp",
+                "headers": {"Authorization": "Bearer " + read_token()},
+            }
+            result, _ = self.tool_before({"command": "rm -rf /"}, transport=transport)
+            self.assertEqual(result.permission.value, "deny")
+            self.assertEqual(result.diagnostics, [])
+            result, discovery = self.tool_before(
+                {"path": "secret.txt"}, transport=transport, subscriptions=False
+            )
+            self.assertEqual(discovery, [])
+            self.assertEqual(result.input, {"path": "redacted.txt"})
+        finally:
+            sidecar.stop()
 
     def test_raw_frames_are_schema_valid(self):
         from agenthooksprotocol.runtime import Validator

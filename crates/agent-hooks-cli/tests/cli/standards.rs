@@ -5,8 +5,8 @@
 //! (`test_standards_ahp.py`); and AGENT-HOOKS-0.1's conformance kit run against the Python
 //! client's host (`tests/agent_hooks_ctk.py`).
 //!
-//! Both need an interpreter with the pinned SDKs (`agent-hooks-sdk==0.1.0b3`,
-//! `agenthooksprotocol==0.10.1`) in `AGENT_HOOKS_STANDARDS_PYTHON`; `.ci/run` makes one. Without
+//! The Python ones need an interpreter with the pinned SDKs (`agent-hooks-sdk==0.1.0b3`,
+//! `agenthooksprotocol[http]==0.10.1`) in `AGENT_HOOKS_STANDARDS_PYTHON`; `.ci/run` makes one. Without
 //! it they are compiled as ignored (the crate's `build.rs`).
 
 use crate::support;
@@ -127,7 +127,7 @@ fn the_interceptor_and_the_ahp_backend_answer_the_standards_own_sdks() {
         .expect("run the standards tests");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        out.status.success() && stderr.contains("Ran 17 tests") && stderr.contains("\nOK"),
+        out.status.success() && stderr.contains("Ran 18 tests") && stderr.contains("\nOK"),
         "the standards tests failed:\n{stderr}"
     );
 }
