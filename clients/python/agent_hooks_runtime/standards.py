@@ -15,6 +15,7 @@ rest of this package needs nothing beyond the standard library.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import uuid
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Union
@@ -63,6 +64,8 @@ class AgentHooksInterceptor:
             # Convert, don't raise: a raise reaches the host as `host_error:interceptor_failed`
             # and the reason would be lost.
             return _unjudged("sidecar_unavailable", str(e))
+        except asyncio.TimeoutError:
+            return _unjudged("sidecar_timeout", "the sidecar did not answer in time")
         try:
             return InterceptorResponse.parse(answer)
         except ValueError as e:
