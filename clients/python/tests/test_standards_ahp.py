@@ -50,7 +50,11 @@ class AhpBackend(unittest.TestCase):
         with open(os.path.join(self.root, "config", "agent.yaml"), "w") as f:
             f.write("shell_hooks:\n  enabled: true\n")
         with open(os.path.join(self.root, "config", "shell_hooks.yaml"), "w") as f:
-            f.write("hooks:\n  - {event: pre_tool_call, command: hooks/guard.sh, name: guard}\n")
+            f.write(
+                "hooks:\n"
+                "  - {event: pre_tool_call, command: hooks/guard.sh, name: guard}\n"
+                "  - {event: on_user_message, command: hooks/guard.sh, name: guard}\n"
+            )
         guard = os.path.join(self.root, "hooks", "guard.sh")
         with open(guard, "w") as f:
             f.write(GUARD)
@@ -164,6 +168,33 @@ class AhpBackend(unittest.TestCase):
         result, discovery = self.tool_before({"command": "rm -rf /"}, subscriptions=False)
         self.assertEqual(discovery, [])
         self.assertEqual(result.permission.value, "deny")
+
+    def test_a_user_message_is_judged_on_its_text_with_the_discovered_subscription(self):
+        import anyio
+        from agenthooksprotocol import Hooks, capability, event
+
+        async def run(text):
+            async with Hooks(
+                self.registration(subscriptions=False),
+                source="urn:agent-hooks:tests",
+                harness=event.Harness(name="agent-hooks-tests", version="1"),
+                capabilities=capability.HostCapabilities(
+                    user_message_inbound=capability.UserMessageInboundCapabilities(
+                        intercept=capability.UserMessageInboundIntercept(deny=True)
+                    )
+                ),
+            ) as hooks:
+                message = {"id": "m1", "role": "user", "parts": [{"kind": "text", "text": text}]}
+                inbound = {"message": {"channel": "chat", "sender": "u1", "messages": [message]}}
+                return await hooks.dispatch("user.message.inbound", inbound)
+
+        denied = anyio.run(run, "please rm -rf everything")
+        self.assertEqual(denied.permission.value, "deny")
+        self.assertEqual(
+            denied.accepted_responses[0]["result"]["effects"],
+            [{"type": "deny", "reason": "no rm -rf"}],
+        )
+        self.assertEqual(anyio.run(run, "hello").permission.value, "none")
 
     def test_the_sidecar_is_the_same_backend_over_http(self):
         from agent_hooks_runtime import Sidecar

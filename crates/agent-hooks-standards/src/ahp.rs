@@ -61,7 +61,7 @@ impl Backend {
     }
 
     /// The subscriptions this backend advertises on `hooks/configuration`: it intercepts
-    /// tool calls and user messages, fail-closed, with their metadata only.
+    /// tool calls and user messages, fail-closed, with the body of their text.
     pub fn configuration() -> Value {
         let events: Vec<&str> = INTERCEPTED.iter().map(|(name, _)| *name).collect();
         json!({"subscriptions": [{
@@ -69,7 +69,8 @@ impl Backend {
             "mode": "intercept",
             "timeoutMs": DEFAULT_TIMEOUT_MS,
             "failurePolicy": "fail-closed",
-            "content": {"default": "metadata"},
+            // Hooks match text: its body is sent, the rest (images, files) as metadata.
+            "content": {"default": "metadata", "text": "body"},
         }]})
     }
 
@@ -235,7 +236,20 @@ fn payload(event: Event, ahp: &Map<String, Value>) -> Option<Map<String, Value>>
             }
         }
         Event::OnUserMessage => {
-            payload.insert("message".into(), text_of(ahp.get("items")).into());
+            // The message's own messages; an adapter may give the model-visible items instead.
+            let message = ahp.get("message");
+            let messages = message.and_then(|m| m.get("messages"));
+            let text = match messages {
+                Some(messages) => text_of(Some(messages)),
+                None => text_of(ahp.get("items")),
+            };
+            payload.insert("message".into(), text.into());
+            if let Some(channel) = message
+                .and_then(|m| m.get("channel"))
+                .and_then(Value::as_str)
+            {
+                payload.insert("channel".into(), channel.into());
+            }
         }
         Event::OnSessionStart | Event::OnSessionEnd => {
             let status = ahp
@@ -249,7 +263,7 @@ fn payload(event: Event, ahp: &Map<String, Value>) -> Option<Map<String, Value>>
     Some(payload)
 }
 
-/// The text of an event's model-visible items: every text part, in order.
+/// The text of a list of messages (or model-visible items): every text part, in order.
 fn text_of(items: Option<&Value>) -> String {
     let mut out = Vec::new();
     for item in items.and_then(Value::as_array).into_iter().flatten() {

@@ -127,7 +127,7 @@ fn the_interceptor_and_the_ahp_backend_answer_the_standards_own_sdks() {
         .expect("run the standards tests");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        out.status.success() && stderr.contains("Ran 18 tests") && stderr.contains("\nOK"),
+        out.status.success() && stderr.contains("Ran 19 tests") && stderr.contains("\nOK"),
         "the standards tests failed:\n{stderr}"
     );
 }
