@@ -9,7 +9,14 @@ use std::process::{Command, Stdio};
 fn main() {
     println!("cargo::rerun-if-env-changed=PATH");
     println!("cargo::rerun-if-env-changed=AGENT_HOOKS_TSC");
-    for cfg in ["have_python3", "have_node", "have_jq", "have_tsc"] {
+    println!("cargo::rerun-if-env-changed=AGENT_HOOKS_STANDARDS_PYTHON");
+    for cfg in [
+        "have_python3",
+        "have_node",
+        "have_jq",
+        "have_tsc",
+        "have_standards_python",
+    ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
     if runs("python3") {
@@ -25,6 +32,20 @@ fn main() {
     let tsc = std::env::var_os("AGENT_HOOKS_TSC").filter(|t| Path::new(t).is_file());
     if tsc.is_some() || runs("tsc") {
         println!("cargo::rustc-cfg=have_tsc");
+    }
+    // The standards' tests run the interpreter of $AGENT_HOOKS_STANDARDS_PYTHON, which must
+    // import both standards' SDKs, the second with its HTTP transport (.ci/run makes one).
+    let standards = std::env::var_os("AGENT_HOOKS_STANDARDS_PYTHON").is_some_and(|python| {
+        Command::new(python)
+            .args(["-c", "import agent_hooks, agenthooksprotocol, httpx"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    if standards {
+        println!("cargo::rustc-cfg=have_standards_python");
     }
 }
 

@@ -7,6 +7,7 @@
 #![cfg_attr(all(not(test), target_os = "linux", target_env = "gnu"), no_main)]
 
 mod agents;
+mod ahp;
 mod audit;
 mod convert;
 mod explain;
@@ -311,6 +312,12 @@ enum Command {
     },
     #[command(about = GUARD_ABOUT, long_about = GUARD_LONG_ABOUT)]
     Guard(GuardArgs),
+    /// Serve this workspace as an Agent Hooks Protocol backend on stdio.
+    ///
+    /// One JSON-RPC message a line on stdin, its answer a line on stdout, until stdin ends:
+    /// register it with a harness as a stdio backend (persistent or per event). See
+    /// docs/standards.md.
+    AhpServe,
     /// The Claude Code bridge: run this workspace's hooks for one Claude Code hook input.
     ///
     /// Reads the input on stdin and answers in Claude Code's format. The workspace is
@@ -672,6 +679,16 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
         }
         // Answered by `run`, which knows how its workspace was found.
         Command::Fire { .. } => ExitCode::FAILURE,
+        Command::AhpServe => match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => ahp::serve(ws, &rt),
+            Err(e) => {
+                eprintln!("agent-hooks: cannot start the async runtime: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::BackgroundHook { ticket } => block_on(fire::background(ws, &ticket)),
         // Answered by `run` before a workspace is resolved.
         Command::ClaudeHook(_)

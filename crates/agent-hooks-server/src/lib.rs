@@ -125,6 +125,11 @@ pub fn router(engine: Arc<Engine>) -> Router {
     }
     router
         .route("/v1/events/{event}", post(dispatch))
+        .route(
+            "/v1/standards/agent-hooks/intercept",
+            post(standards_intercept),
+        )
+        .route("/v1/standards/ahp", post(standards_ahp))
         .route("/internal/runtime/hooks/approve", post(approve))
         .route("/internal/runtime/hooks/revoke", post(revoke))
         .route("/v1/hooks", get(hooks))
@@ -728,6 +733,32 @@ async fn dispatch(
         .await;
     state.stats.record(&outcome);
     Ok(axum::Json(outcome).into_response())
+}
+
+/// One AGENT-HOOKS-0.1 interception: the body is the agent context, the answer the
+/// interceptor response (`docs/standards.md`); a context that cannot be judged is a deny.
+async fn standards_intercept(
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let body = body?;
+    let answer =
+        agent_hooks_standards::interceptor::respond_json(state.engine.clone(), &body).await;
+    Ok(axum::Json(answer).into_response())
+}
+
+/// One Agent Hooks Protocol message (JSON-RPC 2.0): its answer, or 202 and no body for a
+/// notification (`docs/standards.md`).
+async fn standards_ahp(
+    State(state): State<Arc<AppState>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    let body = body?;
+    let backend = agent_hooks_standards::ahp::Backend::new(state.engine.clone(), Surface::Sidecar);
+    Ok(match backend.handle(&body).await {
+        Some(answer) => axum::Json(answer).into_response(),
+        None => StatusCode::ACCEPTED.into_response(),
+    })
 }
 
 /// Refuses a tool event whose tool is named the way skill hooks name it (`tool`, `args`,

@@ -91,6 +91,9 @@ pub struct CommandSpec {
     pub known_vars: Vec<(String, String)>,
     /// `prefork`: the command is a Python script run in a forked child of a warm interpreter.
     pub prefork: Option<Prefork>,
+    /// `type: ahp`: the command is an Agent Hooks Protocol backend, spoken to as
+    /// [`crate::ahp`] says.
+    pub ahp: bool,
 }
 
 impl CommandSpec {
@@ -120,6 +123,7 @@ impl CommandSpec {
                 ws.root().to_string_lossy().into_owned(),
             )],
             prefork: None,
+            ahp: false,
         })
     }
 
@@ -132,6 +136,7 @@ impl CommandSpec {
             cwd,
             known_vars: Vec::new(),
             prefork: None,
+            ahp: false,
         }
     }
 
@@ -143,6 +148,7 @@ impl CommandSpec {
             cwd,
             known_vars: Vec::new(),
             prefork: None,
+            ahp: false,
         }
     }
 

@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
+pub mod ahp;
 pub mod builtin;
 pub mod command;
 pub mod command_line;
@@ -80,6 +81,7 @@ impl TransportSpec {
     /// `agent`).
     pub fn kind(&self) -> &'static str {
         match self {
+            TransportSpec::Command(spec) if spec.ahp => "ahp",
             TransportSpec::Command(_) => "command",
             TransportSpec::Http(_) => "http",
             TransportSpec::Builtin(_) => "builtin",

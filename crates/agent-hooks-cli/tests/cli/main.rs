@@ -37,6 +37,7 @@ mod relocate;
 mod serve;
 mod sidecar_owner;
 mod skills;
+mod standards;
 mod startup;
 mod trial;
 mod trust_settings;

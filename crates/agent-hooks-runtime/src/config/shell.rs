@@ -287,6 +287,13 @@ impl EntryReader<'_> {
             approval_key: Some(key),
         };
         if let Some(at) = &entry.prefork.0 {
+            if kind == "ahp" {
+                return Err(error_at(
+                    file,
+                    at,
+                    "prefork: a type: ahp hook is an Agent Hooks Protocol backend; it cannot be pre-forked",
+                ));
+            }
             crate::hook::configure_prefork(&mut hook, &at.value)
                 .map_err(|why| error_at(file, at, why))?;
         }
@@ -309,7 +316,7 @@ impl EntryReader<'_> {
     ) -> Result<(TransportSpec, String), ConfigError> {
         let (file, ws, entry, n) = (self.file, self.ws, &self.entry.value, self.index + 1);
         match kind {
-            "command" => {
+            "command" | "ahp" => {
                 let http_only = [
                     ("url", entry.url.written()),
                     ("headers", entry.headers.written()),
@@ -331,8 +338,23 @@ impl EntryReader<'_> {
                     ))
                 })?;
                 let command = string(file, "command", command_at)?;
-                let spec = CommandSpec::argv(ws, command)
+                let mut spec = CommandSpec::argv(ws, command)
                     .map_err(|msg| error_at(file, command_at, format!("command: {msg}")))?;
+                if kind == "ahp" {
+                    // An Agent Hooks Protocol backend, asked about the events it has a twin for.
+                    let ahp = agent_hooks_transports::ahp::EVENTS;
+                    if !ahp.iter().any(|(ours, _)| *ours == event.name()) {
+                        let at = entry.kind.written().unwrap_or(&event_at.referenced);
+                        return Err(error_here(
+                            file,
+                            at,
+                            format!(
+                                "hook #{n}: a type: ahp hook runs at pre_tool_call (AHP's tool.before), not {event}"
+                            ),
+                        ));
+                    }
+                    spec.ahp = true;
+                }
                 Ok((TransportSpec::Command(spec), command.to_owned()))
             }
             "http" => {
@@ -375,7 +397,7 @@ impl EntryReader<'_> {
                     file,
                     at,
                     format!(
-                        "unknown type \"{other}\" (expected \"command\", \"http\", \"builtin\", \"prompt\" or \"agent\")"
+                        "unknown type \"{other}\" (expected \"command\", \"http\", \"builtin\", \"ahp\", \"prompt\" or \"agent\")"
                     ),
                 ))
             }

@@ -367,6 +367,18 @@ impl Runtime<'_> {
                 }
                 let input = input();
                 let policy = hook.dialect.run_policy(input.len());
+                if spec.ahp {
+                    return agent_hooks_transports::ahp::run(
+                        spec,
+                        &input,
+                        &env,
+                        hook.timeout,
+                        program,
+                        policy,
+                    )
+                    .await
+                    .into();
+                }
                 if let Some(prefork) = &spec.prefork {
                     let job = agent_hooks_transports::prefork::Job {
                         ws: self.ws,
