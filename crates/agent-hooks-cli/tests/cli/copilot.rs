@@ -721,7 +721,7 @@ fn convert_copilot_windsurf_round_trips_what_windsurf_can_say() {
 
 /// The decision log's lines, as `agent-hooks audit` reads them.
 fn decisions(ws: &Ws) -> Vec<Value> {
-    ws.read("state/.agent-hooks/decisions.jsonl")
+    ws.read_runtime("decisions.jsonl")
         .lines()
         .map(|line| serde_json::from_str(line).expect("a JSON line"))
         .collect()

@@ -1411,3 +1411,110 @@ fn diagnostics_in_the_outcome_carry_the_records_facts() {
     let logged = ws.events_of("hook_nonzero_exit");
     assert_eq!(logged[0]["returncode"], 3);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The host's own files get only what open-strix itself writes there: its diagnostics in
+// `logs/events.jsonl`, in its schema. The runtime's bookkeeping (locks, the decision log, the
+// `hook_decision` records, the memory of logged configuration errors) is in its own directory.
+
+/// `git` in `dir`, its output; the test fails on a failed command.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_sidecar_session_on_an_open_strix_home_leaves_only_what_open_strix_writes() {
+    let block = r#"if grep -q '"tool": "send_message"'; then echo '{"_block": {"reason": "no-send", "result": "sending is off"}}'; fi"#;
+    let rewrite = r#"sed 's/"command": "ls"/"command": "ls -l"/'"#;
+    let ws = skill(
+        Ws::new(),
+        "policy",
+        json!([
+            entry("no-send", block, &["pre_tool_call"]),
+            entry("longer", rewrite, &["pre_tool_call"]),
+            entry(
+                "noisy",
+                "cat >/dev/null; echo warned >&2; exit 3",
+                &["post_tool_call"]
+            ),
+            entry("prompt", "cat", &["pre_prompt"]),
+        ]),
+    )
+    .file("skills/broken/hooks.json", "{\"hooks\": [")
+    .file("memory.md", "an open-strix home is a git repository\n");
+    let home = ws.root();
+    git(&home, &["init", "-q"]);
+    git(&home, &["add", "-A"]);
+    git(&home, &["commit", "-q", "-m", "home"]);
+
+    let mut server = support::Server::start(&ws);
+    let posts = [
+        ("pre_startup", json!({"session_id": "s1", "home": home})),
+        ("pre_prompt", json!({"session_id": "s1", "prompt": "hi"})),
+        ("pre_tool_call", send_message("hi")),
+        ("pre_tool_call", tool_call("bash", json!({"command": "ls"}))),
+        (
+            "post_tool_call",
+            json!({"session_id": "s1", "tool_name": "bash", "tool_input": {"command": "ls -l"},
+                   "tool_result": "a b", "status": "success"}),
+        ),
+    ];
+    let mut decisions = Vec::new();
+    for (event, payload) in posts {
+        let (code, outcome) = server.post(&format!("/v1/events/{event}"), payload);
+        assert_eq!(code, 200, "{event}: {outcome}");
+        decisions.push(outcome["decision"].as_str().unwrap_or_default().to_owned());
+    }
+    assert_eq!(decisions[2], "block");
+    server.terminate();
+
+    let status = git(&home, &["status", "--porcelain", "--untracked-files=all"]);
+    assert_eq!(
+        status, "?? logs/events.jsonl\n",
+        "the home holds only what open-strix writes"
+    );
+    let records = ws.events();
+    let types: Vec<&str> = records.iter().filter_map(|r| r["type"].as_str()).collect();
+    for kind in [
+        "hook_invalid_json",
+        "hook_blocked_tool_call",
+        "hook_stderr",
+        "hook_nonzero_exit",
+    ] {
+        assert!(types.contains(&kind), "{kind} is logged: {types:?}");
+    }
+    let text = ws.read("logs/events.jsonl");
+    for line in text.lines() {
+        let record: Value = serde_json::from_str(line).expect("a JSON line");
+        assert!(
+            record.get("timestamp").is_some() && record.get("ts").is_none(),
+            "each line in open-strix's schema: {line}"
+        );
+        assert_ne!(record["type"], "hook_decision", "{line}");
+    }
+    // The runtime's own records are kept, in its own directory for the workspace.
+    let rewrites: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "hook_decision" && r["decision"] == "rewrite")
+        .collect();
+    assert_eq!(rewrites.len(), 1, "{records:?}");
+    let calls = ws.read_runtime("decisions.jsonl");
+    assert_eq!(calls.lines().count(), 3, "{calls}");
+    assert!(ws.runtime_path("logged-config-errors.json").is_file());
+    // `agent-hooks log` reads both files, in time order.
+    let out = ws.run(&["log", "--json", "--last", "100"]);
+    let logged: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON record"))
+        .collect();
+    assert_eq!(logged.len(), records.len(), "{logged:?}");
+    assert!(logged.iter().any(|r| r["decision"] == "rewrite"));
+    assert!(logged.iter().any(|r| r["type"] == "hook_invalid_json"));
+}
