@@ -405,5 +405,37 @@ class Limits(unittest.TestCase):
         hooks.close()
 
 
+class ExactNumbers(unittest.TestCase):
+    """What Python's JSON holds and a double cannot: integers of any size, NaN, the infinities."""
+
+    def setUp(self):
+        self.root = workspace()
+        skill = os.path.join(self.root, "skills", "echo")
+        os.makedirs(skill)
+        with open(os.path.join(skill, "hooks.json"), "w") as f:
+            json.dump({"hooks": [{"name": "echo", "command": "tee -a seen.jsonl", "events": ["pre_tool_call"]}]}, f)
+        self.sidecar = Sidecar.start(self.root, binary=BIN)
+        self.hooks = AgentHooks(self.sidecar.url)
+
+    def tearDown(self):
+        self.hooks.close()
+        self.assertEqual(self.sidecar.stop(), 0)
+        subprocess.run(["rm", "-rf", self.root], check=True)
+
+    def test_a_tools_big_integer_and_nan_reach_the_hook_and_come_back_unchanged(self):
+        big = 2**100 + 7
+        args = {"id": big, "neg": -big, "x": float("nan"), "up": float("inf"), "down": float("-inf")}
+        call = self.hooks.call_tool("s1", "t", args, run=lambda i: i)
+        self.assertEqual(call.status, "success", call.warnings)
+        got = call.result
+        self.assertEqual((got["id"], got["neg"]), (big, -big))
+        self.assertIsInstance(got["id"], int)
+        self.assertTrue(got["x"] != got["x"], "NaN")
+        self.assertEqual((got["up"], got["down"]), (float("inf"), float("-inf")))
+        with open(os.path.join(self.root, "skills", "echo", "seen.jsonl")) as f:
+            seen = f.readline()
+        self.assertIn('"id": %d, "neg": -%d, "x": NaN, "up": Infinity, "down": -Infinity' % (big, big), seen)
+
+
 if __name__ == "__main__":
     unittest.main()

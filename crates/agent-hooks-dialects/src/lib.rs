@@ -329,14 +329,16 @@ impl Dialect {
         }
     }
 
-    /// The bytes written to the hook's stdin.
+    /// The bytes written to the hook's stdin. A number a Python host or hook wrote exactly
+    /// (`json::read_python_exact`) is written as that number.
     pub fn input(&self, view: &PayloadView<'_>) -> Vec<u8> {
-        match self {
-            Dialect::Shell => shell::input(view),
+        let bytes = match self {
+            // Written by `json::python_dumps`, which writes marked numbers itself.
             Dialect::Skill {
                 include_conversation,
                 ..
-            } => skill::input(view, *include_conversation),
+            } => return skill::input(view, *include_conversation),
+            Dialect::Shell => shell::input(view),
             Dialect::Claude {
                 agent,
                 event,
@@ -351,7 +353,8 @@ impl Dialect {
             Dialect::Windsurf { event, .. } => {
                 windsurf::input(*event, view.payload, &view.ws.root().to_string_lossy())
             }
-        }
+        };
+        json::restore_numbers(bytes)
     }
 
     /// Reads a completed run's raw reply into canonical effects.

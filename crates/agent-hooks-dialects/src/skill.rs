@@ -319,8 +319,9 @@ pub fn interpret(
     if text.is_empty() {
         return Ok(Answer::default());
     }
-    // Read by Python's rules, as `json.loads` reads it: `NaN` and the infinities are numbers.
-    let returned = match crate::json::read_python(text.as_bytes()).map(|(value, _)| value) {
+    // Read by Python's rules, as `json.loads` reads it: `NaN`, the infinities and integers of
+    // any size are numbers, carried exactly to the next hook and the host.
+    let returned = match crate::json::read_python_exact(text.as_bytes()).map(|(value, _)| value) {
         Ok(Value::Object(map)) => map,
         Ok(other) => {
             return Err(Unusable {

@@ -256,7 +256,7 @@ fn the_python_package_passes_its_tests_against_the_real_binary() {
         .expect("run python3 -m unittest");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        out.status.success() && stderr.contains("Ran 17 tests") && stderr.contains("OK"),
+        out.status.success() && stderr.contains("Ran 18 tests") && stderr.contains("OK"),
         "the Python client's tests failed:\n{stderr}"
     );
 }
