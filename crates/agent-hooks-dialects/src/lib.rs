@@ -414,12 +414,12 @@ impl Dialect {
 
     /// What a command hook of this dialect may do beyond the common rules, for an input of
     /// `input_len` bytes. Skill hooks echo their event back, so their answer may be as large as
-    /// the input (a conversation can pass 1 MiB); and their source runtime lets a hook start a
+    /// the input plus [`skill::ANSWER_HEADROOM`]; and their source runtime lets a hook start a
     /// sidecar that outlives it.
     pub fn run_policy(&self, input_len: usize) -> agent_hooks_transports::RunPolicy {
         match self {
             Dialect::Skill { .. } => agent_hooks_transports::RunPolicy {
-                stdout_cap: input_len.saturating_add(agent_hooks_transports::STDOUT_CAP),
+                stdout_cap: input_len.saturating_add(skill::ANSWER_HEADROOM),
                 leave_background: true,
             },
             Dialect::Shell

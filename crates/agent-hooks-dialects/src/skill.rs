@@ -189,6 +189,12 @@ fn filled_default(event: Event, key: &str, value: &Value) -> bool {
         })
 }
 
+/// How much more than its input a skill hook's answer may be: hooks echo the event, and one
+/// may add a file's worth (a replaced tool result, appended context). open-strix reads stdout
+/// without a bound; this one only stops a runaway hook, and a larger answer is discarded as
+/// `hook_invalid_output` while the call goes on (`docs/skill-hooks.md`).
+pub const ANSWER_HEADROOM: usize = 16 * 1024 * 1024;
+
 /// What a skill hook reads on stdin: the event its source runtime would pass (as the chain of
 /// skill hooks left it), with the conversation when the hook asks for it.
 pub fn input(view: &PayloadView<'_>, include_conversation: bool) -> Vec<u8> {

@@ -898,19 +898,59 @@ fn a_skill_hook_may_echo_an_event_larger_than_a_mebibyte() {
     assert!(out.starts_with("ba"));
 }
 
+/// A hook that reads its event and answers it with `args.blob` set to `bytes` bytes of `a`.
+fn blob_answer(bytes: usize) -> String {
+    format!(
+        r#"cat >/dev/null; printf '{{"type": "pre_tool_call", "tool": "t", "args": {{"blob": "'; head -c {bytes} /dev/zero | tr '\0' a; printf '"}}}}'"#
+    )
+}
+
 #[test]
-fn an_answer_beyond_the_input_plus_a_mebibyte_is_refused() {
+fn a_three_mebibyte_answer_is_accepted_through_the_sidecar() {
+    let size = 3 * 1024 * 1024;
+    let ws = skill(
+        Ws::new(),
+        "big",
+        json!([entry("big", &blob_answer(size), &["pre_tool_call"])]),
+    );
+    let server = support::Server::start(&ws);
+    let (code, outcome) = server.post("/v1/events/pre_tool_call", tool_call("t", json!({})));
+    assert_eq!(code, 200);
+    assert_eq!(outcome["hooks"][0]["status"], "ok", "{}", outcome["hooks"]);
+    let blob = outcome["payload"]["tool_input"]["blob"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(blob.len(), size);
+}
+
+#[test]
+fn an_answer_beyond_the_input_plus_sixteen_mebibytes_fails_the_hook_visibly_not_the_call() {
     let ws = skill(
         Ws::new(),
         "flood",
         json!([entry(
             "flood",
-            "cat; head -c 1100000 /dev/zero | tr '\\0' ' '",
+            &blob_answer(16 * 1024 * 1024 + 4096),
             &["pre_tool_call"]
         )]),
     );
     let fired = ws.fire("pre_tool_call", tool_call("t", json!({})));
     assert_eq!(fired.status("flood"), "invalid_output");
+    assert_eq!(fired.decision(), "continue", "the call goes on");
+    assert!(
+        fired.warnings().iter().any(|w| w.contains("flood")),
+        "the user is told: {:?}",
+        fired.warnings()
+    );
+    let logged = ws.events_of("hook_invalid_output");
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert!(
+        logged[0]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("larger than"),
+        "{logged:?}"
+    );
 }
 
 #[test]
