@@ -336,7 +336,7 @@ fn the_typescript_package_passes_its_tests_against_the_real_binary() {
         .expect("run node --test");
     let stdout = stdout_of("node --test", &ran);
     assert!(
-        stdout.contains("# pass 9") && stdout.contains("# fail 0"),
+        stdout.contains("# pass 12") && stdout.contains("# fail 0"),
         "{stdout}"
     );
 }
