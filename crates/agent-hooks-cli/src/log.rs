@@ -150,7 +150,11 @@ pub(crate) fn run(ws: &Workspace, query: &Query) -> ExitCode {
 /// both UTC, compare by their seconds and then their fraction padded to nanoseconds.
 fn time_key(record: &Value) -> String {
     let ts = field(record, "ts").unwrap_or("");
-    let (seconds, rest) = ts.split_at(ts.len().min(19));
+    // A stamp that is not ASCII there is no stamp of either writer: it sorts by its text.
+    let (seconds, rest) = match (ts.get(..19), ts.get(19..)) {
+        (Some(seconds), Some(rest)) => (seconds, rest),
+        _ => (ts, ""),
+    };
     let fraction: String = rest
         .strip_prefix('.')
         .unwrap_or("")
