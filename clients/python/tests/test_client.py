@@ -93,9 +93,15 @@ def posts(root):
         return [json.loads(line) for line in f if line.strip()]
 
 
-class SyncClient(unittest.TestCase):
+class OnSidecar(unittest.TestCase):
+    """A workspace (with what `prepare` adds), its sidecar, and a sync client of it."""
+
+    def prepare(self, root):
+        pass
+
     def setUp(self):
         self.root = workspace()
+        self.prepare(self.root)
         self.sidecar = Sidecar.start(self.root, binary=BIN)
         self.hooks = AgentHooks(self.sidecar.url)
 
@@ -103,6 +109,9 @@ class SyncClient(unittest.TestCase):
         self.hooks.close()
         self.assertEqual(self.sidecar.stop(), 0)
         subprocess.run(["rm", "-rf", self.root], check=True)
+
+
+class SyncClient(OnSidecar):
 
     def test_dispatch_returns_a_typed_outcome_with_diagnostics_and_changed_fields(self):
         outcome = self.hooks.dispatch(
@@ -403,6 +412,30 @@ class Limits(unittest.TestCase):
         self.assertIn("the hooks did not run on pre_tool_call", call.warnings[0])
         self.assertEqual(call.outcomes[0].diagnostics[0].type, "hook_payload_too_large")
         hooks.close()
+
+
+class ExactNumbers(OnSidecar):
+    """What Python's JSON holds and a double cannot: integers of any size, NaN, the infinities."""
+
+    def prepare(self, root):
+        skill = os.path.join(root, "skills", "echo")
+        os.makedirs(skill)
+        with open(os.path.join(skill, "hooks.json"), "w") as f:
+            json.dump({"hooks": [{"name": "echo", "command": "tee -a seen.jsonl", "events": ["pre_tool_call"]}]}, f)
+
+    def test_a_tools_big_integer_and_nan_reach_the_hook_and_come_back_unchanged(self):
+        big = 2**100 + 7
+        args = {"id": big, "neg": -big, "x": float("nan"), "up": float("inf"), "down": float("-inf")}
+        call = self.hooks.call_tool("s1", "t", args, run=lambda i: i)
+        self.assertEqual(call.status, "success", call.warnings)
+        got = call.result
+        self.assertEqual((got["id"], got["neg"]), (big, -big))
+        self.assertIsInstance(got["id"], int)
+        self.assertTrue(got["x"] != got["x"], "NaN")
+        self.assertEqual((got["up"], got["down"]), (float("inf"), float("-inf")))
+        with open(os.path.join(self.root, "skills", "echo", "seen.jsonl")) as f:
+            seen = f.readline()
+        self.assertIn('"id": %d, "neg": -%d, "x": NaN, "up": Infinity, "down": -Infinity' % (big, big), seen)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 // A client of the agent-hooks sidecar (`agent-hooks serve`) for Node 20, built-ins only: a
 // kept-alive `node:http` agent over the sidecar's Unix socket (or loopback TCP with the bearer
 // token), a typed outcome, and the agent-loop helpers of the Rust library's `host` module
-// (`callTool`, `Turn`) with the same behaviour as the Python client.
+// (`callTool`, `Turn`) with the same behaviour as the Python client. Every call returns a
+// Promise: Node's I/O is asynchronous, so there is no blocking twin of each call as in Python.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -55,12 +56,31 @@ export interface HookReport {
   ms: number;
 }
 
-/** One problem a dispatch ran into: a hook's stderr, an unusable answer, a refused rewrite... */
+/** One problem a dispatch or a reload ran into (a hook's stderr, an unusable answer, a broken
+ * file...): the record type of `logs/events.jsonl`, and the facts of that type the sidecar
+ * sends (a field it does not send for this record is absent). */
 export interface Diagnostic {
   type: string;
   hook: string | null;
   source: string | null;
   detail: string;
+  /** The event being dispatched. */
+  event?: string | null;
+  /** The tool of a tool event. */
+  tool?: string | null;
+  /** The hook's exit status (a number). */
+  returncode?: number | null;
+  /** The signal that ended the hook. */
+  signal?: number | null;
+  /** The timeout the hook ran past, in seconds. */
+  timeout_seconds?: number | null;
+  /** Excerpts of what the hook printed. */
+  stdout?: string | null;
+  stderr?: string | null;
+  output?: string | null;
+  /** Where a configuration error is. */
+  file?: string | null;
+  line?: number | null;
 }
 
 export interface Outcome {
@@ -84,6 +104,8 @@ export interface Outcome {
 export type ToolStatus = "success" | "error" | "blocked";
 
 export interface ToolCall {
+  /** What the tool threw, when it did and `reraise` is false. */
+  error?: unknown;
   toolName: string;
   /** The input the tool ran with, after hooks' rewrites. */
   input: unknown;
@@ -133,6 +155,104 @@ export class Unavailable extends AgentHooksError {}
 
 /** 500: the dispatch failed inside the sidecar; the hooks' verdict is unknown. */
 export class HookFailure extends AgentHooksError {}
+
+/** How `callTool` runs one call. */
+export interface CallToolOptions {
+  /** "allow" when the host asked its user beforehand; otherwise an `ask` is a block. */
+  onAsk?: "block" | "allow";
+  /** Fields added to every event of the call, after the ones it writes itself (open-strix's
+   * `channel_id`, `current_event`). Naming one of those is a `TypeError`. */
+  fields?: Record<string, unknown>;
+  /** Fire `transform_tool_result` between the tool and `post_tool_call` (default true). */
+  transform?: boolean;
+  /** Throw what the tool threw, after `post_tool_call` saw it (default true); false returns it
+   * in `ToolCall.error`. */
+  reraise?: boolean;
+  /** The host's environment now (or what changed since the sidecar started), for command
+   * hooks: over the sidecar's own, under each hook's own `env`. */
+  env?: Record<string, string>;
+}
+
+/** What `dispatch` sends besides the payload. */
+export interface DispatchOptions {
+  /** The host's conversation, for hooks with `include_conversation` only. */
+  conversation?: unknown[];
+  /** The channel the host is in, whose messages those hooks get as `channel_messages`. */
+  channelId?: unknown;
+  /** The host's environment now, for command hooks (see `CallToolOptions.env`). */
+  env?: Record<string, string>;
+}
+
+/** `GET /v1/health`. Without the token, a TCP caller learns only `ok` and `auth`. */
+export interface Health {
+  ok: boolean;
+  workspace?: string;
+  hooks?: number;
+  master_enabled?: boolean;
+  config_errors?: number;
+  uptime_s?: number;
+  auth?: string;
+  warning?: string;
+}
+
+/** One declared hook, as `GET /v1/hooks` lists it (more fields come with it). */
+export interface HookInfo {
+  name: string;
+  source: string;
+  events: string[];
+  [more: string]: unknown;
+}
+
+/** `GET /v1/hooks`: the master switch, every hook, and the configuration's problems. */
+export interface HookList {
+  ok: true;
+  master_enabled: boolean;
+  hooks: HookInfo[];
+  diagnostics: Diagnostic[];
+}
+
+/** `POST /v1/reload`: how many hooks are in force now, and the configuration's problems. */
+export interface Reloaded {
+  ok: boolean;
+  hooks: number;
+  errors: string[];
+  diagnostics: Diagnostic[];
+}
+
+// The fields `callTool` writes itself; `fields` may not name them.
+const OWN_FIELDS = new Set([
+  "event",
+  "session_id",
+  "tool_name",
+  "tool_input",
+  "tool_result",
+  "status",
+  "error",
+  "error_class",
+  "block_reason",
+  "duration_seconds",
+]);
+
+/** The outcome of an event the sidecar refused to read (larger than its cap): no hook ran,
+ * which the user is told in `warnings`; the call goes on unchanged. */
+export function unheard(event: string, payload: Record<string, unknown>, why: string): Outcome {
+  return {
+    event,
+    decision: "continue",
+    reason: null,
+    result: null,
+    payload: { ...payload },
+    context: [],
+    notes: [],
+    warnings: [`the hooks did not run on ${event}: ${why}`],
+    model: null,
+    display: null,
+    stop: null,
+    hooks: [],
+    changed: [],
+    diagnostics: [{ type: "hook_payload_too_large", hook: null, source: null, detail: why }],
+  };
+}
 
 /** The error of the class that `status` means. */
 export function errorFor(status: number, detail: string): AgentHooksError {
@@ -246,29 +366,57 @@ export class AgentHooks {
     });
   }
 
-  /** Fires `event` (canonical, or a dialect's name such as `pre_prompt`); `conversation`
-   * goes only to hooks that ask for it. */
-  dispatch(event: string, payload: Record<string, unknown> = {}, conversation?: unknown[]): Promise<Outcome> {
-    const body = conversation === undefined ? payload : { ...payload, conversation };
+  /** Fires `event` (canonical, or a dialect's name such as `pre_prompt`). `options` (or, as
+   * before, the conversation alone) adds the conversation for hooks that ask for it, the
+   * host's channel, and the host's environment now for command hooks. */
+  dispatch(
+    event: string,
+    payload: Record<string, unknown> = {},
+    options: DispatchOptions | unknown[] = {},
+  ): Promise<Outcome> {
+    const { conversation, channelId, env } = Array.isArray(options) ? { conversation: options } : options;
+    const body: Record<string, unknown> = { ...payload };
+    if (env) body.env = Object.fromEntries(Object.entries(env).map(([k, v]) => [String(k), String(v)]));
+    if (conversation !== undefined) {
+      body.conversation = channelId === undefined ? conversation : { messages: conversation, channel_id: channelId };
+    }
     return this.request("POST", `/v1/events/${event}`, body);
   }
 
   /** pre_tool_call → `run(input)` with the rewritten input, or the hooks' result when they
-   * block (or ask, unless `onAsk` is "allow") → transform_tool_result when the tool ran →
-   * post_tool_call with the right `status`. A `run` that throws is the tool's error. */
+   * block (or ask, unless `onAsk` is "allow") → transform_tool_result when the tool ran
+   * (unless `transform: false`) → post_tool_call with the right `status`. What `run` throws
+   * is the tool's error: post_tool_call sees it, then it is thrown again (`reraise: false`
+   * returns it in `ToolCall.error`). A request larger than the sidecar reads fails the hooks,
+   * visibly (`warnings`), never the call. */
   async callTool(
     sessionId: string,
     toolName: string,
     toolInput: unknown,
     run: (input: unknown) => unknown | Promise<unknown>,
-    onAsk: "block" | "allow" = "block",
+    options: CallToolOptions | "block" | "allow" = {},
   ): Promise<ToolCall> {
+    const { onAsk = "block", fields = {}, transform = true, reraise = true, env } =
+      typeof options === "string" ? { onAsk: options } : options;
+    if (onAsk !== "block" && onAsk !== "allow") throw new TypeError(`onAsk must be "block" or "allow", not ${JSON.stringify(onAsk)}`);
+    const clash = Object.keys(fields).filter((k) => OWN_FIELDS.has(k)).sort();
+    if (clash.length) throw new TypeError(`fields may not set ${clash.join(", ")}: callTool writes them itself`);
+    const fire = async (event: string, payload: Record<string, unknown>): Promise<Outcome> => {
+      try {
+        return await this.dispatch(event, payload, { env });
+      } catch (e) {
+        // A cap fails the hooks, visibly, never the tool call itself.
+        if (e instanceof TooLarge) return unheard(event, payload, e.detail);
+        throw e;
+      }
+    };
     const outcomes: Outcome[] = [];
     const warnings: string[] = [];
-    const before = await this.dispatch("pre_tool_call", {
+    const before = await fire("pre_tool_call", {
       session_id: sessionId,
       tool_name: toolName,
       tool_input: toolInput,
+      ...fields,
     });
     const input = "tool_input" in before.payload ? before.payload.tool_input : toolInput;
     warnings.push(...before.warnings);
@@ -279,7 +427,7 @@ export class AgentHooks {
     const notes = [...before.context];
     let status: ToolStatus;
     let result: unknown;
-    let error: { message: string; errorClass: string } | null = null;
+    let error: { thrown: unknown; message: string; errorClass: string } | null = null;
     let blockedReason: string | null = null;
     let duration: number | null = null;
     if (refused) {
@@ -294,56 +442,80 @@ export class AgentHooks {
         status = "success";
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
-        error = { message, errorClass: e instanceof Error ? e.name : "Error" };
+        error = { thrown: e, message, errorClass: e instanceof Error ? e.name : "Error" };
         status = "error";
         result = message;
       }
     }
     outcomes.push(before);
-    if (status !== "blocked") {
-      const t = await this.dispatch("transform_tool_result", {
+    if (status !== "blocked" && transform) {
+      const t = await fire("transform_tool_result", {
         session_id: sessionId,
         tool_name: toolName,
         tool_result: result,
+        ...fields,
       });
       notes.push(...t.notes);
       warnings.push(...t.warnings);
       stop = stop ?? t.stop?.reason ?? null;
       outcomes.push(t);
     }
+    // In the order open-strix writes the event, so skill hooks read the same bytes.
     const post: Record<string, unknown> = {
       session_id: sessionId,
       tool_name: toolName,
       tool_input: input,
-      tool_result: result,
       status,
     };
     if (error) {
       post.error = error.message;
       post.error_class = error.errorClass;
+    } else if (blockedReason !== null) {
+      post.block_reason = blockedReason;
     }
-    if (blockedReason !== null) post.block_reason = blockedReason;
+    post.tool_result = result;
     if (duration !== null) post.duration_seconds = Math.round(duration * 1e6) / 1e6;
-    const after = await this.dispatch("post_tool_call", post);
+    Object.assign(post, fields);
+    const after = await fire("post_tool_call", post);
     // Only a call that succeeded can have its result replaced.
     if (status === "success" && "tool_result" in after.payload) result = after.payload.tool_result;
     notes.push(...after.notes);
     warnings.push(...after.warnings);
     stop = stop ?? after.stop?.reason ?? null;
     outcomes.push(after);
-    return { toolName, input, status, result, blockedReason, notes, warnings, stop, outcomes };
+    if (error && reraise) throw error.thrown;
+    const call: ToolCall = { toolName, input, status, result, blockedReason, notes, warnings, stop, outcomes };
+    if (error) call.error = error.thrown;
+    return call;
   }
 
   turn(sessionId: string): Turn {
     return new Turn(this, sessionId);
   }
 
-  hooks(): Promise<{ ok: true; master_enabled: boolean; hooks: Record<string, unknown>[]; diagnostics: Diagnostic[] }> {
+  /** `GET /v1/hooks`: every hook with its source, events, health... */
+  hooks(): Promise<HookList> {
     return this.request("GET", "/v1/hooks");
   }
 
-  health(): Promise<Record<string, unknown>> {
+  health(): Promise<Health> {
     return this.request("GET", "/v1/health");
+  }
+
+  /** `POST /v1/reload`: reads the workspace's configuration again now. */
+  reload(): Promise<Reloaded> {
+    return this.request("POST", "/v1/reload", {});
+  }
+
+  /** Approves `command` (and turns the master switch on unless `enableMaster` is false). */
+  approve(command: string, enableMaster = true): Promise<Record<string, unknown>> {
+    return this.request("POST", "/internal/runtime/hooks/approve", { command, enable_master: enableMaster });
+  }
+
+  /** One `/hooks` command line (`list`, `approve ...`), answered as text. */
+  async command(line: string): Promise<string> {
+    const answer = await this.request<{ text: string }>("POST", "/v1/hooks/command", { line });
+    return answer.text;
   }
 }
 

@@ -9,7 +9,16 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
-import { AgentHooks, AgentHooksError, BadRequest, Sidecar, Unavailable, agentText } from "../src/index";
+import {
+  AgentHooks,
+  AgentHooksError,
+  BadRequest,
+  Sidecar,
+  TooLarge,
+  Unavailable,
+  agentText,
+  type Diagnostic,
+} from "../src/index";
 
 const BIN = process.env.AGENT_HOOKS_BIN ?? "agent-hooks";
 
@@ -91,12 +100,50 @@ test("the client against a real sidecar", async (t) => {
       assert.equal(call.status, "success");
       assert.equal(call.result, "ran ls -a");
       assert.deepEqual(call.outcomes.map((o) => o.event), ["pre_tool_call", "transform_tool_result", "post_tool_call"]);
-      const failed = await hooks.callTool("s1", "bash", { command: "cat x" }, () => {
-        throw new RangeError("denied");
-      });
+      const thrown = new RangeError("denied");
+      const failed = await hooks.callTool(
+        "s1",
+        "bash",
+        { command: "cat x" },
+        () => {
+          throw thrown;
+        },
+        { reraise: false },
+      );
       assert.equal(failed.status, "error");
+      assert.equal(failed.error, thrown);
       const last = posts(root).pop();
       assert.equal(last?.error_class, "RangeError");
+      // By default the tool's own exception is thrown again, after post_tool_call saw it.
+      await assert.rejects(
+        hooks.callTool("s1", "bash", { command: "cat y" }, () => {
+          throw thrown;
+        }),
+        (e: unknown) => e === thrown,
+      );
+      assert.equal(posts(root).pop()?.error, "denied");
+    });
+    await t.test("callTool passes the host's fields and may skip transform", async () => {
+      const call = await hooks.callTool("s1", "read", { path: "a" }, () => "text", {
+        fields: { channel_id: "c1" },
+        transform: false,
+      });
+      assert.deepEqual(call.outcomes.map((o) => o.event), ["pre_tool_call", "post_tool_call"]);
+      const last = posts(root).pop();
+      assert.equal(last?.channel_id, "c1");
+      assert.equal(last?.tool_result, "text");
+      await assert.rejects(
+        hooks.callTool("s1", "read", {}, () => "x", { fields: { status: "x", tool_name: "y" } }),
+        (e: unknown) => e instanceof TypeError && /status, tool_name/.test(e.message),
+      );
+    });
+    await t.test("reload, approve and command answer typed", async () => {
+      const reloaded = await hooks.reload();
+      assert.equal(reloaded.hooks, 3);
+      assert.deepEqual(reloaded.errors, []);
+      const approved = await hooks.approve("hooks/guard.sh");
+      assert.equal(approved.ok, true);
+      assert.match(await hooks.command("list"), /guard/);
     });
     await t.test("a turn redoes once, then stops", async () => {
       const turn = hooks.turn("s1");
@@ -154,6 +201,7 @@ test("errors have a class per cause, and the host owns the lifecycle by default"
           events: ["pre_startup", "post_startup", "pre_shutdown", "post_shutdown"],
         },
         { name: "mark", command: "cat > /dev/null; echo $MARK >> mark.txt", events: ["pre_prompt"] },
+        { name: "fails", command: "cat > /dev/null; echo broke >&2; exit 3", events: ["post_tool_call"] },
       ],
     }),
   );
@@ -165,6 +213,15 @@ test("errors have a class per cause, and the host owns the lifecycle by default"
   const hooks = new AgentHooks(sidecar.url);
   try {
     await hooks.dispatch("pre_prompt", { prompt: "hi" });
+    // The host's environment at call time reaches the hooks over the one the sidecar started with.
+    await hooks.dispatch("pre_prompt", { prompt: "hi" }, { env: { MARK: "per-call" } });
+    // Diagnostics are typed records: an exit status is a number, the tool is named.
+    const post = await hooks.dispatch("post_tool_call", { tool_name: "bash", tool_input: {}, tool_result: "", status: "success" });
+    const failed = post.diagnostics.find((d: Diagnostic) => d.type === "hook_nonzero_exit");
+    assert.ok(failed, JSON.stringify(post.diagnostics));
+    assert.equal(failed.returncode, 3);
+    assert.equal(failed.event, "post_tool_call");
+    assert.equal(failed.hook, "fails");
     await assert.rejects(hooks.dispatch("pre_tool", {}), (e: unknown) => e instanceof BadRequest && e.status === 404);
     await assert.rejects(
       hooks.dispatch("pre_tool_call", { tool: "bash", args: {} }),
@@ -178,9 +235,33 @@ test("errors have a class per cause, and the host owns the lifecycle by default"
     assert.equal(await sidecar.stop(), 0);
   }
   assert.deepEqual(lines("life.txt"), []);
-  assert.deepEqual(lines("mark.txt"), ["from-start"]);
+  assert.deepEqual(lines("mark.txt"), ["from-start", "per-call"]);
   const owned = await Sidecar.start(root, BIN, [], undefined, { hostLifecycle: false });
   assert.equal(await owned.stop(), 0);
   assert.deepEqual(lines("life.txt"), ["pre_startup", "post_startup", "pre_shutdown", "post_shutdown"]);
   fs.rmSync(root, { recursive: true, force: true });
+});
+
+test("a request beyond the sidecar's cap fails the hooks, never the tool call", async () => {
+  const root = workspace();
+  fs.appendFileSync(path.join(root, "config/agent.yaml"), "sidecar:\n  max_body: 4096\n");
+  const sidecar = await Sidecar.start(root, BIN);
+  const hooks = new AgentHooks(sidecar.url);
+  try {
+    await assert.rejects(
+      hooks.dispatch("on_session_end", { status: "x".repeat(10000) }),
+      (e: unknown) => e instanceof TooLarge && e instanceof AgentHooksError && e.status === 413,
+    );
+    const text = "y".repeat(10000);
+    const call = await hooks.callTool("s1", "write", { text }, (i) => (i as { text: string }).text.length);
+    assert.equal(call.status, "success");
+    assert.equal(call.result, 10000);
+    assert.equal(call.warnings.length, 2, JSON.stringify(call.warnings));
+    assert.match(call.warnings[0], /the hooks did not run on pre_tool_call/);
+    assert.equal(call.outcomes[0].diagnostics[0].type, "hook_payload_too_large");
+  } finally {
+    hooks.close();
+    assert.equal(await sidecar.stop(), 0);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 });

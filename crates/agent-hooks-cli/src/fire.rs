@@ -92,13 +92,16 @@ pub(crate) async fn run(
         )
         .await;
     let text = if pretty {
-        serde_json::to_string_pretty(&outcome)
+        serde_json::to_vec_pretty(&outcome)
     } else {
-        serde_json::to_string(&outcome)
+        serde_json::to_vec(&outcome)
     };
     match text {
         Ok(text) => {
-            println!("{text}");
+            // A hook's `NaN` or big integer is printed as the number it wrote.
+            let mut text = agent_hooks_runtime::bridge::json::restore_numbers(text);
+            text.push(b'\n');
+            let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), &text);
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -1,9 +1,10 @@
-//! `agent-hooks log`: the recent records of `logs/events.jsonl` (hooks' decisions, failures,
-//! drift, configuration errors), one readable line each, or the records themselves with
-//! `--json`; `--follow` keeps printing what is appended.
+//! `agent-hooks log`: the recent records of `logs/events.jsonl` (failures, drift, configuration
+//! errors) and of the runtime's own `hook_decision` file (blocks, asks, rewrites, trust skips),
+//! merged in time order, one readable line each, or the records themselves with `--json`;
+//! `--follow` keeps printing what is appended to either.
 
 use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -92,52 +93,84 @@ impl Query {
 
 pub(crate) fn run(ws: &Workspace, query: &Query) -> ExitCode {
     let engine = agent_hooks_runtime::Engine::open(ws.clone());
-    let Some(path) = engine.event_log_path().map(std::path::Path::to_path_buf) else {
+    let Some(main) = engine.event_log_path().map(Path::to_path_buf) else {
         eprintln!(
             "agent-hooks log: the event log is turned off (logs.events: false in config/agent.yaml)"
         );
         return ExitCode::FAILURE;
     };
+    // The diagnostics first: records with the same time keep that order.
+    let mut files = vec![(main.clone(), 0u64)];
+    if let Some(decisions) = engine.hook_decision_log_path()
+        && decisions != main
+    {
+        files.push((decisions.to_path_buf(), 0));
+    }
+    let mut kept: Vec<(String, String)> = Vec::new();
+    let mut found = false;
+    for (path, offset) in &mut files {
+        match std::fs::File::open(&*path) {
+            Ok(file) => {
+                found = true;
+                let mut reader = BufReader::new(file);
+                *offset = read_records(&mut reader, query, &mut |key, text| kept.push((key, text)));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                eprintln!("agent-hooks log: cannot read {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    kept.sort_by(|a, b| a.0.cmp(&b.0));
     let mut out = std::io::stdout().lock();
-    let mut offset = 0;
-    match std::fs::File::open(&path) {
-        Ok(file) => {
-            let mut kept = Vec::new();
-            let mut reader = BufReader::new(file);
-            offset = read_records(&mut reader, query, &mut |text| kept.push(text));
-            let skip = kept.len().saturating_sub(query.last);
-            for text in &kept[skip..] {
-                let _ = writeln!(out, "{text}");
-            }
-            if kept.is_empty() && !query.json {
-                let _ = writeln!(out, "(no matching records in {})", ws.display(&path));
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if !query.json {
-                let _ = writeln!(
-                    out,
-                    "(no records yet: {} does not exist; no hook has blocked, asked, rewritten, been skipped or failed here)",
-                    ws.display(&path)
-                );
-            }
-        }
-        Err(e) => {
-            eprintln!("agent-hooks log: cannot read {}: {e}", path.display());
-            return ExitCode::FAILURE;
-        }
+    let skip = kept.len().saturating_sub(query.last);
+    for (_, text) in &kept[skip..] {
+        let _ = writeln!(out, "{text}");
+    }
+    if !query.json && !found {
+        let _ = writeln!(
+            out,
+            "(no records yet: {} does not exist; no hook has blocked, asked, rewritten, been skipped or failed here)",
+            ws.display(&main)
+        );
+    } else if kept.is_empty() && !query.json {
+        let _ = writeln!(out, "(no matching records in {})", ws.display(&main));
     }
     let _ = out.flush();
     drop(out);
     if query.follow {
-        follow(&path, offset, query);
+        follow(files, query);
     }
     ExitCode::SUCCESS
 }
 
+/// A record's time as a key that sorts the two logs' stamps together: RFC 3339
+/// (`2026-12-01T04:20:00.52Z`) and Python's `isoformat` (`2026-12-01T04:20:00.520000+00:00`),
+/// both UTC, compare by their seconds and then their fraction padded to nanoseconds.
+fn time_key(record: &Value) -> String {
+    let ts = field(record, "ts").unwrap_or("");
+    // A stamp that is not ASCII there is no stamp of either writer: it sorts by its text.
+    let (seconds, rest) = match (ts.get(..19), ts.get(19..)) {
+        (Some(seconds), Some(rest)) => (seconds, rest),
+        _ => (ts, ""),
+    };
+    let fraction: String = rest
+        .strip_prefix('.')
+        .unwrap_or("")
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    format!("{seconds}.{fraction:0<9}")
+}
+
 /// Reads whole lines from `reader`, hands each kept record to `emit`, and returns how many
 /// bytes were consumed (a torn last line is left for the next read).
-fn read_records(reader: &mut impl BufRead, query: &Query, emit: &mut dyn FnMut(String)) -> u64 {
+fn read_records(
+    reader: &mut impl BufRead,
+    query: &Query,
+    emit: &mut dyn FnMut(String, String),
+) -> u64 {
     let mut consumed = 0u64;
     let mut line = String::new();
     loop {
@@ -152,9 +185,13 @@ fn read_records(reader: &mut impl BufRead, query: &Query, emit: &mut dyn FnMut(S
                 consumed += n as u64;
                 let text = line.trim_end();
                 match serde_json::from_str::<Value>(text) {
-                    Ok(record) if query.keeps(&record) => emit(query.render(text, &record)),
+                    Ok(record) if query.keeps(&record) => {
+                        emit(time_key(&record), query.render(text, &record));
+                    }
                     Ok(_) => {}
-                    Err(e) if !query.json => emit(format!("(an unreadable log line: {e})")),
+                    Err(e) if !query.json => {
+                        emit(String::new(), format!("(an unreadable log line: {e})"));
+                    }
                     Err(_) => {}
                 }
             }
@@ -163,26 +200,28 @@ fn read_records(reader: &mut impl BufRead, query: &Query, emit: &mut dyn FnMut(S
     consumed
 }
 
-/// Prints records as they are appended, until interrupted; a file that shrinks (rotated or
-/// truncated) is read again from its start.
-fn follow(path: &Path, mut offset: u64, query: &Query) {
+/// Prints records as they are appended to any of `files` (each with the offset read so far),
+/// until interrupted; a file that shrinks (rotated or truncated) is read again from its start.
+fn follow(mut files: Vec<(PathBuf, u64)>, query: &Query) {
     loop {
         std::thread::sleep(Duration::from_millis(300));
-        let Ok(mut file) = std::fs::File::open(path) else {
-            continue;
-        };
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        if len < offset {
-            offset = 0;
+        for (path, offset) in &mut files {
+            let Ok(mut file) = std::fs::File::open(&*path) else {
+                continue;
+            };
+            let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+            if len < *offset {
+                *offset = 0;
+            }
+            if len == *offset || file.seek(SeekFrom::Start(*offset)).is_err() {
+                continue;
+            }
+            let mut reader = BufReader::new(file);
+            let mut out = std::io::stdout().lock();
+            *offset += read_records(&mut reader, query, &mut |_, text| {
+                let _ = writeln!(out, "{text}");
+            });
+            let _ = out.flush();
         }
-        if len == offset || file.seek(SeekFrom::Start(offset)).is_err() {
-            continue;
-        }
-        let mut reader = BufReader::new(file);
-        let mut out = std::io::stdout().lock();
-        offset += read_records(&mut reader, query, &mut |text| {
-            let _ = writeln!(out, "{text}");
-        });
-        let _ = out.flush();
     }
 }

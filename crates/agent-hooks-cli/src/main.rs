@@ -190,7 +190,7 @@ enum Command {
     /// Run one background (async) hook that `fire` handed over, to its end (internal).
     #[command(hide = true)]
     BackgroundHook {
-        /// The ticket `fire` wrote under state/claude-async/tickets/.
+        /// The ticket `fire` wrote under claude-async/tickets/ of the runtime's directory.
         ticket: PathBuf,
     },
     /// Show recent records of logs/events.jsonl: blocks, asks, rewrites, trust skips, failures.

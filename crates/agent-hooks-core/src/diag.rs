@@ -326,11 +326,22 @@ const MAX_DETAIL: usize = 4096;
 /// Rotation threshold (`docs/troubleshooting.md`).
 pub const ROTATE_AT: u64 = 10 * 1024 * 1024;
 
+/// The file in [`Workspace::runtime_dir`](crate::workspace::Workspace::runtime_dir) that
+/// `hook_decision` records go to when `logs.events` is the default: no seed runtime writes that
+/// record type, so it stays out of the host's `logs/events.jsonl`.
+pub const HOOK_DECISIONS_FILE: &str = "hook-decisions.jsonl";
+
 /// Appends records to a workspace's `logs/events.jsonl` (or the file `logs.events` in
-/// `config/agent.yaml` names), or drops them when that setting turns the log off.
+/// `config/agent.yaml` names), or drops them when that setting turns the log off. The
+/// diagnostics go there; `hook_decision` records go to the runtime's own
+/// [`HOOK_DECISIONS_FILE`] unless `logs.events` names a file, which then takes both.
 #[derive(Debug, Clone)]
 pub struct EventLog {
     path: Option<PathBuf>,
+    decisions: Option<PathBuf>,
+    /// The workspace whose runtime directory holds `decisions`, created private on the first
+    /// write.
+    runtime: Option<crate::workspace::Workspace>,
 }
 
 /// Where the event log goes (`logs.events` in `config/agent.yaml`).
@@ -347,30 +358,50 @@ pub enum LogDestination {
 }
 
 impl EventLog {
-    /// A log appending to `path`; the file and its directory are created on the first write.
+    /// A log appending every record to `path`; the file and its directory are created on the
+    /// first write.
     pub fn new(path: PathBuf) -> EventLog {
-        EventLog { path: Some(path) }
+        EventLog {
+            decisions: Some(path.clone()),
+            path: Some(path),
+            runtime: None,
+        }
     }
 
     /// A log that writes nothing (`logs.events: false`): a host that reads each outcome's
     /// `diagnostics` may not want a second copy in its workspace.
     pub fn off() -> EventLog {
-        EventLog { path: None }
+        EventLog {
+            path: None,
+            decisions: None,
+            runtime: None,
+        }
     }
 
-    /// The log `config/agent.yaml` asks for in `ws`: `logs/events.jsonl` unless `logs.events`
-    /// names another file or turns it off.
+    /// The log `config/agent.yaml` asks for in `ws`: `logs/events.jsonl` for the diagnostics
+    /// and the runtime's own [`HOOK_DECISIONS_FILE`] for `hook_decision` records, unless
+    /// `logs.events` names one file for both or turns the log off.
     pub fn configured(ws: &crate::workspace::Workspace, destination: &LogDestination) -> EventLog {
         match destination {
-            LogDestination::Default => EventLog::new(ws.events_log()),
+            LogDestination::Default => EventLog {
+                path: Some(ws.events_log()),
+                decisions: Some(ws.runtime_dir().join(HOOK_DECISIONS_FILE)),
+                runtime: Some(ws.clone()),
+            },
             LogDestination::Off => EventLog::off(),
             LogDestination::File(path) => EventLog::new(ws.root().join(path)),
         }
     }
 
-    /// The log file; `None` when the log is off.
+    /// The diagnostics' file; `None` when the log is off.
     pub fn path(&self) -> Option<&std::path::Path> {
         self.path.as_deref()
+    }
+
+    /// The file `hook_decision` records go to; `None` when the log is off. The same as
+    /// [`EventLog::path`] when `logs.events` names a file.
+    pub fn decisions_path(&self) -> Option<&std::path::Path> {
+        self.decisions.as_deref()
     }
 
     /// Writes one record. Logging must never take a dispatch down, so a failure to write is
@@ -384,7 +415,18 @@ impl EventLog {
             record.detail.truncate(cut);
             record.detail.push_str("… (truncated)");
         }
-        let Some(path) = &self.path else {
+        let target = if record.kind == DiagKind::HookDecision {
+            if let (Some(ws), Some(path)) = (&self.runtime, &self.decisions)
+                && !path.parent().is_some_and(std::path::Path::is_dir)
+                && let Err(err) = ws.create_runtime_dir()
+            {
+                tracing::warn!(path = %path.display(), %err, "cannot create the runtime's directory");
+            }
+            &self.decisions
+        } else {
+            &self.path
+        };
+        let Some(path) = target else {
             return;
         };
         if let Err(err) = append(path, &record) {

@@ -1,8 +1,8 @@
 //! Crash-safe, concurrency-safe writes of the small files agent-hooks owns or edits
 //! (`config/hook_approvals.json`, `config/agent.yaml`, `.claude/settings.json`): an exclusive
-//! lock on a lock file under `state/.agent-hooks/locks/` serialises writers across processes
-//! (the data file itself cannot carry the lock: it is replaced, not rewritten, and the user's
-//! `config/` and `.claude/` stay free of lock files), and the data file is replaced by
+//! lock on a lock file in the runtime's own directory for the workspace
+//! ([`Workspace::runtime_dir`]) serialises writers across processes (the data file itself cannot
+//! carry the lock: it is replaced, not rewritten, and the host's files stay free of lock files), and the data file is replaced by
 //! write-temp, fsync, rename, fsync-directory so no reader ever sees a torn file.
 
 use std::fs::{self, File, OpenOptions};
@@ -21,6 +21,7 @@ impl FileLock {
     /// Blocks until this process holds the lock for `data_path`, a file of `ws`.
     pub fn acquire(ws: &Workspace, data_path: &Path) -> io::Result<FileLock> {
         let path = lock_path(ws, data_path);
+        ws.create_runtime_dir()?;
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir)?;
         }
@@ -41,17 +42,15 @@ impl Drop for FileLock {
     }
 }
 
-/// `state/.agent-hooks/locks/<path inside the workspace, "/" spelt "%">.lock`, so two data files
-/// never share a lock and no lock lands beside the user's files.
+/// `<runtime dir>/locks/<path inside the workspace, "/" spelt "%">.lock`, so two data files
+/// never share a lock and no lock lands in the host's files.
 fn lock_path(ws: &Workspace, data_path: &Path) -> PathBuf {
     let inside = data_path.strip_prefix(ws.root()).unwrap_or(data_path);
     let name = inside
         .to_string_lossy()
         .trim_start_matches('/')
         .replace('/', "%");
-    ws.state_dir()
-        .join(".agent-hooks/locks")
-        .join(format!("{name}.lock"))
+    ws.runtime_dir().join("locks").join(format!("{name}.lock"))
 }
 
 /// Replaces `path` with `contents` atomically. Callers hold the [`FileLock`] when the new

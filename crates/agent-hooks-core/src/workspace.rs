@@ -10,6 +10,45 @@ pub const WORKSPACE_ENV: &str = "AGENT_HOOKS_WORKSPACE";
 /// confined to the workspace cannot forge them (`docs/trust.md`).
 pub const APPROVALS_ENV: &str = "AGENT_HOOKS_APPROVALS";
 
+/// The environment variable that names the runtime's own per-user state directory instead of
+/// `$XDG_STATE_HOME/agent-hooks` (`docs/configuration.md`, "What agent-hooks writes where").
+pub const STATE_DIR_ENV: &str = "AGENT_HOOKS_STATE_DIR";
+
+/// The runtime's own per-user state directory: `$AGENT_HOOKS_STATE_DIR` (a relative path taken
+/// from the current directory), else `$XDG_STATE_HOME/agent-hooks` (an absolute one; the XDG
+/// rule ignores a relative value), else `~/.local/state/agent-hooks`. `None` when none of the
+/// three is set. It holds what the runtime keeps for itself, outside every workspace: the
+/// sidecar's token and allow list, and one [`Workspace::runtime_dir`] per workspace.
+pub fn user_state_dir() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = var(STATE_DIR_ENV) {
+        return Some(if dir.is_absolute() {
+            dir
+        } else {
+            std::env::current_dir()
+                .map(|cwd| cwd.join(&dir))
+                .unwrap_or(dir)
+        });
+    }
+    if let Some(dir) = var("XDG_STATE_HOME").filter(|d| d.is_absolute()) {
+        return Some(dir.join("agent-hooks"));
+    }
+    var("HOME").map(|home| home.join(".local/state/agent-hooks"))
+}
+
+/// The first 16 hex digits of the SHA-256 of `root`'s bytes: the name a workspace's own
+/// directories (its [`Workspace::runtime_dir`], the sidecar's default socket) go by, the same
+/// in every process that knows the workspace.
+pub fn workspace_id(root: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(root.as_os_str().as_encoded_bytes());
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
 /// What marks a directory as a workspace, as [`Workspace::discover`] looks for it: the
 /// runtime's own settings, an agent's project directory, or skills. A name ending in `/` must
 /// be a directory.
@@ -173,6 +212,43 @@ impl Workspace {
     /// `state/`: one subdirectory per hook for state it keeps between runs.
     pub fn state_dir(&self) -> PathBuf {
         self.root.join("state")
+    }
+
+    /// The runtime's own bookkeeping for this workspace, never in the host's files: file locks,
+    /// the decision log, the `hook_decision` records, the memory of configuration errors
+    /// already logged, the last configuration that parsed. `<user state dir>/workspaces/<id>`
+    /// ([`user_state_dir`], [`workspace_id`]); where no user state directory can be found (no
+    /// `HOME`), `state/.agent-hooks` in the workspace, as a last resort that keeps the runtime
+    /// working.
+    pub fn runtime_dir(&self) -> PathBuf {
+        match user_state_dir() {
+            Some(dir) => dir.join("workspaces").join(workspace_id(&self.root)),
+            None => self.state_dir().join(".agent-hooks"),
+        }
+    }
+
+    /// Creates [`Workspace::runtime_dir`] (mode `0700`, as every directory it makes on the
+    /// way) with a `workspace` file naming the root, so a user looking through the state
+    /// directory can tell which workspace each one keeps; returns it.
+    ///
+    /// # Errors
+    ///
+    /// The directory cannot be created.
+    pub fn create_runtime_dir(&self) -> std::io::Result<PathBuf> {
+        use std::os::unix::fs::DirBuilderExt;
+        let dir = self.runtime_dir();
+        if dir.is_dir() {
+            return Ok(dir);
+        }
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)?;
+        let mut named = self.root.as_os_str().as_encoded_bytes().to_vec();
+        named.push(b'\n');
+        // Only a label for people; the runtime never reads it back.
+        let _ = std::fs::write(dir.join("workspace"), named);
+        Ok(dir)
     }
 
     /// `path` relative to the workspace when it lies inside it, for messages.

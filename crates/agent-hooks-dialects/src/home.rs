@@ -108,7 +108,7 @@ pub trait AgentHome: Sync {
     }
 
     /// For an agent whose stop carries no reply ([`AgentHome::stop_has_response`]): keeps the
-    /// reply of a response event, per session, in the workspace's state, and gives it to the
+    /// reply of a response event, per session, in the runtime's directory, and gives it to the
     /// stop after it as `response` (once: the next turn's stop must not judge this reply).
     fn carry_response(&self, ws: &Workspace, event: Event, payload: &mut Map<String, Value>) {
         if self.stop_has_response() {
@@ -121,13 +121,15 @@ pub trait AgentHome: Sync {
         if session.is_empty() {
             return;
         }
+        // The runtime's own bookkeeping: never in the workspace's `state/`.
         let path = ws
-            .state_dir()
+            .runtime_dir()
             .join(format!("{}-bridge", self.name()))
             .join(format!("{}.response", store::filesystem_safe(session)));
         match event {
             Event::OnResponseEnd => {
                 if let Some(text) = payload.get("response").and_then(Value::as_str) {
+                    let _ = ws.create_runtime_dir();
                     if let Some(dir) = path.parent() {
                         let _ = std::fs::create_dir_all(dir);
                     }

@@ -4,7 +4,9 @@
 //! `JSON.stringify` make of them), and nesting deeper than serde_json's own limit of 128 is
 //! read in full up to [`MAX_DEPTH`]. Python's reading (`NaN`, `Infinity`) and Python's
 //! writing (`json.dumps` with its default separators and ASCII escapes) are here too, for the
-//! hosts whose hooks expect Python's bytes.
+//! hosts whose hooks expect Python's bytes, and the exact numbers of Python's JSON (integers of
+//! any size, `NaN`, the infinities), which a JSON value cannot hold, carried through as
+//! [`exact_number`] marks and written back by [`python_dumps`] and [`restore_numbers`].
 
 use std::borrow::Cow;
 
@@ -95,6 +97,20 @@ pub fn read_python(bytes: &[u8]) -> Result<(Value, Repairs), Unreadable> {
     read_with(bytes, Rules::Python)
 }
 
+/// Reads `bytes` as Python's `json.loads` does and keeps what a JSON value cannot hold exactly
+/// — an integer beyond 64 bits, `NaN`, `Infinity`, `-Infinity` (and `1e400`, which Python reads
+/// as `inf`) — as the text Python would write for it, marked (see [`exact_number`]): a hook
+/// gets it back as those bytes ([`python_dumps`], [`restore_numbers`]), so a tool's big-integer
+/// argument or a `NaN` reaches the hooks and the host unchanged. For payloads and answers; a
+/// configuration file is read with [`read_python`], whose values are plain numbers.
+///
+/// # Errors
+///
+/// [`Unreadable`] when the text is not JSON even by Python's rules, or is nested too deep.
+pub fn read_python_exact(bytes: &[u8]) -> Result<(Value, Repairs), Unreadable> {
+    read_with(bytes, Rules::PythonExact)
+}
+
 /// Whose parser the input was written for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Rules {
@@ -102,6 +118,50 @@ enum Rules {
     JavaScript,
     /// `json.loads`: `NaN` and the infinities are numbers.
     Python,
+    /// `json.loads`, with what a JSON value cannot hold kept as marked text.
+    PythonExact,
+}
+
+/// What starts a string that stands for a number a JSON value cannot hold: NUL, SOH, then
+/// `number:` and the number as Python writes it. A string of the input that starts with one or
+/// more NULs and then the rest of this is read with one NUL more, and written back with one
+/// less, so no text of the input can pass for a number.
+const MARK: &str = "\u{0}\u{1}number:";
+/// [`MARK`] after its leading NUL, for the escaping of look-alike strings.
+const MARK_TAIL: &str = "\u{1}number:";
+
+/// The number a marked string stands for ([`read_python_exact`]): `NaN`, `Infinity`,
+/// `-Infinity` or an integer beyond 64 bits, as Python writes it; `None` for any other value.
+/// A Rust host that reads an outcome's payload sees such a value as this string.
+pub fn exact_number(value: &Value) -> Option<&str> {
+    match value {
+        Value::String(s) => s.strip_prefix(MARK).filter(|t| is_exact_token(t)),
+        _ => None,
+    }
+}
+
+/// Whether `token` is something [`read_python_exact`] marks: Python's non-finite words, or an
+/// integer.
+fn is_exact_token(token: &str) -> bool {
+    matches!(token, "NaN" | "Infinity" | "-Infinity")
+        || token
+            .strip_prefix('-')
+            .unwrap_or(token)
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+            && !token.trim_start_matches('-').is_empty()
+}
+
+/// A marked number as the JSON string text written into the rewritten input.
+fn marked(token: &str) -> String {
+    format!("\"\\u0000\\u0001number:{token}\"")
+}
+
+/// The text of `value` (a string) with a look-alike of [`MARK`] escaped or unescaped: one NUL
+/// more when reading, one less when writing. `None` when `s` is no look-alike.
+fn look_alike(s: &str) -> Option<usize> {
+    let nuls = s.bytes().take_while(|b| *b == 0).count();
+    (nuls > 0 && s[nuls..].starts_with(MARK_TAIL)).then_some(nuls)
 }
 
 /// The text a double beyond range or an infinity is read as under Python's rules.
@@ -206,12 +266,13 @@ fn scan(text: &str, rules: Rules, repairs: &mut Repairs) -> Option<String> {
     let mut copied = 0;
     let mut i = 0;
     let mut in_string = false;
-    let replace = |out: &mut Option<String>, copied: &mut usize, from: usize, to: usize, with| {
-        let buffer = out.get_or_insert_with(|| String::with_capacity(text.len()));
-        buffer.push_str(&text[*copied..from]);
-        buffer.push_str(with);
-        *copied = to;
-    };
+    let replace =
+        |out: &mut Option<String>, copied: &mut usize, from: usize, to: usize, with: &str| {
+            let buffer = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            buffer.push_str(&text[*copied..from]);
+            buffer.push_str(with);
+            *copied = to;
+        };
     while i < bytes.len() {
         let b = bytes[i];
         if in_string {
@@ -250,14 +311,38 @@ fn scan(text: &str, rules: Rules, repairs: &mut Repairs) -> Option<String> {
             continue;
         }
         match b {
+            b'"' if rules == Rules::PythonExact && starts_with_nul(bytes, i + 1) => {
+                // A string that could pass for a marked number gets one NUL more.
+                let end = string_end(bytes, i + 1);
+                let escaped = serde_json::from_str::<String>(&text[i..end])
+                    .ok()
+                    .filter(|s| look_alike(s).is_some())
+                    .and_then(|s| serde_json::to_string(&format!("\0{s}")).ok());
+                match escaped {
+                    Some(with) => {
+                        replace(&mut out, &mut copied, i, end, &with);
+                        i = end;
+                    }
+                    None => {
+                        in_string = true;
+                        i += 1;
+                    }
+                }
+            }
             b'"' => {
                 in_string = true;
                 i += 1;
             }
-            b'N' | b'I' | b'-' if rules == Rules::Python && non_finite_at(&text[i..]).is_some() => {
-                let (len, with) = non_finite_at(&text[i..]).unwrap_or((1, "null"));
-                repairs.non_finite += 1;
-                replace(&mut out, &mut copied, i, i + len, with);
+            b'N' | b'I' | b'-'
+                if rules != Rules::JavaScript && non_finite_at(&text[i..]).is_some() =>
+            {
+                let (len, word, with) = non_finite_at(&text[i..]).unwrap_or((1, "NaN", "null"));
+                if rules == Rules::PythonExact {
+                    replace(&mut out, &mut copied, i, i + len, &marked(word));
+                } else {
+                    repairs.non_finite += 1;
+                    replace(&mut out, &mut copied, i, i + len, with);
+                }
                 i += len;
             }
             b'-' | b'0'..=b'9' => {
@@ -266,11 +351,25 @@ fn scan(text: &str, rules: Rules, repairs: &mut Repairs) -> Option<String> {
                     .position(|c| !matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
                     .map_or(bytes.len(), |n| i + n);
                 let token = &text[i..end];
-                if token.parse::<f64>().is_ok_and(f64::is_infinite) {
+                let integer = !token.contains(['.', 'e', 'E']);
+                if rules == Rules::PythonExact
+                    && integer
+                    && is_exact_token(token)
+                    && token.parse::<i64>().is_err()
+                    && token.parse::<u64>().is_err()
+                {
+                    // Python's integers have no size limit; a double would round this one.
+                    replace(&mut out, &mut copied, i, end, &marked(token));
+                } else if token.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    let infinity = if token.starts_with('-') {
+                        "-Infinity"
+                    } else {
+                        "Infinity"
+                    };
                     let with = match rules {
                         Rules::JavaScript => {
                             repairs.huge_numbers += 1;
-                            "null"
+                            "null".to_owned()
                         }
                         Rules::Python => {
                             repairs.non_finite += 1;
@@ -279,9 +378,11 @@ fn scan(text: &str, rules: Rules, repairs: &mut Repairs) -> Option<String> {
                             } else {
                                 PY_INF
                             }
+                            .to_owned()
                         }
+                        Rules::PythonExact => marked(infinity),
                     };
-                    replace(&mut out, &mut copied, i, end, with);
+                    replace(&mut out, &mut copied, i, end, &with);
                 }
                 i = end.max(i + 1);
             }
@@ -294,8 +395,9 @@ fn scan(text: &str, rules: Rules, repairs: &mut Repairs) -> Option<String> {
     })
 }
 
-/// Python's non-finite literal at the start of `text`: its length and what it is read as.
-fn non_finite_at(text: &str) -> Option<(usize, &'static str)> {
+/// Python's non-finite literal at the start of `text`: its length, the word, and what the lossy
+/// rules read it as.
+fn non_finite_at(text: &str) -> Option<(usize, &'static str, &'static str)> {
     [
         ("NaN", "null"),
         ("Infinity", PY_INF),
@@ -303,7 +405,69 @@ fn non_finite_at(text: &str) -> Option<(usize, &'static str)> {
     ]
     .into_iter()
     .find(|(word, _)| text.starts_with(word))
-    .map(|(word, with)| (word.len(), with))
+    .map(|(word, with)| (word.len(), word, with))
+}
+
+/// Whether the string literal whose text starts at `at` starts with an escaped NUL (`\u0000`,
+/// any case of hex), the one way a JSON string can start with one.
+fn starts_with_nul(bytes: &[u8], at: usize) -> bool {
+    bytes.get(at) == Some(&b'\\')
+        && bytes.get(at + 1) == Some(&b'u')
+        && hex4(bytes, at + 2) == Some(0)
+}
+
+/// Where the string literal whose text starts at `at` ends (after its closing quote), or the
+/// end of the input.
+fn string_end(bytes: &[u8], mut at: usize) -> usize {
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 2,
+            b'"' => return at + 1,
+            _ => at += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// `json` (as serde_json writes it) with every marked number ([`read_python_exact`]) written
+/// as the number itself, and every escaped look-alike string back as it was read: the bytes a
+/// host or a hook gets, so what a Python host sent comes back unchanged. Returns `json` as it
+/// is when it holds no mark.
+pub fn restore_numbers(json: Vec<u8>) -> Vec<u8> {
+    const NEEDLE: &[u8] = b"\\u0001number:";
+    // Every hook's input passes here: the common case is one vectorised search.
+    if memchr::memmem::find(&json, NEEDLE).is_none() {
+        return json;
+    }
+    let mut out = Vec::with_capacity(json.len());
+    let mut i = 0;
+    while i < json.len() {
+        if json[i] != b'"' {
+            out.push(json[i]);
+            i += 1;
+            continue;
+        }
+        let end = string_end(&json, i + 1);
+        let literal = &json[i..end];
+        let decoded = std::str::from_utf8(literal)
+            .ok()
+            .filter(|l| l.starts_with("\"\\u0000"))
+            .and_then(|l| serde_json::from_str::<String>(l).ok());
+        match decoded {
+            Some(s) if exact_number(&Value::String(s.clone())).is_some() => {
+                out.extend_from_slice(&s.as_bytes()[MARK.len()..]);
+            }
+            Some(s) if look_alike(&s).is_some_and(|nuls| nuls > 1) => {
+                match serde_json::to_vec(&s[1..]) {
+                    Ok(bytes) => out.extend_from_slice(&bytes),
+                    Err(_) => out.extend_from_slice(literal),
+                }
+            }
+            _ => out.extend_from_slice(literal),
+        }
+        i = end;
+    }
+    out
 }
 
 /// `value` as Python's `json.dumps(value)` writes it (`ensure_ascii=True`, separators `", "`
@@ -324,7 +488,13 @@ pub fn python_dumps(value: &Value, out: &mut Vec<u8>) {
                 out.extend_from_slice(python_float(n.as_f64().unwrap_or(f64::NAN)).as_bytes());
             }
         }
-        Value::String(s) => python_string(s, out),
+        Value::String(s) => match exact_number(value) {
+            Some(token) => out.extend_from_slice(token.as_bytes()),
+            None => match look_alike(s) {
+                Some(nuls) if nuls > 1 => python_string(&s[1..], out),
+                _ => python_string(s, out),
+            },
+        },
         Value::Array(items) => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
@@ -589,5 +759,62 @@ mod tests {
         // JavaScript's rules still refuse them.
         assert!(read(br#"{"a": NaN}"#).is_err());
         assert!(read_python(br#"{"a": Nonsense}"#).is_err());
+    }
+
+    #[test]
+    fn exact_python_rules_keep_big_integers_nan_and_the_infinities_as_python_writes_them() {
+        let text = r#"{"id": 123456789012345678901234567890, "neg": -98765432109876543210, "max": 18446744073709551615, "x": NaN, "up": Infinity, "down": -Infinity, "huge": 1e400, "tiny": -1e400, "f": 2.5, "s": "NaN"}"#;
+        let (v, r) = read_python_exact(text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(r.is_empty(), "{r:?}");
+        let exact = |key: &str| exact_number(&v[key]);
+        assert_eq!(exact("id"), Some("123456789012345678901234567890"));
+        assert_eq!(exact("neg"), Some("-98765432109876543210"));
+        assert_eq!(
+            v["max"],
+            json!(u64::MAX),
+            "what fits 64 bits stays a number"
+        );
+        assert_eq!(exact("x"), Some("NaN"));
+        assert_eq!(exact("up"), Some("Infinity"));
+        assert_eq!(exact("down"), Some("-Infinity"));
+        assert_eq!(exact("huge"), Some("Infinity"), "Python reads 1e400 as inf");
+        assert_eq!(exact("tiny"), Some("-Infinity"));
+        assert_eq!(v["f"], json!(2.5));
+        assert_eq!(v["s"], "NaN", "a string stays a string");
+        let mut dumped = Vec::new();
+        python_dumps(&v, &mut dumped);
+        assert_eq!(
+            String::from_utf8_lossy(&dumped),
+            r#"{"id": 123456789012345678901234567890, "neg": -98765432109876543210, "max": 18446744073709551615, "x": NaN, "up": Infinity, "down": -Infinity, "huge": Infinity, "tiny": -Infinity, "f": 2.5, "s": "NaN"}"#
+        );
+        let restored = restore_numbers(serde_json::to_vec(&v).unwrap_or_default());
+        assert_eq!(
+            String::from_utf8_lossy(&restored),
+            r#"{"id":123456789012345678901234567890,"neg":-98765432109876543210,"max":18446744073709551615,"x":NaN,"up":Infinity,"down":-Infinity,"huge":Infinity,"tiny":-Infinity,"f":2.5,"s":"NaN"}"#
+        );
+        // The lossy rules, for configuration files, are unchanged.
+        let (lossy, _) = read_python(text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(lossy["x"], Value::Null);
+    }
+
+    #[test]
+    fn no_string_of_the_input_passes_for_a_marked_number() {
+        // Strings that look like the mark, with one NUL or more, come back as they were sent.
+        let text = r#"{"a": "\u0000\u0001number:5", "b": "\u0000\u0000\u0001number:NaN", "c": "\u0000x", "d": "\u0000\u0001number:5 or so"}"#;
+        let (v, _) = read_python_exact(text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        for key in ["a", "b", "c", "d"] {
+            assert_eq!(exact_number(&v[key]), None, "{key}");
+        }
+        let sent: Value = serde_json::from_str(text).unwrap_or_default();
+        let restored = restore_numbers(serde_json::to_vec(&v).unwrap_or_default());
+        let back: Value = serde_json::from_slice(&restored).unwrap_or_default();
+        assert_eq!(back, sent);
+        let mut dumped = Vec::new();
+        python_dumps(&v, &mut dumped);
+        let back: Value = serde_json::from_slice(&dumped).unwrap_or_default();
+        assert_eq!(back, sent);
+        // Without a mark, the bytes are returned as they are.
+        let plain = br#"{"a":"\u0000"}"#.to_vec();
+        assert_eq!(restore_numbers(plain.clone()), plain);
     }
 }

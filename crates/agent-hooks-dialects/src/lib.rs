@@ -329,14 +329,16 @@ impl Dialect {
         }
     }
 
-    /// The bytes written to the hook's stdin.
+    /// The bytes written to the hook's stdin. A number a Python host or hook wrote exactly
+    /// (`json::read_python_exact`) is written as that number.
     pub fn input(&self, view: &PayloadView<'_>) -> Vec<u8> {
-        match self {
-            Dialect::Shell => shell::input(view),
+        let bytes = match self {
+            // Written by `json::python_dumps`, which writes marked numbers itself.
             Dialect::Skill {
                 include_conversation,
                 ..
-            } => skill::input(view, *include_conversation),
+            } => return skill::input(view, *include_conversation),
+            Dialect::Shell => shell::input(view),
             Dialect::Claude {
                 agent,
                 event,
@@ -351,7 +353,8 @@ impl Dialect {
             Dialect::Windsurf { event, .. } => {
                 windsurf::input(*event, view.payload, &view.ws.root().to_string_lossy())
             }
-        }
+        };
+        json::restore_numbers(bytes)
     }
 
     /// Reads a completed run's raw reply into canonical effects.
@@ -411,12 +414,12 @@ impl Dialect {
 
     /// What a command hook of this dialect may do beyond the common rules, for an input of
     /// `input_len` bytes. Skill hooks echo their event back, so their answer may be as large as
-    /// the input (a conversation can pass 1 MiB); and their source runtime lets a hook start a
+    /// the input plus [`skill::ANSWER_HEADROOM`]; and their source runtime lets a hook start a
     /// sidecar that outlives it.
     pub fn run_policy(&self, input_len: usize) -> agent_hooks_transports::RunPolicy {
         match self {
             Dialect::Skill { .. } => agent_hooks_transports::RunPolicy {
-                stdout_cap: input_len.saturating_add(agent_hooks_transports::STDOUT_CAP),
+                stdout_cap: input_len.saturating_add(skill::ANSWER_HEADROOM),
                 leave_background: true,
             },
             Dialect::Shell

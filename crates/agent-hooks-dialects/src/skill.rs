@@ -189,6 +189,12 @@ fn filled_default(event: Event, key: &str, value: &Value) -> bool {
         })
 }
 
+/// How much more than its input a skill hook's answer may be: hooks echo the event, and one
+/// may add a file's worth (a replaced tool result, appended context). open-strix reads stdout
+/// without a bound; this one only stops a runaway hook, and a larger answer is discarded as
+/// `hook_invalid_output` while the call goes on (`docs/skill-hooks.md`).
+pub const ANSWER_HEADROOM: usize = 16 * 1024 * 1024;
+
 /// What a skill hook reads on stdin: the event its source runtime would pass (as the chain of
 /// skill hooks left it), with the conversation when the hook asks for it.
 pub fn input(view: &PayloadView<'_>, include_conversation: bool) -> Vec<u8> {
@@ -319,8 +325,9 @@ pub fn interpret(
     if text.is_empty() {
         return Ok(Answer::default());
     }
-    // Read by Python's rules, as `json.loads` reads it: `NaN` and the infinities are numbers.
-    let returned = match crate::json::read_python(text.as_bytes()).map(|(value, _)| value) {
+    // Read by Python's rules, as `json.loads` reads it: `NaN`, the infinities and integers of
+    // any size are numbers, carried exactly to the next hook and the host.
+    let returned = match crate::json::read_python_exact(text.as_bytes()).map(|(value, _)| value) {
         Ok(Value::Object(map)) => map,
         Ok(other) => {
             return Err(Unusable {

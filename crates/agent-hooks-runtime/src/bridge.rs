@@ -52,7 +52,7 @@ pub enum BridgeError {
 }
 
 /// Runs one bridge call: translate, dispatch without the workspace's own Claude Code hooks,
-/// answer. Keeps the Stop redo count per session under `state/claude-bridge/`.
+/// answer. Keeps the Stop redo count per session in `claude-bridge/` of the runtime's directory.
 ///
 /// This is the whole of `agent-hooks claude-hook`: the caller prints
 /// [`AgentAnswer::stdout`] and exits with [`AgentAnswer::exit`].
@@ -394,7 +394,7 @@ impl RedoCounter {
             .and_then(Value::as_str)
             .unwrap_or("");
         let path = (!session.is_empty()).then(|| {
-            ws.state_dir()
+            ws.runtime_dir()
                 .join(format!("{}-bridge", agent.name()))
                 .join(format!("{}.redo", crate::hook::filesystem_safe(session)))
         });

@@ -2,7 +2,8 @@
 //! bridge, a sidecar route, `fire` or the host API — an allow as much as a block — naming the
 //! call (agent, session, the agent's tool call id), the decision, the hooks that ran and every
 //! lapse. `agent-hooks audit` reads it to prove which of a session's tool calls a hook saw
-//! (`docs/decision-log.md`). It is the runtime's own file, never the host's `logs/`; secrets are
+//! (`docs/decision-log.md`). It is the runtime's own file, in its own directory for the workspace
+//! ([`Workspace::runtime_dir`]), never the host's `logs/` or `state/`; secrets are
 //! masked as the guards mask them, and a tool input is kept only as a short preview and a hash.
 
 use std::path::{Path, PathBuf};
@@ -21,9 +22,11 @@ use agent_hooks_core::outcome::{HookStatus, LapseKind, Outcome, TRUST_SKIPS};
 use agent_hooks_core::workspace::Workspace;
 use agent_hooks_dialects::agent::Agent;
 
-/// Where the decision log goes unless `logs.decisions` in `config/agent.yaml` says otherwise:
-/// beside the runtime's other bookkeeping (locks, forker sockets), away from the host's files.
-pub const DEFAULT_PATH: &str = "state/.agent-hooks/decisions.jsonl";
+/// The decision log's file in the runtime's own directory for the workspace
+/// ([`Workspace::runtime_dir`]), where it goes unless `logs.decisions` in `config/agent.yaml`
+/// says otherwise: beside the runtime's other bookkeeping (locks, `hook_decision` records),
+/// away from the host's files.
+pub const FILE_NAME: &str = "decisions.jsonl";
 
 /// The longest tool-input preview a record keeps, in characters.
 const PREVIEW_CHARS: usize = 120;
@@ -181,7 +184,7 @@ pub(crate) fn log_path(ws: &Workspace, destination: &LogDestination) -> Option<P
     match destination {
         LogDestination::Off => None,
         LogDestination::File(path) => Some(ws.root().join(path)),
-        _ => Some(ws.root().join(DEFAULT_PATH)),
+        _ => Some(ws.runtime_dir().join(FILE_NAME)),
     }
 }
 
@@ -275,7 +278,7 @@ impl Engine {
             input_preview: call.input_preview.clone(),
             input_sha256: call.input_sha256.clone(),
         };
-        write(&path, &record);
+        write(self.workspace(), &path, &record);
     }
 }
 
@@ -319,7 +322,7 @@ pub fn record_unread_call(
         input_preview: tool_input.map(preview),
         input_sha256: tool_input.map(input_hash),
     };
-    write(&path, &record);
+    write(ws, &path, &record);
 }
 
 /// What the log calls the dispatcher: the agent, else the surface (`fire`, `host`).
@@ -371,7 +374,16 @@ fn lapses_of(outcome: &Outcome) -> Vec<LapseRecord> {
 
 /// Appends `record`. The log must never take a call down: a failure to write is reported
 /// through `tracing` and otherwise swallowed, as the event log does.
-fn write(path: &Path, record: &DecisionRecord) {
+fn write(ws: &Workspace, path: &Path, record: &DecisionRecord) {
+    // The runtime's own directory is made private once; a file `logs.decisions` names is the
+    // user's to place.
+    if path
+        .parent()
+        .is_some_and(|dir| !dir.is_dir() && dir == ws.runtime_dir())
+        && let Err(err) = ws.create_runtime_dir()
+    {
+        tracing::warn!(path = %path.display(), %err, "cannot create the runtime's directory");
+    }
     let written = serde_json::to_vec(record)
         .map_err(std::io::Error::other)
         .and_then(|mut line| {
@@ -532,7 +544,7 @@ mod tests {
                 settings.error.map(|e| e.to_string()),
             ))
         };
-        let default = Some(ws.root().join(DEFAULT_PATH));
+        let default = Some(ws.runtime_dir().join(FILE_NAME));
         assert_eq!(
             with("shell_hooks: {enabled: true}\n")?,
             (default.clone(), None)

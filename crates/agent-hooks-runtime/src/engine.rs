@@ -149,7 +149,7 @@ impl Engine {
     ///
     /// Missing files are fine (an empty workspace has no hooks), and nothing is written until a
     /// dispatch logs something or an approval is stored — except a copy of a
-    /// `config/shell_hooks.yaml` that loaded, under `state/.agent-hooks/`, which keeps its hooks
+    /// `config/shell_hooks.yaml` that loaded, in the runtime's own directory, which keeps its hooks
     /// in force should a later process find the file empty or half-written. Opening reads every source once; call
     /// [`reload`](Engine::reload) to pick up later edits.
     pub fn open(ws: Workspace) -> Engine {
@@ -219,6 +219,13 @@ impl Engine {
     /// `config/agent.yaml` names another; `None` when that setting turns the log off.
     pub fn event_log_path(&self) -> Option<&std::path::Path> {
         self.log.path()
+    }
+
+    /// The file `hook_decision` records are written to: the runtime's own
+    /// `hook-decisions.jsonl` for the workspace, or the file `logs.events` names; `None` when
+    /// that setting turns the log off.
+    pub fn hook_decision_log_path(&self) -> Option<&std::path::Path> {
+        self.log.decisions_path()
     }
 
     /// The configuration in force now. The returned snapshot stays valid (and unchanged) across
@@ -596,8 +603,9 @@ impl BrokenFile {
     }
 }
 
-/// Where the fingerprints of the broken files already logged are kept, across processes.
-const LOGGED_CONFIG_ERRORS: &str = ".logged-config-errors.json";
+/// Where the fingerprints of the broken files already logged are kept, across processes: a
+/// file of the runtime's own directory for the workspace, never the host's `state/`.
+const LOGGED_CONFIG_ERRORS: &str = "logged-config-errors.json";
 
 /// A trust file (the approvals, or the trust settings beside them) that did not load, as the
 /// reload logs it once.
@@ -614,10 +622,10 @@ fn unreadable_trust_file(ws: &Workspace, err: &crate::config::ConfigError) -> Br
 
 /// Logs each broken file's problems once per change of that file, not at every load: every
 /// `fire` and `list` opens the workspace, and the sidecar reloads on every file change. The
-/// fingerprints logged are kept in `state/`; a file that is fixed is forgotten, so breaking it
-/// again is logged again.
+/// fingerprints logged are kept in the runtime's own directory; a file that is fixed is
+/// forgotten, so breaking it again is logged again.
 fn log_once_per_change(ws: &Workspace, log: &EventLog, broken: Vec<BrokenFile>) {
-    let store = ws.state_dir().join(LOGGED_CONFIG_ERRORS);
+    let store = ws.runtime_dir().join(LOGGED_CONFIG_ERRORS);
     if broken.is_empty() && !store.exists() {
         return;
     }

@@ -1,5 +1,6 @@
 //! What an agent's hooks file was before an installer first wrote its bridge into it, kept in
-//! the workspace's state directory, so that uninstalling puts the file back byte for byte — or
+//! the runtime's own directory for the workspace, so that uninstalling puts the file back byte
+//! for byte — or
 //! removes it, with the directories made for it, when there was none — whenever nothing but
 //! the bridge changed in it meanwhile. A file the user edited since keeps their edits (only the
 //! bridge entries go). Where the write lands (through a symlink, never replacing it), the lock
@@ -17,6 +18,14 @@ use agent_hooks_dialects::agent::Agent;
 
 /// Where the record of `agent`'s hooks file before installation is kept.
 fn record_path(ws: &Workspace, agent: Agent) -> PathBuf {
+    ws.runtime_dir()
+        .join("installed")
+        .join(format!("{}.json", agent.name()))
+}
+
+/// Where earlier versions kept it, in the workspace's `state/`: still read and consumed, so a
+/// bridge installed then is uninstalled byte for byte now.
+fn legacy_record_path(ws: &Workspace, agent: Agent) -> PathBuf {
     ws.state_dir()
         .join("installed")
         .join(format!("{}.json", agent.name()))
@@ -164,9 +173,10 @@ impl Before {
     /// whether the file held no bridge entry of `agent`.
     pub(crate) fn keep(&self, ws: &Workspace, agent: Agent, fresh: bool) {
         let path = record_path(ws, agent);
-        if !fresh || path.exists() {
+        if !fresh || path.exists() || legacy_record_path(ws, agent).exists() {
             return;
         }
+        let _ = ws.create_runtime_dir();
         // The record's own directories go with it, so an uninstall leaves no state behind.
         let record = json!({
             "text": self.text,
@@ -221,7 +231,9 @@ pub(crate) fn restore(
     path: &Path,
     after: &Map<String, Value>,
 ) -> Option<std::io::Result<()>> {
-    let record_file = record_path(ws, agent);
+    let record_file = [record_path(ws, agent), legacy_record_path(ws, agent)]
+        .into_iter()
+        .find(|p| p.exists())?;
     let record: Value = serde_json::from_str(&store::read_optional(&record_file).ok()??).ok()?;
     let _ = std::fs::remove_file(&record_file);
     let dirs_of = |key: &str| -> Vec<PathBuf> {
@@ -235,6 +247,10 @@ pub(crate) fn restore(
             .collect()
     };
     remove_empty(dirs_of("record_dirs"));
+    if let Some(dir) = record_file.parent() {
+        // The legacy `state/installed/` goes with its last record.
+        let _ = std::fs::remove_dir(dir);
+    }
     let text = record.get("text").and_then(Value::as_str);
     let original = match text {
         None => Map::new(),

@@ -120,7 +120,9 @@ pub use agent_hooks_core::wording::{did_you_mean, nearest, ranked};
 pub use agent_hooks_core::workspace::{APPROVALS_ENV, WORKSPACE_ENV, Workspace};
 /// Where a workspace keeps what, and how one is found ([`Workspace::discover`]).
 pub mod workspace {
-    pub use agent_hooks_core::workspace::{Found, MARKERS};
+    pub use agent_hooks_core::workspace::{
+        Found, MARKERS, STATE_DIR_ENV, user_state_dir, workspace_id,
+    };
 }
 pub use agent_hooks_dialects::agent::SourceKind;
 pub use agent_hooks_dialects::parse_event;

@@ -15,6 +15,14 @@ struct Skill {
     dir: tempfile::TempDir,
 }
 
+impl Drop for Skill {
+    /// The runtime's directory for the workspace lives in the user's state directory: it goes
+    /// with the workspace.
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(Workspace::new(self.dir.path()).runtime_dir());
+    }
+}
+
 impl Skill {
     /// A workspace with one skill, `s`, whose hooks.json holds `hooks`.
     fn new(hooks: Value) -> Skill {
@@ -42,11 +50,16 @@ impl Skill {
             .collect()
     }
 
-    /// The records of `logs/events.jsonl` of one type.
+    /// The records of one type in the engine's logs: `logs/events.jsonl`, then the
+    /// `hook_decision` records of the runtime's own directory.
     fn logged(&self, kind: &str) -> Vec<Value> {
-        std::fs::read_to_string(self.dir.path().join("logs/events.jsonl"))
-            .unwrap_or_default()
-            .lines()
+        let engine = self.engine();
+        let read = |path: Option<&std::path::Path>| {
+            path.and_then(|p| std::fs::read_to_string(p).ok())
+                .unwrap_or_default()
+        };
+        let text = read(engine.event_log_path()) + &read(engine.hook_decision_log_path());
+        text.lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .filter(|r| r["type"] == kind)
             .collect()

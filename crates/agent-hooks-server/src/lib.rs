@@ -627,23 +627,20 @@ fn parse_object(body: Result<Bytes, BytesRejection>) -> Result<Map<String, Value
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Map::new());
     }
-    // Python's `json.dumps` writes `NaN` and `Infinity` unless told not to: a Python host's
-    // payload is read by its own rules before it is refused.
-    let read = serde_json::from_slice::<Value>(&body).or_else(|e| {
-        agent_hooks_dialects::json::read_python(&body)
-            .map(|(value, _)| value)
-            .map_err(|_| e)
-    });
+    // Python's `json.dumps` writes `NaN`, `Infinity` and integers of any size: a Python
+    // host's payload is read by its own rules, and those numbers reach the hooks exactly.
+    let read = agent_hooks_dialects::json::read_python_exact(&body).map(|(value, _)| value);
     match read {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "the body must be one JSON object",
         )),
-        Err(e) => Err(ApiError::new(
+        Err(agent_hooks_dialects::json::Unreadable::NotJson(e)) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             format!("the body is not valid JSON: {e}"),
         )),
+        Err(e) => Err(ApiError::new(StatusCode::BAD_REQUEST, e.to_string())),
     }
 }
 
@@ -732,7 +729,14 @@ async fn dispatch(
         )
         .await;
     state.stats.record(&outcome);
-    Ok(axum::Json(outcome).into_response())
+    // The numbers a Python host or hook wrote exactly go back as they were written.
+    let body = serde_json::to_vec(&outcome)
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    Ok((
+        [(header::CONTENT_TYPE, "application/json")],
+        agent_hooks_dialects::json::restore_numbers(body),
+    )
+        .into_response())
 }
 
 /// One AGENT-HOOKS-0.1 interception: the body is the agent context, the answer the

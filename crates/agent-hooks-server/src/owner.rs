@@ -9,11 +9,10 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 /// Names the state directory instead of `$XDG_STATE_HOME/agent-hooks`.
-pub const STATE_DIR_ENV: &str = "AGENT_HOOKS_STATE_DIR";
+pub const STATE_DIR_ENV: &str = agent_hooks_core::workspace::STATE_DIR_ENV;
 
 /// The bearer token's file in the state directory.
 pub const TOKEN_FILE: &str = "sidecar.token";
@@ -93,31 +92,8 @@ pub(crate) fn my_uid() -> u32 {
 ///
 /// [`OwnerError::NoStateDir`] when none of the three variables is set.
 pub fn state_dir() -> Result<PathBuf, OwnerError> {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    if let Some(dir) = var(STATE_DIR_ENV) {
-        return Ok(absolute(dir));
-    }
-    // The XDG base-directory rule: a relative value is ignored.
-    if let Some(dir) = var("XDG_STATE_HOME").filter(|d| d.is_absolute()) {
-        return Ok(dir.join("agent-hooks"));
-    }
-    var("HOME")
-        .map(|home| home.join(".local/state/agent-hooks"))
-        .ok_or(OwnerError::NoStateDir)
-}
-
-fn absolute(path: PathBuf) -> PathBuf {
-    if path.is_absolute() {
-        path
-    } else {
-        std::env::current_dir()
-            .map(|cwd| cwd.join(&path))
-            .unwrap_or(path)
-    }
+    // The runtime keeps its per-workspace bookkeeping in the same directory.
+    agent_hooks_core::workspace::user_state_dir().ok_or(OwnerError::NoStateDir)
 }
 
 /// Creates `dir` (mode 0700) when missing and checks that only this user can change what is in
@@ -435,8 +411,7 @@ pub fn default_socket(workspace_root: &Path) -> Result<PathBuf, OwnerError> {
         }
         _ => state_dir()?.join("run"),
     };
-    let digest = Sha256::digest(workspace_root.as_os_str().as_encoded_bytes());
-    let id: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let id = agent_hooks_core::workspace::workspace_id(workspace_root);
     Ok(dir.join(format!("{id}.sock")))
 }
 

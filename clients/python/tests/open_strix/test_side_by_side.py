@@ -88,6 +88,9 @@ elif mode == "empty_object":
     print("{}")
 elif mode == "timeout":
     time.sleep(5)
+elif mode == "big_result":
+    event["result"] = {"big": 2**100 + 3, "neg": -(2**90), "f": 1e300}
+    print(json.dumps(event))
 elif mode == "marker":
     event["seen_by"] = event.get("seen_by", []) + [os.environ["HOOK_NAME"]]
     print(json.dumps(event))
@@ -128,6 +131,12 @@ TOOL_EVENTS = {
     "post_tool_call/blocked": {"tool": "bash", "args": {"command": "rm"}, "status": "blocked",
                                "block_reason": "policy", "result": "no", "channel_id": "c1",
                                "current_event": None},
+    # What Python's JSON holds and a double cannot: integers of any size, NaN, the infinities.
+    "post_tool_call/numbers": {"tool": "calc", "args": {"id": 2**100 + 7, "neg": -(2**70),
+                                                         "x": float("nan"), "up": float("inf"),
+                                                         "down": float("-inf"), "f": 0.1},
+                               "status": "success", "result": 2**80 + 1, "channel_id": "c1",
+                               "current_event": None},
 }
 OTHER_EVENTS = {
     "pre_prompt": {"prompt": "hello", "source_event_type": "web_message", "channel_id": "c1",
@@ -145,6 +154,7 @@ MODES = {
                        "empty_object"],
     "post_tool_call/error": ["noop", "echo", "result", "exit"],
     "post_tool_call/blocked": ["noop", "echo", "result"],
+    "post_tool_call/numbers": ["noop", "echo", "result", "big_result"],
     "pre_prompt": ["noop", "echo", "prompt", "append", "partial", "exit", "stderr", "not_json",
                    "list", "empty_object"],
     "pre_startup": ["noop", "echo", "exit", "stderr"],

@@ -165,7 +165,7 @@ fn text(out: &Output) -> String {
 
 /// The decision log's records, as written.
 fn records(ws: &Ws) -> Vec<Value> {
-    let path = ws.path("state/.agent-hooks/decisions.jsonl");
+    let path = ws.runtime_path("decisions.jsonl");
     if !path.exists() {
         return Vec::new();
     }
@@ -397,7 +397,7 @@ fn every_decision_is_recorded_allow_included_without_the_secrets_the_guards_mask
                 .is_some_and(|id| id.starts_with("toolu_"))
         );
     }
-    let log = ws.read("state/.agent-hooks/decisions.jsonl");
+    let log = ws.read_runtime("decisions.jsonl");
     assert!(
         !log.contains(FIXTURE_TOKEN),
         "the token is in the decision log:\n{log}"
@@ -500,7 +500,7 @@ fn the_decision_log_goes_where_config_says_and_audit_finds_it_there() {
         bridge(&ws, "claude-hook", &input);
     }
     assert!(ws.exists("audit/decisions.jsonl"));
-    assert!(!ws.exists("state/.agent-hooks/decisions.jsonl"));
+    assert!(!ws.runtime_path("decisions.jsonl").exists());
     let (code, _) = audit_json(&ws, &claude_transcript());
     assert_eq!(code, Some(0));
 
@@ -561,7 +561,7 @@ fn bridge_processes_running_at_once_write_whole_lines() {
     for mut child in children {
         assert!(child.wait().expect("wait for claude-hook").success());
     }
-    let log = ws.read("state/.agent-hooks/decisions.jsonl");
+    let log = ws.read_runtime("decisions.jsonl");
     assert_eq!(log.lines().count(), inputs.len() * 3);
     for line in log.lines() {
         let record: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));

@@ -113,7 +113,15 @@ fn a_call_that_runs_only_built_in_guards_is_answered_by_the_sidecar() {
     // Allowed, too; each call recorded once, as the bridge's.
     let (answer, _) = bridge(&ws, state.path(), &[], &pre_tool_use("ls -la"));
     assert_eq!(answer, Value::Null, "an allowed call has no opinion");
-    let log = ws.read("state/.agent-hooks/decisions.jsonl");
+    let id = agent_hooks_runtime::workspace::workspace_id(&ws.root());
+    let log = std::fs::read_to_string(
+        state
+            .path()
+            .join("workspaces")
+            .join(id)
+            .join("decisions.jsonl"),
+    )
+    .expect("read the decision log in the runtime's directory");
     let lines: Vec<Value> = log
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))

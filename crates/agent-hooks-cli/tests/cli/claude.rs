@@ -1709,11 +1709,11 @@ fn an_async_hook_runs_in_the_background_and_its_context_reaches_the_next_turn() 
         fired.detail(command)
     );
     assert!(fired.strings("notes").is_empty());
-    assert!(!ws.exists("state/claude-async/s-async.jsonl"));
+    assert!(!ws.runtime_path("claude-async/s-async.jsonl").exists());
 
     let ws = ws.file("release", "");
     eventually("the async hook's answer", || {
-        ws.exists("state/claude-async/s-async.jsonl")
+        ws.runtime_path("claude-async/s-async.jsonl").exists()
     });
     // Another session does not get it.
     let other = ws.fire(
@@ -1779,7 +1779,7 @@ fn an_async_rewake_hook_reports_its_exit_2_stderr_to_the_model() {
                "status": "success", "session_id": "s-wake"}),
     );
     eventually("the rewake report", || {
-        ws.exists("state/claude-async/s-wake.jsonl")
+        ws.runtime_path("claude-async/s-wake.jsonl").exists()
     });
     let next = ws.fire(
         "on_user_message",

@@ -256,7 +256,7 @@ fn the_python_package_passes_its_tests_against_the_real_binary() {
         .expect("run python3 -m unittest");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        out.status.success() && stderr.contains("Ran 17 tests") && stderr.contains("OK"),
+        out.status.success() && stderr.contains("Ran 18 tests") && stderr.contains("OK"),
         "the Python client's tests failed:\n{stderr}"
     );
 }
@@ -337,7 +337,7 @@ fn the_typescript_package_passes_its_tests_against_the_real_binary() {
         .expect("run node --test");
     let stdout = stdout_of("node --test", &ran);
     assert!(
-        stdout.contains("# pass 9") && stdout.contains("# fail 0"),
+        stdout.contains("# pass 12") && stdout.contains("# fail 0"),
         "{stdout}"
     );
 }

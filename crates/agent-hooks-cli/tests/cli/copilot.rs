@@ -546,6 +546,23 @@ fn copilot_install_merges_is_idempotent_and_uninstall_restores_the_file_byte_for
 }
 
 #[test]
+fn a_record_an_earlier_version_kept_in_state_still_restores_the_file() {
+    let ws = Ws::new().file(".github/hooks/agent-hooks.json", USER_FILE);
+    assert!(ws.run(&["copilot-install"]).status.success());
+    assert!(
+        !ws.exists("state"),
+        "the record is the runtime's, not the workspace's"
+    );
+    // Where earlier versions kept it.
+    let legacy = ws.path("state/installed/copilot.json");
+    std::fs::create_dir_all(ws.path("state/installed")).expect("mkdir");
+    std::fs::rename(ws.runtime_path("installed/copilot.json"), &legacy).expect("move the record");
+    assert!(ws.run(&["copilot-uninstall"]).status.success());
+    assert_eq!(ws.read(".github/hooks/agent-hooks.json"), USER_FILE);
+    assert!(!ws.exists("state/installed"), "the old record is consumed");
+}
+
+#[test]
 fn without_a_file_before_install_uninstall_leaves_nothing_behind() {
     let ws = Ws::new();
     let out = ws.run(&["copilot-install", "--fail-closed"]);
@@ -721,7 +738,7 @@ fn convert_copilot_windsurf_round_trips_what_windsurf_can_say() {
 
 /// The decision log's lines, as `agent-hooks audit` reads them.
 fn decisions(ws: &Ws) -> Vec<Value> {
-    ws.read("state/.agent-hooks/decisions.jsonl")
+    ws.read_runtime("decisions.jsonl")
         .lines()
         .map(|line| serde_json::from_str(line).expect("a JSON line"))
         .collect()

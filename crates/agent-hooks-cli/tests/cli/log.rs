@@ -472,3 +472,38 @@ fn log_filters_by_decision_and_reads_skill_blocks_as_blocks() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("block"));
 }
+
+#[test]
+fn decisions_live_in_the_runtimes_own_file_and_log_merges_them_in_time_order() {
+    let ws = Ws::new()
+        .master(true)
+        .sh(
+            "hooks/no-rm.sh",
+            r#"cat > /dev/null; echo noted >&2; echo '{"decision": "block", "reason": "no rm here"}'"#,
+        )
+        .hook(Entry::new("pre_tool_call", "hooks/no-rm.sh").name("no-rm"))
+        .approve_all();
+    ws.fire("pre_tool_call", bash("rm -rf a"));
+    ws.fire("pre_tool_call", bash("rm -rf b"));
+    // The workspace's log has the diagnostics only; the decisions are the runtime's.
+    let diagnostics = ws.read("logs/events.jsonl");
+    assert!(!diagnostics.contains("hook_decision"), "{diagnostics}");
+    assert_eq!(diagnostics.lines().count(), 2, "{diagnostics}");
+    let own = ws.read_runtime("hook-decisions.jsonl");
+    assert_eq!(own.lines().count(), 2, "{own}");
+    // `log` reads both: each call's stderr, then its block, in the order they happened.
+    let kinds: Vec<String> = stdout(&ws, &["log", "--json"])
+        .lines()
+        .map(|l| {
+            let record: Value = serde_json::from_str(l).expect("a record");
+            record["decision"]
+                .as_str()
+                .or(record["type"].as_str())
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(kinds, ["hook_stderr", "block", "hook_stderr", "block"]);
+    let blocks = stdout(&ws, &["log", "--decision", "block", "--json"]);
+    assert_eq!(blocks.lines().count(), 2, "{blocks}");
+}

@@ -30,7 +30,7 @@ fn command(script: &str) -> String {
 
 /// The forker sockets serving the workspace.
 fn sockets(ws: &Ws) -> Vec<PathBuf> {
-    match std::fs::read_dir(ws.path("state/.agent-hooks/prefork")) {
+    match std::fs::read_dir(ws.runtime_path("prefork")) {
         Ok(entries) => entries
             .filter_map(|e| Some(e.ok()?.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "sock"))
@@ -565,7 +565,7 @@ fn the_forker_socket_is_private_to_the_user() {
         .hook(Entry::new("pre_tool_call", &command("exit2.py")).prefork(json!(true)))
         .approve_all();
     ws.fire("pre_tool_call", json!({"tool_name": "x"}));
-    let dir = ws.path("state/.agent-hooks/prefork");
+    let dir = ws.runtime_path("prefork");
     let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
     assert_eq!(mode(&dir), 0o700);
     let socket = sockets(&ws).pop().expect("a forker socket");
@@ -861,7 +861,7 @@ fn a_forker_outliving_fire_holds_none_of_its_callers_descriptors() {
         json!(true),
     );
     // The caller leaves descriptor 9 open across exec, as shells and runners do.
-    let marker = ws.path("state/held-by-the-caller");
+    let marker = ws.path("held-by-the-caller");
     std::fs::write(&marker, "").expect("write the marker");
     let fire = ws.command(&["fire", "on_user_message"]);
     let mut cmd = std::process::Command::new("sh");
@@ -1403,8 +1403,13 @@ fn the_sidecar_answers_a_call_whose_time_runs_out_while_its_forker_starts() {
     ignore = "needs python3 on PATH (.ci/run installs it)"
 )]
 #[test]
-fn a_deep_workspace_is_served_though_its_socket_path_is_longer_than_an_address_holds() {
-    let ws = Ws::named(&format!("agent-hooks-test-{}", "deep".repeat(20)))
+fn a_deep_state_directory_is_served_though_its_socket_path_is_longer_than_an_address_holds() {
+    // The sockets live in the runtime's directory for the workspace, under the state directory.
+    let state = tempfile::Builder::new()
+        .prefix(&format!("agent-hooks-state-{}", "deep".repeat(20)))
+        .tempdir()
+        .expect("a state directory");
+    let ws = Ws::named("agent-hooks-test")
         .master(true)
         .file(
             "hooks/say.py",
@@ -1417,15 +1422,27 @@ fn a_deep_workspace_is_served_though_its_socket_path_is_longer_than_an_address_h
         )
         .approve_all();
     for message in ["first", "second"] {
-        let fired = ws.fire("on_user_message", json!({ "message": message }));
-        assert_eq!(fired.context(), vec![message], "{}", fired.outcome);
+        let mut fire = ws.command(&["fire", "on_user_message"]);
+        fire.env(agent_hooks_runtime::workspace::STATE_DIR_ENV, state.path());
+        let out = run_piped(fire, json!({ "message": message }).to_string().as_bytes());
+        let outcome: Value = serde_json::from_slice(&out.stdout).expect("the outcome");
+        assert_eq!(outcome["context"], json!([message]), "{outcome}");
     }
     assert!(
         ws.events_of("hook_prefork_fallback").is_empty(),
         "{:?}",
         ws.events_of("hook_prefork_fallback")
     );
-    let socket = sockets(&ws).pop().expect("a forker serves the workspace");
+    let dir = state
+        .path()
+        .join("workspaces")
+        .join(agent_hooks_runtime::workspace::workspace_id(&ws.root()))
+        .join("prefork");
+    let socket = std::fs::read_dir(&dir)
+        .expect("the forkers' directory")
+        .filter_map(|e| Some(e.ok()?.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "sock"))
+        .expect("a forker serves the workspace");
     assert!(socket.as_os_str().len() > 108, "{}", socket.display());
 }
 

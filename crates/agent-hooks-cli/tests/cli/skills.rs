@@ -898,19 +898,59 @@ fn a_skill_hook_may_echo_an_event_larger_than_a_mebibyte() {
     assert!(out.starts_with("ba"));
 }
 
+/// A hook that reads its event and answers it with `args.blob` set to `bytes` bytes of `a`.
+fn blob_answer(bytes: usize) -> String {
+    format!(
+        r#"cat >/dev/null; printf '{{"type": "pre_tool_call", "tool": "t", "args": {{"blob": "'; head -c {bytes} /dev/zero | tr '\0' a; printf '"}}}}'"#
+    )
+}
+
 #[test]
-fn an_answer_beyond_the_input_plus_a_mebibyte_is_refused() {
+fn a_three_mebibyte_answer_is_accepted_through_the_sidecar() {
+    let size = 3 * 1024 * 1024;
+    let ws = skill(
+        Ws::new(),
+        "big",
+        json!([entry("big", &blob_answer(size), &["pre_tool_call"])]),
+    );
+    let server = support::Server::start(&ws);
+    let (code, outcome) = server.post("/v1/events/pre_tool_call", tool_call("t", json!({})));
+    assert_eq!(code, 200);
+    assert_eq!(outcome["hooks"][0]["status"], "ok", "{}", outcome["hooks"]);
+    let blob = outcome["payload"]["tool_input"]["blob"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(blob.len(), size);
+}
+
+#[test]
+fn an_answer_beyond_the_input_plus_sixteen_mebibytes_fails_the_hook_visibly_not_the_call() {
     let ws = skill(
         Ws::new(),
         "flood",
         json!([entry(
             "flood",
-            "cat; head -c 1100000 /dev/zero | tr '\\0' ' '",
+            &blob_answer(16 * 1024 * 1024 + 4096),
             &["pre_tool_call"]
         )]),
     );
     let fired = ws.fire("pre_tool_call", tool_call("t", json!({})));
     assert_eq!(fired.status("flood"), "invalid_output");
+    assert_eq!(fired.decision(), "continue", "the call goes on");
+    assert!(
+        fired.warnings().iter().any(|w| w.contains("flood")),
+        "the user is told: {:?}",
+        fired.warnings()
+    );
+    let logged = ws.events_of("hook_invalid_output");
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert!(
+        logged[0]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("larger than"),
+        "{logged:?}"
+    );
 }
 
 #[test]
@@ -1308,10 +1348,17 @@ fn an_answer_with_pythons_nan_and_infinity_is_read_as_python_reads_it() {
             &["pre_tool_call"]
         )]),
     );
-    let fired = ws.fire("pre_tool_call", tool_call("calc", json!({"z": 0})));
-    assert_eq!(fired.status("nan"), "ok", "{}", fired.outcome);
-    assert_eq!(fired.outcome["payload"]["tool_input"]["z"], 1);
-    assert_eq!(fired.outcome["payload"]["tool_input"]["y"], f64::MAX);
+    // The outcome carries them as Python wrote them, so it is Python's JSON, not strict JSON.
+    let out = support::run_piped(
+        ws.command(&["fire", "pre_tool_call"]),
+        tool_call("calc", json!({"z": 0})).to_string().as_bytes(),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(r#""tool_input":{"x":NaN,"y":Infinity,"z":1}"#),
+        "{text}"
+    );
+    assert!(text.contains(r#""status":"ok""#), "{text}");
     assert!(ws.events_of("hook_invalid_output").is_empty());
 }
 
@@ -1410,4 +1457,141 @@ fn diagnostics_in_the_outcome_carry_the_records_facts() {
     // The same facts as the log's record.
     let logged = ws.events_of("hook_nonzero_exit");
     assert_eq!(logged[0]["returncode"], 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The host's own files get only what open-strix itself writes there: its diagnostics in
+// `logs/events.jsonl`, in its schema. The runtime's bookkeeping (locks, the decision log, the
+// `hook_decision` records, the memory of logged configuration errors) is in its own directory.
+
+/// `git` in `dir`, its output; the test fails on a failed command.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_sidecar_session_on_an_open_strix_home_leaves_only_what_open_strix_writes() {
+    let block = r#"if grep -q '"tool": "send_message"'; then echo '{"_block": {"reason": "no-send", "result": "sending is off"}}'; fi"#;
+    let rewrite = r#"sed 's/"command": "ls"/"command": "ls -l"/'"#;
+    let ws = skill(
+        Ws::new(),
+        "policy",
+        json!([
+            entry("no-send", block, &["pre_tool_call"]),
+            entry("longer", rewrite, &["pre_tool_call"]),
+            entry(
+                "noisy",
+                "cat >/dev/null; echo warned >&2; exit 3",
+                &["post_tool_call"]
+            ),
+            entry("prompt", "cat", &["pre_prompt"]),
+        ]),
+    )
+    .file("skills/broken/hooks.json", "{\"hooks\": [")
+    .file("memory.md", "an open-strix home is a git repository\n");
+    let home = ws.root();
+    git(&home, &["init", "-q"]);
+    git(&home, &["add", "-A"]);
+    git(&home, &["commit", "-q", "-m", "home"]);
+
+    let mut server = support::Server::start(&ws);
+    let posts = [
+        ("pre_startup", json!({"session_id": "s1", "home": home})),
+        ("pre_prompt", json!({"session_id": "s1", "prompt": "hi"})),
+        ("pre_tool_call", send_message("hi")),
+        ("pre_tool_call", tool_call("bash", json!({"command": "ls"}))),
+        (
+            "post_tool_call",
+            json!({"session_id": "s1", "tool_name": "bash", "tool_input": {"command": "ls -l"},
+                   "tool_result": "a b", "status": "success"}),
+        ),
+    ];
+    let mut decisions = Vec::new();
+    for (event, payload) in posts {
+        let (code, outcome) = server.post(&format!("/v1/events/{event}"), payload);
+        assert_eq!(code, 200, "{event}: {outcome}");
+        decisions.push(outcome["decision"].as_str().unwrap_or_default().to_owned());
+    }
+    assert_eq!(decisions[2], "block");
+    server.terminate();
+
+    let status = git(&home, &["status", "--porcelain", "--untracked-files=all"]);
+    assert_eq!(
+        status, "?? logs/events.jsonl\n",
+        "the home holds only what open-strix writes"
+    );
+    let records = ws.events();
+    let types: Vec<&str> = records.iter().filter_map(|r| r["type"].as_str()).collect();
+    for kind in [
+        "hook_invalid_json",
+        "hook_blocked_tool_call",
+        "hook_stderr",
+        "hook_nonzero_exit",
+    ] {
+        assert!(types.contains(&kind), "{kind} is logged: {types:?}");
+    }
+    let text = ws.read("logs/events.jsonl");
+    for line in text.lines() {
+        let record: Value = serde_json::from_str(line).expect("a JSON line");
+        assert!(
+            record.get("timestamp").is_some() && record.get("ts").is_none(),
+            "each line in open-strix's schema: {line}"
+        );
+        assert_ne!(record["type"], "hook_decision", "{line}");
+    }
+    // The runtime's own records are kept, in its own directory for the workspace.
+    let rewrites: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "hook_decision" && r["decision"] == "rewrite")
+        .collect();
+    assert_eq!(rewrites.len(), 1, "{records:?}");
+    let calls = ws.read_runtime("decisions.jsonl");
+    assert_eq!(calls.lines().count(), 3, "{calls}");
+    assert!(ws.runtime_path("logged-config-errors.json").is_file());
+    // `agent-hooks log` reads both files, in time order.
+    let out = ws.run(&["log", "--json", "--last", "100"]);
+    let logged: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON record"))
+        .collect();
+    assert_eq!(logged.len(), records.len(), "{logged:?}");
+    assert!(logged.iter().any(|r| r["decision"] == "rewrite"));
+    assert!(logged.iter().any(|r| r["type"] == "hook_invalid_json"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Python's exact numbers: an integer beyond 64 bits, `NaN` and the infinities, as a Python host
+// sends them, reach a skill hook as the bytes `json.dumps` writes and come back unchanged.
+
+#[test]
+fn pythons_big_integers_nan_and_infinities_reach_the_hook_and_come_back_unchanged() {
+    let ws = skill(
+        Ws::new(),
+        "raw",
+        json!([entry("raw", "tee -a raw.bin", &["pre_tool_call"])]),
+    );
+    let server = support::Server::start(&ws);
+    let body = br#"{"session_id": "s1", "tool_name": "t", "tool_input": {"id": 123456789012345678901234567890, "neg": -98765432109876543210, "x": NaN, "up": Infinity, "down": -Infinity, "huge": 1e400, "f": 2.5, "s": "\u0000\u0001number:5"}}"#;
+    let (code, answer) = server.request("POST", "/v1/events/pre_tool_call", body);
+    assert_eq!(code, 200, "{answer}");
+    let args = r#"{"id": 123456789012345678901234567890, "neg": -98765432109876543210, "x": NaN, "up": Infinity, "down": -Infinity, "huge": Infinity, "f": 2.5, "s": "\u0000\u0001number:5"}"#;
+    let stdin = ws.read("skills/raw/raw.bin");
+    assert!(
+        stdin.contains(&format!("\"args\": {args}")),
+        "the hook reads what json.dumps writes: {stdin}"
+    );
+    // The outcome is not strict JSON (it holds NaN), so the test reads its text.
+    let text = answer.as_str().unwrap_or_default();
+    let compact = args.replace(", ", ",").replace(": ", ":");
+    assert!(
+        text.contains(&format!("\"tool_input\":{compact}")),
+        "the host gets the numbers it sent: {text}"
+    );
 }

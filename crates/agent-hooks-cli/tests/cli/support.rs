@@ -334,13 +334,30 @@ impl Ws {
         }
     }
 
-    /// Every record of `logs/events.jsonl`, each line checked to be one JSON object.
+    /// The runtime's own directory for this workspace (locks, the decision log, the
+    /// `hook_decision` records), as the binary run with this process's environment finds it.
+    pub(crate) fn runtime_path(&self, rel: &str) -> PathBuf {
+        agent_hooks_runtime::Workspace::new(self.root())
+            .runtime_dir()
+            .join(rel)
+    }
+
+    /// A file of the runtime's own directory for this workspace ([`Ws::runtime_path`]).
+    pub(crate) fn read_runtime(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.runtime_path(rel))
+            .unwrap_or_else(|e| panic!("cannot read {rel} of the runtime's directory: {e}"))
+    }
+
+    /// Every record of `logs/events.jsonl`, then every `hook_decision` record of the runtime's
+    /// own file, each line checked to be one JSON object.
     pub(crate) fn events(&self) -> Vec<Value> {
-        let text = match std::fs::read_to_string(self.path("logs/events.jsonl")) {
+        let read = |path: PathBuf| match std::fs::read_to_string(&path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
-            Err(e) => panic!("cannot read logs/events.jsonl: {e}"),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => panic!("cannot read {}: {e}", path.display()),
         };
+        let text =
+            read(self.path("logs/events.jsonl")) + &read(self.runtime_path("hook-decisions.jsonl"));
         text.lines()
             .map(|line| {
                 let record: Value = serde_json::from_str(line)
@@ -365,6 +382,14 @@ impl Ws {
 
     pub(crate) fn exists(&self, rel: &str) -> bool {
         self.path(rel).exists()
+    }
+}
+
+impl Drop for Ws {
+    /// The runtime's directory for the workspace lives outside it, in the user's state
+    /// directory: it goes with the workspace.
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.runtime_path(""));
     }
 }
 

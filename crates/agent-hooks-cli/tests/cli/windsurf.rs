@@ -512,7 +512,7 @@ fn every_bridged_tool_call_is_a_line_of_the_decision_log() {
     let ws = guarded();
     assert_eq!(windsurf_hook(&ws, &rm_root()).code, 2);
     let lines: Vec<Value> = ws
-        .read("state/.agent-hooks/decisions.jsonl")
+        .read_runtime("decisions.jsonl")
         .lines()
         .map(|line| serde_json::from_str(line).expect("a JSON line"))
         .collect();

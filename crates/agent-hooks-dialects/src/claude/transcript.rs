@@ -10,7 +10,8 @@ use serde_json::{Map, Value, json};
 
 use agent_hooks_core::workspace::Workspace;
 
-/// Writes `state/claude-transcripts/<session>.jsonl` from the chat history and returns its
+/// Writes `claude-transcripts/<session>.jsonl` of the runtime's own directory for the workspace
+/// (derived from the host's files, not one of them) from the chat history and returns its
 /// path; `None` when there is no chat history or the file cannot be written.
 ///
 /// Each chat-history line of `type` `"message"` becomes one entry: its `role` (`assistant`,
@@ -33,10 +34,11 @@ pub(crate) fn build(ws: &Workspace, session: &str) -> Option<String> {
             out.push('\n');
         }
     }
-    let path = ws.state_dir().join("claude-transcripts").join(format!(
+    let path = ws.runtime_dir().join("claude-transcripts").join(format!(
         "{}.jsonl",
         agent_hooks_core::store::filesystem_safe(session)
     ));
+    ws.create_runtime_dir().ok()?;
     std::fs::create_dir_all(path.parent()?).ok()?;
     agent_hooks_core::store::write_atomic(&path, out.as_bytes()).ok()?;
     Some(path.to_string_lossy().into_owned())

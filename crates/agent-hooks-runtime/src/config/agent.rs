@@ -61,9 +61,9 @@ pub(crate) struct AgentSettings {
     /// to the workspace or absolute; or `false` for nowhere). Read when a process opens the
     /// workspace.
     pub events_log: LogDestination,
-    /// `logs.decisions`: where the decision log goes (default
-    /// `state/.agent-hooks/decisions.jsonl`; a path, relative to the workspace or absolute; or
-    /// `false` for nowhere).
+    /// `logs.decisions`: where the decision log goes (default `decisions.jsonl` in the
+    /// runtime's own directory for the workspace; a path, relative to the workspace or absolute;
+    /// or `false` for nowhere).
     pub decisions_log: LogDestination,
     /// Why the file could not be read or parsed; the defaults apply then.
     pub error: Option<ConfigError>,
@@ -233,7 +233,7 @@ impl AgentSettings {
         match log_destination(section(&file.logs).and_then(|l| l.decisions.as_ref())) {
             Ok(destination) => settings.decisions_log = destination,
             Err(why) => problems.push(format!(
-                "logs.decisions: {why}; the decision log stays at state/.agent-hooks/decisions.jsonl"
+                "logs.decisions: {why}; the decision log stays in the runtime's own directory"
             )),
         }
         if let Some(sidecar) = section(&file.sidecar) {

@@ -68,17 +68,18 @@ pub(crate) fn load(ws: &Workspace, agent: &super::agent::AgentSettings) -> Vec<F
 
 /// Where the text of the last `shell_hooks.yaml` that loaded is kept, so a file caught
 /// mid-write (empty, truncated) never disarms the guards of a process that did not see the
-/// good version — every `fire` is such a process. A leading dot keeps it apart from the
-/// hooks' own state directories, whose names never start with one.
+/// good version — every `fire` is such a process. It is the runtime's own bookkeeping, so it
+/// lives in the runtime's directory for the workspace, where an agent that can write only the
+/// workspace cannot plant one.
 fn last_good_path(ws: &Workspace) -> std::path::PathBuf {
-    ws.state_dir()
-        .join(".agent-hooks/last-good/shell_hooks.yaml")
+    ws.runtime_dir().join("last-good/shell_hooks.yaml")
 }
 
 /// Records `text` as the last good configuration, unless it already is. Best effort: a
-/// workspace whose `state/` cannot be written still loads.
+/// runtime directory that cannot be written still loads.
 fn remember_last_good(ws: &Workspace, text: &str) {
     let path = last_good_path(ws);
+    let _ = ws.create_runtime_dir();
     if agent_hooks_core::store::read_optional(&path)
         .ok()
         .flatten()

@@ -2,7 +2,9 @@
 //! handler). Such a hook is started and the dispatch goes on without it: it can never block,
 //! rewrite or stop anything. When it has finished, what it has to say for the model — its
 //! `additionalContext` and `systemMessage`, or for `asyncRewake` the stderr (else stdout) of an
-//! exit 2 — waits in the session's mailbox, `state/claude-async/<session>.jsonl`, and is
+//! exit 2 — waits in the session's mailbox, `claude-async/<session>.jsonl` of the runtime's own
+//! directory for the workspace (where an agent that can write only the workspace can neither
+//! forge a ticket nor a message), and is
 //! delivered as context at that session's next dispatch of an event that takes context
 //! (Claude Code delivers it "on the next conversation turn").
 //!
@@ -97,8 +99,9 @@ pub(crate) fn start(ws: &Workspace, detach: &Detach, job: Job) -> Result<(), Str
                 session,
                 input: String::from_utf8_lossy(&input).into_owned(),
             };
-            let dir = ws.state_dir().join("claude-async/tickets");
-            std::fs::create_dir_all(&dir)
+            let dir = ws.runtime_dir().join("claude-async/tickets");
+            ws.create_runtime_dir()
+                .and_then(|_| std::fs::create_dir_all(&dir))
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             let path = dir.join(format!(
                 "{}.json",
@@ -357,7 +360,7 @@ fn mailbox(ws: &Workspace, session: &str) -> PathBuf {
     } else {
         filesystem_safe(session)
     };
-    ws.state_dir()
+    ws.runtime_dir()
         .join("claude-async")
         .join(format!("{name}.jsonl"))
 }
@@ -440,7 +443,9 @@ mod tests {
             )
             .await;
         assert_eq!(outcome.hooks[0].status.as_str(), "ok");
-        let mailbox = root.join("state/claude-async/s1.jsonl");
+        let mailbox = Workspace::new(&root)
+            .runtime_dir()
+            .join("claude-async/s1.jsonl");
         for _ in 0..200 {
             if mailbox.exists() {
                 break;

@@ -20,11 +20,11 @@
 //! Where the forker lives ([`Home`]): in a process that stays (the sidecar, an embedding host)
 //! it is a child of the engine, talked to over a socket pair on its stdin, and dies with it; a
 //! reload stops every forker. In a process per event (`fire`, the bridges) it serves the
-//! workspace on a Unix socket under `state/.agent-hooks/prefork/` (a `0700` directory, the
-//! socket `0600`, peers of another user refused), found again by the next process, and it exits
-//! when its script or the approvals file changes, or after [`IDLE`] without a call. Its socket
-//! is named after everything it was started with, the approved hash included, so a call never
-//! reaches a forker holding other content.
+//! workspace on a Unix socket in `prefork/` of the runtime's own directory for the workspace
+//! (`0700`, the socket `0600`, peers of another user refused), found again by the next process,
+//! and it exits when its script or the approvals file changes, or after [`IDLE`] without a
+//! call. Its socket is named after everything it was started with, the approved hash included,
+//! so a call never reaches a forker holding other content.
 //! Those sockets, and how a process reaches or starts its forker, are `socket`'s.
 //!
 //! A forker that cannot be started or reached is never silent: the call runs as a plain spawn

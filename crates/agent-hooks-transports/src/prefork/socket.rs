@@ -1,4 +1,5 @@
-//! Where a workspace's forkers listen (a `0700` directory under `state/`, one socket per
+//! Where a workspace's forkers listen (a `0700` directory in the runtime's own directory for the
+//! workspace, one socket per
 //! forker) and how a process per event reaches one: connect when it serves, else start it and
 //! wait, within the call's time, for it to load the script.
 
@@ -16,7 +17,7 @@ use agent_hooks_core::workspace::Workspace;
 
 /// The directory of the workspace's forker sockets.
 fn sockets_of(ws: &Workspace) -> PathBuf {
-    ws.state_dir().join(".agent-hooks").join("prefork")
+    ws.runtime_dir().join("prefork")
 }
 
 /// Where the workspace's forker for `key` listens.
