@@ -143,6 +143,20 @@ fn created_by_writing(path: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Removes the label [`Workspace::create_runtime_dir`] wrote when it is all the runtime's
+/// directory of `ws` still holds, so that the directory itself can go: anything else the
+/// runtime keeps there since (decisions, locks of a session) keeps it.
+fn forget_runtime_dir(ws: &Workspace) {
+    let dir = ws.runtime_dir();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
+    if names.len() == 1 && names[0] == "workspace" {
+        let _ = std::fs::remove_file(dir.join("workspace"));
+    }
+}
+
 /// Removes each of `dirs` (deepest first) while it is empty: anything put there since stays.
 fn remove_empty(dirs: impl IntoIterator<Item = PathBuf>) {
     for dir in dirs {
@@ -157,6 +171,9 @@ pub(crate) struct Before {
     text: Option<String>,
     /// The directories between the workspace and the file that did not exist, deepest first.
     missing_dirs: Vec<PathBuf>,
+    /// The directories of the runtime's own state for this workspace that did not exist yet,
+    /// deepest first: an uninstall that leaves them holding nothing removes them.
+    missing_runtime_dirs: Vec<PathBuf>,
 }
 
 impl Before {
@@ -165,6 +182,7 @@ impl Before {
         Before {
             text: store::read_optional(path).ok().flatten(),
             missing_dirs: missing_dirs(ws.root(), path),
+            missing_runtime_dirs: created_by_writing(&ws.runtime_dir().join("workspace")),
         }
     }
 
@@ -176,12 +194,15 @@ impl Before {
         if !fresh || path.exists() || legacy_record_path(ws, agent).exists() {
             return;
         }
+        // The record's own directories (up to the runtime's state directory itself, when the
+        // install made it) go with it, so an uninstall leaves no state behind.
+        let record_dirs = created_by_writing(&path);
         let _ = ws.create_runtime_dir();
-        // The record's own directories go with it, so an uninstall leaves no state behind.
         let record = json!({
             "text": self.text,
             "missing_dirs": self.missing_dirs,
-            "record_dirs": created_by_writing(&path),
+            "record_dirs": record_dirs,
+            "runtime_dirs": self.missing_runtime_dirs,
         });
         // Without the record, uninstall still removes the bridge; it only cannot restore the
         // file's exact bytes, so a failure to keep it does not stop the install.
@@ -247,6 +268,11 @@ pub(crate) fn restore(
             .collect()
     };
     remove_empty(dirs_of("record_dirs"));
+    let runtime_dirs = dirs_of("runtime_dirs");
+    if !runtime_dirs.is_empty() {
+        forget_runtime_dir(ws);
+        remove_empty(runtime_dirs);
+    }
     if let Some(dir) = record_file.parent() {
         // The legacy `state/installed/` goes with its last record.
         let _ = std::fs::remove_dir(dir);

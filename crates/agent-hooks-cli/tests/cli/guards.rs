@@ -1017,14 +1017,17 @@ fn a_guard_whose_reader_is_gone_exits_instead_of_dying_of_sigpipe() {
 #[test]
 fn a_guard_still_logs_a_warning_on_stderr() {
     // A guard's log subscriber is built only when something is logged: a warning must still
-    // come out. The event log cannot be written where `logs` is a file.
+    // come out. The event log cannot be written where `logs` is a file, nor the guard's
+    // decision record where the runtime's state directory is a file.
     let dir = tempfile::tempdir().expect("a temp dir");
     write(&dir.path().join("logs"), "not a directory");
+    write(&dir.path().join("runtime-state"), "not a directory");
     let mut command = Command::new(support::BIN);
     command
         .args(["--workspace", &dir.path().to_string_lossy()])
         .args(["guard", "security_guard", "--format", "claude"])
         .env("STATE_DIR", dir.path().join("state"))
+        .env("AGENT_HOOKS_STATE_DIR", dir.path().join("runtime-state"))
         .env_remove("AGENT_HOOKS_LOG");
     let input = json!({"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash",
                        "tool_input": {"command": "rm -rf /"}});
