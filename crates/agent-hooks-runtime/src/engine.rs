@@ -253,7 +253,8 @@ impl Engine {
             detach: &self.detach,
             prefork: &self.prefork,
             dry_run: false,
-            log_decisions: true,
+            log_decisions: options.replay.is_none(),
+            replay: options.replay,
         };
         rt.dispatch(&snapshot, event, payload, options).await
     }

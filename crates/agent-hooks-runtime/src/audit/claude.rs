@@ -1,14 +1,24 @@
 //! Claude Code's transcript: `~/.claude/projects/<project>/<session>.jsonl`, one JSON object a
 //! line; a tool call is a `tool_use` block (`id`, `name`, `input`) in an assistant message's
-//! `content`. Subagents write their own files beside it, in
+//! `content`, its result a `tool_result` block (`tool_use_id`, `content`, `is_error`) in the
+//! next user message. Subagents write their own files beside it, in
 //! `<session>/subagents/agent-<id>.jsonl`, in the same format with `isSidechain` and `agentId`;
-//! their calls reach hooks with the parent's `session_id`.
+//! their calls reach hooks with the parent's `session_id`. A compaction is a `system` record
+//! of subtype `compact_boundary`, followed by a user record with `isCompactSummary`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{AuditError, Read, ToolCall, json_lines};
+use super::AuditError;
+use super::transcript::{Entry, ResultStatus, Step, Transcript, json_lines, text_of};
+
+/// What Claude Code writes in a tool result when the user refused or interrupted the call.
+const INTERRUPTED: [&str; 2] = [
+    "The user doesn't want to proceed with this tool use",
+    "[Request interrupted by user",
+];
 
 /// Whether `first`, a transcript's first record, is Claude Code's.
 pub(super) fn recognises(first: &Value) -> bool {
@@ -20,20 +30,34 @@ pub(super) fn recognises(first: &Value) -> bool {
         )
 }
 
-/// The tool calls of the session at `path` (its text is `text`) and of its subagents.
-pub(super) fn read(path: &Path, text: &str) -> Result<Read, AuditError> {
-    let mut read = Read::default();
-    read.files.push(path.to_path_buf());
-    read.calls.extend(calls(path, text));
+/// The session at `path` (its text is `text`) and its subagents', one session.
+pub(super) fn read(path: &Path, text: &str) -> Result<Transcript, AuditError> {
+    let mut transcript = Transcript::new("claude");
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut session_id = None;
+    let mut entries = steps(path, text, &mut transcript, &mut session_id);
+    transcript.files.push(path.to_path_buf());
     for sub in subagent_files(path) {
         let text = std::fs::read_to_string(&sub).map_err(|source| AuditError::Io {
             path: sub.display().to_string(),
             source,
         })?;
-        read.calls.extend(calls(&sub, &text));
-        read.files.push(sub);
+        entries.extend(steps(&sub, &text, &mut transcript, &mut session_id));
+        transcript.files.push(sub);
     }
-    Ok(read)
+    // A subagent's steps go where they happened in time; entries without a time keep their
+    // place in the file (the sort is stable).
+    entries.sort_by(|a, b| match (&a.timestamp, &b.timestamp) {
+        (Some(x), Some(y)) => x.cmp(y),
+        _ => std::cmp::Ordering::Equal,
+    });
+    let session = transcript.session(session_id.as_deref().unwrap_or(&stem));
+    session.entries = entries;
+    session.close_turns();
+    Ok(transcript)
 }
 
 /// `<session>/subagents/agent-*.jsonl` beside `<session>.jsonl`, sorted so the report is
@@ -59,42 +83,148 @@ fn subagent_files(path: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn calls(path: &Path, text: &str) -> Vec<ToolCall> {
-    let mut calls = Vec::new();
+/// The steps of one file, in order; `session_id` takes the first one it names.
+fn steps(
+    path: &Path,
+    text: &str,
+    transcript: &mut Transcript,
+    session_id: &mut Option<String>,
+) -> Vec<Entry> {
+    let mut entries = Vec::new();
+    // Each call by id, for its result's tool name and input.
+    let mut calls: HashMap<String, (String, Value)> = HashMap::new();
     for (line, record) in json_lines(text) {
-        if record.get("type").and_then(Value::as_str) != Some("assistant") {
-            continue;
-        }
-        let Some(content) = record
-            .get("message")
-            .and_then(|m| m.get("content"))
-            .and_then(Value::as_array)
-        else {
-            continue;
+        let record = match record {
+            Ok(record) => record,
+            Err(_) => {
+                transcript.unknown("(not JSON)");
+                continue;
+            }
         };
-        let text_of = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_owned);
+        let text_field = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_owned);
+        if session_id.is_none() {
+            *session_id = text_field("sessionId");
+        }
         let sidechain = record.get("isSidechain").and_then(Value::as_bool) == Some(true);
-        let subagent = text_of("agentId").or_else(|| sidechain.then(|| "sidechain".to_owned()));
-        // `server_tool_use` blocks run on the model's side, where no hook can see them.
-        for block in content
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-        {
-            calls.push(ToolCall {
-                agent: "claude",
-                session_id: text_of("sessionId"),
-                id: block.get("id").and_then(Value::as_str).map(str::to_owned),
-                tool_name: block
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-                input: block.get("input").cloned().unwrap_or(Value::Null),
+        let subagent = text_field("agentId").or_else(|| sidechain.then(|| "sidechain".to_owned()));
+        let mut push = |step: Step| {
+            entries.push(Entry {
+                step,
                 transcript: path.to_path_buf(),
                 line,
+                timestamp: text_field("timestamp"),
                 subagent: subagent.clone(),
             });
+        };
+        let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
+        let content = record.get("message").and_then(|m| m.get("content"));
+        match kind {
+            "assistant" => {
+                let Some(blocks) = content.and_then(Value::as_array) else {
+                    transcript.ignore("assistant without content");
+                    continue;
+                };
+                let said = text_of(&Value::Array(
+                    blocks
+                        .iter()
+                        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                        .cloned()
+                        .collect(),
+                ));
+                if !said.is_empty() && subagent.is_none() {
+                    push(Step::Reply { text: said });
+                }
+                // `server_tool_use` blocks run on the model's side, where no hook can see them.
+                for block in blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                {
+                    let id = block.get("id").and_then(Value::as_str).map(str::to_owned);
+                    let tool_name = block
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned();
+                    let input = block.get("input").cloned().unwrap_or(Value::Null);
+                    if let Some(id) = &id {
+                        calls.insert(id.clone(), (tool_name.clone(), input.clone()));
+                    }
+                    push(Step::ToolCall {
+                        id,
+                        tool_name,
+                        input,
+                    });
+                }
+            }
+            "user" => {
+                if record.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
+                    transcript.ignore("user (compact summary)");
+                    continue;
+                }
+                if record.get("isMeta").and_then(Value::as_bool) == Some(true) {
+                    transcript.ignore("user (meta)");
+                    continue;
+                }
+                let results: Vec<&Value> = content
+                    .and_then(Value::as_array)
+                    .map(|blocks| {
+                        blocks
+                            .iter()
+                            .filter(|b| {
+                                b.get("type").and_then(Value::as_str) == Some("tool_result")
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if results.is_empty() {
+                    let said = content.map(text_of).unwrap_or_default();
+                    if subagent.is_some() {
+                        // The task the parent gave its subagent: the parent's tool call, not
+                        // the user's prompt.
+                        transcript.ignore("user (subagent task)");
+                    } else if INTERRUPTED.iter().any(|m| said.starts_with(m)) {
+                        push(Step::TurnEnd { interrupted: true });
+                    } else {
+                        push(Step::Prompt { text: said });
+                    }
+                    continue;
+                }
+                for block in results {
+                    let id = block
+                        .get("tool_use_id")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
+                    let (tool_name, input) = id
+                        .as_ref()
+                        .and_then(|id| calls.get(id).cloned())
+                        .unwrap_or_default();
+                    let output = block.get("content").cloned().unwrap_or(Value::Null);
+                    let said = text_of(&output);
+                    let status = if INTERRUPTED.iter().any(|m| said.starts_with(m)) {
+                        ResultStatus::Interrupted
+                    } else if block.get("is_error").and_then(Value::as_bool) == Some(true) {
+                        ResultStatus::Error
+                    } else {
+                        ResultStatus::Success
+                    };
+                    push(Step::ToolResult {
+                        id,
+                        tool_name,
+                        input,
+                        output,
+                        status,
+                    });
+                }
+            }
+            "system" => match record.get("subtype").and_then(Value::as_str) {
+                Some("compact_boundary") => push(Step::Compaction),
+                Some(sub) => transcript.ignore(format!("system ({sub})")),
+                None => transcript.ignore("system"),
+            },
+            "summary" | "file-history-snapshot" | "queue-operation" => transcript.ignore(kind),
+            "" => transcript.unknown("(no type)"),
+            other => transcript.unknown(other),
         }
     }
-    calls
+    entries
 }

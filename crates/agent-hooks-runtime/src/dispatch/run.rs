@@ -40,7 +40,18 @@ impl Runtime<'_> {
         match_text: &OnceLock<String>,
     ) -> HookRun {
         let view = PayloadView::new(event, payload, self.ws, cache).sharing_match_text(match_text);
-        let (program, lapse) = self.gate(snapshot, hook, event);
+        if let Some(why) = self.replay.and_then(|mode| mode.withholds(hook)) {
+            return HookRun {
+                report: skipped(hook, why),
+                answer: None,
+                lapse: None,
+                fallback: None,
+            };
+        }
+        let (program, lapse) = match self.replay {
+            Some(_) => (None, Lapse::None),
+            None => self.gate(snapshot, hook, event),
+        };
         if let Some((detail, warning)) = lapse.describe(hook, event) {
             return HookRun {
                 report: skipped(hook, detail),
