@@ -16,7 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["agent-hooks-transports"],
     &["agent-hooks-dialects"],
     &["agent-hooks-runtime"],
-    &["agent-hooks-server"],
+    &["agent-hooks-server", "agent-hooks-replay"],
     &["agent-hooks-cli"],
 ];
 

@@ -133,7 +133,8 @@ pub(super) fn read(path: &Path, text: &str) -> Transcript {
                     }
                 };
                 let id = field("call_id").or_else(|| field("id"));
-                let tool_name = field("name").unwrap_or_else(|| "local_shell".to_owned());
+                let (tool_name, input) =
+                    as_hooks_see_it(field("name").as_deref().unwrap_or("local_shell"), input);
                 if let Some(id) = &id {
                     calls.insert(id.clone(), (tool_name.clone(), input.clone()));
                 }
@@ -166,6 +167,44 @@ pub(super) fn read(path: &Path, text: &str) -> Transcript {
     session.entries = entries;
     session.close_turns();
     transcript
+}
+
+/// A call as Codex's hooks receive it: a shell call (`shell`, `local_shell`, `exec_command`,
+/// its command a list of words or one string) as `Bash` with the script as `command`, and
+/// `apply_patch` with the patch as `command`.
+fn as_hooks_see_it(name: &str, input: Value) -> (String, Value) {
+    let script = |command: &Value| match command {
+        // `["bash", "-lc", script]`: the script is what runs.
+        Value::Array(words) => {
+            let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+            match words.as_slice() {
+                [shell, flag, script] if shell.ends_with("sh") && flag.starts_with('-') => {
+                    (*script).to_owned()
+                }
+                _ => words.join(" "),
+            }
+        }
+        Value::String(s) => s.clone(),
+        _ => String::new(),
+    };
+    match name {
+        "shell" | "local_shell" | "container.exec" | "shell_command" | "exec_command" => {
+            let command = input
+                .get("command")
+                .or_else(|| input.get("cmd"))
+                .map(script)
+                .unwrap_or_default();
+            ("Bash".to_owned(), serde_json::json!({ "command": command }))
+        }
+        "apply_patch" => {
+            let patch = match &input {
+                Value::String(_) => input.clone(),
+                other => other.get("input").cloned().unwrap_or_else(|| other.clone()),
+            };
+            (name.to_owned(), serde_json::json!({ "command": patch }))
+        }
+        _ => (name.to_owned(), input),
+    }
 }
 
 /// How a call ended, from its output: Codex writes a shell call's output as JSON text with
