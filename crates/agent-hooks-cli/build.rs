@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 fn main() {
     println!("cargo::rerun-if-env-changed=PATH");
     println!("cargo::rerun-if-env-changed=AGENT_HOOKS_TSC");
-    for cfg in ["have_python3", "have_node", "have_jq", "have_tsc"] {
+    for cfg in ["have_python3", "have_node", "have_jq", "have_tsc", "have_chromium"] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
     if runs("python3") {
@@ -20,6 +20,9 @@ fn main() {
     }
     if runs("jq") {
         println!("cargo::rustc-cfg=have_jq");
+    }
+    if runs("chromium") {
+        println!("cargo::rustc-cfg=have_chromium");
     }
     // The TypeScript client test compiles with $AGENT_HOOKS_TSC (which .ci/run sets), else `tsc`.
     let tsc = std::env::var_os("AGENT_HOOKS_TSC").filter(|t| Path::new(t).is_file());

@@ -31,6 +31,7 @@ mod lapses;
 mod log;
 mod operator;
 mod prefork;
+mod replay;
 mod serve;
 mod sidecar_owner;
 mod skills;
