@@ -242,35 +242,7 @@ enum Command {
     #[command(
         after_help = "Exit status: 0 done, 1 a flip of a --fail-on kind, 2 a transcript or policy cannot be read.\n\nExample: agent-hooks replay ~/.claude/projects/-home-me-proj/ --against HEAD --fail-on block-to-allow"
     )]
-    Replay {
-        /// Transcript files, or directories to search for them.
-        #[arg(required = true, value_name = "TRANSCRIPT|DIR")]
-        transcripts: Vec<PathBuf>,
-        /// The policy under test: a workspace directory or a git revision of the workspace
-        /// (default: the workspace as it is).
-        #[arg(long, value_name = "DIR|REVISION")]
-        policy: Option<String>,
-        /// The baseline: a workspace directory or a git revision of the workspace (HEAD,
-        /// main, a commit).
-        #[arg(long, value_name = "DIR|REVISION")]
-        against: String,
-        /// Print the report as JSON.
-        #[arg(long)]
-        json: bool,
-        /// Also write the report as one self-contained HTML page.
-        #[arg(long, value_name = "FILE")]
-        html: Option<PathBuf>,
-        /// Exit 1 when a flip of this kind happened (allow-to-block, block-to-allow, ...,
-        /// any); comma-separated or repeated.
-        #[arg(long, value_name = "KIND,...")]
-        fail_on: Vec<String>,
-        /// Run command and HTTP hooks too, each in the scratch copy of the workspace.
-        #[arg(long)]
-        run_hooks: bool,
-        /// Run LLM judges too (they cost money).
-        #[arg(long)]
-        judges: bool,
-    },
+    Replay(replay::Request),
     /// Run one hook on one payload (stdin) and explain its answer; the exit status is its verdict.
     ///
     /// The hook is named as `list` shows it, or by its command, URL or builtin:<name>. It runs
@@ -711,28 +683,7 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             log,
             json,
         } => audit::run(&ws, &transcripts, log.as_deref(), json),
-        Command::Replay {
-            transcripts,
-            policy,
-            against,
-            json,
-            html,
-            fail_on,
-            run_hooks,
-            judges,
-        } => replay::run(
-            &ws,
-            replay::Request {
-                transcripts,
-                policy,
-                against,
-                json,
-                html,
-                fail_on,
-                run_hooks,
-                judges,
-            },
-        ),
+        Command::Replay(request) => replay::run(&ws, request),
         Command::List { json } => block_on(hooks(ws, words("list", json), json)),
         Command::Doctor { json } => block_on(doctor(ws, json)),
         Command::On => block_on(hooks(ws, vec!["on".into()], false)),

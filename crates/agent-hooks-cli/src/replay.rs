@@ -8,17 +8,36 @@ use std::process::ExitCode;
 use agent_hooks_replay::{FLIP_KINDS, FlipKind, PolicySpec, ReplayOptions};
 use agent_hooks_runtime::Workspace;
 
-/// What `replay` was asked for.
-#[derive(Debug)]
+/// The arguments of `agent-hooks replay`.
+#[derive(Debug, clap::Args)]
 pub(crate) struct Request {
-    pub transcripts: Vec<PathBuf>,
-    pub policy: Option<String>,
-    pub against: String,
-    pub json: bool,
-    pub html: Option<PathBuf>,
-    pub fail_on: Vec<String>,
-    pub run_hooks: bool,
-    pub judges: bool,
+    /// Transcript files, or directories to search for them.
+    #[arg(required = true, value_name = "TRANSCRIPT|DIR")]
+    transcripts: Vec<PathBuf>,
+    /// The policy under test: a workspace directory or a git revision of the workspace
+    /// (default: the workspace as it is).
+    #[arg(long, value_name = "DIR|REVISION")]
+    policy: Option<String>,
+    /// The baseline: a workspace directory or a git revision of the workspace (HEAD, main, a
+    /// commit).
+    #[arg(long, value_name = "DIR|REVISION")]
+    against: String,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Also write the report as one self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Exit 1 when a flip of this kind happened (allow-to-block, block-to-allow, ..., any);
+    /// comma-separated or repeated.
+    #[arg(long, value_name = "KIND,...")]
+    fail_on: Vec<String>,
+    /// Run command and HTTP hooks too, each in the scratch copy of the workspace.
+    #[arg(long)]
+    run_hooks: bool,
+    /// Run LLM judges too (they cost money).
+    #[arg(long)]
+    judges: bool,
 }
 
 pub(crate) fn run(ws: &Workspace, request: Request) -> ExitCode {

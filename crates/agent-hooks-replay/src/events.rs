@@ -4,7 +4,7 @@
 //! Steps no event stands for (a compaction, an interrupted call's result, an interrupted
 //! turn's end) stay in the timeline with no event.
 
-use agent_hooks_runtime::audit::{Entry, ResultStatus, Session, Step};
+use agent_hooks_runtime::audit::{Entry, ResultStatus, Session, Step, as_hooks_see_it};
 use agent_hooks_runtime::{Event, json_kind};
 use serde_json::{Map, Value, json};
 
@@ -27,8 +27,8 @@ pub(crate) struct Replayed {
     pub subagent: Option<String>,
 }
 
-/// The events of `session`, in order.
-pub(crate) fn of_session(session: &Session) -> Vec<Replayed> {
+/// The events of `session`, a session of `agent`'s, in order.
+pub(crate) fn of_session(agent: &str, session: &Session) -> Vec<Replayed> {
     let mut out = Vec::with_capacity(session.entries.len() * 2 + 1);
     let base = |extra: Value| -> Map<String, Value> {
         let mut payload = Map::new();
@@ -83,6 +83,7 @@ pub(crate) fn of_session(session: &Session) -> Vec<Replayed> {
                 tool_name,
                 input,
             } => {
+                let (tool_name, input) = &as_hooks_see_it(agent, tool_name, input);
                 if !tools.contains(tool_name) {
                     tools.push(tool_name.clone());
                 }
@@ -106,6 +107,7 @@ pub(crate) fn of_session(session: &Session) -> Vec<Replayed> {
                 output,
                 status,
             } => {
+                let (tool_name, input) = &as_hooks_see_it(agent, tool_name, input);
                 // An interrupted call never returned: no hook ran after it.
                 if *status == ResultStatus::Interrupted {
                     out.push(replayed("tool interrupted", None, Some((tool_name, input))));

@@ -89,7 +89,7 @@ async fn one(
 ) -> (SessionReport, Tally) {
     let mut tally = Tally::default();
     let mut reports = Vec::new();
-    for replayed in events::of_session(session) {
+    for replayed in events::of_session(agent, session) {
         let (before, after) = match replayed.event {
             Some((event, payload)) => {
                 let (b, a) = tokio::join!(

@@ -197,7 +197,11 @@ fn tightening_security_guard_to_strict_blocks_each_agents_risky_calls() {
         "{subagent}"
     );
     // The live workspace is as it was: no state, logs or decision log from the replay.
-    assert_eq!(list(&ws.root()), before, "the replay changed the live workspace");
+    assert_eq!(
+        list(&ws.root()),
+        before,
+        "the replay changed the live workspace"
+    );
 }
 
 #[test]
@@ -232,29 +236,22 @@ fn each_step_is_the_event_it_was_and_odd_records_are_not_dispatched() {
         ]
     );
     let codex = timeline(&report, "codex");
-    assert!(
-        codex.contains(&"tool error [post_tool_call] Bash".to_owned()),
-        "{codex:?}"
-    );
-    assert!(
-        codex.contains(&"tool call [pre_tool_call] apply_patch".to_owned()),
-        "{codex:?}"
-    );
-    assert!(
-        codex.contains(&"turn interrupted [-]".to_owned()),
-        "{codex:?}"
-    );
-    assert!(codex.contains(&"compaction [-]".to_owned()), "{codex:?}");
+    for step in [
+        "tool error [post_tool_call] Bash",
+        "tool call [pre_tool_call] apply_patch",
+        "turn interrupted [-]",
+        "compaction [-]",
+    ] {
+        assert!(codex.iter().any(|s| s == step), "{step}: {codex:?}");
+    }
     assert_eq!(codex.iter().filter(|s| s.starts_with("stop ")).count(), 1);
     let gemini = timeline(&report, "gemini");
-    assert!(
-        gemini.contains(&"tool error [post_tool_call] run_shell_command".to_owned()),
-        "{gemini:?}"
-    );
-    assert!(
-        gemini.contains(&"tool interrupted [-] write_file".to_owned()),
-        "{gemini:?}"
-    );
+    for step in [
+        "tool error [post_tool_call] run_shell_command",
+        "tool interrupted [-] write_file",
+    ] {
+        assert!(gemini.iter().any(|s| s == step), "{step}: {gemini:?}");
+    }
     // Records no reader knows are counted and named, each agent's.
     assert_eq!(
         report["unknown_records"],

@@ -6,13 +6,12 @@
 //! their calls reach hooks with the parent's `session_id`. A compaction is a `system` record
 //! of subtype `compact_boundary`, followed by a user record with `isCompactSummary`.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::AuditError;
-use super::transcript::{Entry, ResultStatus, Step, Transcript, json_lines, text_of};
+use super::transcript::{Calls, Entry, ResultStatus, Step, Transcript, text_of};
 
 /// What Claude Code writes in a tool result when the user refused or interrupted the call.
 const INTERRUPTED: [&str; 2] = [
@@ -92,29 +91,23 @@ fn steps(
 ) -> Vec<Entry> {
     let mut entries = Vec::new();
     // Each call by id, for its result's tool name and input.
-    let mut calls: HashMap<String, (String, Value)> = HashMap::new();
-    for (line, record) in json_lines(text) {
-        let record = match record {
-            Ok(record) => record,
-            Err(_) => {
-                transcript.unknown("(not JSON)");
-                continue;
-            }
-        };
+    let mut calls = Calls::default();
+    for (line, record) in transcript.objects(text) {
         let text_field = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_owned);
         if session_id.is_none() {
             *session_id = text_field("sessionId");
         }
         let sidechain = record.get("isSidechain").and_then(Value::as_bool) == Some(true);
         let subagent = text_field("agentId").or_else(|| sidechain.then(|| "sidechain".to_owned()));
+        let timestamp = text_field("timestamp");
         let mut push = |step: Step| {
-            entries.push(Entry {
-                step,
-                transcript: path.to_path_buf(),
+            entries.push(Entry::at(
+                path,
                 line,
-                timestamp: text_field("timestamp"),
-                subagent: subagent.clone(),
-            });
+                timestamp.clone(),
+                subagent.clone(),
+                step,
+            ));
         };
         let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
         let content = record.get("message").and_then(|m| m.get("content"));
@@ -146,14 +139,7 @@ fn steps(
                         .unwrap_or("")
                         .to_owned();
                     let input = block.get("input").cloned().unwrap_or(Value::Null);
-                    if let Some(id) = &id {
-                        calls.insert(id.clone(), (tool_name.clone(), input.clone()));
-                    }
-                    push(Step::ToolCall {
-                        id,
-                        tool_name,
-                        input,
-                    });
+                    push(calls.call(id, tool_name, input));
                 }
             }
             "user" => {
@@ -194,10 +180,6 @@ fn steps(
                         .get("tool_use_id")
                         .and_then(Value::as_str)
                         .map(str::to_owned);
-                    let (tool_name, input) = id
-                        .as_ref()
-                        .and_then(|id| calls.get(id).cloned())
-                        .unwrap_or_default();
                     let output = block.get("content").cloned().unwrap_or(Value::Null);
                     let said = text_of(&output);
                     let status = if INTERRUPTED.iter().any(|m| said.starts_with(m)) {
@@ -207,13 +189,7 @@ fn steps(
                     } else {
                         ResultStatus::Success
                     };
-                    push(Step::ToolResult {
-                        id,
-                        tool_name,
-                        input,
-                        output,
-                        status,
-                    });
+                    push(calls.result(id, output, status));
                 }
             }
             "system" => match record.get("subtype").and_then(Value::as_str) {

@@ -6,14 +6,14 @@
 //! the same `call_id`. The user's words are the `event_msg` `user_message` (the `message`
 //! items of role `user` also carry the context Codex adds); a turn ends with `task_complete`
 //! or `turn_aborted`; `compacted` is a compaction. A subagent runs in a thread of its own with
-//! its own rollout file: name each file.
+//! its own rollout file: name each file. Calls are kept as the rollout has them; Codex's hooks
+//! see a shell call as `Bash` with the script as `command` ([`as_hooks_see_it`]).
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::transcript::{Entry, ResultStatus, Step, Transcript, json_lines, text_of};
+use super::transcript::{Calls, Entry, ResultStatus, Step, Transcript, text_of};
 
 /// Whether `first`, a transcript's first record, is a Codex rollout's.
 pub(super) fn recognises(first: &Value) -> bool {
@@ -53,15 +53,8 @@ pub(super) fn read(path: &Path, text: &str) -> Transcript {
     transcript.files.push(path.to_path_buf());
     let mut session: Option<String> = None;
     let mut entries = Vec::new();
-    let mut calls: HashMap<String, (String, Value)> = HashMap::new();
-    for (line, record) in json_lines(text) {
-        let record = match record {
-            Ok(record) => record,
-            Err(_) => {
-                transcript.unknown("(not JSON)");
-                continue;
-            }
-        };
+    let mut calls = Calls::default();
+    for (line, record) in transcript.objects(text) {
         let Some(payload) = record.get("payload") else {
             transcript.unknown("(no payload)");
             continue;
@@ -71,15 +64,8 @@ pub(super) fn read(path: &Path, text: &str) -> Transcript {
             .get("timestamp")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let mut push = |step: Step| {
-            entries.push(Entry {
-                step,
-                transcript: path.to_path_buf(),
-                line,
-                timestamp: timestamp.clone(),
-                subagent: None,
-            });
-        };
+        let mut push =
+            |step: Step| entries.push(Entry::at(path, line, timestamp.clone(), None, step));
         let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
         let item = payload.get("type").and_then(Value::as_str).unwrap_or("");
         match kind {
@@ -96,19 +82,9 @@ pub(super) fn read(path: &Path, text: &str) -> Transcript {
                     "custom_tool_call" => payload.get("input").cloned().unwrap_or_default(),
                     "local_shell_call" => payload.get("action").cloned().unwrap_or_default(),
                     "function_call_output" | "custom_tool_call_output" => {
-                        let id = field("call_id");
-                        let (tool_name, input) = id
-                            .as_ref()
-                            .and_then(|id| calls.get(id).cloned())
-                            .unwrap_or_default();
                         let output = payload.get("output").cloned().unwrap_or_default();
-                        push(Step::ToolResult {
-                            id,
-                            tool_name,
-                            input,
-                            status: output_status(&output),
-                            output,
-                        });
+                        let status = output_status(&output);
+                        push(calls.result(field("call_id"), output, status));
                         continue;
                     }
                     "message" => {
@@ -133,16 +109,8 @@ pub(super) fn read(path: &Path, text: &str) -> Transcript {
                     }
                 };
                 let id = field("call_id").or_else(|| field("id"));
-                let (tool_name, input) =
-                    as_hooks_see_it(field("name").as_deref().unwrap_or("local_shell"), input);
-                if let Some(id) = &id {
-                    calls.insert(id.clone(), (tool_name.clone(), input.clone()));
-                }
-                push(Step::ToolCall {
-                    id,
-                    tool_name,
-                    input,
-                });
+                let tool_name = field("name").unwrap_or_else(|| "local_shell".to_owned());
+                push(calls.call(id, tool_name, input));
             }
             "event_msg" => match item {
                 "user_message" => push(Step::Prompt {
@@ -172,7 +140,7 @@ pub(super) fn read(path: &Path, text: &str) -> Transcript {
 /// A call as Codex's hooks receive it: a shell call (`shell`, `local_shell`, `exec_command`,
 /// its command a list of words or one string) as `Bash` with the script as `command`, and
 /// `apply_patch` with the patch as `command`.
-fn as_hooks_see_it(name: &str, input: Value) -> (String, Value) {
+pub(super) fn as_hooks_see_it(name: &str, input: &Value) -> (String, Value) {
     let script = |command: &Value| match command {
         // `["bash", "-lc", script]`: the script is what runs.
         Value::Array(words) => {
@@ -197,13 +165,13 @@ fn as_hooks_see_it(name: &str, input: Value) -> (String, Value) {
             ("Bash".to_owned(), serde_json::json!({ "command": command }))
         }
         "apply_patch" => {
-            let patch = match &input {
+            let patch = match input {
                 Value::String(_) => input.clone(),
                 other => other.get("input").cloned().unwrap_or_else(|| other.clone()),
             };
             (name.to_owned(), serde_json::json!({ "command": patch }))
         }
-        _ => (name.to_owned(), input),
+        _ => (name.to_owned(), input.clone()),
     }
 }
 

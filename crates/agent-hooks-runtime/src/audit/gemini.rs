@@ -33,15 +33,8 @@ pub(super) fn read(path: &Path, document: &Value) -> Result<Transcript, AuditErr
             .get("timestamp")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let mut push = |step: Step| {
-            entries.push(Entry {
-                step,
-                transcript: path.to_path_buf(),
-                line: index + 1,
-                timestamp: timestamp.clone(),
-                subagent: None,
-            });
-        };
+        let mut push =
+            |step: Step| entries.push(Entry::at(path, index + 1, timestamp.clone(), None, step));
         let content = message.get("content").map(text_of).unwrap_or_default();
         match message.get("type").and_then(Value::as_str) {
             Some("user") => push(Step::Prompt { text: content }),

@@ -432,6 +432,15 @@ pub fn read(path: &Path) -> Result<Transcript, AuditError> {
     )))
 }
 
+/// A tool call of `agent`'s transcript as that agent's hooks receive it: Codex's shell calls
+/// as `Bash` with the script as `command`; every other call as recorded.
+pub fn as_hooks_see_it(agent: &str, tool_name: &str, input: &Value) -> (String, Value) {
+    match agent {
+        "codex" => codex::as_hooks_see_it(tool_name, input),
+        _ => (tool_name.to_owned(), input.clone()),
+    }
+}
+
 /// The tool calls of the transcript at `path`, its subagents' included, and the files read.
 fn read_calls(path: &Path) -> Result<(Vec<ToolCall>, Vec<PathBuf>), AuditError> {
     let transcript = read(path)?;

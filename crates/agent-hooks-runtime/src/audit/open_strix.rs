@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::transcript::{Entry, Step, Transcript, json_lines};
+use super::transcript::{Entry, Step, Transcript};
 
 /// Whether `first`, a log's first record, is open-strix's.
 pub(super) fn recognises(first: &Value) -> bool {
@@ -53,14 +53,7 @@ const IGNORED: &[&str] = &[
 pub(super) fn read(path: &Path, text: &str) -> Transcript {
     let mut transcript = Transcript::new("open-strix");
     transcript.files.push(path.to_path_buf());
-    for (line, record) in json_lines(text) {
-        let record = match record {
-            Ok(record) => record,
-            Err(_) => {
-                transcript.unknown("(not JSON)");
-                continue;
-            }
-        };
+    for (line, record) in transcript.objects(text) {
         let field = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_owned);
         let kind = field("type").unwrap_or_default();
         let step = match kind.as_str() {
@@ -90,13 +83,8 @@ pub(super) fn read(path: &Path, text: &str) -> Transcript {
             }
         };
         let session = field("session_id").unwrap_or_default();
-        transcript.session(&session).entries.push(Entry {
-            step,
-            transcript: path.to_path_buf(),
-            line,
-            timestamp: field("timestamp"),
-            subagent: None,
-        });
+        let entry = Entry::at(path, line, field("timestamp"), None, step);
+        transcript.session(&session).entries.push(entry);
     }
     for session in &mut transcript.sessions {
         session.close_turns();

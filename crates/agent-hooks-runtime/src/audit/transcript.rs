@@ -92,6 +92,25 @@ pub struct Entry {
     pub subagent: Option<String>,
 }
 
+impl Entry {
+    /// `step`, read at `line` of `transcript`.
+    pub(super) fn at(
+        transcript: &std::path::Path,
+        line: usize,
+        timestamp: Option<String>,
+        subagent: Option<String>,
+        step: Step,
+    ) -> Entry {
+        Entry {
+            step,
+            transcript: transcript.to_path_buf(),
+            line,
+            timestamp,
+            subagent,
+        }
+    }
+}
+
 /// One session's steps, in order.
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
@@ -137,6 +156,19 @@ impl Transcript {
     /// Counts a record this reader does not know.
     pub(super) fn unknown(&mut self, kind: impl Into<String>) {
         *self.unknown.entry(kind.into()).or_default() += 1;
+    }
+
+    /// The JSON objects of `text`, each with its line; a line that is none is counted as
+    /// unknown (`(not JSON)`).
+    pub(super) fn objects(&mut self, text: &str) -> Vec<(usize, Value)> {
+        let mut objects = Vec::new();
+        for (line, record) in json_lines(text) {
+            match record {
+                Ok(record) => objects.push((line, record)),
+                Err(_) => self.unknown("(not JSON)"),
+            }
+        }
+        objects
     }
 
     /// The session called `id`, made when it is new.
@@ -197,12 +229,47 @@ impl Session {
 }
 
 fn turn_end(transcript: PathBuf, line: usize, timestamp: Option<String>) -> Entry {
-    Entry {
-        step: Step::TurnEnd { interrupted: false },
-        transcript,
+    Entry::at(
+        &transcript,
         line,
         timestamp,
-        subagent: None,
+        None,
+        Step::TurnEnd { interrupted: false },
+    )
+}
+
+/// The calls of a transcript so far, by id: a result names only its call's id, and its step
+/// carries the call's tool and input.
+#[derive(Debug, Default)]
+pub(super) struct Calls(std::collections::HashMap<String, (String, Value)>);
+
+impl Calls {
+    /// The step of a call, remembered for its result.
+    pub(super) fn call(&mut self, id: Option<String>, tool_name: String, input: Value) -> Step {
+        if let Some(id) = &id {
+            self.0
+                .insert(id.clone(), (tool_name.clone(), input.clone()));
+        }
+        Step::ToolCall {
+            id,
+            tool_name,
+            input,
+        }
+    }
+
+    /// The step of the result of call `id`.
+    pub(super) fn result(&self, id: Option<String>, output: Value, status: ResultStatus) -> Step {
+        let (tool_name, input) = id
+            .as_ref()
+            .and_then(|id| self.0.get(id).cloned())
+            .unwrap_or_default();
+        Step::ToolResult {
+            id,
+            tool_name,
+            input,
+            output,
+            status,
+        }
     }
 }
 
