@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 mod compare;
+mod error;
 mod events;
 mod html;
 mod policy;
@@ -31,33 +32,10 @@ use agent_hooks_runtime::ReplayMode;
 use agent_hooks_runtime::audit::{self, AuditError};
 
 pub use compare::{FLIP_KINDS, FlipKind, Verdict};
+pub use error::ReplayError;
 pub use html::render as render_html;
 pub use policy::PolicySpec;
 pub use report::{EventReport, Report, SessionReport};
-
-/// Why a replay could not be made.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ReplayError {
-    /// A transcript could not be read, or is in no format replay reads (the file and line
-    /// are named).
-    #[error(transparent)]
-    Transcript(#[from] AuditError),
-    /// A directory named no transcript.
-    #[error("{0}: no transcripts in it (*.jsonl, or Gemini CLI's session-*.json)")]
-    Empty(String),
-    /// A policy's git revision could not be written out.
-    #[error("--against/--policy {rev}: {why}")]
-    Revision {
-        /// The revision as named.
-        rev: String,
-        /// What went wrong.
-        why: String,
-    },
-    /// The scratch copy could not be made.
-    #[error("cannot make the scratch copy: {0}")]
-    Scratch(String),
-}
 
 /// What to replay, and how.
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 
 use agent_hooks_runtime::{Engine, Workspace};
 
-use crate::ReplayError;
+use crate::error::ReplayError;
 
 /// Directories a copy leaves out: the runtime's own state and logs (a replay starts from none),
 /// and what is large and holds no policy.

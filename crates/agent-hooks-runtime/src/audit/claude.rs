@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::AuditError;
-use super::transcript::{Calls, Entry, ResultStatus, Step, Transcript, text_of};
+use super::transcript::{AuditError, Calls, Entry, ResultStatus, Step, Transcript, text_of};
 
 /// What Claude Code writes in a tool result when the user refused or interrupted the call.
 const INTERRUPTED: [&str; 2] = [

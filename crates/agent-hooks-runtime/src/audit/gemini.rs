@@ -9,8 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::AuditError;
-use super::transcript::{Entry, ResultStatus, Step, Transcript, text_of};
+use super::transcript::{AuditError, Entry, ResultStatus, Step, Transcript, text_of};
 
 /// Whether `document`, a whole file's JSON, is a Gemini CLI chat.
 pub(super) fn recognises(document: &Value) -> bool {

@@ -11,7 +11,7 @@ mod gemini;
 mod open_strix;
 mod transcript;
 
-pub use transcript::{Entry, ResultStatus, Session, Step, Transcript};
+pub use transcript::{AuditError, Entry, ResultStatus, Session, Step, Transcript};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -40,33 +40,6 @@ pub struct ToolCall {
     pub line: usize,
     /// The subagent that made the call, when one did.
     pub subagent: Option<String>,
-}
-
-/// Why an audit could not be made.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum AuditError {
-    /// A transcript or the decision log could not be read.
-    #[error("cannot read {path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// The underlying failure.
-        source: std::io::Error,
-    },
-    /// The file is not a transcript this runtime can read.
-    #[error("{path}: {why}")]
-    Format {
-        /// The file.
-        path: String,
-        /// What was wrong.
-        why: String,
-    },
-    /// `logs.decisions: false` and no log was named: nothing to match against.
-    #[error(
-        "the decision log is off (logs.decisions: false in config/agent.yaml); name a log with --log"
-    )]
-    LogOff,
 }
 
 /// How a call fared.

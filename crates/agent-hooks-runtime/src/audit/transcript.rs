@@ -8,6 +8,33 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+/// Why a transcript could not be read, or an audit made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuditError {
+    /// A transcript or the decision log could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The underlying failure.
+        source: std::io::Error,
+    },
+    /// The file is not a transcript this runtime can read.
+    #[error("{path}: {why}")]
+    Format {
+        /// The file.
+        path: String,
+        /// What was wrong.
+        why: String,
+    },
+    /// `logs.decisions: false` and no log was named: nothing to match against.
+    #[error(
+        "the decision log is off (logs.decisions: false in config/agent.yaml); name a log with --log"
+    )]
+    LogOff,
+}
+
 /// How a tool call ended, as its result records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
