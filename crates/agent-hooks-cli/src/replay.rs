@@ -35,9 +35,14 @@ pub(crate) struct Request {
     /// Run command and HTTP hooks too, each in the scratch copy of the workspace.
     #[arg(long)]
     run_hooks: bool,
-    /// Run LLM judges too (they cost money).
+    /// Run LLM judges too (they cost money). Their answers are kept in the judge cache, so a
+    /// rerun on the same transcripts asks no model again.
     #[arg(long)]
     judges: bool,
+    /// Where judges' answers are kept (default: $XDG_CACHE_HOME/agent-hooks/replay-judges, else
+    /// ~/.cache/agent-hooks/replay-judges).
+    #[arg(long, value_name = "DIR", requires = "judges")]
+    judge_cache: Option<PathBuf>,
 }
 
 pub(crate) fn run(ws: &Workspace, request: Request) -> ExitCode {
@@ -59,6 +64,10 @@ pub(crate) fn run(ws: &Workspace, request: Request) -> ExitCode {
         PolicySpec::parse(&request.against),
     )
     .running(request.run_hooks, request.judges);
+    let options = match request.judge_cache.or_else(default_judge_cache) {
+        Some(dir) if request.judges => options.judge_cache(dir),
+        _ => options,
+    };
     // Sessions replay in parallel: one worker a core.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -133,4 +142,17 @@ fn fail_kinds(values: &[String]) -> Result<Vec<FlipKind>, String> {
         }
     }
     Ok(kinds)
+}
+
+/// `$XDG_CACHE_HOME/agent-hooks/replay-judges`, else `~/.cache/agent-hooks/replay-judges`.
+fn default_judge_cache() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".cache"))
+        })?;
+    Some(base.join("agent-hooks/replay-judges"))
 }

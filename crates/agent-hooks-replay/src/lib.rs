@@ -72,7 +72,15 @@ impl ReplayOptions {
 
     /// Runs command and HTTP hooks (`run_hooks`) and LLM judges (`judges`) too.
     pub fn running(mut self, run_hooks: bool, judges: bool) -> ReplayOptions {
+        let cache = self.mode.judge_cache.take();
         self.mode = ReplayMode::new(run_hooks, judges);
+        self.mode.judge_cache = cache;
+        self
+    }
+
+    /// Keeps judges' answers in `dir` (by judge and input), so that a rerun asks no model.
+    pub fn judge_cache(mut self, dir: PathBuf) -> ReplayOptions {
+        self.mode = self.mode.judge_cache(dir);
         self
     }
 }
@@ -109,7 +117,7 @@ pub async fn replay(options: &ReplayOptions) -> Result<Report, ReplayError> {
     let against = Arc::new(policy::Loaded::open(&options.against, &options.workspace)?);
     report.policy = policy.label.clone();
     report.against = against.label.clone();
-    let (sessions, tally) = run::sessions(sessions, policy, against, options.mode).await;
+    let (sessions, tally) = run::sessions(sessions, policy, against, options.mode.clone()).await;
     report.sessions = sessions;
     report.ran = tally.ran;
     report.withheld = tally.withheld;

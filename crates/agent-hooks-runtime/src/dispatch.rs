@@ -43,23 +43,36 @@ pub struct DispatchOptions {
 
 /// How `agent-hooks replay` evaluates a policy: as declared, with no trust gate (a candidate
 /// policy is not approved yet), no decision log, and only what it was told it may run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ReplayMode {
     /// Command and HTTP hooks run (`--run-hooks`); otherwise they are skipped.
     pub run_hooks: bool,
     /// LLM judges run (`--judges`); otherwise they are skipped.
     pub judges: bool,
+    /// Where judges' answers are kept, by judge and input, so that a rerun asks no model
+    /// again.
+    pub judge_cache: Option<Arc<std::path::Path>>,
 }
 
 impl ReplayMode {
     /// Replays with the hooks `run_hooks` and `judges` allow.
     pub fn new(run_hooks: bool, judges: bool) -> ReplayMode {
-        ReplayMode { run_hooks, judges }
+        ReplayMode {
+            run_hooks,
+            judges,
+            judge_cache: None,
+        }
+    }
+
+    /// Keeps judges' answers in `dir`, one file per judge and input.
+    pub fn judge_cache(mut self, dir: impl Into<std::path::PathBuf>) -> ReplayMode {
+        self.judge_cache = Some(Arc::from(dir.into().into_boxed_path()));
+        self
     }
 
     /// Why `hook` does not run under this mode, if it does not.
-    fn withholds(self, hook: &Hook) -> Option<&'static str> {
+    fn withholds(&self, hook: &Hook) -> Option<&'static str> {
         use agent_hooks_transports::TransportSpec;
         if hook.dialect.background().is_some() {
             return Some("replay: a background hook cannot change the decision");

@@ -254,7 +254,7 @@ impl Engine {
             prefork: &self.prefork,
             dry_run: false,
             log_decisions: options.replay.is_none(),
-            replay: options.replay,
+            replay: options.replay.clone(),
         };
         rt.dispatch(&snapshot, event, payload, options).await
     }

@@ -586,3 +586,74 @@ fn the_html_report_renders_its_flips_in_a_headless_browser() {
         7
     );
 }
+
+const STOP_PROMPT: &str = "Did the agent run the tests before stopping? $ARGUMENTS";
+
+#[test]
+fn judges_run_only_with_judges_and_a_rerun_asks_the_model_nothing() {
+    use crate::loopback::{Response, Server};
+    let server = Server::start(|_| {
+        Response::json(
+            &json!({"id": "msg_1", "type": "message", "role": "assistant",
+                    "content": [{"type": "text", "text": "{\"ok\": false, \"reason\": \"Run the tests first.\"}"}],
+                    "stop_reason": "end_turn"})
+            .to_string(),
+        )
+    });
+    let baseline = Ws::new();
+    let ws = Ws::new()
+        .file(
+            "config/agent.yaml",
+            &format!(
+                "llm_judge:\n  provider: anthropic\n  base_url: {}\n",
+                server.url("")
+            ),
+        )
+        .file(
+            ".claude/settings.json",
+            &json!({"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": STOP_PROMPT}]}]}})
+                .to_string(),
+        );
+    let dir = tempfile::tempdir().expect("a directory");
+    let transcript = session(dir.path(), "judged", false, "ls");
+    let cache = dir.path().join("judge-cache");
+    let run = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "replay".to_owned(),
+            transcript.display().to_string(),
+            "--against".to_owned(),
+            baseline.root().display().to_string(),
+            "--json".to_owned(),
+        ];
+        args.extend(extra.iter().map(|a| (*a).to_owned()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut cmd = ws.command(&args);
+        cmd.env("ANTHROPIC_API_KEY", "sk-test-judge")
+            .env_remove("ANTHROPIC_BASE_URL");
+        let out = cmd.output().expect("run replay");
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("no JSON ({e}): {}", text(&out)))
+    };
+    let report = run(&[]);
+    assert_eq!(report["flip_count"], 0, "{report}");
+    assert!(
+        report["hooks_not_run"][STOP_PROMPT]
+            .as_str()
+            .is_some_and(|w| w.contains("--judges")),
+        "{report}"
+    );
+    assert_eq!(server.requests().len(), 0);
+
+    let cache_arg = cache.display().to_string();
+    for round in 0..2 {
+        let report = run(&["--judges", "--judge-cache", &cache_arg]);
+        assert_eq!(report["flips_by_kind"]["allow-to-block"], 1, "{report}");
+        assert_eq!(report["flips"][0]["event"], "on_stop");
+        assert_eq!(
+            report["flips"][0]["after"]["reason"],
+            "Run the tests first."
+        );
+        // The first replay asked the model; the second found its answer in the cache.
+        assert_eq!(server.requests().len(), 1, "round {round}");
+    }
+}
