@@ -337,6 +337,7 @@ impl Runtime<'_> {
                 aliases,
                 budget: hook.timeout,
                 dry_run: self.dry_run,
+                inline: self.replay.is_some(),
             };
             return match spec.run(call).await {
                 Ok(Guarded::Answered { reply, limit }) => {
