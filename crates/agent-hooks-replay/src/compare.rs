@@ -155,3 +155,75 @@ impl FlipKind {
         Some(kind)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(decision: &'static str) -> Verdict {
+        Verdict {
+            decision,
+            hook: None,
+            reason: None,
+            rewritten: Map::new(),
+            context: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_changed_decision_is_the_flip_whatever_else_changed() {
+        let mut after = verdict("block");
+        after.context.push("careful".into());
+        assert_eq!(
+            FlipKind::between(&verdict("allow"), &after),
+            Some(FlipKind::AllowToBlock)
+        );
+        assert_eq!(
+            FlipKind::between(&verdict("block"), &verdict("allow")),
+            Some(FlipKind::BlockToAllow)
+        );
+        assert_eq!(
+            FlipKind::between(&verdict("ask"), &verdict("block")),
+            Some(FlipKind::AskToBlock)
+        );
+    }
+
+    #[test]
+    fn the_same_decision_flips_on_a_rewrite_then_on_context() {
+        let mut rewritten = verdict("allow");
+        rewritten
+            .rewritten
+            .insert("tool_input".into(), json!({"command": "ls"}));
+        rewritten.context.push("note".into());
+        assert_eq!(
+            FlipKind::between(&verdict("allow"), &rewritten),
+            Some(FlipKind::Rewrite)
+        );
+        let mut noted = verdict("allow");
+        noted.context.push("note".into());
+        assert_eq!(
+            FlipKind::between(&verdict("allow"), &noted),
+            Some(FlipKind::ContextAdded)
+        );
+        assert_eq!(
+            FlipKind::between(&noted, &verdict("allow")),
+            Some(FlipKind::ContextRemoved)
+        );
+        assert_eq!(FlipKind::between(&noted, &noted.clone()), None);
+    }
+
+    #[test]
+    fn two_blocks_are_no_flip_however_the_input_would_have_been_rewritten() {
+        let mut after = verdict("block");
+        after.rewritten.insert("tool_input".into(), json!({}));
+        assert_eq!(FlipKind::between(&verdict("block"), &after), None);
+    }
+
+    #[test]
+    fn every_kind_is_read_back_from_its_name() {
+        for kind in FLIP_KINDS {
+            assert_eq!(FlipKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(FlipKind::parse("allow-to-blok"), None);
+    }
+}

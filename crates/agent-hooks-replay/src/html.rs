@@ -13,7 +13,28 @@ const DATA: &str = "{{REPLAY_DATA}}";
 
 /// The page for `report`.
 pub fn render(report: &Report) -> String {
-    // `</` cannot close the script element from inside the JSON: `<\\/` is the same string.
-    let data = report.to_json().to_string().replace("</", "<\\/");
+    // No `<` may reach the script element's text (`</script>`, `<!--` in a transcript would
+    // end or bend it): in JSON, `<` stands only inside strings, where `\u003c` is the same.
+    let data = report.to_json().to_string().replace('<', "\\u003c");
     PAGE.replacen(DATA, &data, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_text_of_a_transcript_can_end_the_data_script() {
+        let mut report = Report::default();
+        report.policy = "</script><script>alert(1)</script><!--".to_owned();
+        let page = render(&report);
+        let data = page
+            .split_once("type=\"application/json\">")
+            .and_then(|(_, rest)| rest.split_once("</script>"))
+            .map(|(data, _)| data)
+            .expect("the data script");
+        assert!(!data.contains('<'), "{data}");
+        let parsed: serde_json::Value = serde_json::from_str(data).expect("the data is JSON");
+        assert_eq!(parsed["policy"], report.policy);
+    }
 }
