@@ -25,8 +25,10 @@ mod tests {
 
     #[test]
     fn no_text_of_a_transcript_can_end_the_data_script() {
-        let mut report = Report::default();
-        report.policy = "</script><script>alert(1)</script><!--".to_owned();
+        let report = Report {
+            policy: "</script><script>alert(1)</script><!--".to_owned(),
+            ..Report::default()
+        };
         let page = render(&report);
         let data = page
             .split_once("type=\"application/json\">")
