@@ -36,22 +36,31 @@ pub(super) fn read(path: &Path, text: &str) -> Result<Transcript, AuditError> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let mut session_id = None;
-    let mut entries = steps(path, text, &mut transcript, &mut session_id);
+    // Each step with the time it happened at: its own, else the last one before it in its
+    // file, so that a subagent's steps go where they happened, and the order is total.
+    let mut timed: Vec<(String, Entry)> = Vec::new();
+    let mut add = |entries: Vec<Entry>| {
+        let mut last = String::new();
+        for entry in entries {
+            if let Some(at) = &entry.timestamp {
+                last.clone_from(at);
+            }
+            timed.push((last.clone(), entry));
+        }
+    };
+    add(steps(path, text, &mut transcript, &mut session_id));
     transcript.files.push(path.to_path_buf());
     for sub in subagent_files(path) {
         let text = std::fs::read_to_string(&sub).map_err(|source| AuditError::Io {
             path: sub.display().to_string(),
             source,
         })?;
-        entries.extend(steps(&sub, &text, &mut transcript, &mut session_id));
+        add(steps(&sub, &text, &mut transcript, &mut session_id));
         transcript.files.push(sub);
     }
-    // A subagent's steps go where they happened in time; entries without a time keep their
-    // place in the file (the sort is stable).
-    entries.sort_by(|a, b| match (&a.timestamp, &b.timestamp) {
-        (Some(x), Some(y)) => x.cmp(y),
-        _ => std::cmp::Ordering::Equal,
-    });
+    // Stable: steps of the same time keep the order they were read in.
+    timed.sort_by(|a, b| a.0.cmp(&b.0));
+    let entries = timed.into_iter().map(|(_, entry)| entry).collect();
     let session = transcript.session(session_id.as_deref().unwrap_or(&stem));
     session.entries = entries;
     session.close_turns();
