@@ -215,7 +215,9 @@ enum Command {
     /// its line in the decision log.
     ///
     /// Reads Claude Code's session JSONL (~/.claude/projects/<project>/<session>.jsonl, with its
-    /// subagents' files) or Codex's rollout JSONL (~/.codex/sessions/.../rollout-*.jsonl).
+    /// subagents' files), Codex's rollout JSONL (~/.codex/sessions/.../rollout-*.jsonl), Gemini
+    /// CLI's saved chat (~/.gemini/tmp/<hash>/chats/session-*.json) or open-strix's
+    /// logs/events.jsonl.
     /// Names every call no hook saw, or saw with a lapse.
     #[command(
         after_help = "Exit status: 0 every call seen, 1 some call not seen or seen with a lapse, 2 the transcript or log cannot be read.\n\nExample: agent-hooks audit ~/.claude/projects/-home-me-proj/0b4e….jsonl"

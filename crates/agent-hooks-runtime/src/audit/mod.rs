@@ -304,7 +304,9 @@ pub fn audit(transcripts: &[PathBuf], log: &Path) -> Result<Audit, AuditError> {
 /// The records of `call` found by its session, tool and input, for a call or records without
 /// an id.
 fn by_input<'a>(records: &'a [DecisionRecord], call: &ToolCall) -> Vec<&'a DecisionRecord> {
-    let hash = decisions::input_hash(&call.input);
+    // The log holds the call as it was dispatched, which is not always as it was recorded.
+    let (tool_name, input) = as_hooks_see_it(call.agent, &call.tool_name, &call.input);
+    let hash = decisions::input_hash(&input);
     records
         .iter()
         .filter(|r| r.input_sha256.as_deref() == Some(hash.as_str()))
@@ -312,7 +314,7 @@ fn by_input<'a>(records: &'a [DecisionRecord], call: &ToolCall) -> Vec<&'a Decis
         .filter(|r| {
             r.tool_name
                 .as_deref()
-                .is_none_or(|t| t.eq_ignore_ascii_case(&call.tool_name))
+                .is_none_or(|t| t.eq_ignore_ascii_case(&tool_name))
         })
         .collect()
 }
@@ -405,11 +407,44 @@ pub fn read(path: &Path) -> Result<Transcript, AuditError> {
     )))
 }
 
-/// A tool call of `agent`'s transcript as that agent's hooks receive it: Codex's shell calls
-/// as `Bash` with the script as `command`; every other call as recorded.
+/// A tool call of `agent`'s transcript as the runtime dispatches it when that agent's hook
+/// reports it: Codex's shell calls as `Bash` with the script as `command` (what Codex sends
+/// its hooks); Gemini CLI's read by its dialect as its bridge reads them (`run_shell_command`
+/// is `bash`); every other call as recorded.
 pub fn as_hooks_see_it(agent: &str, tool_name: &str, input: &Value) -> (String, Value) {
     match agent {
         "codex" => codex::as_hooks_see_it(tool_name, input),
+        "gemini" => {
+            let hook_input = serde_json::json!({
+                "session_id": "",
+                "hook_event_name": "BeforeTool",
+                "tool_name": tool_name,
+                "tool_input": input,
+            });
+            let read = agent_hooks_dialects::agent::Agent::Gemini
+                .home()
+                .read_input(
+                    &hook_input,
+                    &agent_hooks_dialects::home::ToolAliases::default(),
+                    agent_hooks_dialects::home::RewritePermission::default(),
+                );
+            match read {
+                Ok(bridged) => (
+                    bridged
+                        .payload
+                        .get("tool_name")
+                        .and_then(Value::as_str)
+                        .unwrap_or(tool_name)
+                        .to_owned(),
+                    bridged
+                        .payload
+                        .get("tool_input")
+                        .cloned()
+                        .unwrap_or_else(|| input.clone()),
+                ),
+                Err(_) => (tool_name.to_owned(), input.clone()),
+            }
+        }
         _ => (tool_name.to_owned(), input.clone()),
     }
 }
