@@ -95,8 +95,27 @@ pub async fn replay(options: &ReplayOptions) -> Result<Report, ReplayError> {
     let started = Instant::now();
     let mut report = Report::default();
     let mut sessions = Vec::new();
-    for file in transcript_files(&options.transcripts)? {
-        let transcript = audit::read(&file)?;
+    // Files are read and parsed on the blocking pool, all at once, and taken in order.
+    let reads: Vec<_> = transcript_files(&options.transcripts)?
+        .into_iter()
+        .map(|file| {
+            let path = file.display().to_string();
+            (
+                path,
+                tokio::task::spawn_blocking(move || audit::read(&file)),
+            )
+        })
+        .collect();
+    for (path, read) in reads {
+        let transcript = match read.await {
+            Ok(read) => read?,
+            // A reader panicked: a bug, not something to hide in the report.
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => {
+                let source = std::io::Error::other(e.to_string());
+                return Err(AuditError::Io { path, source }.into());
+            }
+        };
         let agent = transcript.agent;
         for (kind, n) in transcript.unknown {
             *report
