@@ -9,7 +9,13 @@ use std::process::{Command, Stdio};
 fn main() {
     println!("cargo::rerun-if-env-changed=PATH");
     println!("cargo::rerun-if-env-changed=AGENT_HOOKS_TSC");
-    for cfg in ["have_python3", "have_node", "have_jq", "have_tsc", "have_chromium"] {
+    for cfg in [
+        "have_python3",
+        "have_node",
+        "have_jq",
+        "have_tsc",
+        "have_chromium",
+    ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
     if runs("python3") {
