@@ -3,7 +3,7 @@
 //! subagents' included, and matches each to its line in the decision log: by the agent's tool
 //! call id, else by session, tool and input. A call no hook saw, or saw with a lapse, is named
 //! (`docs/decision-log.md`). The readers give every step of a session, not only its calls
-//! ([`transcript`]): `agent-hooks replay` reads transcripts through [`read`].
+//! ([`Step`]): `agent-hooks replay` reads transcripts through [`read`].
 
 mod claude;
 mod codex;
