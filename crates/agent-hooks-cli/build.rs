@@ -16,6 +16,7 @@ fn main() {
         "have_jq",
         "have_tsc",
         "have_standards_python",
+        "have_chromium",
     ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
@@ -27,6 +28,9 @@ fn main() {
     }
     if runs("jq") {
         println!("cargo::rustc-cfg=have_jq");
+    }
+    if runs("chromium") {
+        println!("cargo::rustc-cfg=have_chromium");
     }
     // The TypeScript client test compiles with $AGENT_HOOKS_TSC (which .ci/run sets), else `tsc`.
     let tsc = std::env::var_os("AGENT_HOOKS_TSC").filter(|t| Path::new(t).is_file());

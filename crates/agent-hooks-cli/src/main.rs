@@ -16,6 +16,7 @@ mod forward;
 mod guard;
 mod log;
 mod logging;
+mod replay;
 mod serve;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod startup;
@@ -224,7 +225,9 @@ enum Command {
     /// its line in the decision log.
     ///
     /// Reads Claude Code's session JSONL (~/.claude/projects/<project>/<session>.jsonl, with its
-    /// subagents' files) or Codex's rollout JSONL (~/.codex/sessions/.../rollout-*.jsonl).
+    /// subagents' files), Codex's rollout JSONL (~/.codex/sessions/.../rollout-*.jsonl), Gemini
+    /// CLI's saved chat (~/.gemini/tmp/<hash>/chats/session-*.json) or open-strix's
+    /// logs/events.jsonl.
     /// Names every call no hook saw, or saw with a lapse.
     #[command(
         after_help = "Exit status: 0 every call seen, 1 some call not seen or seen with a lapse, 2 the transcript or log cannot be read.\n\nExample: agent-hooks audit ~/.claude/projects/-home-me-proj/0b4e….jsonl"
@@ -241,6 +244,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Replay real session transcripts under two policies and report every decision that
+    /// would change (the flips).
+    ///
+    /// Reads Claude Code's session JSONL, Codex's rollout JSONL, Gemini CLI's saved chats and
+    /// open-strix's logs/events.jsonl (files, or directories searched). Each policy is
+    /// evaluated as declared, in a scratch copy: built-in guards and rule packs run; LLM judges
+    /// only with --judges; command and HTTP hooks only with --run-hooks. See docs/replay.md.
+    #[command(
+        after_help = "Exit status: 0 done, 1 a flip of a --fail-on kind, 2 a transcript or policy cannot be read.\n\nExample: agent-hooks replay ~/.claude/projects/-home-me-proj/ --against HEAD --fail-on block-to-allow"
+    )]
+    Replay(replay::Request),
     /// Run one hook on one payload (stdin) and explain its answer; the exit status is its verdict.
     ///
     /// The hook is named as `list` shows it, or by its command, URL or builtin:<name>. It runs
@@ -776,6 +790,7 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             log,
             json,
         } => audit::run(&ws, &transcripts, log.as_deref(), json),
+        Command::Replay(request) => replay::run(&ws, request),
         Command::List { json } => block_on(hooks(ws, words("list", json), json)),
         Command::Doctor { json } => block_on(doctor(ws, json)),
         Command::On => block_on(hooks(ws, vec!["on".into()], false)),

@@ -407,7 +407,7 @@ pub(crate) fn masked(text: &str, max: usize) -> String {
 }
 
 /// A tool input's preview: its command, path or URL when it has one, else its JSON; masked.
-pub(crate) fn preview(input: &Value) -> String {
+pub fn preview(input: &Value) -> String {
     let named = ["command", "file_path", "pattern", "url", "query", "path"]
         .iter()
         .find_map(|k| input.get(*k))

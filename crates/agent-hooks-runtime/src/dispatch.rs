@@ -38,6 +38,55 @@ pub struct DispatchOptions {
     conversation: Option<Vec<Value>>,
     channel: Option<Value>,
     env: Vec<(String, String)>,
+    pub(crate) replay: Option<ReplayMode>,
+}
+
+/// How `agent-hooks replay` evaluates a policy: as declared, with no trust gate (a candidate
+/// policy is not approved yet), no decision log, and only what it was told it may run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReplayMode {
+    /// Command and HTTP hooks run (`--run-hooks`); otherwise they are skipped.
+    pub run_hooks: bool,
+    /// LLM judges run (`--judges`); otherwise they are skipped.
+    pub judges: bool,
+    /// Where judges' answers are kept, by judge and input, so that a rerun asks no model
+    /// again.
+    pub judge_cache: Option<Arc<std::path::Path>>,
+}
+
+impl ReplayMode {
+    /// Replays with the hooks `run_hooks` and `judges` allow.
+    pub fn new(run_hooks: bool, judges: bool) -> ReplayMode {
+        ReplayMode {
+            run_hooks,
+            judges,
+            judge_cache: None,
+        }
+    }
+
+    /// Keeps judges' answers in `dir`, one file per judge and input.
+    pub fn judge_cache(mut self, dir: impl Into<std::path::PathBuf>) -> ReplayMode {
+        self.judge_cache = Some(Arc::from(dir.into().into_boxed_path()));
+        self
+    }
+
+    /// Why `hook` does not run under this mode, if it does not.
+    fn withholds(&self, hook: &Hook) -> Option<&'static str> {
+        use agent_hooks_transports::TransportSpec;
+        if hook.dialect.background().is_some() {
+            return Some("replay: a background hook cannot change the decision");
+        }
+        match &hook.transport {
+            TransportSpec::Command(_) | TransportSpec::Http(_) if !self.run_hooks => {
+                Some("replay: command and HTTP hooks run only with --run-hooks")
+            }
+            TransportSpec::Judge(_) if !self.judges => {
+                Some("replay: LLM judges run only with --judges")
+            }
+            _ => None,
+        }
+    }
 }
 
 impl DispatchOptions {
@@ -69,6 +118,12 @@ impl DispatchOptions {
         self.env = vars;
         self
     }
+
+    /// Evaluates the policy as `agent-hooks replay` does ([`ReplayMode`]).
+    pub fn replay(mut self, mode: ReplayMode) -> Self {
+        self.replay = Some(mode);
+        self
+    }
 }
 
 /// The shared pieces a dispatch needs besides the snapshot.
@@ -90,6 +145,8 @@ pub(crate) struct Runtime<'a> {
     /// Whether the dispatch writes `hook_decision` records. Off where the dispatch is itself
     /// one hook of another (`agent-hooks guard` run by agent-hooks), whose dispatch logs it.
     pub log_decisions: bool,
+    /// A replay ([`ReplayMode`]): no trust gate, and only the hooks it allows.
+    pub replay: Option<ReplayMode>,
 }
 
 /// Set to `1` in the environment of a hook run as a trial (doctor, `agent-hooks test`): its

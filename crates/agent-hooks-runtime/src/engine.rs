@@ -277,7 +277,8 @@ impl Engine {
             detach: &self.detach,
             prefork: &self.prefork,
             dry_run: false,
-            log_decisions: true,
+            log_decisions: options.replay.is_none(),
+            replay: options.replay.clone(),
         };
         rt.dispatch(&snapshot, event, payload, options).await
     }

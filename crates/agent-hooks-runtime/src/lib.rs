@@ -130,7 +130,7 @@ pub use agent_hooks_dialects::skill::canonical as skill_event;
 pub use agent_hooks_transports::command_line::Unreadable as UnreadableCommand;
 pub use config::agent::SwitchError;
 pub use dispatch::background::TicketError;
-pub use dispatch::{DRY_RUN_ENV, DispatchOptions};
+pub use dispatch::{DRY_RUN_ENV, DispatchOptions, ReplayMode};
 pub use engine::{Engine, EngineError};
 pub use inspect::listing::{HookListing, hook_listing};
 pub use snapshot::Snapshot;

@@ -16,7 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["agent-hooks-transports"],
     &["agent-hooks-dialects"],
     &["agent-hooks-runtime"],
-    &["agent-hooks-standards"],
+    &["agent-hooks-standards", "agent-hooks-replay"],
     &["agent-hooks-server"],
     &["agent-hooks-cli"],
 ];

@@ -154,6 +154,17 @@ impl BuiltinSpec {
         }
         let payload = Value::Object(payload);
         let (event, dry_run) = (call.event, call.dry_run);
+        // Inline, nothing waits on the answer but the caller itself (a replay): the hand-off
+        // to a guard thread and its timer would cost more than most evaluations.
+        // runtime_footer's balance lookup waits on the runtime, which a runtime's own thread
+        // cannot do: it keeps its thread.
+        if call.inline && self.guard != "runtime_footer" {
+            let assessment = self.evaluate(event, &payload, dry_run);
+            return Ok(Guarded::Answered {
+                reply: answer_reply(&assessment.answer),
+                limit: assessment.limit,
+            });
+        }
         let spec = self.clone();
         let (send, answer) = tokio::sync::oneshot::channel();
         // The balance lookup waits on this runtime (its HTTP client lives there).
@@ -290,6 +301,9 @@ pub struct Call<'a> {
     pub budget: Duration,
     /// A trial run: no state or records written.
     pub dry_run: bool,
+    /// Evaluate on the caller's thread, with no time budget (a replay, which only the user
+    /// waits on).
+    pub inline: bool,
 }
 
 /// What a built-in guard's evaluation came to.

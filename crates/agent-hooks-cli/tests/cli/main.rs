@@ -34,6 +34,7 @@ mod newcomer;
 mod operator;
 mod prefork;
 mod relocate;
+mod replay;
 mod serve;
 mod sidecar_owner;
 mod skills;

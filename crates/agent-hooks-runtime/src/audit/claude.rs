@@ -1,14 +1,22 @@
 //! Claude Code's transcript: `~/.claude/projects/<project>/<session>.jsonl`, one JSON object a
 //! line; a tool call is a `tool_use` block (`id`, `name`, `input`) in an assistant message's
-//! `content`. Subagents write their own files beside it, in
+//! `content`, its result a `tool_result` block (`tool_use_id`, `content`, `is_error`) in the
+//! next user message. Subagents write their own files beside it, in
 //! `<session>/subagents/agent-<id>.jsonl`, in the same format with `isSidechain` and `agentId`;
-//! their calls reach hooks with the parent's `session_id`.
+//! their calls reach hooks with the parent's `session_id`. A compaction is a `system` record
+//! of subtype `compact_boundary`, followed by a user record with `isCompactSummary`.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{AuditError, Read, ToolCall, json_lines};
+use super::transcript::{AuditError, Calls, Entry, ResultStatus, Step, Transcript, text_of};
+
+/// What Claude Code writes in a tool result when the user refused or interrupted the call.
+const INTERRUPTED: [&str; 2] = [
+    "The user doesn't want to proceed with this tool use",
+    "[Request interrupted by user",
+];
 
 /// Whether `first`, a transcript's first record, is Claude Code's.
 pub(super) fn recognises(first: &Value) -> bool {
@@ -20,20 +28,43 @@ pub(super) fn recognises(first: &Value) -> bool {
         )
 }
 
-/// The tool calls of the session at `path` (its text is `text`) and of its subagents.
-pub(super) fn read(path: &Path, text: &str) -> Result<Read, AuditError> {
-    let mut read = Read::default();
-    read.files.push(path.to_path_buf());
-    read.calls.extend(calls(path, text));
+/// The session at `path` (its text is `text`) and its subagents', one session.
+pub(super) fn read(path: &Path, text: &str) -> Result<Transcript, AuditError> {
+    let mut transcript = Transcript::new("claude");
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut session_id = None;
+    // Each step with the time it happened at: its own, else the last one before it in its
+    // file, so that a subagent's steps go where they happened, and the order is total.
+    let mut timed: Vec<(String, Entry)> = Vec::new();
+    let mut add = |entries: Vec<Entry>| {
+        let mut last = String::new();
+        for entry in entries {
+            if let Some(at) = &entry.timestamp {
+                last.clone_from(at);
+            }
+            timed.push((last.clone(), entry));
+        }
+    };
+    add(steps(path, text, &mut transcript, &mut session_id));
+    transcript.files.push(path.to_path_buf());
     for sub in subagent_files(path) {
         let text = std::fs::read_to_string(&sub).map_err(|source| AuditError::Io {
             path: sub.display().to_string(),
             source,
         })?;
-        read.calls.extend(calls(&sub, &text));
-        read.files.push(sub);
+        add(steps(&sub, &text, &mut transcript, &mut session_id));
+        transcript.files.push(sub);
     }
-    Ok(read)
+    // Stable: steps of the same time keep the order they were read in.
+    timed.sort_by(|a, b| a.0.cmp(&b.0));
+    let entries = timed.into_iter().map(|(_, entry)| entry).collect();
+    let session = transcript.session(session_id.as_deref().unwrap_or(&stem));
+    session.entries = entries;
+    session.close_turns();
+    Ok(transcript)
 }
 
 /// `<session>/subagents/agent-*.jsonl` beside `<session>.jsonl`, sorted so the report is
@@ -59,42 +90,125 @@ fn subagent_files(path: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn calls(path: &Path, text: &str) -> Vec<ToolCall> {
-    let mut calls = Vec::new();
-    for (line, record) in json_lines(text) {
-        if record.get("type").and_then(Value::as_str) != Some("assistant") {
-            continue;
+/// The steps of one file, in order; `session_id` takes the first one it names.
+fn steps(
+    path: &Path,
+    text: &str,
+    transcript: &mut Transcript,
+    session_id: &mut Option<String>,
+) -> Vec<Entry> {
+    let mut entries = Vec::new();
+    // Each call by id, for its result's tool name and input.
+    let mut calls = Calls::default();
+    for (line, record) in transcript.objects(text) {
+        let text_field = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_owned);
+        if session_id.is_none() {
+            *session_id = text_field("sessionId");
         }
-        let Some(content) = record
-            .get("message")
-            .and_then(|m| m.get("content"))
-            .and_then(Value::as_array)
-        else {
-            continue;
-        };
-        let text_of = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_owned);
         let sidechain = record.get("isSidechain").and_then(Value::as_bool) == Some(true);
-        let subagent = text_of("agentId").or_else(|| sidechain.then(|| "sidechain".to_owned()));
-        // `server_tool_use` blocks run on the model's side, where no hook can see them.
-        for block in content
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-        {
-            calls.push(ToolCall {
-                agent: "claude",
-                session_id: text_of("sessionId"),
-                id: block.get("id").and_then(Value::as_str).map(str::to_owned),
-                tool_name: block
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-                input: block.get("input").cloned().unwrap_or(Value::Null),
-                transcript: path.to_path_buf(),
+        let subagent = text_field("agentId").or_else(|| sidechain.then(|| "sidechain".to_owned()));
+        let timestamp = text_field("timestamp");
+        let mut push = |step: Step| {
+            entries.push(Entry::at(
+                path,
                 line,
-                subagent: subagent.clone(),
-            });
+                timestamp.clone(),
+                subagent.clone(),
+                step,
+            ));
+        };
+        let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
+        let content = record.get("message").and_then(|m| m.get("content"));
+        match kind {
+            "assistant" => {
+                let Some(blocks) = content.and_then(Value::as_array) else {
+                    transcript.ignore("assistant without content");
+                    continue;
+                };
+                let said = text_of(&Value::Array(
+                    blocks
+                        .iter()
+                        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                        .cloned()
+                        .collect(),
+                ));
+                if !said.is_empty() && subagent.is_none() {
+                    push(Step::Reply { text: said });
+                }
+                // `server_tool_use` blocks run on the model's side, where no hook can see them.
+                for block in blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                {
+                    let id = block.get("id").and_then(Value::as_str).map(str::to_owned);
+                    let tool_name = block
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned();
+                    let input = block.get("input").cloned().unwrap_or(Value::Null);
+                    push(calls.call(id, tool_name, input));
+                }
+            }
+            "user" => {
+                if record.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
+                    transcript.ignore("user (compact summary)");
+                    continue;
+                }
+                if record.get("isMeta").and_then(Value::as_bool) == Some(true) {
+                    transcript.ignore("user (meta)");
+                    continue;
+                }
+                let results: Vec<&Value> = content
+                    .and_then(Value::as_array)
+                    .map(|blocks| {
+                        blocks
+                            .iter()
+                            .filter(|b| {
+                                b.get("type").and_then(Value::as_str) == Some("tool_result")
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if results.is_empty() {
+                    let said = content.map(text_of).unwrap_or_default();
+                    if subagent.is_some() {
+                        // The task the parent gave its subagent: the parent's tool call, not
+                        // the user's prompt.
+                        transcript.ignore("user (subagent task)");
+                    } else if INTERRUPTED.iter().any(|m| said.starts_with(m)) {
+                        push(Step::TurnEnd { interrupted: true });
+                    } else {
+                        push(Step::Prompt { text: said });
+                    }
+                    continue;
+                }
+                for block in results {
+                    let id = block
+                        .get("tool_use_id")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
+                    let output = block.get("content").cloned().unwrap_or(Value::Null);
+                    let said = text_of(&output);
+                    let status = if INTERRUPTED.iter().any(|m| said.starts_with(m)) {
+                        ResultStatus::Interrupted
+                    } else if block.get("is_error").and_then(Value::as_bool) == Some(true) {
+                        ResultStatus::Error
+                    } else {
+                        ResultStatus::Success
+                    };
+                    push(calls.result(id, output, status));
+                }
+            }
+            "system" => match record.get("subtype").and_then(Value::as_str) {
+                Some("compact_boundary") => push(Step::Compaction),
+                Some(sub) => transcript.ignore(format!("system ({sub})")),
+                None => transcript.ignore("system"),
+            },
+            "summary" | "file-history-snapshot" | "queue-operation" => transcript.ignore(kind),
+            "" => transcript.unknown("(no type)"),
+            other => transcript.unknown(other),
         }
     }
-    calls
+    entries
 }

@@ -2,10 +2,16 @@
 //! agent, each keeping that agent's field names to itself), lists every tool call in it, its
 //! subagents' included, and matches each to its line in the decision log: by the agent's tool
 //! call id, else by session, tool and input. A call no hook saw, or saw with a lapse, is named
-//! (`docs/decision-log.md`).
+//! (`docs/decision-log.md`). The readers give every step of a session, not only its calls
+//! ([`Step`]): `agent-hooks replay` reads transcripts through [`read`].
 
 mod claude;
 mod codex;
+mod gemini;
+mod open_strix;
+mod transcript;
+
+pub use transcript::{AuditError, Entry, ResultStatus, Session, Step, Transcript};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,7 +24,7 @@ use crate::decisions::{self, DecisionRecord};
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ToolCall {
-    /// The agent whose transcript it is (`claude`, `codex`).
+    /// The agent whose transcript it is (`claude`, `codex`, `gemini`, `open-strix`).
     pub agent: &'static str,
     /// The session it belongs to (a subagent's calls belong to its parent's session).
     pub session_id: Option<String>,
@@ -34,41 +40,6 @@ pub struct ToolCall {
     pub line: usize,
     /// The subagent that made the call, when one did.
     pub subagent: Option<String>,
-}
-
-/// What one transcript reader found.
-#[derive(Debug, Default)]
-struct Read {
-    calls: Vec<ToolCall>,
-    /// Every file read, the subagents' included.
-    files: Vec<PathBuf>,
-}
-
-/// Why an audit could not be made.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum AuditError {
-    /// A transcript or the decision log could not be read.
-    #[error("cannot read {path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// The underlying failure.
-        source: std::io::Error,
-    },
-    /// The file is not a transcript this runtime can read.
-    #[error("{path}: {why}")]
-    Format {
-        /// The file.
-        path: String,
-        /// What was wrong.
-        why: String,
-    },
-    /// `logs.decisions: false` and no log was named: nothing to match against.
-    #[error(
-        "the decision log is off (logs.decisions: false in config/agent.yaml); name a log with --log"
-    )]
-    LogOff,
 }
 
 /// How a call fared.
@@ -268,9 +239,9 @@ pub fn audit(transcripts: &[PathBuf], log: &Path) -> Result<Audit, AuditError> {
     let mut calls = Vec::new();
     let mut files = Vec::new();
     for path in transcripts {
-        let read = read_transcript(path)?;
-        calls.extend(read.calls);
-        files.extend(read.files);
+        let (read, read_files) = read_calls(path)?;
+        calls.extend(read);
+        files.extend(read_files);
     }
     // A subagent's transcript named on its own and with its session is one set of calls.
     let mut seen_ids = std::collections::HashSet::new();
@@ -333,7 +304,9 @@ pub fn audit(transcripts: &[PathBuf], log: &Path) -> Result<Audit, AuditError> {
 /// The records of `call` found by its session, tool and input, for a call or records without
 /// an id.
 fn by_input<'a>(records: &'a [DecisionRecord], call: &ToolCall) -> Vec<&'a DecisionRecord> {
-    let hash = decisions::input_hash(&call.input);
+    // The log holds the call as it was dispatched, which is not always as it was recorded.
+    let (tool_name, input) = as_hooks_see_it(call.agent, &call.tool_name, &call.input);
+    let hash = decisions::input_hash(&input);
     records
         .iter()
         .filter(|r| r.input_sha256.as_deref() == Some(hash.as_str()))
@@ -341,7 +314,7 @@ fn by_input<'a>(records: &'a [DecisionRecord], call: &ToolCall) -> Vec<&'a Decis
         .filter(|r| {
             r.tool_name
                 .as_deref()
-                .is_none_or(|t| t.eq_ignore_ascii_case(&call.tool_name))
+                .is_none_or(|t| t.eq_ignore_ascii_case(&tool_name))
         })
         .collect()
 }
@@ -380,41 +353,124 @@ fn judge(call: ToolCall, records: &[&DecisionRecord], how: Option<&'static str>)
     }
 }
 
-/// Reads one transcript with the reader of the agent that wrote it, told by its records.
-fn read_transcript(path: &Path) -> Result<Read, AuditError> {
+/// Reads the transcript at `path` with the reader of the agent that wrote it, told by its
+/// first record: Claude Code's session JSONL (with its subagents' files), Codex's rollout
+/// JSONL, Gemini CLI's saved chat (JSON), or open-strix's `logs/events.jsonl`.
+///
+/// # Errors
+///
+/// [`AuditError::Io`] when it cannot be read, [`AuditError::Format`] naming the line when it
+/// is none of these.
+pub fn read(path: &Path) -> Result<Transcript, AuditError> {
     let text = std::fs::read_to_string(path).map_err(|source| AuditError::Io {
         path: path.display().to_string(),
         source,
     })?;
-    // The first record either reader knows decides; a line of a kind neither knows (a record
-    // type newer than this reader) is passed over.
-    let mut any = false;
-    for (_, record) in json_lines(&text) {
-        any = true;
-        if codex::recognises(&record) {
-            return Ok(codex::read(path, &text));
-        }
-        if claude::recognises(&record) {
-            return claude::read(path, &text);
-        }
-    }
-    let why = if any {
-        "not a transcript this runtime reads (Claude Code's JSONL or Codex's rollout JSONL; Gemini CLI and Cursor document no transcript format)"
-    } else {
-        "no JSON lines: not a session transcript (Claude Code's JSONL or Codex's rollout JSONL)"
-    };
-    Err(AuditError::Format {
+    let format_error = |why: String| AuditError::Format {
         path: path.display().to_string(),
-        why: why.into(),
-    })
+        why,
+    };
+    // Gemini CLI writes one JSON document, pretty-printed over many lines.
+    if text.trim_start().starts_with('{')
+        && let Ok(document) = serde_json::from_str::<Value>(&text)
+        && gemini::recognises(&document)
+    {
+        return gemini::read(path, &document);
+    }
+    let Some((line, first)) = transcript::json_lines(&text).next() else {
+        return Err(format_error(
+            "no JSON lines: not a session transcript (Claude Code's or Codex's JSONL, Gemini CLI's chat, open-strix's events.jsonl)"
+                .into(),
+        ));
+    };
+    let first = first.map_err(|what| {
+        format_error(format!(
+            "line {line}: {what}: not a session transcript (Claude Code's or Codex's JSONL, Gemini CLI's chat, open-strix's events.jsonl)"
+        ))
+    })?;
+    if codex::recognises(&first) {
+        return Ok(codex::read(path, &text));
+    }
+    if open_strix::recognises(&first) {
+        return Ok(open_strix::read(path, &text));
+    }
+    if claude::recognises(&first) {
+        return claude::read(path, &text);
+    }
+    let keys: Vec<&str> = first
+        .as_object()
+        .map(|o| o.keys().map(String::as_str).take(6).collect())
+        .unwrap_or_default();
+    Err(format_error(format!(
+        "line {line}: a record of no transcript format this runtime reads (keys: {}); it reads Claude Code's session JSONL, Codex's rollout JSONL, Gemini CLI's saved chat and open-strix's logs/events.jsonl (Cursor documents no transcript format)",
+        keys.join(", ")
+    )))
 }
 
-/// Each line of `text` that is a JSON object, with its line number (from 1).
-fn json_lines(text: &str) -> impl Iterator<Item = (usize, Value)> + '_ {
-    text.lines().enumerate().filter_map(|(i, line)| {
-        serde_json::from_str::<Value>(line)
-            .ok()
-            .filter(Value::is_object)
-            .map(|v| (i + 1, v))
-    })
+/// A tool call of `agent`'s transcript as the runtime dispatches it when that agent's hook
+/// reports it: Codex's shell calls as `Bash` with the script as `command` (what Codex sends
+/// its hooks); Gemini CLI's read by its dialect as its bridge reads them (`run_shell_command`
+/// is `bash`); every other call as recorded.
+pub fn as_hooks_see_it(agent: &str, tool_name: &str, input: &Value) -> (String, Value) {
+    match agent {
+        "codex" => codex::as_hooks_see_it(tool_name, input),
+        "gemini" => {
+            let hook_input = serde_json::json!({
+                "session_id": "",
+                "hook_event_name": "BeforeTool",
+                "tool_name": tool_name,
+                "tool_input": input,
+            });
+            let read = agent_hooks_dialects::agent::Agent::Gemini
+                .home()
+                .read_input(
+                    &hook_input,
+                    &agent_hooks_dialects::home::ToolAliases::default(),
+                    agent_hooks_dialects::home::RewritePermission::default(),
+                );
+            match read {
+                Ok(bridged) => (
+                    bridged
+                        .payload
+                        .get("tool_name")
+                        .and_then(Value::as_str)
+                        .unwrap_or(tool_name)
+                        .to_owned(),
+                    bridged
+                        .payload
+                        .get("tool_input")
+                        .cloned()
+                        .unwrap_or_else(|| input.clone()),
+                ),
+                Err(_) => (tool_name.to_owned(), input.clone()),
+            }
+        }
+        _ => (tool_name.to_owned(), input.clone()),
+    }
+}
+
+/// The tool calls of the transcript at `path`, its subagents' included, and the files read.
+fn read_calls(path: &Path) -> Result<(Vec<ToolCall>, Vec<PathBuf>), AuditError> {
+    let transcript = read(path)?;
+    let mut calls = Vec::new();
+    for (session, entry) in transcript.entries() {
+        if let Step::ToolCall {
+            id,
+            tool_name,
+            input,
+        } = &entry.step
+        {
+            calls.push(ToolCall {
+                agent: transcript.agent,
+                session_id: Some(session.id.clone()),
+                id: id.clone(),
+                tool_name: tool_name.clone(),
+                input: input.clone(),
+                transcript: entry.transcript.clone(),
+                line: entry.line,
+                subagent: entry.subagent.clone(),
+            });
+        }
+    }
+    Ok((calls, transcript.files))
 }

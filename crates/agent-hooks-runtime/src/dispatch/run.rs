@@ -40,7 +40,18 @@ impl Runtime<'_> {
         match_text: &OnceLock<String>,
     ) -> HookRun {
         let view = PayloadView::new(event, payload, self.ws, cache).sharing_match_text(match_text);
-        let (program, lapse) = self.gate(snapshot, hook, event);
+        if let Some(why) = self.replay.as_ref().and_then(|mode| mode.withholds(hook)) {
+            return HookRun {
+                report: skipped(hook, why),
+                answer: None,
+                lapse: None,
+                fallback: None,
+            };
+        }
+        let (program, lapse) = match self.replay {
+            Some(_) => (None, Lapse::None),
+            None => self.gate(snapshot, hook, event),
+        };
         if let Some((detail, warning)) = lapse.describe(hook, event) {
             return HookRun {
                 report: skipped(hook, detail),
@@ -326,6 +337,7 @@ impl Runtime<'_> {
                 aliases,
                 budget: hook.timeout,
                 dry_run: self.dry_run,
+                inline: self.replay.is_some(),
             };
             return match spec.run(call).await {
                 Ok(Guarded::Answered { reply, limit }) => {
@@ -402,9 +414,54 @@ impl Runtime<'_> {
             TransportSpec::Builtin(_) => {
                 Err(Failure::Exec("a built-in guard runs in-process".into())).into()
             }
-            TransportSpec::Judge(spec) => spec.run(&input(), hook.timeout).await.into(),
+            TransportSpec::Judge(spec) => {
+                let input = input();
+                match self.replay.as_ref().and_then(|m| m.judge_cache.as_deref()) {
+                    Some(cache) => cached_judge(cache, self.ws, hook, spec, &input).await,
+                    None => spec.run(&input, hook.timeout).await.into(),
+                }
+            }
         }
     }
+}
+
+/// A judge's answer to `input` from the replay's cache, else from the model, kept for the next
+/// replay when it is a usable answer. Keyed by the judge (its model and prompt) and the input,
+/// the workspace's root left out: each replay runs in a scratch copy of its own.
+async fn cached_judge(
+    cache: &std::path::Path,
+    ws: &agent_hooks_core::workspace::Workspace,
+    hook: &Hook,
+    spec: &agent_hooks_transports::judge::JudgeSpec,
+    input: &[u8],
+) -> Ran {
+    use sha2::{Digest, Sha256};
+    let mut key = Sha256::new();
+    key.update(hook.transport.describe().as_bytes());
+    key.update([0]);
+    let root = ws.root().to_string_lossy();
+    key.update(
+        String::from_utf8_lossy(input)
+            .replace(&*root, "<workspace>")
+            .as_bytes(),
+    );
+    let hex: String = key.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let path = cache.join(format!("{hex}.answer"));
+    if let Ok(answer) = std::fs::read(&path) {
+        return Ok(Reply::answered(answer)).into();
+    }
+    let result = spec.run(input, hook.timeout).await;
+    if let Ok(reply) = &result
+        && reply.exit == agent_hooks_transports::Exit::Code(0)
+        && !reply.stdout_overflow
+    {
+        let kept = std::fs::create_dir_all(cache)
+            .and_then(|()| agent_hooks_core::store::write_atomic(&path, &reply.stdout));
+        if let Err(e) = kept {
+            tracing::warn!(path = %path.display(), %e, "cannot keep a judge's answer");
+        }
+    }
+    result.into()
 }
 
 /// A record about `hook`, in the shape its dialect's readers expect.

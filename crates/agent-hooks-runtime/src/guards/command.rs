@@ -283,6 +283,7 @@ fn claude_answer(
             detach: &detach,
             dry_run: request.dry_run,
             log_decisions: !request.nested && !request.dry_run,
+            replay: None,
         };
         rt.dispatch(&snapshot, event, payload, &DispatchOptions::default())
             .await

@@ -257,6 +257,7 @@ pub(crate) async fn run_with_progress(
         // Doctor looks at answers; it must not add to what guards record (audit log, state).
         dry_run: true,
         log_decisions: false,
+        replay: None,
     };
     let Report {
         workspace,

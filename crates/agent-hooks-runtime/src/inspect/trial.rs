@@ -230,6 +230,7 @@ pub(crate) async fn run(
         seen: Default::default(),
         dry_run: true,
         log_decisions: false,
+        replay: None,
     };
     let (check, answer) =
         doctor::run_on(&rt, hook, event, &payload, program.as_ref(), PREVIEW).await;
