@@ -16,9 +16,11 @@ mod guard;
 mod log;
 mod logging;
 mod serve;
+mod service;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod startup;
 mod test;
+mod token;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -299,7 +301,26 @@ enum Command {
         /// Stop, as on SIGTERM, when stdin reaches its end (the host closed its pipe or died).
         #[arg(long)]
         exit_on_stdin_eof: bool,
+        /// Serve as a team service over TLS with this certificate chain (PEM): any --listen
+        /// address, callers need a token of the token store or a client certificate. See
+        /// docs/deploy.md.
+        #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_key"], conflicts_with_all = ["insecure_no_token", "rotate_token"])]
+        tls_cert: Option<PathBuf>,
+        /// The private key of --tls-cert (PEM).
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
+        /// Let clients authenticate with a certificate signed by these CAs (PEM), as the agent
+        /// role.
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_client_ca: Option<PathBuf>,
+        /// Serve as a team service with this token store (default with --tls-cert: tokens.json
+        /// in your state directory); without --tls-cert, on loopback only.
+        #[arg(long, value_name = "FILE", requires = "listen", conflicts_with_all = ["insecure_no_token", "rotate_token"])]
+        tokens: Option<PathBuf>,
     },
+    /// Manage the team service's tokens: add (prints the token once), list, revoke.
+    #[command(subcommand)]
+    Token(token::Action),
     #[command(about = GUARD_ABOUT, long_about = GUARD_LONG_ABOUT)]
     Guard(GuardArgs),
     /// The Claude Code bridge: run this workspace's hooks for one Claude Code hook input.
@@ -311,8 +332,9 @@ enum Command {
     /// Wire every mapped Claude Code event in .claude/settings.json to `claude-hook`.
     ClaudeInstall {
         /// Wire them as Claude Code HTTP hooks to a running `agent-hooks serve` at this base
-        /// URL (e.g. http://127.0.0.1:8377) instead: no process start per event.
-        #[arg(long, value_name = "URL")]
+        /// URL (e.g. http://127.0.0.1:8377) instead: no process start per event. Alone, the
+        /// team service's URL ($AGENT_HOOKS_URL, or url in ~/.config/agent-hooks/service.json).
+        #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
         http: Option<String>,
         #[command(flatten)]
         mode: InstallArgs,
@@ -492,6 +514,7 @@ fn run(args: Vec<OsString>) -> ExitCode {
             clap_complete::generate(shell, &mut definition(), "agent-hooks", &mut script);
             print_all("completions", &script)
         }
+        Command::Token(action) => token::run(action),
         Command::Man => {
             let mut page = Vec::new();
             match clap_mangen::Man::new(definition()).render(&mut page) {
@@ -581,6 +604,10 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             host_lifecycle,
             exit_with_parent,
             exit_on_stdin_eof,
+            tls_cert,
+            tls_key,
+            tls_client_ca,
+            tokens,
         } => {
             let mut options = ServeOptions::default();
             options.host_lifecycle = host_lifecycle;
@@ -593,6 +620,10 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
                 rotate_token,
                 insecure_no_token,
                 body_timeout,
+                tls_cert,
+                tls_key,
+                tls_client_ca,
+                tokens,
             };
             serve::run(ws, place, options)
         }
@@ -612,9 +643,13 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             run_unapproved,
             json,
         } => block_on(test::run(ws, &hook, event.as_deref(), run_unapproved, json)),
-        Command::ClaudeInstall { http, mode } => {
-            agents::install(ws, Agent::ClaudeCode, http.as_deref(), mode.mode())
-        }
+        Command::ClaudeInstall { http, mode } => match service::http_base(http) {
+            Ok(http) => agents::install(ws, Agent::ClaudeCode, http.as_deref(), mode.mode()),
+            Err(e) => {
+                eprintln!("agent-hooks claude-install: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::ClaudeUninstall => agents::uninstall(ws, Agent::ClaudeCode),
         Command::Convert { from, to, file } => convert::run(&ws, &from, &to, file.as_deref()),
         Command::CodexInstall(mode) => agents::install(ws, Agent::Codex, None, mode.mode()),
@@ -678,7 +713,7 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
         Command::Approve { words } => with_verb(ws, "approve", words),
         Command::Revoke { command } => with_verb(ws, "revoke", command),
         // Answered by `run` before a workspace is resolved.
-        Command::Completions { .. } | Command::Man => ExitCode::SUCCESS,
+        Command::Completions { .. } | Command::Man | Command::Token(_) => ExitCode::SUCCESS,
     }
 }
 

@@ -1,5 +1,6 @@
 //! `agent-hooks serve`: the sidecar, on a multi-threaded runtime so a slow hook never holds up
-//! other requests. On the workspace's Unix socket by default, on loopback TCP with `--listen`.
+//! other requests. On the workspace's Unix socket by default, on loopback TCP with `--listen`;
+//! a team service (any address, TLS, the token store's roles) with `--tls-cert` or `--tokens`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_hooks_runtime::{Engine, Workspace};
-use agent_hooks_server::{Endpoint, ServeOptions, TcpAuth, TokenFile, Transport};
+use agent_hooks_server::{Endpoint, ServeOptions, TcpAuth, TlsFiles, TokenFile, Transport};
 
 /// The address `--listen` alone stands for.
 pub(crate) const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
@@ -21,6 +22,12 @@ pub(crate) struct Place {
     pub(crate) rotate_token: bool,
     pub(crate) insecure_no_token: bool,
     pub(crate) body_timeout: f64,
+    /// The team service's TLS certificate chain and key, and the client CA.
+    pub(crate) tls_cert: Option<PathBuf>,
+    pub(crate) tls_key: Option<PathBuf>,
+    pub(crate) tls_client_ca: Option<PathBuf>,
+    /// The team service's token store.
+    pub(crate) tokens: Option<PathBuf>,
 }
 
 pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> ExitCode {
@@ -46,14 +53,24 @@ pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> Exi
                     return ExitCode::from(2);
                 }
             };
-            let auth = if place.insecure_no_token {
-                TcpAuth::InsecureNoToken
-            } else {
-                TcpAuth::Token {
-                    rotate: place.rotate_token,
+            if place.tls_cert.is_some() || place.tokens.is_some() {
+                match team(addr, &place) {
+                    Ok(transport) => transport,
+                    Err(e) => {
+                        eprintln!("agent-hooks serve: {e}");
+                        return ExitCode::from(2);
+                    }
                 }
-            };
-            Transport::Tcp { addr, auth }
+            } else {
+                let auth = if place.insecure_no_token {
+                    TcpAuth::InsecureNoToken
+                } else {
+                    TcpAuth::Token {
+                        rotate: place.rotate_token,
+                    }
+                };
+                Transport::Tcp { addr, auth }
+            }
         }
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -66,6 +83,7 @@ pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> Exi
             return ExitCode::FAILURE;
         }
     };
+    let client_ca = place.tls_client_ca.is_some();
     runtime.block_on(async move {
         let engine = Arc::new(Engine::open(ws));
         let root = engine.workspace().root().display().to_string();
@@ -77,6 +95,12 @@ pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> Exi
                 } => eprintln!(
                     "agent-hooks serve: every route but GET /v1/health needs Authorization: Bearer <the token in {}>",
                     file.display()
+                ),
+                Endpoint::Team { tls, tokens, .. } => eprintln!(
+                    "agent-hooks serve: a team service{}; every route but GET /v1/health needs a token of {} (agent-hooks token add NAME --role agent|operator){}",
+                    if *tls { " over TLS" } else { ", without TLS (loopback only)" },
+                    tokens.display(),
+                    if client_ca { " or a client certificate of the --tls-client-ca" } else { "" }
                 ),
                 Endpoint::Tcp {
                     token_file: None, ..
@@ -115,4 +139,28 @@ fn rotate_only() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The team service's transport, as the flags say: the token store (`--tokens`, else the state
+/// directory's), TLS when a certificate is given.
+fn team(addr: SocketAddr, place: &Place) -> Result<Transport, String> {
+    let tokens = match &place.tokens {
+        Some(path) => path.clone(),
+        None => agent_hooks_server::default_tokens().map_err(|e| e.to_string())?,
+    };
+    let tls = match (&place.tls_cert, &place.tls_key) {
+        (Some(cert), Some(key)) => {
+            let files = TlsFiles::new(cert.clone(), key.clone());
+            Some(match &place.tls_client_ca {
+                Some(ca) => files.with_client_ca(ca.clone()),
+                None => files,
+            })
+        }
+        (None, None) if place.tls_client_ca.is_some() => {
+            return Err("--tls-client-ca needs --tls-cert and --tls-key: client certificates are checked in the TLS handshake".into());
+        }
+        (None, None) => None,
+        _ => return Err("--tls-cert and --tls-key go together".into()),
+    };
+    Ok(Transport::Team { addr, tokens, tls })
 }

@@ -13,6 +13,10 @@
 //! answers every error as `{"ok": false, "error": ...}`. Every POST refuses a request carrying
 //! an `Origin` header or a body that is not `application/json`: a web page can send neither
 //! without a CORS preflight, and no preflight is ever granted.
+//!
+//! A team service ([`Transport::Team`], `docs/deploy.md`) is the same routes for many callers:
+//! any address, but beyond loopback only over TLS; every caller shows a token of the token
+//! store or a client certificate, and each route needs a role (`team`).
 
 #![warn(missing_docs)]
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
@@ -20,6 +24,8 @@
 mod listen;
 mod owner;
 mod stats;
+mod team;
+mod tls;
 mod watch;
 
 use std::net::{IpAddr, SocketAddr};
@@ -43,6 +49,10 @@ pub use owner::{
     private_dir, state_dir,
 };
 pub(crate) use stats::Stats;
+pub use team::{
+    Role, TOKENS_FILE, TokenEntry, TokenStore, add_token, default_tokens, list_tokens, revoke_token,
+};
+pub use tls::{TlsError, TlsFiles};
 pub use watch::{WatchError, Watcher, watch};
 
 use agent_hooks_core::event::Event;
@@ -63,9 +73,24 @@ pub enum ServeError {
     /// The address is not loopback: the sidecar is for this machine's owner, and its token
     /// travels in clear text, so it never listens beyond this machine.
     #[error(
-        "refusing to listen on {0}: the sidecar binds loopback addresses only (127.0.0.1, ::1)"
+        "refusing to listen on {0}: the sidecar binds loopback addresses only (127.0.0.1, ::1); a team service listens beyond this machine with TLS and the token store (serve --tls-cert FILE --tls-key FILE, docs/deploy.md)"
     )]
     NotLoopback(SocketAddr),
+    /// A team service on an address beyond loopback without TLS: its tokens would cross the
+    /// network in clear text.
+    #[error(
+        "refusing to listen on {0} without TLS: tokens would cross the network in clear text; give --tls-cert FILE --tls-key FILE (or listen on loopback behind a proxy that terminates TLS)"
+    )]
+    NoTls(SocketAddr),
+    /// A team service no caller could authenticate to: no token in the store and no client CA.
+    #[error(
+        "refusing to serve: no caller could authenticate (the token store {} holds no token and no --tls-client-ca is given); add one first: agent-hooks token add NAME --role agent",
+        .0.display()
+    )]
+    NoCredentials(PathBuf),
+    /// The certificate, key or client CA could not be used.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
     /// The address could not be bound (in use, or no permission).
     #[error("failed to listen on {addr}: {source}")]
     Bind {
@@ -101,16 +126,26 @@ pub(crate) struct AppState {
     /// Per-hook call counts and latencies, for `GET /v1/stats`.
     pub stats: Stats,
     started: std::time::Instant,
+    /// A team service: its callers are elsewhere, so a bridge's forwarded call is answered in
+    /// full here (no bridge process with this workspace could run the rest).
+    team: bool,
 }
 
 /// The router of the sidecar, without the listener (tests and embedders mount it themselves).
 pub fn router(engine: Arc<Engine>) -> Router {
+    routes(engine, false).layer(middleware::from_fn(loopback_only))
+}
+
+/// The routes of a sidecar or (`team`) of a team service, whose callers may be anywhere: it
+/// neither asks for a loopback peer nor a loopback `Host`.
+fn routes(engine: Arc<Engine>, team: bool) -> Router<()> {
     // Read once: the limit is the sidecar's, set when it starts.
     let max_body = engine.snapshot().max_body();
     let state = Arc::new(AppState {
         engine,
         stats: Stats::default(),
         started: std::time::Instant::now(),
+        team,
     });
     let mut router = Router::new();
     // One route per agent, each answering in that agent's own format.
@@ -137,7 +172,6 @@ pub fn router(engine: Arc<Engine>) -> Router {
         .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn(not_from_a_web_page))
-        .layer(middleware::from_fn(loopback_only))
         .with_state(state)
 }
 
@@ -156,6 +190,17 @@ pub enum Transport {
         addr: SocketAddr,
         /// How callers prove who they are.
         auth: TcpAuth,
+    },
+    /// A team service on TCP: every route but `GET /v1/health` needs a token of the token
+    /// store or a client certificate, with the role the route needs. Beyond loopback only
+    /// with TLS.
+    Team {
+        /// The address (port 0 picks a free one).
+        addr: SocketAddr,
+        /// The token store ([`default_tokens`] unless `serve --tokens` says otherwise).
+        tokens: PathBuf,
+        /// The certificate and key, and the client CA for mutual TLS.
+        tls: Option<TlsFiles>,
     },
 }
 
@@ -186,6 +231,15 @@ pub enum Endpoint {
         /// The file holding the bearer token.
         token_file: Option<PathBuf>,
     },
+    /// A team service's bound address.
+    Team {
+        /// The bound address.
+        addr: SocketAddr,
+        /// Whether it speaks TLS.
+        tls: bool,
+        /// The token store it reads.
+        tokens: PathBuf,
+    },
 }
 
 impl std::fmt::Display for Endpoint {
@@ -195,6 +249,9 @@ impl std::fmt::Display for Endpoint {
         match self {
             Endpoint::Unix(path) => write!(f, "unix:{}", path.display()),
             Endpoint::Tcp { addr, .. } => write!(f, "http://{addr}"),
+            Endpoint::Team { addr, tls, .. } => {
+                write!(f, "{}://{addr}", if *tls { "https" } else { "http" })
+            }
         }
     }
 }
@@ -250,8 +307,31 @@ pub async fn serve(
     {
         return Err(ServeError::NotLoopback(*addr));
     }
+    if let Transport::Team {
+        addr, tls: None, ..
+    } = &transport
+        && !addr.ip().is_loopback()
+    {
+        return Err(ServeError::NoTls(*addr));
+    }
+    let acceptor = match &transport {
+        Transport::Team {
+            tls: Some(files), ..
+        } => Some(tls::acceptor(files)?),
+        _ => None,
+    };
     // Credentials first: a sidecar that cannot check its callers does not start at all.
     let (gate, place) = match &transport {
+        Transport::Team {
+            addr, tokens, tls, ..
+        } => {
+            let store = TokenStore::open(tokens)?;
+            let certs = tls.as_ref().is_some_and(|t| t.client_ca.is_some());
+            if store.is_empty() && !certs {
+                return Err(ServeError::NoCredentials(tokens.clone()));
+            }
+            (listen::Gate::Team(store), Place::Tcp(*addr))
+        }
         Transport::Unix(path) => {
             let allowed = AllowList::read(&state_dir()?)?;
             let (path, is_default) = match path {
@@ -303,13 +383,20 @@ pub async fn serve(
             let local = listener
                 .local_addr()
                 .map_err(|source| ServeError::Bind { addr, source })?;
-            let token_file = match &gate {
-                listen::Gate::Token(token) => Some(token.path().to_path_buf()),
-                _ => None,
-            };
-            let endpoint = Endpoint::Tcp {
-                addr: local,
-                token_file,
+            let endpoint = match &gate {
+                listen::Gate::Team(store) => Endpoint::Team {
+                    addr: local,
+                    tls: acceptor.is_some(),
+                    tokens: store.path().to_path_buf(),
+                },
+                listen::Gate::Token(token) => Endpoint::Tcp {
+                    addr: local,
+                    token_file: Some(token.path().to_path_buf()),
+                },
+                _ => Endpoint::Tcp {
+                    addr: local,
+                    token_file: None,
+                },
             };
             (listen::Listener::Tcp(listener), endpoint, None)
         }
@@ -348,12 +435,18 @@ pub async fn serve(
     ready(&endpoint);
 
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let app = if matches!(gate, listen::Gate::Team(_)) {
+        routes(engine.clone(), true)
+    } else {
+        router(engine.clone())
+    };
     let server = tokio::spawn(listen::run(
         listener,
         Arc::new(gate),
-        router(engine.clone()),
+        app,
         limits,
         stop_rx.clone(),
+        acceptor,
     ));
     tokio::select! {
         () = stop_signals.received() => {}
@@ -989,7 +1082,21 @@ async fn forwarded(
     body: &[u8],
     forced: agent_hooks_runtime::OnFailure,
 ) -> ApiResult {
-    match agent_hooks_runtime::bridge::answer_forwarded(agent, &state.engine, body, forced).await {
+    let answered = if state.team {
+        Some(
+            agent_hooks_runtime::bridge::answer(
+                agent,
+                Ok(&state.engine),
+                body,
+                forced,
+                Surface::Sidecar,
+            )
+            .await,
+        )
+    } else {
+        agent_hooks_runtime::bridge::answer_forwarded(agent, &state.engine, body, forced).await
+    };
+    match answered {
         Some(answer) => {
             tracing::debug!("answered a {} call forwarded by its bridge", agent.label());
             Ok(axum::Json(json!({
@@ -1049,10 +1156,15 @@ async fn health(
     caller: Option<axum::Extension<listen::Caller>>,
 ) -> Response {
     // Mounted without the listener (an embedder's own server), there is no caller to check.
-    let (authenticated, auth) = caller.map_or((true, None), |c| (c.authenticated, Some(c.auth)));
+    let (authenticated, auth, role) = caller.map_or((true, None, None), |c| {
+        (c.authenticated, Some(c.auth), c.role)
+    });
     let mut answer = json!({"ok": true});
     if let Some(auth) = auth {
         answer["auth"] = json!(auth);
+    }
+    if let Some(role) = role {
+        answer["role"] = json!(role.as_str());
     }
     if auth == Some("none") {
         answer["warning"] = json!(

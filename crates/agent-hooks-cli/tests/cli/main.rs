@@ -35,6 +35,7 @@ mod serve;
 mod sidecar_owner;
 mod skills;
 mod startup;
+mod team;
 mod trial;
 mod trust_settings;
 mod usage;
