@@ -317,6 +317,11 @@ enum Command {
         /// in your state directory); without --tls-cert, on loopback only.
         #[arg(long, value_name = "FILE", requires = "listen", conflicts_with_all = ["insecure_no_token", "rotate_token"])]
         tokens: Option<PathBuf>,
+        /// Keep per-session state (redo counts, the guards' sessions) in Redis or Valkey at
+        /// this URL (redis://host:port/db), shared by every replica, instead of files in the
+        /// workspace's state/.
+        #[arg(long, value_name = "URL")]
+        state: Option<String>,
     },
     /// Manage the team service's tokens: add (prints the token once), list, revoke.
     #[command(subcommand)]
@@ -608,6 +613,7 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             tls_key,
             tls_client_ca,
             tokens,
+            state,
         } => {
             let mut options = ServeOptions::default();
             options.host_lifecycle = host_lifecycle;
@@ -624,6 +630,7 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
                 tls_key,
                 tls_client_ca,
                 tokens,
+                state,
             };
             serve::run(ws, place, options)
         }

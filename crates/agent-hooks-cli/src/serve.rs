@@ -28,6 +28,8 @@ pub(crate) struct Place {
     pub(crate) tls_client_ca: Option<PathBuf>,
     /// The team service's token store.
     pub(crate) tokens: Option<PathBuf>,
+    /// Where sessions are kept: a `redis://` URL, else files in the workspace's `state/`.
+    pub(crate) state: Option<String>,
 }
 
 pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> ExitCode {
@@ -73,6 +75,20 @@ pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> Exi
             }
         }
     };
+    if let Some(url) = &place.state {
+        // Before the workspace is loaded: its guards take their store as they are built.
+        if let Err(e) = agent_hooks_transports::session_state::share_sessions(url) {
+            eprintln!("agent-hooks serve: {e}");
+            return ExitCode::from(2);
+        }
+        // Not fatal: the store may come up after the service; until then each event that
+        // needs a session's state is a lapse the user is told of.
+        if let Err(e) = agent_hooks_transports::session_state::check_shared() {
+            eprintln!(
+                "agent-hooks serve: warning: {e}; events that need a session's state are lapses until it answers"
+            );
+        }
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

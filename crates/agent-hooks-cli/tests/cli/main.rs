@@ -32,6 +32,7 @@ mod log;
 mod operator;
 mod prefork;
 mod serve;
+mod shared_state;
 mod sidecar_owner;
 mod skills;
 mod startup;
