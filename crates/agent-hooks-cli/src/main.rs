@@ -8,6 +8,7 @@
 
 mod agents;
 mod audit;
+mod bundle;
 mod convert;
 mod explain;
 mod fire;
@@ -322,7 +323,17 @@ enum Command {
         /// workspace's state/.
         #[arg(long, value_name = "URL")]
         state: Option<String>,
+        /// Serve this signed policy bundle (.tar.zst, or a directory holding an unpacked one)
+        /// instead of --workspace; a new version that verifies is in force within about 2 s.
+        #[arg(long, value_name = "BUNDLE|DIR", requires = "policy_keys")]
+        policy: Option<PathBuf>,
+        /// A public key (PEM) the policy's signature must be by; repeat for more.
+        #[arg(long = "policy-key", value_name = "FILE", requires = "policy")]
+        policy_keys: Vec<PathBuf>,
     },
+    /// Build, sign and verify policy bundles, and make their signing keys.
+    #[command(subcommand)]
+    Bundle(bundle::Action),
     /// Manage the team service's tokens: add (prints the token once), list, revoke.
     #[command(subcommand)]
     Token(token::Action),
@@ -520,6 +531,7 @@ fn run(args: Vec<OsString>) -> ExitCode {
             print_all("completions", &script)
         }
         Command::Token(action) => token::run(action),
+        Command::Bundle(action) => bundle::run(action),
         Command::Man => {
             let mut page = Vec::new();
             match clap_mangen::Man::new(definition()).render(&mut page) {
@@ -614,6 +626,8 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             tls_client_ca,
             tokens,
             state,
+            policy,
+            policy_keys,
         } => {
             let mut options = ServeOptions::default();
             options.host_lifecycle = host_lifecycle;
@@ -631,6 +645,8 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
                 tls_client_ca,
                 tokens,
                 state,
+                policy,
+                policy_keys,
             };
             serve::run(ws, place, options)
         }
@@ -720,7 +736,9 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
         Command::Approve { words } => with_verb(ws, "approve", words),
         Command::Revoke { command } => with_verb(ws, "revoke", command),
         // Answered by `run` before a workspace is resolved.
-        Command::Completions { .. } | Command::Man | Command::Token(_) => ExitCode::SUCCESS,
+        Command::Completions { .. } | Command::Man | Command::Token(_) | Command::Bundle(_) => {
+            ExitCode::SUCCESS
+        }
     }
 }
 

@@ -30,6 +30,9 @@ pub(crate) struct Place {
     pub(crate) tokens: Option<PathBuf>,
     /// Where sessions are kept: a `redis://` URL, else files in the workspace's `state/`.
     pub(crate) state: Option<String>,
+    /// A signed policy bundle served instead of the workspace, and the keys it must be signed by.
+    pub(crate) policy: Option<PathBuf>,
+    pub(crate) policy_keys: Vec<PathBuf>,
 }
 
 pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> ExitCode {
@@ -100,10 +103,28 @@ pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> Exi
         }
     };
     let client_ca = place.tls_client_ca.is_some();
+    // The policy is verified and loaded before anything listens: a service never answers
+    // with a policy it could not check.
+    let policy = match &place.policy {
+        None => None,
+        Some(source) => match open_policy(source, &place.policy_keys) {
+            Ok(opened) => Some(opened),
+            Err(e) => {
+                eprintln!("agent-hooks serve: --policy: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
     runtime.block_on(async move {
-        let engine = Arc::new(Engine::open(ws));
-        let root = engine.workspace().root().display().to_string();
-        let result = agent_hooks_server::serve(engine, transport, options, |endpoint| {
+        let (policy, engine) = match policy {
+            Some((policy, engine)) => (Some(policy), engine),
+            None => (None, Arc::new(Engine::open(ws))),
+        };
+        let root = match &policy {
+            Some(policy) => policy.source().display().to_string(),
+            None => engine.workspace().root().display().to_string(),
+        };
+        let ready = |endpoint: &Endpoint| {
             match endpoint {
                 Endpoint::Tcp {
                     token_file: Some(file),
@@ -127,8 +148,13 @@ pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> Exi
             }
             // One line on stdout when ready, so scripts can wait for it and read where it is.
             println!("agent-hooks serving {root} on {endpoint}");
-        })
-        .await;
+        };
+        let result = match policy {
+            Some(policy) => {
+                agent_hooks_server::serve_policy(policy, engine, transport, options, ready).await
+            }
+            None => agent_hooks_server::serve(engine, transport, options, ready).await,
+        };
         match result {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -179,4 +205,26 @@ fn team(addr: SocketAddr, place: &Place) -> Result<Transport, String> {
         _ => return Err("--tls-cert and --tls-key go together".into()),
     };
     Ok(Transport::Team { addr, tokens, tls })
+}
+
+/// The policy at `source`, verified against `keys` and loaded; unpacked under the state
+/// directory, one place per source.
+fn open_policy(
+    source: &std::path::Path,
+    keys: &[PathBuf],
+) -> Result<(agent_hooks_server::Policy, Arc<Engine>), String> {
+    let keys = crate::bundle::keys(keys)?;
+    let source = std::path::absolute(source).map_err(|e| format!("{}: {e}", source.display()))?;
+    let id: String = {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        source.hash(&mut hasher);
+        format!("{:016x}", hasher.finish())
+    };
+    let base = agent_hooks_server::state_dir()
+        .map_err(|e| e.to_string())?
+        .join("policy")
+        .join(id);
+    agent_hooks_server::private_dir(base.parent().unwrap_or(&base)).map_err(|e| e.to_string())?;
+    agent_hooks_server::Policy::open(&source, keys, &base).map_err(|e| e.to_string())
 }

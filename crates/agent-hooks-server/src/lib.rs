@@ -21,8 +21,10 @@
 #![warn(missing_docs)]
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
+mod bundle;
 mod listen;
 mod owner;
+mod policy;
 mod stats;
 mod team;
 mod tls;
@@ -43,11 +45,16 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 
+pub use bundle::{
+    BundleError, MANIFEST, ManifestFile, SIGNATURES, Verified, build as build_bundle, keygen,
+    read_public_key, sign as sign_bundle, verify as verify_bundle,
+};
 pub use listen::{DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_CLIENT_CONNECTIONS};
 pub use owner::{
     ALLOW_FILE, AllowList, OwnerError, STATE_DIR_ENV, TOKEN_FILE, TokenFile, default_socket,
     private_dir, state_dir,
 };
+pub use policy::Policy;
 pub(crate) use stats::Stats;
 pub use team::{
     Role, TOKENS_FILE, TokenEntry, TokenStore, add_token, default_tokens, list_tokens, revoke_token,
@@ -121,8 +128,9 @@ pub enum ServeError {
 /// Shared state of the routes.
 #[derive(Debug)]
 pub(crate) struct AppState {
-    /// The engine every route dispatches through.
-    pub engine: Arc<Engine>,
+    /// The engine every route dispatches through, swapped whole when a new policy bundle is
+    /// in force (`serve --policy`).
+    slot: policy::Slot,
     /// Per-hook call counts and latencies, for `GET /v1/stats`.
     pub stats: Stats,
     started: std::time::Instant,
@@ -131,18 +139,31 @@ pub(crate) struct AppState {
     team: bool,
 }
 
+impl AppState {
+    /// The engine in force: a request keeps the one it began with, whatever is swapped in
+    /// while it runs.
+    fn engine(&self) -> Arc<Engine> {
+        self.slot.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
 /// The router of the sidecar, without the listener (tests and embedders mount it themselves).
 pub fn router(engine: Arc<Engine>) -> Router {
-    routes(engine, false).layer(middleware::from_fn(loopback_only))
+    routes(Arc::new(std::sync::RwLock::new(engine)), false)
+        .layer(middleware::from_fn(loopback_only))
 }
 
 /// The routes of a sidecar or (`team`) of a team service, whose callers may be anywhere: it
 /// neither asks for a loopback peer nor a loopback `Host`.
-fn routes(engine: Arc<Engine>, team: bool) -> Router<()> {
+fn routes(slot: policy::Slot, team: bool) -> Router<()> {
     // Read once: the limit is the sidecar's, set when it starts.
-    let max_body = engine.snapshot().max_body();
+    let max_body = slot
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .snapshot()
+        .max_body();
     let state = Arc::new(AppState {
-        engine,
+        slot,
         stats: Stats::default(),
         started: std::time::Instant::now(),
         team,
@@ -302,6 +323,29 @@ pub async fn serve(
     options: ServeOptions,
     ready: impl FnOnce(&Endpoint),
 ) -> Result<(), ServeError> {
+    serve_inner(engine, None, transport, options, ready).await
+}
+
+/// [`serve`] with a signed policy as the workspace (`serve --policy`): `engine` is the one
+/// [`Policy::open`] loaded; each new version of the policy that verifies is swapped in whole,
+/// and the workspace's files are not watched (a version's files never change).
+pub async fn serve_policy(
+    policy: Policy,
+    engine: Arc<Engine>,
+    transport: Transport,
+    options: ServeOptions,
+    ready: impl FnOnce(&Endpoint),
+) -> Result<(), ServeError> {
+    serve_inner(engine, Some(Arc::new(policy)), transport, options, ready).await
+}
+
+async fn serve_inner(
+    engine: Arc<Engine>,
+    policy: Option<Arc<Policy>>,
+    transport: Transport,
+    options: ServeOptions,
+    ready: impl FnOnce(&Endpoint),
+) -> Result<(), ServeError> {
     if let Transport::Tcp { addr, .. } = &transport
         && !addr.ip().is_loopback()
     {
@@ -422,7 +466,10 @@ pub async fn serve(
             )
         }
     };
-    let _watcher = watch(engine.clone()).map_err(ServeError::Watch)?;
+    let _watcher = match policy {
+        None => Some(watch(engine.clone()).map_err(ServeError::Watch)?),
+        Some(_) => None,
+    };
     lifecycle(Event::PostStartup, "started").await;
     // Caught from before the address is announced: a host that stops the sidecar as soon as
     // it has seen the address must get the graceful shutdown, not the signal's default death.
@@ -435,10 +482,14 @@ pub async fn serve(
     ready(&endpoint);
 
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let slot: policy::Slot = Arc::new(std::sync::RwLock::new(engine.clone()));
+    if let Some(policy) = policy {
+        tokio::spawn(policy::follow(policy, slot.clone(), stop_rx.clone()));
+    }
     let app = if matches!(gate, listen::Gate::Team(_)) {
-        routes(engine.clone(), true)
+        routes(slot, true)
     } else {
-        router(engine.clone())
+        routes(slot, false).layer(middleware::from_fn(loopback_only))
     };
     let server = tokio::spawn(listen::run(
         listener,
@@ -800,7 +851,7 @@ async fn dispatch(
         }
     };
     let outcome = state
-        .engine
+        .engine()
         .dispatch_recorded(
             Surface::Sidecar,
             None,
@@ -927,7 +978,7 @@ impl Steering {
 
     /// Whether the sidecar may do it now: the one decision every route asks.
     fn allowed(self, state: &AppState) -> Result<(), ApiError> {
-        let snapshot = state.engine.snapshot();
+        let snapshot = state.engine().snapshot();
         if snapshot.self_approve() {
             return Ok(());
         }
@@ -975,7 +1026,7 @@ async fn approve(
         .get("enable_master")
         .and_then(Value::as_bool)
         .unwrap_or(true);
-    let engine = state.engine.clone();
+    let engine = state.engine();
     let events = tokio::task::spawn_blocking(move || {
         let events = engine.approve(None, &command)?;
         if enable_master {
@@ -985,7 +1036,7 @@ async fn approve(
     })
     .await?
     .map_err(engine_error)?;
-    let snapshot = state.engine.snapshot();
+    let snapshot = state.engine().snapshot();
     // Hooks that will run now: declared, needing approval, approved for one of their events.
     let mounted = snapshot.approved_hook_count();
     Ok(axum::Json(json!({
@@ -1003,7 +1054,7 @@ async fn revoke(
 ) -> ApiResult {
     Steering::Revoke.allowed(&state)?;
     let command = command_field(&parse_object(body)?)?;
-    let engine = state.engine.clone();
+    let engine = state.engine();
     let removed = tokio::task::spawn_blocking(move || engine.revoke(&command))
         .await?
         .map_err(engine_error)?;
@@ -1026,7 +1077,7 @@ async fn command(
     if let Some(act) = Steering::of_line(line) {
         act.allowed(&state)?;
     }
-    let out = agent_hooks_runtime::commands::run_line(&state.engine, line).await;
+    let out = agent_hooks_runtime::commands::run_line(&state.engine(), line).await;
     Ok(
         axum::Json(json!({"ok": out.status == 0, "status": out.status, "text": out.text}))
             .into_response(),
@@ -1052,7 +1103,7 @@ async fn agent_hook(
     }
     let answer = agent_hooks_runtime::bridge::answer(
         agent,
-        Ok(&state.engine),
+        Ok(&state.engine()),
         &body,
         forced,
         Surface::Sidecar,
@@ -1086,7 +1137,7 @@ async fn forwarded(
         Some(
             agent_hooks_runtime::bridge::answer(
                 agent,
-                Ok(&state.engine),
+                Ok(&state.engine()),
                 body,
                 forced,
                 Surface::Sidecar,
@@ -1094,7 +1145,7 @@ async fn forwarded(
             .await,
         )
     } else {
-        agent_hooks_runtime::bridge::answer_forwarded(agent, &state.engine, body, forced).await
+        agent_hooks_runtime::bridge::answer_forwarded(agent, &state.engine(), body, forced).await
     };
     match answered {
         Some(answer) => {
@@ -1114,9 +1165,9 @@ async fn forwarded(
 }
 
 async fn reload(State(state): State<Arc<AppState>>) -> ApiResult {
-    let engine = state.engine.clone();
+    let engine = state.engine();
     tokio::task::spawn_blocking(move || engine.reload()).await?;
-    let snapshot = state.engine.snapshot();
+    let snapshot = state.engine().snapshot();
     let errors: Vec<String> = snapshot.errors().map(ToString::to_string).collect();
     let diagnostics = config_diagnostics(&snapshot);
     Ok(axum::Json(json!({
@@ -1135,10 +1186,10 @@ fn config_diagnostics(snapshot: &agent_hooks_runtime::Snapshot) -> Vec<Diagnosti
 
 /// Every declared hook as a host reads it ([`agent_hooks_runtime::hook_listing`]).
 async fn hooks(State(state): State<Arc<AppState>>) -> ApiResult {
-    let engine = state.engine.clone();
+    let engine = state.engine();
     let listing =
         tokio::task::spawn_blocking(move || agent_hooks_runtime::hook_listing(&engine)).await?;
-    let snapshot = state.engine.snapshot();
+    let snapshot = state.engine().snapshot();
     let diagnostics = config_diagnostics(&snapshot);
     Ok(axum::Json(json!({
         "ok": true,
@@ -1172,8 +1223,8 @@ async fn health(
         );
     }
     if authenticated {
-        let snapshot = state.engine.snapshot();
-        answer["workspace"] = json!(state.engine.workspace().root().to_string_lossy());
+        let snapshot = state.engine().snapshot();
+        answer["workspace"] = json!(state.engine().workspace().root().to_string_lossy());
         answer["hooks"] = json!(snapshot.hook_total());
         answer["master_enabled"] = json!(snapshot.master_enabled());
         answer["config_errors"] = json!(snapshot.errors().count());

@@ -10,6 +10,7 @@ mod loopback;
 mod audit;
 mod bridge_install;
 mod bridge_sidecar;
+mod bundle;
 mod chaos;
 mod checked_input;
 mod claude;

@@ -201,20 +201,9 @@ fn tokens_are_never_in_the_logs_the_metrics_or_the_store() {
     let team = Team::new();
     let ws = guarded();
     let log = tempfile::NamedTempFile::new().expect("a log file");
-    let serve = team.serve(&ws, "127.0.0.1:0", &[]);
-    // Through a shell that sends the service's stderr to the log file.
-    let mut logged = Command::new("sh");
-    logged
-        .arg("-c")
-        .arg("exec \"$@\" 2>\"$LOG\"")
-        .arg("sh")
-        .arg(serve.get_program())
-        .args(serve.get_args())
-        .envs(serve.get_envs().filter_map(|(k, v)| Some((k, v?))))
-        .env("LOG", log.path())
-        .env("AGENT_HOOKS_LOG", "debug")
-        .env_remove("AGENT_HOOKS_WORKSPACE");
-    let mut server = Server::spawn(logged);
+    let mut serve = logged(&team.serve(&ws, "127.0.0.1:0", &[]), log.path());
+    serve.env("AGENT_HOOKS_LOG", "debug");
+    let mut server = Server::spawn(serve);
     let forged = format!("ahk_{}", "1".repeat(64));
     for route in ROUTES {
         for token in [&team.agent, &team.operator, &forged] {
@@ -248,6 +237,24 @@ fn tokens_are_never_in_the_logs_the_metrics_or_the_store() {
         assert!(!store.contains(secret), "a token in the store: {store}");
         assert!(!events.contains(secret), "a token in the event log");
     }
+}
+
+/// `serve`, through a shell that sends its stderr to `log`.
+pub(crate) fn logged(serve: &Command, log: &Path) -> Command {
+    let mut logged = Command::new("sh");
+    logged
+        .arg("-c")
+        .arg("exec \"$@\" 2>\"$LOG\"")
+        .arg("sh")
+        .arg(serve.get_program())
+        .args(serve.get_args())
+        .envs(serve.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .env("LOG", log)
+        .env_remove("AGENT_HOOKS_WORKSPACE");
+    if let Some(dir) = serve.get_current_dir() {
+        logged.current_dir(dir);
+    }
+    logged
 }
 
 /// A CA made for the test, a server certificate for `localhost` and 127.0.0.1 it signed, and
