@@ -189,6 +189,8 @@ fn routes(slot: policy::Slot, team: bool) -> Router<()> {
         .route("/v1/health", get(health))
         .route("/v1/stats", get(stats))
         .route("/metrics", get(metrics))
+        // After routing, so each request is counted under its route as declared.
+        .route_layer(middleware::from_fn_with_state(state.clone(), observe))
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(max_body))
@@ -720,6 +722,35 @@ async fn loopback_only(request: Request, next: Next) -> Response {
         );
     }
     next.run(request).await
+}
+
+/// Counts each routed request and its time for `GET /metrics`, by its route as declared (so
+/// `/v1/events/{event}` is one route however many events there are) and the agent it is for.
+async fn observe(
+    State(state): State<Arc<AppState>>,
+    matched: Option<axum::extract::MatchedPath>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let started = std::time::Instant::now();
+    let response = next.run(request).await;
+    let route = matched.as_ref().map_or("-", |m| m.as_str());
+    let agent = route
+        .strip_prefix("/v1/hooks/")
+        .and_then(|name| {
+            agent_hooks_dialects::agent::Agent::ALL
+                .into_iter()
+                .find(|a| a.http_route() == route)
+                .map(|_| name)
+        })
+        .unwrap_or("-");
+    state.stats.request(
+        route,
+        agent,
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64(),
+    );
+    response
 }
 
 /// Refuses, on every POST, what only a web page sends: an `Origin` header (browsers add it to

@@ -30,6 +30,7 @@ mod judge;
 mod judge_attacks;
 mod lapses;
 mod log;
+mod observability;
 mod operator;
 mod prefork;
 mod serve;
