@@ -28,6 +28,7 @@ mod policy;
 mod stats;
 mod team;
 mod tls;
+mod traces;
 mod watch;
 
 use std::net::{IpAddr, SocketAddr};
@@ -134,6 +135,8 @@ pub(crate) struct AppState {
     /// Per-hook call counts and latencies, for `GET /v1/stats`.
     pub stats: Stats,
     started: std::time::Instant,
+    /// Where a span of each dispatch goes, when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
+    traces: Option<traces::Traces>,
     /// A team service: its callers are elsewhere, so a bridge's forwarded call is answered in
     /// full here (no bridge process with this workspace could run the rest).
     team: bool,
@@ -149,13 +152,13 @@ impl AppState {
 
 /// The router of the sidecar, without the listener (tests and embedders mount it themselves).
 pub fn router(engine: Arc<Engine>) -> Router {
-    routes(Arc::new(std::sync::RwLock::new(engine)), false)
+    routes(Arc::new(std::sync::RwLock::new(engine)), false, None)
         .layer(middleware::from_fn(loopback_only))
 }
 
 /// The routes of a sidecar or (`team`) of a team service, whose callers may be anywhere: it
 /// neither asks for a loopback peer nor a loopback `Host`.
-fn routes(slot: policy::Slot, team: bool) -> Router<()> {
+fn routes(slot: policy::Slot, team: bool, traces: Option<traces::Traces>) -> Router<()> {
     // Read once: the limit is the sidecar's, set when it starts.
     let max_body = slot
         .read()
@@ -166,6 +169,7 @@ fn routes(slot: policy::Slot, team: bool) -> Router<()> {
         slot,
         stats: Stats::default(),
         started: std::time::Instant::now(),
+        traces,
         team,
     });
     let mut router = Router::new();
@@ -488,10 +492,11 @@ async fn serve_inner(
     if let Some(policy) = policy {
         tokio::spawn(policy::follow(policy, slot.clone(), stop_rx.clone()));
     }
+    let traces = traces::Traces::from_env();
     let app = if matches!(gate, listen::Gate::Team(_)) {
-        routes(slot, true)
+        routes(slot, true, traces)
     } else {
-        routes(slot, false).layer(middleware::from_fn(loopback_only))
+        routes(slot, false, traces).layer(middleware::from_fn(loopback_only))
     };
     let server = tokio::spawn(listen::run(
         listener,
@@ -822,6 +827,7 @@ async fn dispatch(
     Path(event): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
+    let start = std::time::SystemTime::now();
     // A host may name the event in any dialect: `pre_prompt`, `PreToolUse`, `pre_llm_call`.
     let event = agent_hooks_dialects::event_named(&event)
         .map_err(|e| ApiError::new(StatusCode::NOT_FOUND, e.to_string()))?;
@@ -902,6 +908,22 @@ async fn dispatch(
         )
         .await;
     state.stats.record(&outcome);
+    if let Some(traces) = &state.traces {
+        traces.dispatch(traces::Dispatch {
+            route: "/v1/events/{event}",
+            agent: None,
+            event: Some(event.name()),
+            decision: Some(outcome.decision.as_str()),
+            status: 200,
+            start,
+            hooks: outcome
+                .hooks
+                .iter()
+                .filter(|r| r.status != agent_hooks_core::outcome::HookStatus::Skipped)
+                .map(|r| (&*r.hook, &*r.source, r.status.as_str(), r.ms))
+                .collect(),
+        });
+    }
     Ok(axum::Json(outcome).into_response())
 }
 
@@ -1128,9 +1150,29 @@ async fn agent_hook(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let body = body?;
+    let start = std::time::SystemTime::now();
+    let traced = |status: u16| {
+        if let Some(traces) = &state.traces {
+            traces.dispatch(traces::Dispatch {
+                route: agent.http_route(),
+                agent: Some(agent.name()),
+                event: None,
+                decision: None,
+                status,
+                start,
+                hooks: Vec::new(),
+            });
+        }
+    };
     let forced = agent_hooks_runtime::bridge::route_mode(query.as_deref());
     if agent_hooks_runtime::bridge::forwarded_by_bridge(query.as_deref()) {
-        return forwarded(agent, &state, &body, forced).await;
+        let answered = forwarded(agent, &state, &body, forced).await;
+        traced(
+            answered
+                .as_ref()
+                .map_or_else(|e| e.status.as_u16(), |r| r.status().as_u16()),
+        );
+        return answered;
     }
     let answer = agent_hooks_runtime::bridge::answer(
         agent,
@@ -1152,6 +1194,7 @@ async fn agent_hook(
         axum::http::header::CONTENT_TYPE,
         axum::http::HeaderValue::from_static("application/json"),
     );
+    traced(200);
     Ok(response)
 }
 
