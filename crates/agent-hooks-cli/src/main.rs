@@ -261,7 +261,8 @@ enum Command {
     ///
     /// By default on a Unix socket that only your uid (or the allow list's) may use; with
     /// --listen on loopback TCP, where every route but GET /v1/health needs the bearer token of
-    /// the token file. See docs/sidecar.md.
+    /// the token file. See docs/sidecar.md. With --tls-cert (or --tokens) it is a team service
+    /// instead: any address, TLS, the token store's roles; see docs/deploy.md.
     Serve {
         /// Listen on loopback TCP instead of the socket (port 0 picks a free one; --listen
         /// alone is 127.0.0.1:8787). Callers need the token.
