@@ -303,34 +303,8 @@ enum Command {
         /// Stop, as on SIGTERM, when stdin reaches its end (the host closed its pipe or died).
         #[arg(long)]
         exit_on_stdin_eof: bool,
-        /// Serve as a team service over TLS with this certificate chain (PEM): any --listen
-        /// address, callers need a token of the token store or a client certificate. See
-        /// docs/deploy.md.
-        #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_key"], conflicts_with_all = ["insecure_no_token", "rotate_token"])]
-        tls_cert: Option<PathBuf>,
-        /// The private key of --tls-cert (PEM).
-        #[arg(long, value_name = "FILE", requires = "tls_cert")]
-        tls_key: Option<PathBuf>,
-        /// Let clients authenticate with a certificate signed by these CAs (PEM), as the agent
-        /// role.
-        #[arg(long, value_name = "FILE", requires = "tls_cert")]
-        tls_client_ca: Option<PathBuf>,
-        /// Serve as a team service with this token store (default with --tls-cert: tokens.json
-        /// in your state directory); without --tls-cert, on loopback only.
-        #[arg(long, value_name = "FILE", requires = "listen", conflicts_with_all = ["insecure_no_token", "rotate_token"])]
-        tokens: Option<PathBuf>,
-        /// Keep per-session state (redo counts, the guards' sessions) in Redis or Valkey at
-        /// this URL (redis://host:port/db), shared by every replica, instead of files in the
-        /// workspace's state/.
-        #[arg(long, value_name = "URL")]
-        state: Option<String>,
-        /// Serve this signed policy bundle (.tar.zst, or a directory holding an unpacked one)
-        /// instead of --workspace; a new version that verifies is in force within about 2 s.
-        #[arg(long, value_name = "BUNDLE|DIR", requires = "policy_keys")]
-        policy: Option<PathBuf>,
-        /// A public key (PEM) the policy's signature must be by; repeat for more.
-        #[arg(long = "policy-key", value_name = "FILE", requires = "policy")]
-        policy_keys: Vec<PathBuf>,
+        #[command(flatten)]
+        team: serve::TeamArgs,
     },
     /// Build, sign and verify policy bundles, and make their signing keys.
     #[command(subcommand)]
@@ -622,13 +596,7 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             host_lifecycle,
             exit_with_parent,
             exit_on_stdin_eof,
-            tls_cert,
-            tls_key,
-            tls_client_ca,
-            tokens,
-            state,
-            policy,
-            policy_keys,
+            team,
         } => {
             let mut options = ServeOptions::default();
             options.host_lifecycle = host_lifecycle;
@@ -641,13 +609,7 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
                 rotate_token,
                 insecure_no_token,
                 body_timeout,
-                tls_cert,
-                tls_key,
-                tls_client_ca,
-                tokens,
-                state,
-                policy,
-                policy_keys,
+                team,
             };
             serve::run(ws, place, options)
         }

@@ -22,16 +22,40 @@ pub(crate) struct Place {
     pub(crate) rotate_token: bool,
     pub(crate) insecure_no_token: bool,
     pub(crate) body_timeout: f64,
-    /// The team service's TLS certificate chain and key, and the client CA.
+    /// The team service's flags.
+    pub(crate) team: TeamArgs,
+}
+
+/// `serve`'s flags of a team service: TLS, the token store, shared sessions, a signed policy.
+#[derive(Debug, clap::Args)]
+pub(crate) struct TeamArgs {
+    /// Serve as a team service over TLS with this certificate chain (PEM): any --listen
+    /// address, callers need a token of the token store or a client certificate. See
+    /// docs/deploy.md.
+    #[arg(long, value_name = "FILE", requires_all = ["listen", "tls_key"], conflicts_with_all = ["insecure_no_token", "rotate_token"])]
     pub(crate) tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub(crate) tls_key: Option<PathBuf>,
+    /// Let clients authenticate with a certificate signed by these CAs (PEM), as the agent
+    /// role.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub(crate) tls_client_ca: Option<PathBuf>,
-    /// The team service's token store.
+    /// Serve as a team service with this token store (default with --tls-cert: tokens.json
+    /// in your state directory); without --tls-cert, on loopback only.
+    #[arg(long, value_name = "FILE", requires = "listen", conflicts_with_all = ["insecure_no_token", "rotate_token"])]
     pub(crate) tokens: Option<PathBuf>,
-    /// Where sessions are kept: a `redis://` URL, else files in the workspace's `state/`.
+    /// Keep per-session state (redo counts, the guards' sessions) in Redis or Valkey at
+    /// this URL (redis://host:port/db), shared by every replica, instead of files in the
+    /// workspace's state/.
+    #[arg(long, value_name = "URL")]
     pub(crate) state: Option<String>,
-    /// A signed policy bundle served instead of the workspace, and the keys it must be signed by.
+    /// Serve this signed policy bundle (.tar.zst, or a directory holding an unpacked one)
+    /// instead of --workspace; a new version that verifies is in force within about 2 s.
+    #[arg(long, value_name = "BUNDLE|DIR", requires = "policy_keys")]
     pub(crate) policy: Option<PathBuf>,
+    /// A public key (PEM) the policy's signature must be by; repeat for more.
+    #[arg(long = "policy-key", value_name = "FILE", requires = "policy")]
     pub(crate) policy_keys: Vec<PathBuf>,
 }
 
@@ -58,7 +82,7 @@ pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> Exi
                     return ExitCode::from(2);
                 }
             };
-            if place.tls_cert.is_some() || place.tokens.is_some() {
+            if place.team.tls_cert.is_some() || place.team.tokens.is_some() {
                 match team(addr, &place) {
                     Ok(transport) => transport,
                     Err(e) => {
@@ -78,7 +102,7 @@ pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> Exi
             }
         }
     };
-    if let Some(url) = &place.state {
+    if let Some(url) = &place.team.state {
         // Before the workspace is loaded: its guards take their store as they are built.
         if let Err(e) = agent_hooks_transports::session_state::share_sessions(url) {
             eprintln!("agent-hooks serve: {e}");
@@ -102,12 +126,12 @@ pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> Exi
             return ExitCode::FAILURE;
         }
     };
-    let client_ca = place.tls_client_ca.is_some();
+    let client_ca = place.team.tls_client_ca.is_some();
     // The policy is verified and loaded before anything listens: a service never answers
     // with a policy it could not check.
-    let policy = match &place.policy {
+    let policy = match &place.team.policy {
         None => None,
-        Some(source) => match open_policy(source, &place.policy_keys) {
+        Some(source) => match open_policy(source, &place.team.policy_keys) {
             Ok(opened) => Some(opened),
             Err(e) => {
                 eprintln!("agent-hooks serve: --policy: {e}");
@@ -186,19 +210,19 @@ fn rotate_only() -> ExitCode {
 /// The team service's transport, as the flags say: the token store (`--tokens`, else the state
 /// directory's), TLS when a certificate is given.
 fn team(addr: SocketAddr, place: &Place) -> Result<Transport, String> {
-    let tokens = match &place.tokens {
+    let tokens = match &place.team.tokens {
         Some(path) => path.clone(),
         None => agent_hooks_server::default_tokens().map_err(|e| e.to_string())?,
     };
-    let tls = match (&place.tls_cert, &place.tls_key) {
+    let tls = match (&place.team.tls_cert, &place.team.tls_key) {
         (Some(cert), Some(key)) => {
             let files = TlsFiles::new(cert.clone(), key.clone());
-            Some(match &place.tls_client_ca {
+            Some(match &place.team.tls_client_ca {
                 Some(ca) => files.with_client_ca(ca.clone()),
                 None => files,
             })
         }
-        (None, None) if place.tls_client_ca.is_some() => {
+        (None, None) if place.team.tls_client_ca.is_some() => {
             return Err("--tls-client-ca needs --tls-cert and --tls-key: client certificates are checked in the TLS handshake".into());
         }
         (None, None) => None,
