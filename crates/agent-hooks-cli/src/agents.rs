@@ -106,6 +106,10 @@ pub(crate) async fn hook(agent: Agent, flag: Option<&Path>, mode: OnFailure) -> 
         );
         return emit(&answer);
     }
+    // A team's policy service, when one is configured, answers instead of this machine.
+    if let Some(answer) = crate::service::hook(agent, &input, mode).await {
+        return emit(&answer);
+    }
     // Read once: the workspace is found from the input's own fields, then the bridge
     // dispatches the same value.
     let read = bridge::json::read(&input);

@@ -9,6 +9,7 @@
 mod agents;
 mod ahp;
 mod audit;
+mod bundle;
 mod convert;
 mod explain;
 mod fire;
@@ -18,9 +19,11 @@ mod log;
 mod logging;
 mod replay;
 mod serve;
+mod service;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod startup;
 mod test;
+mod token;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -282,7 +285,8 @@ enum Command {
     ///
     /// By default on a Unix socket that only your uid (or the allow list's) may use; with
     /// --listen on loopback TCP, where every route but GET /v1/health needs the bearer token of
-    /// the token file. See docs/sidecar.md.
+    /// the token file. See docs/sidecar.md. With --tls-cert (or --tokens) it is a team service
+    /// instead: any address, TLS, the token store's roles; see docs/deploy.md.
     Serve {
         /// Listen on loopback TCP instead of the socket (port 0 picks a free one; --listen
         /// alone is 127.0.0.1:8787). Callers need the token.
@@ -323,7 +327,15 @@ enum Command {
         /// Stop, as on SIGTERM, when stdin reaches its end (the host closed its pipe or died).
         #[arg(long)]
         exit_on_stdin_eof: bool,
+        #[command(flatten)]
+        team: serve::TeamArgs,
     },
+    /// Build, sign and verify policy bundles, and make their signing keys.
+    #[command(subcommand)]
+    Bundle(bundle::Action),
+    /// Manage the team service's tokens: add (prints the token once), list, revoke.
+    #[command(subcommand)]
+    Token(token::Action),
     #[command(about = GUARD_ABOUT, long_about = GUARD_LONG_ABOUT)]
     Guard(GuardArgs),
     /// Serve this workspace as an Agent Hooks Protocol backend on stdio.
@@ -341,8 +353,9 @@ enum Command {
     /// Wire every mapped Claude Code event in .claude/settings.json to `claude-hook`.
     ClaudeInstall {
         /// Wire them as Claude Code HTTP hooks to a running `agent-hooks serve` at this base
-        /// URL (e.g. http://127.0.0.1:8377) instead: no process start per event.
-        #[arg(long, value_name = "URL")]
+        /// URL (e.g. http://127.0.0.1:8377) instead: no process start per event. Alone, the
+        /// team service's URL ($AGENT_HOOKS_URL, or url in ~/.config/agent-hooks/service.json).
+        #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
         http: Option<String>,
         #[command(flatten)]
         mode: InstallArgs,
@@ -543,6 +556,8 @@ fn run(args: Vec<OsString>) -> ExitCode {
             clap_complete::generate(shell, &mut definition(), "agent-hooks", &mut script);
             print_all("completions", &script)
         }
+        Command::Token(action) => token::run(action),
+        Command::Bundle(action) => bundle::run(action),
         Command::Man { command } => man(command.as_deref()),
         // A bridge finds its workspace from the hook input, and answers in its agent's format
         // whatever happens, a missing workspace included.
@@ -676,6 +691,7 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             host_lifecycle,
             exit_with_parent,
             exit_on_stdin_eof,
+            team,
         } => {
             let mut options = ServeOptions::default();
             options.host_lifecycle = host_lifecycle;
@@ -688,6 +704,7 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
                 rotate_token,
                 insecure_no_token,
                 body_timeout,
+                team,
             };
             serve::run(ws, place, options)
         }
@@ -717,13 +734,19 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             run_unapproved,
             json,
         } => block_on(test::run(ws, &hook, event.as_deref(), run_unapproved, json)),
-        Command::ClaudeInstall { http, mode } => agents::install(
-            ws,
-            Agent::ClaudeCode,
-            http.as_deref(),
-            mode.mode(),
-            mode.user,
-        ),
+        Command::ClaudeInstall { http, mode } => match service::http_base(http) {
+            Ok(http) => agents::install(
+                ws,
+                Agent::ClaudeCode,
+                http.as_deref(),
+                mode.mode(),
+                mode.user,
+            ),
+            Err(e) => {
+                eprintln!("agent-hooks claude-install: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::ClaudeUninstall(args) => agents::uninstall(ws, Agent::ClaudeCode, args.user),
         Command::Convert { from, to, file } => convert::run(&ws, &from, &to, file.as_deref()),
         Command::CodexInstall(mode) => {
@@ -798,7 +821,10 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
         Command::Approve { words } => with_verb(ws, "approve", words),
         Command::Revoke { command } => with_verb(ws, "revoke", command),
         // Answered by `run` before a workspace is resolved.
-        Command::Completions { .. } | Command::Man { .. } => ExitCode::SUCCESS,
+        Command::Completions { .. }
+        | Command::Man { .. }
+        | Command::Token(_)
+        | Command::Bundle(_) => ExitCode::SUCCESS,
     }
 }
 

@@ -30,6 +30,12 @@ pub trait StateStore: fmt::Debug + Send {
     /// Ends the read-modify-write begun by [`load`](StateStore::load) without a save; the
     /// guard's evaluation is over. A store that holds no lock has nothing to do.
     fn release(&mut self) {}
+    /// Why a load or save since the last call could not reach the store (a shared store that
+    /// is down), taken once: the caller tells the user the state may be missing (a lapse),
+    /// rather than let the guard's fail-open reading pass silently. Local stores never fail so.
+    fn take_failure(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// State kept in this process, for guards run in-process (`type: builtin`).

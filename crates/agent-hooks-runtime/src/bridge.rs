@@ -15,7 +15,7 @@ use crate::install_record;
 use crate::lapse::{self, OnFailure};
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::Outcome;
-use agent_hooks_core::store::{self, FileLock};
+use agent_hooks_core::store;
 use agent_hooks_core::workspace::Workspace;
 pub use agent_hooks_dialects::agent::{Agent, AgentAnswer, UnknownAgent};
 use agent_hooks_dialects::claude::BRIDGED;
@@ -312,7 +312,7 @@ async fn run(
         event,
         mut payload,
         answer,
-        lapses,
+        mut lapses,
     } = bridged;
     agent
         .home()
@@ -322,6 +322,14 @@ async fn run(
     if event == Event::OnStop {
         redo_count = counter.current(&payload);
         payload.insert("redo_count".into(), json!(redo_count));
+        if let Some(lost) = counter.store.take_failure() {
+            lapses.push(agent_hooks_core::outcome::Lapse::new(
+                agent_hooks_core::outcome::LapseKind::HookFailed,
+                format!(
+                    "{lost}; this session's redo count is unknown, so the redo cap may not hold"
+                ),
+            ));
+        }
     }
     let call = Call::of(event, &payload);
     // After a tool ran, this host first lets `transform_tool_result` hooks append notes to the
@@ -378,38 +386,45 @@ async fn run(
     answer(&outcome)
 }
 
-/// Claude Code says only `stop_hook_active`; the redo cap needs a count, kept per session.
-/// The count is read and written under a lock on the file, so Stop events of one session
-/// handled by overlapping processes count every redo once.
+/// Claude Code says only `stop_hook_active`; the redo cap needs a count, kept per session in
+/// the session store (`state/<agent>-bridge/` as files, or the service's shared store). A load
+/// holds the session until the record, so Stop events of one session handled by overlapping
+/// processes or replicas count every redo once.
 struct RedoCounter {
-    ws: Workspace,
-    path: Option<std::path::PathBuf>,
-    lock: Option<FileLock>,
+    store: Box<dyn agent_hooks_guards::StateStore>,
+    session: Option<String>,
 }
+
+/// The key of the redo count in the session store.
+const REDO_KEY: &str = "redo";
+
+/// How long a turn's redo count is kept: a turn lasts minutes; an abandoned one expires.
+const REDO_TTL: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 impl RedoCounter {
     fn new(agent: Agent, ws: &Workspace, payload: &Map<String, Value>) -> RedoCounter {
         let session = payload
             .get("session_id")
             .and_then(Value::as_str)
-            .unwrap_or("");
-        let path = (!session.is_empty()).then(|| {
-            ws.runtime_dir()
-                .join(format!("{}-bridge", agent.name()))
-                .join(format!("{}.redo", crate::hook::filesystem_safe(session)))
-        });
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned);
+        let dir = ws.runtime_dir().join(format!("{}-bridge", agent.name()));
         RedoCounter {
-            ws: ws.clone(),
-            path,
-            lock: None,
+            store: agent_hooks_transports::session_state::store_for(ws.root(), &dir),
+            session,
         }
     }
 
     fn current(&mut self, payload: &Map<String, Value>) -> u64 {
-        if let Some(path) = &self.path {
-            // Without the lock the count is still read: a lost update only loosens the cap.
-            self.lock = FileLock::acquire(&self.ws, path).ok();
-        }
+        // Loaded (and so locked) even when the flag says a new turn: the record that follows
+        // must not interleave with another process's.
+        let stored = match &self.session {
+            Some(session) => self
+                .store
+                .load(REDO_KEY, session, std::time::SystemTime::now())
+                .and_then(|v| v.as_u64()),
+            None => None,
+        };
         let active = payload
             .get("stop_hook_active")
             .and_then(Value::as_bool)
@@ -417,24 +432,26 @@ impl RedoCounter {
         if !active {
             return 0;
         }
-        let stored = self
-            .path
-            .as_ref()
-            .and_then(|p| store::read_optional(p).ok().flatten())
-            .and_then(|t| t.trim().parse::<u64>().ok());
         stored.unwrap_or(1).max(1)
     }
 
     /// Stores the count the next Stop of this turn starts from. It counts on from what this
-    /// call was given, never from the file: a Stop with `stop_hook_active` false starts a new
+    /// call was given, never from the store: a Stop with `stop_hook_active` false starts a new
     /// turn, whatever an interrupted earlier turn left behind.
-    fn record(&self, redo_count: u64, blocked: bool) {
-        let Some(path) = &self.path else { return };
-        if blocked {
-            let next = redo_count + 1;
-            let _ = store::write_atomic(path, next.to_string().as_bytes());
+    fn record(&mut self, redo_count: u64, blocked: bool) {
+        let Some(session) = &self.session else { return };
+        let next = if blocked {
+            json!(redo_count + 1)
         } else {
-            let _ = std::fs::remove_file(path);
+            Value::Null
+        };
+        let now = std::time::SystemTime::now();
+        if self
+            .store
+            .save(REDO_KEY, session, &next, REDO_TTL, now)
+            .is_err()
+        {
+            self.store.release();
         }
     }
 }

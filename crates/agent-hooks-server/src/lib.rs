@@ -13,13 +13,22 @@
 //! answers every error as `{"ok": false, "error": ...}`. Every POST refuses a request carrying
 //! an `Origin` header or a body that is not `application/json`: a web page can send neither
 //! without a CORS preflight, and no preflight is ever granted.
+//!
+//! A team service ([`Transport::Team`], `docs/deploy.md`) is the same routes for many callers:
+//! any address, but beyond loopback only over TLS; every caller shows a token of the token
+//! store or a client certificate, and each route needs a role (`team`).
 
 #![warn(missing_docs)]
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
+mod bundle;
 mod listen;
 mod owner;
+mod policy;
 mod stats;
+mod team;
+mod tls;
+mod traces;
 mod watch;
 
 use std::net::{IpAddr, SocketAddr};
@@ -37,12 +46,21 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 
+pub use bundle::{
+    BundleError, MANIFEST, ManifestFile, SIGNATURES, Verified, build as build_bundle, keygen,
+    read_public_key, sign as sign_bundle, verify as verify_bundle,
+};
 pub use listen::{DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_CLIENT_CONNECTIONS};
 pub use owner::{
     ALLOW_FILE, AllowList, OwnerError, STATE_DIR_ENV, TOKEN_FILE, TokenFile, default_socket,
     private_dir, state_dir,
 };
+pub use policy::Policy;
 pub(crate) use stats::Stats;
+pub use team::{
+    Role, TOKENS_FILE, TokenEntry, TokenStore, add_token, default_tokens, list_tokens, revoke_token,
+};
+pub use tls::{TlsError, TlsFiles};
 pub use watch::{WatchError, Watcher, watch};
 
 use agent_hooks_core::event::Event;
@@ -63,9 +81,24 @@ pub enum ServeError {
     /// The address is not loopback: the sidecar is for this machine's owner, and its token
     /// travels in clear text, so it never listens beyond this machine.
     #[error(
-        "refusing to listen on {0}: the sidecar binds loopback addresses only (127.0.0.1, ::1)"
+        "refusing to listen on {0}: the sidecar binds loopback addresses only (127.0.0.1, ::1); a team service listens beyond this machine with TLS and the token store (serve --tls-cert FILE --tls-key FILE, docs/deploy.md)"
     )]
     NotLoopback(SocketAddr),
+    /// A team service on an address beyond loopback without TLS: its tokens would cross the
+    /// network in clear text.
+    #[error(
+        "refusing to listen on {0} without TLS: tokens would cross the network in clear text; give --tls-cert FILE --tls-key FILE (or listen on loopback behind a proxy that terminates TLS)"
+    )]
+    NoTls(SocketAddr),
+    /// A team service no caller could authenticate to: no token in the store and no client CA.
+    #[error(
+        "refusing to serve: no caller could authenticate (the token store {} holds no token and no --tls-client-ca is given); add one first: agent-hooks token add NAME --role agent",
+        .0.display()
+    )]
+    NoCredentials(PathBuf),
+    /// The certificate, key or client CA could not be used.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
     /// The address could not be bound (in use, or no permission).
     #[error("failed to listen on {addr}: {source}")]
     Bind {
@@ -96,21 +129,48 @@ pub enum ServeError {
 /// Shared state of the routes.
 #[derive(Debug)]
 pub(crate) struct AppState {
-    /// The engine every route dispatches through.
-    pub engine: Arc<Engine>,
+    /// The engine every route dispatches through, swapped whole when a new policy bundle is
+    /// in force (`serve --policy`).
+    slot: policy::Slot,
     /// Per-hook call counts and latencies, for `GET /v1/stats`.
     pub stats: Stats,
     started: std::time::Instant,
+    /// Where a span of each dispatch goes, when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
+    traces: Option<traces::Traces>,
+    /// A team service: its callers are elsewhere, so a bridge's forwarded call is answered in
+    /// full here (no bridge process with this workspace could run the rest).
+    team: bool,
+}
+
+impl AppState {
+    /// The engine in force: a request keeps the one it began with, whatever is swapped in
+    /// while it runs.
+    fn engine(&self) -> Arc<Engine> {
+        self.slot.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
 }
 
 /// The router of the sidecar, without the listener (tests and embedders mount it themselves).
 pub fn router(engine: Arc<Engine>) -> Router {
+    routes(Arc::new(std::sync::RwLock::new(engine)), false, None)
+        .layer(middleware::from_fn(loopback_only))
+}
+
+/// The routes of a sidecar or (`team`) of a team service, whose callers may be anywhere: it
+/// neither asks for a loopback peer nor a loopback `Host`.
+fn routes(slot: policy::Slot, team: bool, traces: Option<traces::Traces>) -> Router<()> {
     // Read once: the limit is the sidecar's, set when it starts.
-    let max_body = engine.snapshot().max_body();
+    let max_body = slot
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .snapshot()
+        .max_body();
     let state = Arc::new(AppState {
-        engine,
+        slot,
         stats: Stats::default(),
         started: std::time::Instant::now(),
+        traces,
+        team,
     });
     let mut router = Router::new();
     // One route per agent, each answering in that agent's own format.
@@ -138,11 +198,12 @@ pub fn router(engine: Arc<Engine>) -> Router {
         .route("/v1/health", get(health))
         .route("/v1/stats", get(stats))
         .route("/metrics", get(metrics))
+        // After routing, so each request is counted under its route as declared.
+        .route_layer(middleware::from_fn_with_state(state.clone(), observe))
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn(not_from_a_web_page))
-        .layer(middleware::from_fn(loopback_only))
         .with_state(state)
 }
 
@@ -161,6 +222,17 @@ pub enum Transport {
         addr: SocketAddr,
         /// How callers prove who they are.
         auth: TcpAuth,
+    },
+    /// A team service on TCP: every route but `GET /v1/health` needs a token of the token
+    /// store or a client certificate, with the role the route needs. Beyond loopback only
+    /// with TLS.
+    Team {
+        /// The address (port 0 picks a free one).
+        addr: SocketAddr,
+        /// The token store ([`default_tokens`] unless `serve --tokens` says otherwise).
+        tokens: PathBuf,
+        /// The certificate and key, and the client CA for mutual TLS.
+        tls: Option<TlsFiles>,
     },
 }
 
@@ -191,6 +263,15 @@ pub enum Endpoint {
         /// The file holding the bearer token.
         token_file: Option<PathBuf>,
     },
+    /// A team service's bound address.
+    Team {
+        /// The bound address.
+        addr: SocketAddr,
+        /// Whether it speaks TLS.
+        tls: bool,
+        /// The token store it reads.
+        tokens: PathBuf,
+    },
 }
 
 impl std::fmt::Display for Endpoint {
@@ -200,6 +281,9 @@ impl std::fmt::Display for Endpoint {
         match self {
             Endpoint::Unix(path) => write!(f, "unix:{}", path.display()),
             Endpoint::Tcp { addr, .. } => write!(f, "http://{addr}"),
+            Endpoint::Team { addr, tls, .. } => {
+                write!(f, "{}://{addr}", if *tls { "https" } else { "http" })
+            }
         }
     }
 }
@@ -250,13 +334,59 @@ pub async fn serve(
     options: ServeOptions,
     ready: impl FnOnce(&Endpoint),
 ) -> Result<(), ServeError> {
+    serve_inner(engine, None, transport, options, ready).await
+}
+
+/// [`serve`] with a signed policy as the workspace (`serve --policy`): `engine` is the one
+/// [`Policy::open`] loaded; each new version of the policy that verifies is swapped in whole,
+/// and the workspace's files are not watched (a version's files never change).
+pub async fn serve_policy(
+    policy: Policy,
+    engine: Arc<Engine>,
+    transport: Transport,
+    options: ServeOptions,
+    ready: impl FnOnce(&Endpoint),
+) -> Result<(), ServeError> {
+    serve_inner(engine, Some(Arc::new(policy)), transport, options, ready).await
+}
+
+async fn serve_inner(
+    engine: Arc<Engine>,
+    policy: Option<Arc<Policy>>,
+    transport: Transport,
+    options: ServeOptions,
+    ready: impl FnOnce(&Endpoint),
+) -> Result<(), ServeError> {
     if let Transport::Tcp { addr, .. } = &transport
         && !addr.ip().is_loopback()
     {
         return Err(ServeError::NotLoopback(*addr));
     }
+    if let Transport::Team {
+        addr, tls: None, ..
+    } = &transport
+        && !addr.ip().is_loopback()
+    {
+        return Err(ServeError::NoTls(*addr));
+    }
+    let acceptor = match &transport {
+        Transport::Team {
+            tls: Some(files), ..
+        } => Some(tls::acceptor(files)?),
+        _ => None,
+    };
     // Credentials first: a sidecar that cannot check its callers does not start at all.
     let (gate, place) = match &transport {
+        Transport::Team {
+            addr, tokens, tls, ..
+        } => {
+            let store = TokenStore::open(tokens)?;
+            let certs = tls.as_ref().is_some_and(|t| t.client_ca.is_some());
+            if store.is_empty() && !certs {
+                return Err(ServeError::NoCredentials(tokens.clone()));
+            }
+            (listen::Gate::Team(store), Place::Tcp(*addr))
+        }
         Transport::Unix(path) => {
             let allowed = AllowList::read(&state_dir()?)?;
             let (path, is_default) = match path {
@@ -308,13 +438,20 @@ pub async fn serve(
             let local = listener
                 .local_addr()
                 .map_err(|source| ServeError::Bind { addr, source })?;
-            let token_file = match &gate {
-                listen::Gate::Token(token) => Some(token.path().to_path_buf()),
-                _ => None,
-            };
-            let endpoint = Endpoint::Tcp {
-                addr: local,
-                token_file,
+            let endpoint = match &gate {
+                listen::Gate::Team(store) => Endpoint::Team {
+                    addr: local,
+                    tls: acceptor.is_some(),
+                    tokens: store.path().to_path_buf(),
+                },
+                listen::Gate::Token(token) => Endpoint::Tcp {
+                    addr: local,
+                    token_file: Some(token.path().to_path_buf()),
+                },
+                _ => Endpoint::Tcp {
+                    addr: local,
+                    token_file: None,
+                },
             };
             (listen::Listener::Tcp(listener), endpoint, None)
         }
@@ -340,7 +477,10 @@ pub async fn serve(
             )
         }
     };
-    let _watcher = watch(engine.clone()).map_err(ServeError::Watch)?;
+    let _watcher = match policy {
+        None => Some(watch(engine.clone()).map_err(ServeError::Watch)?),
+        Some(_) => None,
+    };
     lifecycle(Event::PostStartup, "started").await;
     // Caught from before the address is announced: a host that stops the sidecar as soon as
     // it has seen the address must get the graceful shutdown, not the signal's default death.
@@ -353,12 +493,23 @@ pub async fn serve(
     ready(&endpoint);
 
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let slot: policy::Slot = Arc::new(std::sync::RwLock::new(engine.clone()));
+    if let Some(policy) = policy {
+        tokio::spawn(policy::follow(policy, slot.clone(), stop_rx.clone()));
+    }
+    let traces = traces::Traces::from_env();
+    let app = if matches!(gate, listen::Gate::Team(_)) {
+        routes(slot, true, traces)
+    } else {
+        routes(slot, false, traces).layer(middleware::from_fn(loopback_only))
+    };
     let server = tokio::spawn(listen::run(
         listener,
         Arc::new(gate),
-        router(engine.clone()),
+        app,
         limits,
         stop_rx.clone(),
+        acceptor,
     ));
     tokio::select! {
         () = stop_signals.received() => {}
@@ -583,6 +734,35 @@ async fn loopback_only(request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
+/// Counts each routed request and its time for `GET /metrics`, by its route as declared (so
+/// `/v1/events/{event}` is one route however many events there are) and the agent it is for.
+async fn observe(
+    State(state): State<Arc<AppState>>,
+    matched: Option<axum::extract::MatchedPath>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let started = std::time::Instant::now();
+    let response = next.run(request).await;
+    let route = matched.as_ref().map_or("-", |m| m.as_str());
+    let agent = route
+        .strip_prefix("/v1/hooks/")
+        .and_then(|name| {
+            agent_hooks_dialects::agent::Agent::ALL
+                .into_iter()
+                .find(|a| a.http_route() == route)
+                .map(|_| name)
+        })
+        .unwrap_or("-");
+    state.stats.request(
+        route,
+        agent,
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64(),
+    );
+    response
+}
+
 /// Refuses, on every POST, what only a web page sends: an `Origin` header (browsers add it to
 /// every cross-origin POST), or a body that is not `application/json` (a page can send a
 /// "simple" `text/plain` POST to loopback without asking; a JSON one needs a preflight, which
@@ -649,6 +829,7 @@ async fn dispatch(
     Path(event): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
+    let start = std::time::SystemTime::now();
     // A host may name the event in any dialect: `pre_prompt`, `PreToolUse`, `pre_llm_call`.
     let event = agent_hooks_dialects::event_named(&event)
         .map_err(|e| ApiError::new(StatusCode::NOT_FOUND, e.to_string()))?;
@@ -709,7 +890,7 @@ async fn dispatch(
         }
     };
     let outcome = state
-        .engine
+        .engine()
         .dispatch_recorded(
             Surface::Sidecar,
             None,
@@ -729,6 +910,22 @@ async fn dispatch(
         )
         .await;
     state.stats.record(&outcome);
+    if let Some(traces) = &state.traces {
+        traces.dispatch(traces::Dispatch {
+            route: "/v1/events/{event}",
+            agent: None,
+            event: Some(event.name()),
+            decision: Some(outcome.decision.as_str()),
+            status: 200,
+            start,
+            hooks: outcome
+                .hooks
+                .iter()
+                .filter(|r| r.status != agent_hooks_core::outcome::HookStatus::Skipped)
+                .map(|r| (&*r.hook, &*r.source, r.status.as_str(), r.ms))
+                .collect(),
+        });
+    }
     // The numbers a Python host or hook wrote exactly go back as they were written.
     let body = serde_json::to_vec(&outcome)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
@@ -747,7 +944,7 @@ async fn standards_intercept(
 ) -> ApiResult {
     let body = body?;
     let answer =
-        agent_hooks_standards::interceptor::respond_json(state.engine.clone(), &body).await;
+        agent_hooks_standards::interceptor::respond_json(state.engine(), &body).await;
     Ok(axum::Json(answer).into_response())
 }
 
@@ -758,7 +955,7 @@ async fn standards_ahp(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let body = body?;
-    let backend = agent_hooks_standards::ahp::Backend::new(state.engine.clone(), Surface::Sidecar);
+    let backend = agent_hooks_standards::ahp::Backend::new(state.engine(), Surface::Sidecar);
     Ok(match backend.handle(&body).await {
         Some(answer) => axum::Json(answer).into_response(),
         None => StatusCode::ACCEPTED.into_response(),
@@ -869,7 +1066,7 @@ impl Steering {
 
     /// Whether the sidecar may do it now: the one decision every route asks.
     fn allowed(self, state: &AppState) -> Result<(), ApiError> {
-        let snapshot = state.engine.snapshot();
+        let snapshot = state.engine().snapshot();
         if snapshot.self_approve() {
             return Ok(());
         }
@@ -917,7 +1114,7 @@ async fn approve(
         .get("enable_master")
         .and_then(Value::as_bool)
         .unwrap_or(true);
-    let engine = state.engine.clone();
+    let engine = state.engine();
     let events = tokio::task::spawn_blocking(move || {
         let events = engine.approve(None, &command)?;
         if enable_master {
@@ -927,7 +1124,7 @@ async fn approve(
     })
     .await?
     .map_err(engine_error)?;
-    let snapshot = state.engine.snapshot();
+    let snapshot = state.engine().snapshot();
     // Hooks that will run now: declared, needing approval, approved for one of their events.
     let mounted = snapshot.approved_hook_count();
     Ok(axum::Json(json!({
@@ -945,7 +1142,7 @@ async fn revoke(
 ) -> ApiResult {
     Steering::Revoke.allowed(&state)?;
     let command = command_field(&parse_object(body)?)?;
-    let engine = state.engine.clone();
+    let engine = state.engine();
     let removed = tokio::task::spawn_blocking(move || engine.revoke(&command))
         .await?
         .map_err(engine_error)?;
@@ -968,7 +1165,7 @@ async fn command(
     if let Some(act) = Steering::of_line(line) {
         act.allowed(&state)?;
     }
-    let out = agent_hooks_runtime::commands::run_line(&state.engine, line).await;
+    let out = agent_hooks_runtime::commands::run_line(&state.engine(), line).await;
     Ok(
         axum::Json(json!({"ok": out.status == 0, "status": out.status, "text": out.text}))
             .into_response(),
@@ -988,13 +1185,33 @@ async fn agent_hook(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let body = body?;
+    let start = std::time::SystemTime::now();
+    let traced = |status: u16| {
+        if let Some(traces) = &state.traces {
+            traces.dispatch(traces::Dispatch {
+                route: agent.http_route(),
+                agent: Some(agent.name()),
+                event: None,
+                decision: None,
+                status,
+                start,
+                hooks: Vec::new(),
+            });
+        }
+    };
     let forced = agent_hooks_runtime::bridge::route_mode(query.as_deref());
     if agent_hooks_runtime::bridge::forwarded_by_bridge(query.as_deref()) {
-        return forwarded(agent, &state, &body, forced).await;
+        let answered = forwarded(agent, &state, &body, forced).await;
+        traced(
+            answered
+                .as_ref()
+                .map_or_else(|e| e.status.as_u16(), |r| r.status().as_u16()),
+        );
+        return answered;
     }
     let answer = agent_hooks_runtime::bridge::answer(
         agent,
-        Ok(&state.engine),
+        Ok(&state.engine()),
         &body,
         forced,
         Surface::Sidecar,
@@ -1012,6 +1229,7 @@ async fn agent_hook(
         axum::http::header::CONTENT_TYPE,
         axum::http::HeaderValue::from_static("application/json"),
     );
+    traced(200);
     Ok(response)
 }
 
@@ -1024,7 +1242,21 @@ async fn forwarded(
     body: &[u8],
     forced: agent_hooks_runtime::OnFailure,
 ) -> ApiResult {
-    match agent_hooks_runtime::bridge::answer_forwarded(agent, &state.engine, body, forced).await {
+    let answered = if state.team {
+        Some(
+            agent_hooks_runtime::bridge::answer(
+                agent,
+                Ok(&state.engine()),
+                body,
+                forced,
+                Surface::Sidecar,
+            )
+            .await,
+        )
+    } else {
+        agent_hooks_runtime::bridge::answer_forwarded(agent, &state.engine(), body, forced).await
+    };
+    match answered {
         Some(answer) => {
             tracing::debug!("answered a {} call forwarded by its bridge", agent.label());
             Ok(axum::Json(json!({
@@ -1042,9 +1274,9 @@ async fn forwarded(
 }
 
 async fn reload(State(state): State<Arc<AppState>>) -> ApiResult {
-    let engine = state.engine.clone();
+    let engine = state.engine();
     tokio::task::spawn_blocking(move || engine.reload()).await?;
-    let snapshot = state.engine.snapshot();
+    let snapshot = state.engine().snapshot();
     let errors: Vec<String> = snapshot.errors().map(ToString::to_string).collect();
     let diagnostics = config_diagnostics(&snapshot);
     Ok(axum::Json(json!({
@@ -1063,10 +1295,10 @@ fn config_diagnostics(snapshot: &agent_hooks_runtime::Snapshot) -> Vec<Diagnosti
 
 /// Every declared hook as a host reads it ([`agent_hooks_runtime::hook_listing`]).
 async fn hooks(State(state): State<Arc<AppState>>) -> ApiResult {
-    let engine = state.engine.clone();
+    let engine = state.engine();
     let listing =
         tokio::task::spawn_blocking(move || agent_hooks_runtime::hook_listing(&engine)).await?;
-    let snapshot = state.engine.snapshot();
+    let snapshot = state.engine().snapshot();
     let diagnostics = config_diagnostics(&snapshot);
     Ok(axum::Json(json!({
         "ok": true,
@@ -1084,10 +1316,15 @@ async fn health(
     caller: Option<axum::Extension<listen::Caller>>,
 ) -> Response {
     // Mounted without the listener (an embedder's own server), there is no caller to check.
-    let (authenticated, auth) = caller.map_or((true, None), |c| (c.authenticated, Some(c.auth)));
+    let (authenticated, auth, role) = caller.map_or((true, None, None), |c| {
+        (c.authenticated, Some(c.auth), c.role)
+    });
     let mut answer = json!({"ok": true});
     if let Some(auth) = auth {
         answer["auth"] = json!(auth);
+    }
+    if let Some(role) = role {
+        answer["role"] = json!(role.as_str());
     }
     if auth == Some("none") {
         answer["warning"] = json!(
@@ -1095,8 +1332,8 @@ async fn health(
         );
     }
     if authenticated {
-        let snapshot = state.engine.snapshot();
-        answer["workspace"] = json!(state.engine.workspace().root().to_string_lossy());
+        let snapshot = state.engine().snapshot();
+        answer["workspace"] = json!(state.engine().workspace().root().to_string_lossy());
         answer["hooks"] = json!(snapshot.hook_total());
         answer["master_enabled"] = json!(snapshot.master_enabled());
         answer["config_errors"] = json!(snapshot.errors().count());

@@ -3,7 +3,9 @@
 //! - **Who.** On the Unix socket the kernel's word for the peer's uid (`SO_PEERCRED`) decides
 //!   at accept: the owner's uid or one of the allow list, else a 403 and the connection is
 //!   closed. On TCP every request but `GET /v1/health` must carry `Authorization: Bearer
-//!   <token>`, checked from the head, before any byte of the body is read.
+//!   <token>`, checked from the head, before any byte of the body is read. A team service
+//!   (`serve --tls-cert` or `--tokens`) takes the token store's tokens instead, each with a
+//!   role the route must allow (`team`), or a client certificate verified in the TLS handshake.
 //! - **How long.** A request's head must arrive within [`HEADER_TIMEOUT`] (and a kept-alive
 //!   connection that sends no next request within it is closed); its whole body within the
 //!   body deadline (`serve --body-timeout`), else 408. The body is read here, whole, before
@@ -27,7 +29,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -36,6 +38,7 @@ use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, watch};
 
 use crate::owner::{AllowList, TokenFile};
+use crate::team::{Role, TokenStore, required_role};
 
 /// How long a client may take to send a request's head, or to start its next request on a
 /// kept-alive connection. A local client sends a head in microseconds.
@@ -114,6 +117,9 @@ pub(crate) enum Gate {
     Token(TokenFile),
     /// TCP with no token at all (`serve --insecure-no-token`): any local user.
     Open,
+    /// A team service: a token of the store, or a verified client certificate (the agent
+    /// role), and the role the route needs.
+    Team(TokenStore),
 }
 
 impl Gate {
@@ -123,6 +129,7 @@ impl Gate {
             Gate::Peers { .. } => "peer-uid",
             Gate::Token(_) => "token",
             Gate::Open => "none",
+            Gate::Team(_) => "team",
         }
     }
 }
@@ -132,8 +139,10 @@ impl Gate {
 pub(crate) struct Caller {
     /// The caller proved it is the owner (or allowed).
     pub(crate) authenticated: bool,
-    /// `peer-uid`, `token` or `none`.
+    /// `peer-uid`, `token`, `none` or `team`.
     pub(crate) auth: &'static str,
+    /// On a team service, the caller's role.
+    pub(crate) role: Option<Role>,
 }
 
 /// A listening socket of either kind.
@@ -211,13 +220,15 @@ fn evict_oldest_waiting(open: &Registry, client: Option<Client>) -> bool {
 }
 
 /// Serves `app` on `listener` until `stop` turns true, then lets open connections finish their
-/// requests and returns once every connection is closed.
+/// requests and returns once every connection is closed. With `tls`, each TCP connection's
+/// handshake is made in its own task, within [`HEADER_TIMEOUT`].
 pub(crate) async fn run(
     listener: Listener,
     gate: Arc<Gate>,
     app: Router,
     limits: Limits,
     stop: watch::Receiver<bool>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
 ) {
     let open: Registry = Arc::default();
     // Each connection task holds a sender; all gone means all connections closed.
@@ -309,12 +320,16 @@ pub(crate) async fn run(
             stop: stop.clone(),
             gate: gate.clone(),
             limits,
+            client_cert: None,
             _slot: permit,
             _done: done_tx.clone(),
         };
-        match stream {
-            Stream::Tcp(s) => tokio::spawn(serve_connection(s, app.clone(), conn)),
-            Stream::Unix(s) => tokio::spawn(serve_connection(s, app.clone(), conn)),
+        match (stream, &tls) {
+            (Stream::Tcp(s), Some(tls)) => {
+                tokio::spawn(serve_tls(s, tls.clone(), app.clone(), conn))
+            }
+            (Stream::Tcp(s), None) => tokio::spawn(serve_connection(s, app.clone(), conn)),
+            (Stream::Unix(s), _) => tokio::spawn(serve_connection(s, app.clone(), conn)),
         };
     }
     drop(listener);
@@ -378,6 +393,8 @@ struct Connection {
     stop: watch::Receiver<bool>,
     gate: Arc<Gate>,
     limits: Limits,
+    /// The name of the client certificate verified in the TLS handshake, if one was shown.
+    client_cert: Option<Arc<str>>,
     /// Held until the socket is closed: the cap counts descriptors, not tasks.
     _slot: OwnedSemaphorePermit,
     _done: mpsc::Sender<()>,
@@ -409,27 +426,46 @@ fn closing(status: StatusCode, message: impl Into<String>) -> Response {
     response
 }
 
-/// Whether the request's `Authorization` is `Bearer <the token>`.
-fn bearer_ok(token: &TokenFile, request: &hyper::Request<Incoming>) -> bool {
-    let Some(value) = request.headers().get(header::AUTHORIZATION) else {
-        return false;
-    };
-    let value = value.as_bytes();
+/// The token of the request's `Authorization: Bearer <token>`, if it has one.
+fn bearer(request: &hyper::Request<Incoming>) -> Option<&[u8]> {
+    let value = request.headers().get(header::AUTHORIZATION)?.as_bytes();
     let scheme = b"bearer ";
     if value.len() < scheme.len() || !value[..scheme.len()].eq_ignore_ascii_case(scheme) {
-        return false;
+        return None;
     }
-    token.accepts(value[scheme.len()..].trim_ascii())
+    Some(value[scheme.len()..].trim_ascii()).filter(|t| !t.is_empty())
+}
+
+/// Who the caller of a team service is: the holder of its bearer token, else the client
+/// certificate of the connection (the agent role). A token that is shown but unknown counts as
+/// none, certificate or not: a revoked token must fail loudly, not fall back.
+fn team_caller(
+    tokens: &TokenStore,
+    request: &hyper::Request<Incoming>,
+    client_cert: Option<&Arc<str>>,
+) -> Option<(String, Role)> {
+    match bearer(request) {
+        Some(token) => tokens.identify(token),
+        None if request.headers().contains_key(header::AUTHORIZATION) => None,
+        None => client_cert.map(|name| (name.to_string(), Role::Agent)),
+    }
 }
 
 /// The 401 of a TCP request without the right token, saying what was wrong.
-fn unauthorized(request: &hyper::Request<Incoming>) -> Response {
+fn unauthorized(gate: &Gate, request: &hyper::Request<Incoming>) -> Response {
+    let team = matches!(gate, Gate::Team(_));
     let why = match request.headers().get(header::AUTHORIZATION) {
+        None if team => {
+            "this route needs a token of the service's token store (Authorization: Bearer <token>; `agent-hooks token add` makes one) or a client certificate it trusts"
+        }
         None => {
             "this route needs the sidecar's token: send Authorization: Bearer <the token in the sidecar's token file (docs/sidecar.md)>"
         }
         Some(v) if v.as_bytes().trim_ascii().eq_ignore_ascii_case(b"bearer") => {
             "the Authorization header is \"Bearer\" with no token after it (Claude Code sends that when AGENT_HOOKS_TOKEN is not in its environment)"
+        }
+        Some(_) if team => {
+            "the token is not one of the service's (it may have been revoked: ask an operator for a new one)"
         }
         Some(_) => {
             "the token is not this sidecar's (it may have been rotated: read the token file again)"
@@ -451,6 +487,7 @@ async fn answer(
     limits: Limits,
     peer: Option<SocketAddr>,
     state: Arc<AtomicU8>,
+    client_cert: Option<Arc<str>>,
 ) -> Response {
     if state
         .compare_exchange(IDLE, BODY, Ordering::AcqRel, Ordering::Acquire)
@@ -459,13 +496,52 @@ async fn answer(
         return closing(StatusCode::SERVICE_UNAVAILABLE, CUT);
     }
     let _idle = BackToIdle(state.clone());
-    let health = request.method() == Method::GET && request.uri().path() == "/v1/health";
-    let authenticated = match &*gate {
-        Gate::Peers { .. } | Gate::Open => true,
-        Gate::Token(token) => bearer_ok(token, &request),
+    let needs = required_role(request.method(), request.uri().path());
+    let (authenticated, role) = match &*gate {
+        Gate::Peers { .. } | Gate::Open => (true, None),
+        Gate::Token(token) => (bearer(&request).is_some_and(|t| token.accepts(t)), None),
+        Gate::Team(tokens) => match team_caller(tokens, &request, client_cert.as_ref()) {
+            Some((name, role)) => {
+                if let Some(needs) = needs.filter(|needs| role < *needs) {
+                    tracing::info!(
+                        "refused {} {} to \"{name}\": it has the {} role, the route needs {}",
+                        request.method(),
+                        request.uri().path(),
+                        role.as_str(),
+                        needs.as_str()
+                    );
+                    return closing(
+                        StatusCode::FORBIDDEN,
+                        format!(
+                            "\"{name}\" has the {} role; {} {} needs the {} role",
+                            role.as_str(),
+                            request.method(),
+                            request.uri().path(),
+                            needs.as_str()
+                        ),
+                    );
+                }
+                (true, Some(role))
+            }
+            None => (false, None),
+        },
     };
-    if !authenticated && !health {
-        return unauthorized(&request);
+    if !authenticated && needs.is_some() {
+        if matches!(&*gate, Gate::Team(_)) {
+            // Who tried and what, for the operator; the token itself never reaches a log.
+            tracing::info!(
+                "refused {} {} from {}: {}",
+                request.method(),
+                request.uri().path(),
+                peer.map_or_else(|| "?".to_owned(), |p| p.ip().to_string()),
+                if request.headers().contains_key(header::AUTHORIZATION) {
+                    "a token that is not the store's"
+                } else {
+                    "no token and no client certificate"
+                }
+            );
+        }
+        return unauthorized(&gate, &request);
     }
     let declared = request
         .headers()
@@ -517,10 +593,53 @@ async fn answer(
     request.extensions_mut().insert(Caller {
         authenticated,
         auth: gate.mode(),
+        role,
     });
     match tower::ServiceExt::oneshot(app, request).await {
         Ok(response) => response,
         Err(never) => match never {},
+    }
+}
+
+/// The TLS handshake of a TCP connection, within [`HEADER_TIMEOUT`] and cut like an idle
+/// connection when room is needed, then its requests.
+async fn serve_tls(
+    stream: tokio::net::TcpStream,
+    tls: tokio_rustls::TlsAcceptor,
+    app: Router,
+    mut conn: Connection,
+) {
+    let handshake = tokio::time::timeout(HEADER_TIMEOUT, tls.accept(stream));
+    let stream = tokio::select! {
+        done = handshake => match done {
+            Ok(Ok(stream)) => Some(stream),
+            Ok(Err(e)) => {
+                tracing::debug!("a TLS handshake failed: {e}");
+                None
+            }
+            Err(_) => {
+                tracing::debug!("a TLS handshake did not finish within {} s", HEADER_TIMEOUT.as_secs());
+                None
+            }
+        },
+        _ = conn.evict.notified() => None,
+    };
+    match stream {
+        Some(stream) => {
+            conn.client_cert = stream
+                .get_ref()
+                .1
+                .peer_certificates()
+                .and_then(|chain| chain.first())
+                .map(|leaf| Arc::from(crate::tls::client_name(leaf)));
+            serve_connection(stream, app, conn).await;
+        }
+        None => {
+            conn.open
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&conn.id);
+        }
     }
 }
 
@@ -530,6 +649,7 @@ where
 {
     let state = conn.state.clone();
     let (gate, limits, peer) = (conn.gate.clone(), conn.limits, conn.peer);
+    let client_cert = conn.client_cert.clone();
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let answered = answer(
             request,
@@ -538,6 +658,7 @@ where
             limits,
             peer,
             state.clone(),
+            client_cert.clone(),
         );
         async move { Ok::<_, Infallible>(answered.await) }
     });

@@ -65,7 +65,10 @@ pub enum OwnerError {
     },
 }
 
-fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> OwnerError + 'a {
+pub(crate) fn io<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> OwnerError + 'a {
     move |source| OwnerError::Io {
         action,
         path: path.to_path_buf(),
@@ -73,7 +76,7 @@ fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -
     }
 }
 
-fn unsafe_path(path: &Path, why: String) -> OwnerError {
+pub(crate) fn unsafe_path(path: &Path, why: String) -> OwnerError {
     OwnerError::Unsafe {
         path: path.to_path_buf(),
         why,
@@ -145,7 +148,7 @@ pub fn private_dir(dir: &Path) -> Result<(), OwnerError> {
 
 /// A stat of a file that changes whenever it is replaced or rewritten.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Fingerprint {
+pub(crate) struct Fingerprint {
     dev: u64,
     ino: u64,
     size: u64,
@@ -154,7 +157,7 @@ struct Fingerprint {
 }
 
 impl Fingerprint {
-    fn of(meta: &std::fs::Metadata) -> Fingerprint {
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Fingerprint {
         Fingerprint {
             dev: meta.dev(),
             ino: meta.ino(),
@@ -220,18 +223,37 @@ impl TokenFile {
     }
 }
 
-/// Writes a fresh token to `path`, whole or not at all: into a private temporary file first,
-/// then renamed over the old one (`replace`) or linked into place only if no other sidecar
-/// starting at the same moment made one first.
+/// Writes a fresh token to `path`, whole or not at all (see [`write_private`]).
 fn write_token(dir: &Path, path: &Path, replace: bool) -> Result<(), OwnerError> {
+    let token = random_hex(path)?;
+    write_private(dir, path, format!("{token}\n").as_bytes(), replace)
+}
+
+/// [`TOKEN_BYTES`] bytes of the operating system's random source, as hex digits. `path` names
+/// the file the secret is for, in the error.
+pub(crate) fn random_hex(path: &Path) -> Result<String, OwnerError> {
     let mut bytes = [0u8; TOKEN_BYTES];
     getrandom::fill(&mut bytes).map_err(|e| {
         io("make a token for", path)(std::io::Error::other(format!(
             "the operating system's random source failed: {e}"
         )))
     })?;
-    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let tmp = dir.join(format!(".{TOKEN_FILE}.{}.tmp", std::process::id()));
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Writes `contents` to `path` (mode 0600), whole or not at all: into a private temporary file
+/// of `dir` first, then renamed over the old one (`replace`) or linked into place only if no
+/// other process made one first at the same moment.
+pub(crate) fn write_private(
+    dir: &Path,
+    path: &Path,
+    contents: &[u8],
+    replace: bool,
+) -> Result<(), OwnerError> {
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
     let mut file = std::fs::OpenOptions::new()
         .write(true)
@@ -239,9 +261,7 @@ fn write_token(dir: &Path, path: &Path, replace: bool) -> Result<(), OwnerError>
         .mode(0o600)
         .open(&tmp)
         .map_err(io("create", &tmp))?;
-    let written = file
-        .write_all(format!("{token}\n").as_bytes())
-        .and_then(|()| file.sync_all());
+    let written = file.write_all(contents).and_then(|()| file.sync_all());
     drop(file);
     let placed = written.and_then(|()| {
         if replace {

@@ -57,6 +57,35 @@ struct LatencyLabels {
     event: String,
 }
 
+/// The labels of a request: its route (as declared, `/v1/events/{event}`), the agent whose
+/// route it is (`-` for the others), and its status code. Never the caller: a label per token
+/// holder would grow without bound, and names are the logs' business.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    route: String,
+    agent: String,
+    status: String,
+}
+
+/// The labels of a request's latency.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabels {
+    route: String,
+    agent: String,
+}
+
+/// The labels of a lapse: the event it concerned and its kind (`hook_failed`, `config_error`...).
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LapseLabels {
+    event: String,
+    kind: String,
+}
+
+/// A request's latency histogram: 0.1 ms to about 13 s, doubling.
+fn request_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.0001, 2.0, 18))
+}
+
 /// The hook's run-time histogram: 0.5 ms to about 65 s, doubling.
 fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.0005, 2.0, 18))
@@ -70,6 +99,9 @@ struct Metrics {
     decisions: Family<DecisionLabels, Counter>,
     hook_runs: Family<HookLabels, Counter>,
     latency: Family<LatencyLabels, Histogram, fn() -> Histogram>,
+    requests: Family<RequestLabels, Counter>,
+    request_latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
+    lapses: Family<LapseLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -95,11 +127,35 @@ impl Default for Metrics {
             "Run time of each hook that ran, in seconds",
             latency.clone(),
         );
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "requests",
+            "Requests answered, by route, agent and status code",
+            requests.clone(),
+        );
+        let request_latency =
+            Family::<RouteLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+                request_histogram,
+            );
+        registry.register(
+            "request_duration_seconds",
+            "Time from a request's routing to its answer, by route and agent, in seconds",
+            request_latency.clone(),
+        );
+        let lapses = Family::<LapseLabels, Counter>::default();
+        registry.register(
+            "lapses",
+            "Dispatches whose policy could not be fully evaluated, by event and kind of lapse (each lapse counted)",
+            lapses.clone(),
+        );
         Metrics {
             registry,
             decisions,
             hook_runs,
             latency,
+            requests,
+            request_latency,
+            lapses,
         }
     }
 }
@@ -135,6 +191,15 @@ impl Stats {
                 decision: outcome.decision.as_str().to_owned(),
             })
             .inc();
+        for lapse in &outcome.lapses {
+            self.metrics
+                .lapses
+                .get_or_create(&LapseLabels {
+                    event: event.clone(),
+                    kind: lapse.kind.as_str().to_owned(),
+                })
+                .inc();
+        }
         if outcome.hooks.is_empty() {
             return;
         }
@@ -177,6 +242,25 @@ impl Stats {
             }
             entry.recent_ms.push_back(report.ms);
         }
+    }
+
+    /// Counts one answered request of `route` (as declared) and its time.
+    pub(crate) fn request(&self, route: &str, agent: &str, status: u16, seconds: f64) {
+        self.metrics
+            .requests
+            .get_or_create(&RequestLabels {
+                route: route.to_owned(),
+                agent: agent.to_owned(),
+                status: status.to_string(),
+            })
+            .inc();
+        self.metrics
+            .request_latency
+            .get_or_create(&RouteLabels {
+                route: route.to_owned(),
+                agent: agent.to_owned(),
+            })
+            .observe(seconds);
     }
 
     /// How many dispatches have been recorded.

@@ -105,7 +105,8 @@ impl BuiltinSpec {
         // State on disk under the hook's STATE_DIR, locked per session: a host that runs one
         // process per event (`fire`, the Claude Code bridge) keeps a guard's sessions exactly
         // as a long-running one does.
-        let ctx = GuardContext::in_dir(workspace, state_key).with_balance(balance_lookup);
+        let mut ctx = GuardContext::in_dir(workspace, state_key).with_balance(balance_lookup);
+        ctx.state = crate::session_state::store_for(workspace, state_key);
         let spec = BuiltinSpec {
             guard: info.name,
             rules,
@@ -159,7 +160,13 @@ impl BuiltinSpec {
         // runtime_footer's balance lookup waits on the runtime, which a runtime's own thread
         // cannot do: it keeps its thread.
         if call.inline && self.guard != "runtime_footer" {
-            let assessment = self.evaluate(event, &payload, dry_run);
+            let (assessment, lost) = self.evaluate(event, &payload, dry_run);
+            if let Some(lost) = lost {
+                return Err(Failure::Exec(format!(
+                    "built-in guard {}: {lost}; its per-session state is unknown",
+                    self.guard
+                )));
+            }
             return Ok(Guarded::Answered {
                 reply: answer_reply(&assessment.answer),
                 limit: assessment.limit,
@@ -175,7 +182,13 @@ impl BuiltinSpec {
         }))
         .map_err(|e| Failure::Exec(format!("built-in guard {}: cannot start: {e}", self.guard)))?;
         match tokio::time::timeout(call.budget, answer).await {
-            Ok(Ok(assessment)) => Ok(Guarded::Answered {
+            // Its session state could not be read or kept: the answer may miss what the
+            // session did, so the run is a failure the lapse rule tells (or denies on).
+            Ok(Ok((_, Some(lost)))) => Err(Failure::Exec(format!(
+                "built-in guard {}: {lost}; its per-session state is unknown",
+                self.guard
+            ))),
+            Ok(Ok((assessment, None))) => Ok(Guarded::Answered {
                 reply: answer_reply(&assessment.answer),
                 limit: assessment.limit,
             }),
@@ -192,16 +205,26 @@ impl BuiltinSpec {
         }
     }
 
-    /// The guard's answer, synchronously: what `run` does on its thread.
-    fn evaluate(&self, event: Event, payload: &Value, dry_run: bool) -> Assessment {
+    /// The guard's answer, synchronously: what `run` does on its thread; with why its session
+    /// state could not be reached, if it could not.
+    fn evaluate(
+        &self,
+        event: Event,
+        payload: &Value,
+        dry_run: bool,
+    ) -> (Assessment, Option<String>) {
         let mut ctx = self.ctx.lock().unwrap_or_else(|p| p.into_inner());
         if dry_run {
             let mut trial =
                 GuardContext::dry_run(ctx.workspace.clone()).with_balance(balance_lookup);
             drop(ctx);
-            return self.compiled.assess(event.name(), payload, &mut trial);
+            return (
+                self.compiled.assess(event.name(), payload, &mut trial),
+                None,
+            );
         }
-        self.compiled.assess(event.name(), payload, &mut ctx)
+        let assessment = self.compiled.assess(event.name(), payload, &mut ctx);
+        (assessment, ctx.state.take_failure())
     }
 }
 

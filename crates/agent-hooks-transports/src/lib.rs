@@ -28,6 +28,7 @@ pub mod judge;
 pub mod pinned;
 pub mod prefork;
 pub mod sealed;
+pub mod session_state;
 pub mod ssrf;
 mod unix;
 

@@ -27,7 +27,7 @@ const GUARD: &str = r#"
 "#;
 
 /// Every route of the sidecar, each with a body that would do harm if it were obeyed.
-const ROUTES: &[&str] = &[
+pub(crate) const ROUTES: &[&str] = &[
     "GET:/v1/health",
     r#"POST:/v1/events/pre_tool_call:{"tool_name": "bash", "tool_input": {"command": "ls"}}"#,
     r#"POST:/internal/runtime/hooks/approve:{"command": "hooks/guard.sh"}"#,
