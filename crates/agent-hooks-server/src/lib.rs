@@ -943,8 +943,7 @@ async fn standards_intercept(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let body = body?;
-    let answer =
-        agent_hooks_standards::interceptor::respond_json(state.engine(), &body).await;
+    let answer = agent_hooks_standards::interceptor::respond_json(state.engine(), &body).await;
     Ok(axum::Json(answer).into_response())
 }
 
