@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use agent_hooks_replay::{FLIP_KINDS, FlipKind, PolicySpec, ReplayOptions};
 use agent_hooks_runtime::Workspace;
 
-/// The arguments of `agent-hooks replay`.
+// The arguments of `agent-hooks replay` (its help text is the variant's, in main.rs).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Request {
     /// Transcript files, or directories to search for them.

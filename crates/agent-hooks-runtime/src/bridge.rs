@@ -408,9 +408,12 @@ impl RedoCounter {
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
             .map(str::to_owned);
-        let dir = ws.runtime_dir().join(format!("{}-bridge", agent.name()));
+        // Kept in the runtime's own directory, named by the agent alone in Redis: replicas
+        // serving one policy from different paths share a session's count.
+        let name = format!("{}-bridge", agent.name());
+        let dir = ws.runtime_dir().join(&name);
         RedoCounter {
-            store: agent_hooks_transports::session_state::store_for(ws.root(), &dir),
+            store: agent_hooks_transports::session_state::store_named(&name, &dir),
             session,
         }
     }

@@ -117,17 +117,22 @@ pub fn describe() -> String {
 /// Redis its keys are named by the directory's place in the workspace, so replicas that serve
 /// the same workspace from different paths share them.
 pub fn store_for(workspace: &Path, state_dir: &Path) -> Box<dyn StateStore> {
+    let place = state_dir.strip_prefix(workspace).unwrap_or(state_dir);
+    store_named(&place.display().to_string(), state_dir)
+}
+
+/// The store named `name` in Redis (the same name on every replica), kept in `state_dir`
+/// when state is local: for state the runtime keeps outside the workspace, whose path differs
+/// from one replica to the next.
+pub fn store_named(name: &str, state_dir: &Path) -> Box<dyn StateStore> {
     match SHARED.get() {
         None => Box::new(DirState::new(state_dir)),
-        Some(shared) => {
-            let place = state_dir.strip_prefix(workspace).unwrap_or(state_dir);
-            Box::new(RedisState {
-                shared,
-                prefix: format!("agent-hooks:{}", place.display()),
-                held: None,
-                failure: None,
-            })
-        }
+        Some(shared) => Box::new(RedisState {
+            shared,
+            prefix: format!("agent-hooks:{name}"),
+            held: None,
+            failure: None,
+        }),
     }
 }
 
