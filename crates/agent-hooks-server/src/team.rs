@@ -118,7 +118,7 @@ impl TokenStore {
     ///
     /// # Errors
     ///
-    /// As [`read_store`]: a file others may read or that is not this user's, or one that is not
+    /// As `read_store`: a file others may read or that is not this user's, or one that is not
     /// a token store.
     pub fn open(path: &Path) -> Result<TokenStore, OwnerError> {
         let (fingerprint, file) = read_store(path)?;
