@@ -21,6 +21,16 @@ pub enum PolicySpec {
     Dir(PathBuf),
     /// A git revision of the workspace (`HEAD`, `main~3`, a commit).
     Revision(String),
+    /// A policy bundle its caller has verified and unpacked into `dir` (the replay crate
+    /// reads no bundle itself: bundles and their keys are the service's). It is copied like a
+    /// directory, and paths of the workspace in its configuration are repointed to the copy,
+    /// since a bundle is built from a workspace like the one replayed.
+    Unpacked {
+        /// Where the verified files are.
+        dir: PathBuf,
+        /// The bundle as the user named it (`policy.tar.zst`).
+        bundle: PathBuf,
+    },
 }
 
 impl PolicySpec {
@@ -39,6 +49,7 @@ impl PolicySpec {
         match self {
             PolicySpec::Dir(dir) => dir.display().to_string(),
             PolicySpec::Revision(rev) => format!("git revision {rev}"),
+            PolicySpec::Unpacked { bundle, .. } => format!("bundle {}", bundle.display()),
         }
     }
 }
@@ -67,6 +78,12 @@ impl Loaded {
                 (root, dir.as_path())
             }
             PolicySpec::Revision(rev) => (checkout(workspace, rev, scratch.path())?, workspace),
+            PolicySpec::Unpacked { dir, .. } => {
+                let root = scratch.path().join("workspace");
+                copy_tree(dir, &root)
+                    .map_err(|e| ReplayError::Scratch(format!("copying {}: {e}", dir.display())))?;
+                (root, workspace)
+            }
         };
         let original = Workspace::new(original);
         repoint(&root, original.root())

@@ -711,3 +711,118 @@ fn audit_reads_a_gemini_cli_chat_with_the_same_reader_and_matches_its_calls_by_i
         ]
     );
 }
+
+/// `bundle keygen` into `dir` as `name.pem`/`name.pub`.
+fn keygen(dir: &Path, name: &str) {
+    let out = Command::new(crate::support::BIN)
+        .args([
+            "bundle",
+            "keygen",
+            "--private",
+            &format!("{name}.pem"),
+            "--public",
+            &format!("{name}.pub"),
+        ])
+        .current_dir(dir)
+        .output()
+        .expect("run agent-hooks bundle keygen");
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+#[test]
+fn a_signed_bundle_is_a_policy_and_a_tampered_or_foreign_one_is_refused_naming_the_file() {
+    let ws = tightened();
+    let (_, from_tree) = replay_json(&ws, &[&all_fixtures(), "--against", "HEAD"]);
+    let keys = tempfile::tempdir().expect("tempdir");
+    keygen(keys.path(), "key");
+    keygen(keys.path(), "other");
+    let bundle = keys.path().join("strict.tar.zst");
+    let bundle_text = bundle.display().to_string();
+    let root = ws.root().display().to_string();
+    for args in [
+        vec!["bundle", "build", &root, "-o", &bundle_text],
+        vec!["bundle", "sign", &bundle_text, "--key", "key.pem"],
+    ] {
+        let out = Command::new(crate::support::BIN)
+            .args(&args)
+            .current_dir(keys.path())
+            .output()
+            .expect("run agent-hooks bundle");
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+    }
+    let key = keys.path().join("key.pub").display().to_string();
+    let other = keys.path().join("other.pub").display().to_string();
+
+    // The bundle of the tightened tree flips exactly what the tree itself does.
+    let (code, report) = replay_json(
+        &ws,
+        &[
+            &all_fixtures(),
+            "--policy",
+            &bundle_text,
+            "--against",
+            "HEAD",
+            "--policy-key",
+            &key,
+        ],
+    );
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(flips(&report), flips(&from_tree));
+    assert!(!flips(&report).is_empty(), "{report}");
+    assert_eq!(report["policy"], format!("bundle {bundle_text}"));
+
+    // Without a key the files are still checked, and the unchecked signature is said.
+    let out = replay(
+        &ws,
+        &[
+            &all_fixtures(),
+            "--policy",
+            &bundle_text,
+            "--against",
+            "HEAD",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("its signature was not"),
+        "{}",
+        text(&out)
+    );
+
+    // Signed by a key not trusted: refused.
+    let out = replay(
+        &ws,
+        &[
+            &all_fixtures(),
+            "--policy",
+            &bundle_text,
+            "--against",
+            "HEAD",
+            "--policy-key",
+            &other,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("signed by no trusted key"),
+        "{}",
+        text(&out)
+    );
+
+    // One changed byte: refused, the file named, with or without a key.
+    crate::bundle::tamper(&bundle, "config/agent.yaml");
+    for with_key in [true, false] {
+        let mut args = vec![all_fixtures(), "--against".into(), bundle_text.clone()];
+        if with_key {
+            args.extend(["--policy-key".into(), key.clone()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = replay(&ws, &args);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        let said = text(&out);
+        assert!(
+            said.contains("the bundle is refused") && said.contains("config/agent.yaml"),
+            "{said}"
+        );
+    }
+}
