@@ -3,10 +3,11 @@
 //! logs and approvals are never touched: guards keep their per-session state, and hooks that
 //! run (`--run-hooks`) write their files, in the copy, which is removed with the replay.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use agent_hooks_runtime::{Engine, Workspace};
+use agent_hooks_runtime::{Engine, Workspace, hook_listing};
 
 use crate::error::ReplayError;
 
@@ -60,6 +61,9 @@ pub(crate) struct Loaded {
     pub engine: Engine,
     /// What the user named.
     pub label: String,
+    /// The names of its command hooks: they run with this machine's network (replay has no
+    /// network sandbox for them), which the report says of each that ran.
+    pub commands: BTreeSet<String>,
     _scratch: tempfile::TempDir,
 }
 
@@ -88,9 +92,17 @@ impl Loaded {
         let original = Workspace::new(original);
         repoint(&root, original.root())
             .map_err(|e| ReplayError::Scratch(format!("{}: {e}", root.display())))?;
+        let engine = Engine::open(Workspace::new(root));
+        let commands = hook_listing(&engine)
+            .hooks
+            .iter()
+            .filter(|h| h["transport"] == "command")
+            .filter_map(|h| h["name"].as_str().map(str::to_owned))
+            .collect();
         Ok(Loaded {
-            engine: Engine::open(Workspace::new(root)),
+            engine,
             label: spec.label(),
+            commands,
             _scratch: scratch,
         })
     }

@@ -496,10 +496,22 @@ fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
         "{report}"
     );
     assert!(!ws.exists("marks.txt"));
+    assert_eq!(report["hooks_unconfined"], json!({}), "{report}");
 
     let (_, report) = replay_json(&ws, &[&transcript, "--against", &against, "--run-hooks"]);
     assert_eq!(report["flips_by_kind"]["allow-to-block"], 4, "{report}");
     assert_eq!(report["hooks_run"]["mark"], 4, "{report}");
+    // Its network was not confined, and the report says so of it, and of no built-in guard.
+    let unconfined = report["hooks_unconfined"].as_object().expect("an object");
+    assert_eq!(unconfined.keys().collect::<Vec<_>>(), ["mark"], "{report}");
+    let said = text(&replay(
+        &ws,
+        &[&transcript, "--against", &against, "--run-hooks"],
+    ));
+    assert!(
+        said.contains("  mark: a command hook: it ran in the scratch copy with this machine's network (not confined)"),
+        "{said}"
+    );
     let reason = report["flips"][0]["after"]["reason"]
         .as_str()
         .expect("a reason");
