@@ -838,3 +838,76 @@ fn a_signed_bundle_is_a_policy_and_a_tampered_or_foreign_one_is_refused_naming_t
         );
     }
 }
+
+/// A stop hook that refuses a stop unless the agent was already sent on (`stop_hook_active`),
+/// and says the redo count it was given.
+const FIRST_STOP_REFUSED: &str = r#"
+    input=$(cat)
+    count=$(printf '%s' "$input" | sed -n 's/.*"redo_count": *\([0-9]*\).*/\1/p')
+    case "$input" in
+        *'"stop_hook_active":true'*|*'"stop_hook_active": true'*) ;;
+        *) printf '{"decision": "block", "reason": "redo_count %s: run the tests"}\n' "$count" ;;
+    esac
+"#;
+
+#[test]
+fn a_stop_a_hook_refused_in_the_transcript_is_replayed_and_the_next_stop_has_its_redo_count() {
+    let baseline = Ws::new();
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/stop.sh", FIRST_STOP_REFUSED)
+        .hook(Entry::new("on_stop", "hooks/stop.sh").name("tests_first"))
+        .approve_all();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let id = "5b0e2a44-1c7d-4e8f-9a3b-6d2c8e1f0a77";
+    let line = |n: usize, kind: &str, extra: Value| {
+        let mut record = json!({
+            "type": kind, "sessionId": id, "uuid": format!("{id}-{n}"),
+            "timestamp": format!("2026-11-28T10:00:0{n}.000Z"),
+        });
+        if let (Some(record), Some(extra)) = (record.as_object_mut(), extra.as_object()) {
+            record.extend(extra.clone());
+        }
+        format!("{record}\n")
+    };
+    let text = [
+        line(1, "user", json!({"message": {"role": "user", "content": "Fix the rounding bug."}})),
+        line(2, "assistant", json!({"message": {"role": "assistant", "content": [{"type": "text", "text": "Fixed."}]}})),
+        // Claude Code's record of the live stop hook's refusal.
+        line(3, "user", json!({"isMeta": true, "message": {"role": "user", "content": "Stop hook feedback:\n[hooks/stop.sh]: run the tests"}})),
+        line(4, "assistant", json!({"message": {"role": "assistant", "content": [{"type": "text", "text": "Tests pass."}]}})),
+    ]
+    .concat();
+    let transcript = dir.path().join(format!("{id}.jsonl"));
+    std::fs::write(&transcript, text).expect("write the session");
+    let transcript = transcript.display().to_string();
+    let against = baseline.root().display().to_string();
+    let (code, report) = replay_json(&ws, &[&transcript, "--against", &against, "--run-hooks"]);
+    assert_eq!(code, Some(0), "{report}");
+    let steps = timeline(&report, "claude");
+    assert!(
+        steps.ends_with(&[
+            "stop refused [on_stop]".to_owned(),
+            "reply [post_llm_call]".to_owned(),
+            "response end [on_response_end]".to_owned(),
+            "stop [on_stop]".to_owned()
+        ]),
+        "{steps:?}"
+    );
+    // The refused stop is refused again, with redo_count 0; the last stop, sent on once, is
+    // let through as it was live: one flip, not two.
+    let flipped: Vec<(String, String)> = report["flips"]
+        .as_array()
+        .expect("flips")
+        .iter()
+        .map(|f| {
+            (
+                f["step"].as_str().unwrap_or("").to_owned(),
+                f["after"]["reason"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(flipped.len(), 1, "{report}");
+    assert_eq!(flipped[0].0, "stop refused", "{report}");
+    assert!(flipped[0].1.contains("redo_count 0"), "{report}");
+}
