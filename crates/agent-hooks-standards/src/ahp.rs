@@ -17,9 +17,9 @@ use crate::run::{self, id_of};
 /// The protocol version this backend speaks (the current draft).
 pub const PROTOCOL_VERSION: &str = "draft";
 
-/// How long the harness should wait for an interception before it applies the
-/// subscription's fail mode, as this backend advertises it (`hooks/configuration`).
-pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+/// What a subscription's deadline (`timeoutMs` on `hooks/configuration`) adds to its hooks'
+/// own timeouts: the runtime's own work, and the message's way there and back.
+pub const DEADLINE_MARGIN_MS: u64 = 1_000;
 
 /// JSON-RPC and AHP error codes this backend answers.
 mod code {
@@ -60,18 +60,33 @@ impl Backend {
         Backend { engine, surface }
     }
 
-    /// The subscriptions this backend advertises on `hooks/configuration`: it intercepts
-    /// tool calls and user messages, fail-closed, with the body of their text.
-    pub fn configuration() -> Value {
-        let events: Vec<&str> = INTERCEPTED.iter().map(|(name, _)| *name).collect();
-        json!({"subscriptions": [{
-            "events": events,
-            "mode": "intercept",
-            "timeoutMs": DEFAULT_TIMEOUT_MS,
-            "failurePolicy": "fail-closed",
-            // Hooks match text: its body is sent, the rest (images, files) as metadata.
-            "content": {"default": "metadata", "text": "body"},
-        }]})
+    /// The subscriptions this backend advertises on `hooks/configuration`: one per event it
+    /// intercepts (tool calls, user messages), fail-closed, with the body of their text, and a
+    /// deadline from the workspace's own hooks (see [`Backend::deadline_ms`]).
+    pub fn configuration(&self) -> Value {
+        let hooks = agent_hooks_runtime::hook_listing(&self.engine).hooks;
+        let subscriptions: Vec<Value> = INTERCEPTED
+            .iter()
+            .map(|(name, event)| {
+                json!({
+                    "events": [name],
+                    "mode": "intercept",
+                    "timeoutMs": deadline_ms(&hooks, *event),
+                    "failurePolicy": "fail-closed",
+                    // Hooks match text: its body is sent, the rest (images, files) as metadata.
+                    "content": {"default": "metadata", "text": "body"},
+                })
+            })
+            .collect();
+        json!({ "subscriptions": subscriptions })
+    }
+
+    /// The deadline this backend advertises for `event`, in ms: what its hooks may take.
+    pub fn deadline_ms(&self, event: Event) -> u64 {
+        deadline_ms(
+            &agent_hooks_runtime::hook_listing(&self.engine).hooks,
+            event,
+        )
     }
 
     /// Answers one message (`line`, one JSON value). `None` for a notification, which is
@@ -115,7 +130,7 @@ impl Backend {
         let answer = match method {
             "hooks/configuration" if !notification => Ok(json!({
                 "protocolVersion": PROTOCOL_VERSION,
-                "configuration": Backend::configuration(),
+                "configuration": self.configuration(),
             })),
             "hooks/intercept" if !notification => self.intercept(&id, params).await,
             "hooks/observe" => {
@@ -190,6 +205,25 @@ impl Backend {
     async fn dispatch(&self, event: Event, payload: Map<String, Value>) -> Outcome {
         run::dispatch(&self.engine, self.surface, event, payload).await
     }
+}
+
+/// The deadline for `event` given the workspace's `hooks` (as `agent-hooks hooks --json` lists
+/// them): hooks that may change a decision run one after another, so at worst the sum of their
+/// own timeouts, plus [`DEADLINE_MARGIN_MS`]. A harness that waited less would apply its fail
+/// mode to an answer still coming.
+fn deadline_ms(hooks: &[Value], event: Event) -> u64 {
+    let hooks_ms: f64 = hooks
+        .iter()
+        .filter(|h| {
+            h["events"]
+                .as_array()
+                .is_some_and(|events| events.iter().any(|e| e == event.name()))
+        })
+        .filter_map(|h| h["timeout_s"].as_f64())
+        .map(|s| (s * 1000.0).ceil())
+        .sum();
+    // Whole milliseconds; a sum too large for u64 saturates.
+    (hooks_ms as u64).saturating_add(DEADLINE_MARGIN_MS)
 }
 
 /// The effects a request lets this backend answer.

@@ -96,6 +96,56 @@ fn the_sidecar_answers_agent_hooks_protocol_messages() {
     assert_eq!(status, 202);
 }
 
+#[test]
+fn each_subscriptions_deadline_is_what_its_hooks_may_take() {
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/guard.sh", GUARD)
+        .hook(
+            Entry::new("pre_tool_call", "hooks/guard.sh")
+                .name("guard")
+                .timeout(7),
+        )
+        .hook(
+            Entry::new("pre_tool_call", "hooks/guard.sh")
+                .name("second")
+                .timeout(20),
+        )
+        .hook(
+            Entry::new("on_user_message", "hooks/guard.sh")
+                .name("words")
+                .timeout(3),
+        )
+        .approve_all();
+    let server = Server::start(&ws);
+    let (status, answer) = server.post(
+        "/v1/standards/ahp",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "hooks/configuration",
+            "params": {"protocolVersion": "draft"}}),
+    );
+    assert_eq!(status, 200);
+    let deadlines: Vec<(String, u64)> = answer["result"]["configuration"]["subscriptions"]
+        .as_array()
+        .expect("subscriptions")
+        .iter()
+        .map(|s| {
+            (
+                s["events"][0].as_str().unwrap_or("").to_owned(),
+                s["timeoutMs"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    // Both tool hooks may run one after the other: 7 s + 20 s, and a second for the runtime.
+    assert_eq!(
+        deadlines,
+        [
+            ("tool.before".to_owned(), 28_000),
+            ("user.message.inbound".to_owned(), 4_000)
+        ],
+        "{answer}"
+    );
+}
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
