@@ -33,18 +33,29 @@ mod code {
 }
 
 /// The events this backend intercepts, and the canonical event each one fires.
-const INTERCEPTED: [(&str, Event); 2] = [
+const INTERCEPTED: [(&str, Event); 3] = [
     ("tool.before", Event::PreToolCall),
     ("user.message.inbound", Event::OnUserMessage),
+    ("user.message.outbound", Event::OnOutboundMessage),
 ];
 
-/// The events it observes: the intercepted ones, and those where our hooks only observe.
-const OBSERVED: [(&str, Event); 5] = [
+/// The events it observes: every draft event with a canonical counterpart. The other draft
+/// events (model switches, permissions, progress, compaction, changes of task, workspace,
+/// file or configuration, elicitation, attention, hook failures) have none: an intercept of
+/// one is answered "Unsupported event", an observation of one is taken and dropped.
+/// `turn.finish.before` is observed and not intercepted: holding a turn open is a `flow`
+/// effect this backend does not answer.
+const OBSERVED: [(&str, Event); 10] = [
     ("tool.before", Event::PreToolCall),
     ("user.message.inbound", Event::OnUserMessage),
+    ("user.message.outbound", Event::OnOutboundMessage),
     ("tool.after", Event::PostToolCall),
     ("session.start", Event::OnSessionStart),
     ("session.end", Event::OnSessionEnd),
+    ("model.request.before", Event::PreLlmCall),
+    ("model.response.after", Event::PostLlmCall),
+    ("turn.end", Event::OnResponseEnd),
+    ("turn.finish.before", Event::OnStop),
 ];
 
 /// A workspace's hooks behind the Agent Hooks Protocol.
@@ -285,6 +296,35 @@ fn payload(event: Event, ahp: &Map<String, Value>) -> Option<Map<String, Value>>
                 payload.insert("channel".into(), channel.into());
             }
         }
+        Event::OnOutboundMessage => {
+            let message = ahp.get("message")?;
+            payload.insert(
+                "notification".into(),
+                text_of(message.get("messages")).into(),
+            );
+            payload.insert("type".into(), message.get("channel")?.as_str()?.into());
+        }
+        Event::PreLlmCall | Event::PostLlmCall => {
+            let model = ahp.get("model")?.get("id")?.as_str()?;
+            payload.insert("model".into(), model.into());
+            let items = ahp.get("items")?.as_array()?;
+            if event == Event::PreLlmCall {
+                // The model is asked about the user's last message.
+                let last = items.iter().rev().find(|i| i["role"] == "user");
+                let text = text_of(Some(&Value::Array(last.into_iter().cloned().collect())));
+                payload.insert("last_user_message".into(), text.into());
+            } else {
+                payload.insert("response".into(), text_of(ahp.get("items")).into());
+            }
+        }
+        Event::OnResponseEnd | Event::OnStop => {
+            payload.insert("response".into(), text_of(ahp.get("items")).into());
+            if event == Event::OnStop {
+                let redos = ahp.get("continuationCount")?.as_u64()?;
+                payload.insert("redo_count".into(), redos.into());
+                payload.insert("stop_hook_active".into(), (redos > 0).into());
+            }
+        }
         Event::OnSessionStart | Event::OnSessionEnd => {
             let status = ahp
                 .get("trigger")
@@ -337,7 +377,7 @@ fn effects(event: Event, outcome: &Outcome, granted: &Grants) -> Option<Vec<Valu
             .then(|| vec![json!({"type": "deny", "reason": reason()})]),
         Decision::Continue => {
             let changed = |field: &str| outcome.changed.iter().any(|f| f == field);
-            if event == Event::OnUserMessage && changed("message") {
+            if changed("message") || changed("notification") {
                 // This backend answers no rewrite of a message.
                 return None;
             }
