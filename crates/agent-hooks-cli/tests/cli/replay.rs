@@ -724,6 +724,10 @@ fn audit_reads_a_gemini_cli_chat_with_the_same_reader_and_matches_its_calls_by_i
     );
 }
 
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
 /// `bundle keygen` into `dir` as `name.pem`/`name.pub`.
 fn keygen(dir: &Path, name: &str) {
     let out = Command::new(crate::support::BIN)
@@ -765,35 +769,29 @@ fn a_signed_bundle_is_a_policy_and_a_tampered_or_foreign_one_is_refused_naming_t
     let key = keys.path().join("key.pub").display().to_string();
     let other = keys.path().join("other.pub").display().to_string();
 
+    // The bundle under test against HEAD, with `extra` arguments.
+    let fixtures = all_fixtures();
+    let args = |extra: &[&'static str]| -> Vec<String> {
+        let mut args = vec![fixtures.clone(), "--policy".into(), bundle_text.clone()];
+        args.extend(["--against", "HEAD"].map(String::from));
+        args.extend(extra.iter().map(|a| a.to_string()));
+        args
+    };
+    let with_key = |key: &str| {
+        let mut all = args(&["--policy-key"]);
+        all.push(key.to_owned());
+        all
+    };
+
     // The bundle of the tightened tree flips exactly what the tree itself does.
-    let (code, report) = replay_json(
-        &ws,
-        &[
-            &all_fixtures(),
-            "--policy",
-            &bundle_text,
-            "--against",
-            "HEAD",
-            "--policy-key",
-            &key,
-        ],
-    );
+    let (code, report) = replay_json(&ws, &strs(&with_key(&key)));
     assert_eq!(code, Some(0), "{report}");
     assert_eq!(flips(&report), flips(&from_tree));
     assert!(!flips(&report).is_empty(), "{report}");
     assert_eq!(report["policy"], format!("bundle {bundle_text}"));
 
     // Without a key the files are still checked, and the unchecked signature is said.
-    let out = replay(
-        &ws,
-        &[
-            &all_fixtures(),
-            "--policy",
-            &bundle_text,
-            "--against",
-            "HEAD",
-        ],
-    );
+    let out = replay(&ws, &strs(&args(&[])));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(
         text(&out).contains("its signature was not"),
@@ -802,18 +800,7 @@ fn a_signed_bundle_is_a_policy_and_a_tampered_or_foreign_one_is_refused_naming_t
     );
 
     // Signed by a key not trusted: refused.
-    let out = replay(
-        &ws,
-        &[
-            &all_fixtures(),
-            "--policy",
-            &bundle_text,
-            "--against",
-            "HEAD",
-            "--policy-key",
-            &other,
-        ],
-    );
+    let out = replay(&ws, &strs(&with_key(&other)));
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(
         text(&out).contains("signed by no trusted key"),
@@ -823,13 +810,12 @@ fn a_signed_bundle_is_a_policy_and_a_tampered_or_foreign_one_is_refused_naming_t
 
     // One changed byte: refused, the file named, with or without a key.
     crate::bundle::tamper(&bundle, "config/agent.yaml");
-    for with_key in [true, false] {
-        let mut args = vec![all_fixtures(), "--against".into(), bundle_text.clone()];
-        if with_key {
+    for keyed in [true, false] {
+        let mut args = vec![fixtures.clone(), "--against".into(), bundle_text.clone()];
+        if keyed {
             args.extend(["--policy-key".into(), key.clone()]);
         }
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = replay(&ws, &args);
+        let out = replay(&ws, &strs(&args));
         assert_eq!(out.status.code(), Some(2), "{}", text(&out));
         let said = text(&out);
         assert!(
