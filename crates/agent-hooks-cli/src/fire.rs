@@ -47,9 +47,10 @@ pub(crate) async fn run(
         eprintln!("agent-hooks fire: cannot read the payload from stdin: {e}");
         return ExitCode::from(2);
     }
-    // Read as leniently as the agents write (`docs/json.md`): lone surrogates, numbers beyond
-    // a double and nesting past serde_json's own limit do not keep a hook from seeing it.
-    let payload = match agent_hooks_runtime::bridge::json::read(&input) {
+    // Read as leniently as the hosts write (`docs/json.md`): lone surrogates and nesting past
+    // serde_json's own limit do not keep a hook from seeing it, and a Python host's big
+    // integers, `NaN` and infinities are kept exactly, as the sidecar's event route keeps them.
+    let payload = match agent_hooks_runtime::bridge::json::read_python_exact(&input) {
         Ok((Value::Object(map), _)) => map,
         Ok((other, _)) => {
             eprintln!(

@@ -14,14 +14,18 @@ pub(crate) struct Request {
     /// Transcript files, or directories to search for them.
     #[arg(required = true, value_name = "TRANSCRIPT|DIR")]
     transcripts: Vec<PathBuf>,
-    /// The policy under test: a workspace directory or a git revision of the workspace
-    /// (default: the workspace as it is).
-    #[arg(long, value_name = "DIR|REVISION")]
+    /// The policy under test: a workspace directory, a policy bundle (`agent-hooks bundle
+    /// build`) or a git revision of the workspace (default: the workspace as it is).
+    #[arg(long, value_name = "DIR|BUNDLE|REVISION")]
     policy: Option<String>,
-    /// The baseline: a workspace directory or a git revision of the workspace (HEAD, main, a
-    /// commit).
-    #[arg(long, value_name = "DIR|REVISION")]
+    /// The baseline: a workspace directory, a policy bundle or a git revision of the workspace
+    /// (HEAD, main, a commit).
+    #[arg(long, value_name = "DIR|BUNDLE|REVISION")]
     against: String,
+    /// A public key (PEM) a bundle named by --policy/--against must be signed by; repeat for
+    /// more. Without one, a bundle's files are still checked against its manifest.
+    #[arg(long = "policy-key", value_name = "FILE")]
+    policy_keys: Vec<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -53,15 +57,50 @@ pub(crate) fn run(ws: &Workspace, request: Request) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let policy = match &request.policy {
-        Some(text) => PolicySpec::parse(text),
-        None => PolicySpec::Dir(ws.root().to_path_buf()),
+    let keys = match crate::bundle::keys(&request.policy_keys) {
+        Ok(keys) => keys,
+        Err(message) => {
+            eprintln!("agent-hooks replay: --policy-key {message}");
+            return ExitCode::from(2);
+        }
     };
+    // Unpacked bundles live here until the replay is over.
+    let scratch = match tempfile::Builder::new()
+        .prefix("agent-hooks-replay-bundle-")
+        .tempdir()
+    {
+        Ok(dir) => dir,
+        Err(e) => {
+            eprintln!("agent-hooks replay: cannot make a scratch directory: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let policy = match &request.policy {
+        Some(text) => spec(text, "policy", &keys, scratch.path()),
+        None => Ok(PolicySpec::Dir(ws.root().to_path_buf())),
+    };
+    let against = spec(&request.against, "against", &keys, scratch.path());
+    let (policy, against) = match (policy, against) {
+        (Ok(policy), Ok(against)) => (policy, against),
+        (Err(message), _) | (_, Err(message)) => {
+            eprintln!("agent-hooks replay: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    if keys.is_empty()
+        && [&policy, &against]
+            .iter()
+            .any(|s| matches!(s, PolicySpec::Unpacked { .. }))
+    {
+        eprintln!(
+            "agent-hooks replay: no --policy-key: the bundle's files were checked against its manifest, its signature was not"
+        );
+    }
     let options = ReplayOptions::new(
         request.transcripts,
         ws.root().to_path_buf(),
         policy,
-        PolicySpec::parse(&request.against),
+        against,
     )
     .running(request.run_hooks, request.judges);
     let options = match request.judge_cache.or_else(default_judge_cache) {
@@ -117,6 +156,33 @@ pub(crate) fn run(ws: &Workspace, request: Request) -> ExitCode {
         );
         ExitCode::from(1)
     }
+}
+
+/// The policy `text` names: a regular file is a bundle, verified (its signature by one of
+/// `keys` when there are keys, its files against the manifest always) and unpacked under
+/// `scratch`; otherwise a directory or a git revision. A tampered bundle is refused with the
+/// file named.
+fn spec(
+    text: &str,
+    flag: &str,
+    keys: &[ed25519_dalek::VerifyingKey],
+    scratch: &std::path::Path,
+) -> Result<PolicySpec, String> {
+    let path = PathBuf::from(text);
+    if !path.is_file() {
+        return Ok(PolicySpec::parse(text));
+    }
+    let verified = if keys.is_empty() {
+        agent_hooks_server::verify_bundle_unsigned(&path)
+    } else {
+        agent_hooks_server::verify_bundle(&path, keys)
+    }
+    .map_err(|e| format!("--{flag} {text}: the bundle is refused: {e}"))?;
+    let dir = scratch.join(flag);
+    verified
+        .unpack(&dir)
+        .map_err(|e| format!("--{flag} {text}: cannot unpack the bundle: {e}"))?;
+    Ok(PolicySpec::Unpacked { dir, bundle: path })
 }
 
 /// The kinds `--fail-on` names (each value may list several, comma-separated; `any` is all).

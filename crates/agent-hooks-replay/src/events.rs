@@ -51,6 +51,9 @@ pub(crate) fn of_session(agent: &str, session: &Session) -> Vec<Replayed> {
     // What the turn so far said and used, for its end.
     let mut reply = String::new();
     let mut tools: Vec<String> = Vec::new();
+    // The stops of the turn so far that a hook refused, as the transcript records them: the
+    // next stop is replayed with this `redo_count`, as the agent asked it live.
+    let mut redos: u64 = 0;
     for entry in &session.entries {
         let payload = |extra: Value| {
             let mut payload = base(extra);
@@ -72,6 +75,7 @@ pub(crate) fn of_session(agent: &str, session: &Session) -> Vec<Replayed> {
             Step::Prompt { text } => {
                 reply.clear();
                 tools.clear();
+                redos = 0;
                 out.push(replayed(
                     "prompt",
                     Some((Event::OnUserMessage, payload(json!({ "message": text })))),
@@ -139,7 +143,16 @@ pub(crate) fn of_session(agent: &str, session: &Session) -> Vec<Replayed> {
                 ));
             }
             Step::TurnEnd { interrupted: true } => {
+                redos = 0;
                 out.push(replayed("turn interrupted", None, None));
+            }
+            Step::StopRefused { .. } => {
+                out.push(replayed(
+                    "stop refused",
+                    Some((Event::OnStop, payload(stop(&reply, &tools, redos)))),
+                    None,
+                ));
+                redos += 1;
             }
             Step::TurnEnd { interrupted: false } => {
                 out.push(replayed(
@@ -152,25 +165,28 @@ pub(crate) fn of_session(agent: &str, session: &Session) -> Vec<Replayed> {
                 ));
                 out.push(replayed(
                     "stop",
-                    Some((
-                        Event::OnStop,
-                        payload(json!({
-                            "response": reply,
-                            "tool_names": tools,
-                            "stop_hook_active": false,
-                            "redo_count": 0,
-                        })),
-                    )),
+                    Some((Event::OnStop, payload(stop(&reply, &tools, redos)))),
                     None,
                 ));
                 reply.clear();
                 tools.clear();
+                redos = 0;
             }
             Step::Compaction => out.push(replayed("compaction", None, None)),
             _ => out.push(replayed("other", None, None)),
         }
     }
     out
+}
+
+/// A stop's payload after `redos` refused stops of the same turn.
+fn stop(reply: &str, tools: &[String], redos: u64) -> Value {
+    json!({
+        "response": reply,
+        "tool_names": tools,
+        "stop_hook_active": redos > 0,
+        "redo_count": redos,
+    })
 }
 
 /// A tool input as the payload's `tool_input` object: an input that is not an object (Codex's

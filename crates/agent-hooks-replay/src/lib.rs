@@ -140,6 +140,7 @@ pub async fn replay(options: &ReplayOptions) -> Result<Report, ReplayError> {
     report.sessions = sessions;
     report.ran = tally.ran;
     report.withheld = tally.withheld;
+    report.unconfined = tally.unconfined;
     report.elapsed = started.elapsed();
     Ok(report)
 }

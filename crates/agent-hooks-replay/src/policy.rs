@@ -3,10 +3,11 @@
 //! logs and approvals are never touched: guards keep their per-session state, and hooks that
 //! run (`--run-hooks`) write their files, in the copy, which is removed with the replay.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use agent_hooks_runtime::{Engine, Workspace};
+use agent_hooks_runtime::{Engine, Workspace, hook_listing};
 
 use crate::error::ReplayError;
 
@@ -21,6 +22,16 @@ pub enum PolicySpec {
     Dir(PathBuf),
     /// A git revision of the workspace (`HEAD`, `main~3`, a commit).
     Revision(String),
+    /// A policy bundle its caller has verified and unpacked into `dir` (the replay crate
+    /// reads no bundle itself: bundles and their keys are the service's). It is copied like a
+    /// directory, and paths of the workspace in its configuration are repointed to the copy,
+    /// since a bundle is built from a workspace like the one replayed.
+    Unpacked {
+        /// Where the verified files are.
+        dir: PathBuf,
+        /// The bundle as the user named it (`policy.tar.zst`).
+        bundle: PathBuf,
+    },
 }
 
 impl PolicySpec {
@@ -39,6 +50,7 @@ impl PolicySpec {
         match self {
             PolicySpec::Dir(dir) => dir.display().to_string(),
             PolicySpec::Revision(rev) => format!("git revision {rev}"),
+            PolicySpec::Unpacked { bundle, .. } => format!("bundle {}", bundle.display()),
         }
     }
 }
@@ -49,6 +61,9 @@ pub(crate) struct Loaded {
     pub engine: Engine,
     /// What the user named.
     pub label: String,
+    /// The names of its command hooks: they run with this machine's network (replay has no
+    /// network sandbox for them), which the report says of each that ran.
+    pub commands: BTreeSet<String>,
     _scratch: tempfile::TempDir,
 }
 
@@ -67,13 +82,27 @@ impl Loaded {
                 (root, dir.as_path())
             }
             PolicySpec::Revision(rev) => (checkout(workspace, rev, scratch.path())?, workspace),
+            PolicySpec::Unpacked { dir, .. } => {
+                let root = scratch.path().join("workspace");
+                copy_tree(dir, &root)
+                    .map_err(|e| ReplayError::Scratch(format!("copying {}: {e}", dir.display())))?;
+                (root, workspace)
+            }
         };
         let original = Workspace::new(original);
         repoint(&root, original.root())
             .map_err(|e| ReplayError::Scratch(format!("{}: {e}", root.display())))?;
+        let engine = Engine::open(Workspace::new(root));
+        let commands = hook_listing(&engine)
+            .hooks
+            .iter()
+            .filter(|h| h["transport"] == "command")
+            .filter_map(|h| h["name"].as_str().map(str::to_owned))
+            .collect();
         Ok(Loaded {
-            engine: Engine::open(Workspace::new(root)),
+            engine,
             label: spec.label(),
+            commands,
             _scratch: scratch,
         })
     }

@@ -2,7 +2,7 @@
 //! flips by kind and by hook, the ten most frequent flips, then each flip) and the JSON for
 //! CI. The HTML page (`html.rs`) is built from the JSON.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -72,9 +72,16 @@ pub struct Report {
     pub ran: BTreeMap<String, usize>,
     /// The hooks replay did not run, with why.
     pub withheld: BTreeMap<String, String>,
+    /// The command hooks that ran with this machine's network: replay confines their files
+    /// to the scratch copy, not their network, and says so of each.
+    pub unconfined: BTreeSet<String>,
     /// How long the replay took.
     pub elapsed: Duration,
 }
+
+/// What the report says of a command hook that ran.
+const UNCONFINED: &str =
+    "a command hook: it ran in the scratch copy with this machine's network (not confined)";
 
 impl Report {
     /// Every flip, in session order.
@@ -240,6 +247,9 @@ impl Report {
             let ran: Vec<String> = self.ran.iter().map(|(h, n)| format!("{h} {n}")).collect();
             out.push_str(&format!("hooks run: {}\n", ran.join(", ")));
         }
+        for hook in &self.unconfined {
+            out.push_str(&format!("  {hook}: {UNCONFINED}\n"));
+        }
         out
     }
 
@@ -271,6 +281,7 @@ impl Report {
             "ignored_records": self.ignored,
             "hooks_run": self.ran,
             "hooks_not_run": self.withheld,
+            "hooks_unconfined": self.unconfined.iter().map(|h| (h.clone(), json!(UNCONFINED))).collect::<serde_json::Map<_, _>>(),
         })
     }
 }

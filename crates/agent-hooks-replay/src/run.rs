@@ -3,7 +3,7 @@
 //! once. Guards keep per-session state keyed by the session's id, in each policy's scratch
 //! copy, so sessions do not see each other's and the live workspace sees none.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use agent_hooks_runtime::audit::Session;
@@ -19,10 +19,12 @@ use crate::report::{EventReport, SessionReport};
 pub(crate) struct Tally {
     pub ran: BTreeMap<String, usize>,
     pub withheld: BTreeMap<String, String>,
+    /// Command hooks that ran, with this machine's network.
+    pub unconfined: BTreeSet<String>,
 }
 
 impl Tally {
-    fn note(&mut self, outcome: &Outcome) {
+    fn note(&mut self, outcome: &Outcome, loaded: &Loaded) {
         for hook in &outcome.hooks {
             match (hook.status, hook.detail.as_deref()) {
                 (HookStatus::Skipped, Some(why)) if why.starts_with("replay:") => {
@@ -31,7 +33,12 @@ impl Tally {
                         .or_insert_with(|| why.trim_start_matches("replay: ").to_owned());
                 }
                 (HookStatus::Skipped, _) => {}
-                _ => *self.ran.entry(hook.hook.to_string()).or_default() += 1,
+                _ => {
+                    *self.ran.entry(hook.hook.to_string()).or_default() += 1;
+                    if loaded.commands.contains(&*hook.hook) {
+                        self.unconfined.insert(hook.hook.to_string());
+                    }
+                }
             }
         }
     }
@@ -43,6 +50,7 @@ impl Tally {
         for (hook, why) in other.withheld {
             self.withheld.entry(hook).or_insert(why);
         }
+        self.unconfined.extend(other.unconfined);
     }
 }
 
@@ -98,8 +106,8 @@ async fn one(
                         .dispatch_with(event, payload.clone(), options),
                     policy.engine.dispatch_with(event, payload, options),
                 );
-                tally.note(&b);
-                tally.note(&a);
+                tally.note(&b, against);
+                tally.note(&a, policy);
                 (Some((event, Verdict::of(&b))), Some(Verdict::of(&a)))
             }
             None => (None, None),

@@ -88,7 +88,7 @@ pub struct Verified {
     files: BTreeMap<String, (Vec<u8>, bool)>,
     /// The SHA-256 of the manifest, as hex digits.
     pub digest: String,
-    /// The public key (hex) whose signature was accepted.
+    /// The public key (hex) whose signature was accepted; empty when none was checked.
     pub signer: String,
 }
 
@@ -391,6 +391,21 @@ fn check_signature(
 /// The first thing wrong, naming the file: no trusted signature, a file changed, missing or
 /// extra.
 pub fn verify(path: &Path, keys: &[VerifyingKey]) -> Result<Verified, BundleError> {
+    verify_with(path, Some(keys))
+}
+
+/// Reads the bundle at `path` and checks every file against its manifest, as [`verify`] does,
+/// but no signature: for a bundle tried locally (`agent-hooks replay`) when no key is given.
+/// The [`Verified::signer`] is empty.
+///
+/// # Errors
+///
+/// The first file changed, missing or extra, named.
+pub fn verify_unsigned(path: &Path) -> Result<Verified, BundleError> {
+    verify_with(path, None)
+}
+
+fn verify_with(path: &Path, keys: Option<&[VerifyingKey]>) -> Result<Verified, BundleError> {
     let (manifest, signatures, files, exact) = if path.is_dir() {
         let manifest =
             std::fs::read(path.join(MANIFEST)).map_err(|e| err(path.join(MANIFEST), e))?;
@@ -404,7 +419,10 @@ pub fn verify(path: &Path, keys: &[VerifyingKey]) -> Result<Verified, BundleErro
         let (manifest, signatures, files) = read_archive(path)?;
         (manifest, signatures, files, true)
     };
-    let signer = check_signature(path, &manifest, signatures.as_deref(), keys)?;
+    let signer = match keys {
+        Some(keys) => check_signature(path, &manifest, signatures.as_deref(), keys)?,
+        None => String::new(),
+    };
     let files = if exact {
         files
     } else {

@@ -49,6 +49,7 @@ use serde_json::{Map, Value, json};
 pub use bundle::{
     BundleError, MANIFEST, ManifestFile, SIGNATURES, Verified, build as build_bundle, keygen,
     read_public_key, sign as sign_bundle, verify as verify_bundle,
+    verify_unsigned as verify_bundle_unsigned,
 };
 pub use listen::{DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_CLIENT_CONNECTIONS};
 pub use owner::{

@@ -17,9 +17,9 @@ use crate::run::{self, id_of};
 /// The protocol version this backend speaks (the current draft).
 pub const PROTOCOL_VERSION: &str = "draft";
 
-/// How long the harness should wait for an interception before it applies the
-/// subscription's fail mode, as this backend advertises it (`hooks/configuration`).
-pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+/// What a subscription's deadline (`timeoutMs` on `hooks/configuration`) adds to its hooks'
+/// own timeouts: the runtime's own work, and the message's way there and back.
+pub const DEADLINE_MARGIN_MS: u64 = 1_000;
 
 /// JSON-RPC and AHP error codes this backend answers.
 mod code {
@@ -33,18 +33,29 @@ mod code {
 }
 
 /// The events this backend intercepts, and the canonical event each one fires.
-const INTERCEPTED: [(&str, Event); 2] = [
+const INTERCEPTED: [(&str, Event); 3] = [
     ("tool.before", Event::PreToolCall),
     ("user.message.inbound", Event::OnUserMessage),
+    ("user.message.outbound", Event::OnOutboundMessage),
 ];
 
-/// The events it observes: the intercepted ones, and those where our hooks only observe.
-const OBSERVED: [(&str, Event); 5] = [
+/// The events it observes: every draft event with a canonical counterpart. The other draft
+/// events (model switches, permissions, progress, compaction, changes of task, workspace,
+/// file or configuration, elicitation, attention, hook failures) have none: an intercept of
+/// one is answered "Unsupported event", an observation of one is taken and dropped.
+/// `turn.finish.before` is observed and not intercepted: holding a turn open is a `flow`
+/// effect this backend does not answer.
+const OBSERVED: [(&str, Event); 10] = [
     ("tool.before", Event::PreToolCall),
     ("user.message.inbound", Event::OnUserMessage),
+    ("user.message.outbound", Event::OnOutboundMessage),
     ("tool.after", Event::PostToolCall),
     ("session.start", Event::OnSessionStart),
     ("session.end", Event::OnSessionEnd),
+    ("model.request.before", Event::PreLlmCall),
+    ("model.response.after", Event::PostLlmCall),
+    ("turn.end", Event::OnResponseEnd),
+    ("turn.finish.before", Event::OnStop),
 ];
 
 /// A workspace's hooks behind the Agent Hooks Protocol.
@@ -60,18 +71,33 @@ impl Backend {
         Backend { engine, surface }
     }
 
-    /// The subscriptions this backend advertises on `hooks/configuration`: it intercepts
-    /// tool calls and user messages, fail-closed, with the body of their text.
-    pub fn configuration() -> Value {
-        let events: Vec<&str> = INTERCEPTED.iter().map(|(name, _)| *name).collect();
-        json!({"subscriptions": [{
-            "events": events,
-            "mode": "intercept",
-            "timeoutMs": DEFAULT_TIMEOUT_MS,
-            "failurePolicy": "fail-closed",
-            // Hooks match text: its body is sent, the rest (images, files) as metadata.
-            "content": {"default": "metadata", "text": "body"},
-        }]})
+    /// The subscriptions this backend advertises on `hooks/configuration`: one per event it
+    /// intercepts (tool calls, user messages), fail-closed, with the body of their text, and a
+    /// deadline from the workspace's own hooks (see [`Backend::deadline_ms`]).
+    pub fn configuration(&self) -> Value {
+        let hooks = agent_hooks_runtime::hook_listing(&self.engine).hooks;
+        let subscriptions: Vec<Value> = INTERCEPTED
+            .iter()
+            .map(|(name, event)| {
+                json!({
+                    "events": [name],
+                    "mode": "intercept",
+                    "timeoutMs": deadline_ms(&hooks, *event),
+                    "failurePolicy": "fail-closed",
+                    // Hooks match text: its body is sent, the rest (images, files) as metadata.
+                    "content": {"default": "metadata", "text": "body"},
+                })
+            })
+            .collect();
+        json!({ "subscriptions": subscriptions })
+    }
+
+    /// The deadline this backend advertises for `event`, in ms: what its hooks may take.
+    pub fn deadline_ms(&self, event: Event) -> u64 {
+        deadline_ms(
+            &agent_hooks_runtime::hook_listing(&self.engine).hooks,
+            event,
+        )
     }
 
     /// Answers one message (`line`, one JSON value). `None` for a notification, which is
@@ -115,7 +141,7 @@ impl Backend {
         let answer = match method {
             "hooks/configuration" if !notification => Ok(json!({
                 "protocolVersion": PROTOCOL_VERSION,
-                "configuration": Backend::configuration(),
+                "configuration": self.configuration(),
             })),
             "hooks/intercept" if !notification => self.intercept(&id, params).await,
             "hooks/observe" => {
@@ -192,6 +218,25 @@ impl Backend {
     }
 }
 
+/// The deadline for `event` given the workspace's `hooks` (as `agent-hooks hooks --json` lists
+/// them): hooks that may change a decision run one after another, so at worst the sum of their
+/// own timeouts, plus [`DEADLINE_MARGIN_MS`]. A harness that waited less would apply its fail
+/// mode to an answer still coming.
+fn deadline_ms(hooks: &[Value], event: Event) -> u64 {
+    let hooks_ms: f64 = hooks
+        .iter()
+        .filter(|h| {
+            h["events"]
+                .as_array()
+                .is_some_and(|events| events.iter().any(|e| e == event.name()))
+        })
+        .filter_map(|h| h["timeout_s"].as_f64())
+        .map(|s| (s * 1000.0).ceil())
+        .sum();
+    // Whole milliseconds; a sum too large for u64 saturates.
+    (hooks_ms as u64).saturating_add(DEADLINE_MARGIN_MS)
+}
+
 /// The effects a request lets this backend answer.
 #[derive(Debug, Default)]
 struct Grants {
@@ -251,6 +296,35 @@ fn payload(event: Event, ahp: &Map<String, Value>) -> Option<Map<String, Value>>
                 payload.insert("channel".into(), channel.into());
             }
         }
+        Event::OnOutboundMessage => {
+            let message = ahp.get("message")?;
+            payload.insert(
+                "notification".into(),
+                text_of(message.get("messages")).into(),
+            );
+            payload.insert("type".into(), message.get("channel")?.as_str()?.into());
+        }
+        Event::PreLlmCall | Event::PostLlmCall => {
+            let model = ahp.get("model")?.get("id")?.as_str()?;
+            payload.insert("model".into(), model.into());
+            let items = ahp.get("items")?.as_array()?;
+            if event == Event::PreLlmCall {
+                // The model is asked about the user's last message.
+                let last = items.iter().rev().find(|i| i["role"] == "user");
+                let text = text_of(Some(&Value::Array(last.into_iter().cloned().collect())));
+                payload.insert("last_user_message".into(), text.into());
+            } else {
+                payload.insert("response".into(), text_of(ahp.get("items")).into());
+            }
+        }
+        Event::OnResponseEnd | Event::OnStop => {
+            payload.insert("response".into(), text_of(ahp.get("items")).into());
+            if event == Event::OnStop {
+                let redos = ahp.get("continuationCount")?.as_u64()?;
+                payload.insert("redo_count".into(), redos.into());
+                payload.insert("stop_hook_active".into(), (redos > 0).into());
+            }
+        }
         Event::OnSessionStart | Event::OnSessionEnd => {
             let status = ahp
                 .get("trigger")
@@ -303,7 +377,7 @@ fn effects(event: Event, outcome: &Outcome, granted: &Grants) -> Option<Vec<Valu
             .then(|| vec![json!({"type": "deny", "reason": reason()})]),
         Decision::Continue => {
             let changed = |field: &str| outcome.changed.iter().any(|f| f == field);
-            if event == Event::OnUserMessage && changed("message") {
+            if changed("message") || changed("notification") {
                 // This backend answers no rewrite of a message.
                 return None;
             }

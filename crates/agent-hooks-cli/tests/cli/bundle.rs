@@ -124,7 +124,7 @@ impl Signer {
 }
 
 /// The bundle at `path` with one byte of `file` changed, and its manifest and signatures kept.
-fn tamper(path: &Path, file: &str) {
+pub(crate) fn tamper(path: &Path, file: &str) {
     let bytes = std::fs::read(path).expect("read the bundle");
     let tar = zstd::decode_all(bytes.as_slice()).expect("zstd");
     let mut archive = tar::Archive::new(tar.as_slice());

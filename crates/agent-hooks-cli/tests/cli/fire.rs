@@ -1315,3 +1315,46 @@ fn hooks_see_stop_hook_active_from_redo_count() {
     let redo = ws.fire("on_stop", json!({"response": "done", "redo_count": 1}));
     assert_eq!(redo.warnings(), ["[1, true]"]);
 }
+
+/// A Python host's numbers that a JSON value cannot hold: a 100-bit integer, `NaN`, both
+/// infinities and `1e400` (Python's `inf`).
+const PYTHON_NUMBERS: &str = r#"{"tool_name": "bash", "tool_input": {"command": "ls", "id": 1267650600228229401496703205376, "ratio": NaN, "low": -Infinity, "high": 1e400}}"#;
+
+#[test]
+fn fire_keeps_a_python_hosts_big_integers_nan_and_infinities_exactly() {
+    // The hook keeps the bytes it was given, and gives the input back as its rewrite.
+    let ws = Ws::new()
+        .master(true)
+        .sh(
+            "hooks/keep.sh",
+            r#"input=$(cat)
+printf '%s' "$input" > seen.json
+printf '%s' "$input" | sed -n 's/.*"tool_input": *\({[^}]*}\).*/{"tool_input": \1}/p'
+"#,
+        )
+        .hook(Entry::new("pre_tool_call", "hooks/keep.sh").name("keep"))
+        .approve_all();
+    let out = support::run_piped(
+        ws.command(&["fire", "pre_tool_call"]),
+        PYTHON_NUMBERS.as_bytes(),
+    );
+    let printed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{printed}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = std::fs::read_to_string(ws.root().join("seen.json")).expect("the hook ran");
+    for exact in [
+        "\"id\":1267650600228229401496703205376",
+        "\"ratio\":NaN",
+        "\"low\":-Infinity",
+        "\"high\":Infinity",
+    ] {
+        assert!(seen.contains(exact), "the hook was given {seen}");
+        // The outcome gives them back as the host sent them.
+        assert!(printed.contains(exact), "fire printed {printed}");
+    }
+    assert!(!printed.contains("number:"), "{printed}");
+}

@@ -496,10 +496,22 @@ fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
         "{report}"
     );
     assert!(!ws.exists("marks.txt"));
+    assert_eq!(report["hooks_unconfined"], json!({}), "{report}");
 
     let (_, report) = replay_json(&ws, &[&transcript, "--against", &against, "--run-hooks"]);
     assert_eq!(report["flips_by_kind"]["allow-to-block"], 4, "{report}");
     assert_eq!(report["hooks_run"]["mark"], 4, "{report}");
+    // Its network was not confined, and the report says so of it, and of no built-in guard.
+    let unconfined = report["hooks_unconfined"].as_object().expect("an object");
+    assert_eq!(unconfined.keys().collect::<Vec<_>>(), ["mark"], "{report}");
+    let said = text(&replay(
+        &ws,
+        &[&transcript, "--against", &against, "--run-hooks"],
+    ));
+    assert!(
+        said.contains("  mark: a command hook: it ran in the scratch copy with this machine's network (not confined)"),
+        "{said}"
+    );
     let reason = report["flips"][0]["after"]["reason"]
         .as_str()
         .expect("a reason");
@@ -710,4 +722,178 @@ fn audit_reads_a_gemini_cli_chat_with_the_same_reader_and_matches_its_calls_by_i
             ("write_file", "unseen", None),
         ]
     );
+}
+
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+/// `bundle keygen` into `dir` as `name.pem`/`name.pub`.
+fn keygen(dir: &Path, name: &str) {
+    let out = Command::new(crate::support::BIN)
+        .args([
+            "bundle",
+            "keygen",
+            "--private",
+            &format!("{name}.pem"),
+            "--public",
+            &format!("{name}.pub"),
+        ])
+        .current_dir(dir)
+        .output()
+        .expect("run agent-hooks bundle keygen");
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+#[test]
+fn a_signed_bundle_is_a_policy_and_a_tampered_or_foreign_one_is_refused_naming_the_file() {
+    let ws = tightened();
+    let (_, from_tree) = replay_json(&ws, &[&all_fixtures(), "--against", "HEAD"]);
+    let keys = tempfile::tempdir().expect("tempdir");
+    keygen(keys.path(), "key");
+    keygen(keys.path(), "other");
+    let bundle = keys.path().join("strict.tar.zst");
+    let bundle_text = bundle.display().to_string();
+    let root = ws.root().display().to_string();
+    for args in [
+        vec!["bundle", "build", &root, "-o", &bundle_text],
+        vec!["bundle", "sign", &bundle_text, "--key", "key.pem"],
+    ] {
+        let out = Command::new(crate::support::BIN)
+            .args(&args)
+            .current_dir(keys.path())
+            .output()
+            .expect("run agent-hooks bundle");
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+    }
+    let key = keys.path().join("key.pub").display().to_string();
+    let other = keys.path().join("other.pub").display().to_string();
+
+    // The bundle under test against HEAD, with `extra` arguments.
+    let fixtures = all_fixtures();
+    let args = |extra: &[&'static str]| -> Vec<String> {
+        let mut args = vec![fixtures.clone(), "--policy".into(), bundle_text.clone()];
+        args.extend(["--against", "HEAD"].map(String::from));
+        args.extend(extra.iter().map(|a| a.to_string()));
+        args
+    };
+    let with_key = |key: &str| {
+        let mut all = args(&["--policy-key"]);
+        all.push(key.to_owned());
+        all
+    };
+
+    // The bundle of the tightened tree flips exactly what the tree itself does.
+    let (code, report) = replay_json(&ws, &strs(&with_key(&key)));
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(flips(&report), flips(&from_tree));
+    assert!(!flips(&report).is_empty(), "{report}");
+    assert_eq!(report["policy"], format!("bundle {bundle_text}"));
+
+    // Without a key the files are still checked, and the unchecked signature is said.
+    let out = replay(&ws, &strs(&args(&[])));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("its signature was not"),
+        "{}",
+        text(&out)
+    );
+
+    // Signed by a key not trusted: refused.
+    let out = replay(&ws, &strs(&with_key(&other)));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("signed by no trusted key"),
+        "{}",
+        text(&out)
+    );
+
+    // One changed byte: refused, the file named, with or without a key.
+    crate::bundle::tamper(&bundle, "config/agent.yaml");
+    for keyed in [true, false] {
+        let mut args = vec![fixtures.clone(), "--against".into(), bundle_text.clone()];
+        if keyed {
+            args.extend(["--policy-key".into(), key.clone()]);
+        }
+        let out = replay(&ws, &strs(&args));
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        let said = text(&out);
+        assert!(
+            said.contains("the bundle is refused") && said.contains("config/agent.yaml"),
+            "{said}"
+        );
+    }
+}
+
+/// A stop hook that refuses a stop unless the agent was already sent on (`stop_hook_active`),
+/// and says the redo count it was given.
+const FIRST_STOP_REFUSED: &str = r#"
+    input=$(cat)
+    count=$(printf '%s' "$input" | sed -n 's/.*"redo_count": *\([0-9]*\).*/\1/p')
+    case "$input" in
+        *'"stop_hook_active":true'*|*'"stop_hook_active": true'*) ;;
+        *) printf '{"decision": "block", "reason": "redo_count %s: run the tests"}\n' "$count" ;;
+    esac
+"#;
+
+#[test]
+fn a_stop_a_hook_refused_in_the_transcript_is_replayed_and_the_next_stop_has_its_redo_count() {
+    let baseline = Ws::new();
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/stop.sh", FIRST_STOP_REFUSED)
+        .hook(Entry::new("on_stop", "hooks/stop.sh").name("tests_first"))
+        .approve_all();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let id = "5b0e2a44-1c7d-4e8f-9a3b-6d2c8e1f0a77";
+    let line = |n: usize, kind: &str, extra: Value| {
+        let mut record = json!({
+            "type": kind, "sessionId": id, "uuid": format!("{id}-{n}"),
+            "timestamp": format!("2026-11-28T10:00:0{n}.000Z"),
+        });
+        if let (Some(record), Some(extra)) = (record.as_object_mut(), extra.as_object()) {
+            record.extend(extra.clone());
+        }
+        format!("{record}\n")
+    };
+    let text = [
+        line(1, "user", json!({"message": {"role": "user", "content": "Fix the rounding bug."}})),
+        line(2, "assistant", json!({"message": {"role": "assistant", "content": [{"type": "text", "text": "Fixed."}]}})),
+        // Claude Code's record of the live stop hook's refusal.
+        line(3, "user", json!({"isMeta": true, "message": {"role": "user", "content": "Stop hook feedback:\n[hooks/stop.sh]: run the tests"}})),
+        line(4, "assistant", json!({"message": {"role": "assistant", "content": [{"type": "text", "text": "Tests pass."}]}})),
+    ]
+    .concat();
+    let transcript = dir.path().join(format!("{id}.jsonl"));
+    std::fs::write(&transcript, text).expect("write the session");
+    let transcript = transcript.display().to_string();
+    let against = baseline.root().display().to_string();
+    let (code, report) = replay_json(&ws, &[&transcript, "--against", &against, "--run-hooks"]);
+    assert_eq!(code, Some(0), "{report}");
+    let steps = timeline(&report, "claude");
+    assert!(
+        steps.ends_with(&[
+            "stop refused [on_stop]".to_owned(),
+            "reply [post_llm_call]".to_owned(),
+            "response end [on_response_end]".to_owned(),
+            "stop [on_stop]".to_owned()
+        ]),
+        "{steps:?}"
+    );
+    // The refused stop is refused again, with redo_count 0; the last stop, sent on once, is
+    // let through as it was live: one flip, not two.
+    let flipped: Vec<(String, String)> = report["flips"]
+        .as_array()
+        .expect("flips")
+        .iter()
+        .map(|f| {
+            (
+                f["step"].as_str().unwrap_or("").to_owned(),
+                f["after"]["reason"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(flipped.len(), 1, "{report}");
+    assert_eq!(flipped[0].0, "stop refused", "{report}");
+    assert!(flipped[0].1.contains("redo_count 0"), "{report}");
 }

@@ -96,6 +96,171 @@ fn the_sidecar_answers_agent_hooks_protocol_messages() {
     assert_eq!(status, 202);
 }
 
+#[test]
+fn each_subscriptions_deadline_is_what_its_hooks_may_take() {
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/guard.sh", GUARD)
+        .hook(
+            Entry::new("pre_tool_call", "hooks/guard.sh")
+                .name("guard")
+                .timeout(7),
+        )
+        .hook(
+            Entry::new("pre_tool_call", "hooks/guard.sh")
+                .name("second")
+                .timeout(20),
+        )
+        .hook(
+            Entry::new("on_user_message", "hooks/guard.sh")
+                .name("words")
+                .timeout(3),
+        )
+        .approve_all();
+    let server = Server::start(&ws);
+    let (status, answer) = server.post(
+        "/v1/standards/ahp",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "hooks/configuration",
+            "params": {"protocolVersion": "draft"}}),
+    );
+    assert_eq!(status, 200);
+    let deadlines: Vec<(String, u64)> = answer["result"]["configuration"]["subscriptions"]
+        .as_array()
+        .expect("subscriptions")
+        .iter()
+        .map(|s| {
+            (
+                s["events"][0].as_str().unwrap_or("").to_owned(),
+                s["timeoutMs"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    // Both tool hooks may run one after the other: 7 s + 20 s, and a second for the runtime.
+    assert_eq!(
+        deadlines,
+        [
+            ("tool.before".to_owned(), 28_000),
+            ("user.message.inbound".to_owned(), 4_000),
+            ("user.message.outbound".to_owned(), 1_000)
+        ],
+        "{answer}"
+    );
+}
+
+/// A hook that appends what it was given to `seen.jsonl`, and refuses anything secret.
+const RECORDER: &str = r#"input=$(cat)
+printf '%s\n' "$input" >> seen.jsonl
+case "$input" in *secret*) echo '{"decision": "block", "reason": "no secrets out"}' ;; esac
+"#;
+
+#[test]
+fn every_draft_event_with_a_canonical_counterpart_reaches_its_hooks_and_the_rest_are_unsupported() {
+    let mut ws = Ws::new().master(true).sh("hooks/record.sh", RECORDER);
+    for event in [
+        "on_outbound_message",
+        "pre_llm_call",
+        "post_llm_call",
+        "on_response_end",
+        "on_stop",
+    ] {
+        ws = ws.hook(Entry::new(event, "hooks/record.sh").name(&format!("record_{event}")));
+    }
+    let ws = ws.approve_all();
+    let server = Server::start(&ws);
+    let envelope = |kind: &str, extra: serde_json::Value| {
+        let mut event = json!({
+            "id": format!("e-{kind}"), "source": "urn:tests", "type": kind,
+            "time": "2026-01-01T00:00:00Z", "harness": {"name": "tests", "version": "1"},
+            "session": {"id": "s-1"},
+        });
+        if let (Some(event), Some(extra)) = (event.as_object_mut(), extra.as_object()) {
+            event.extend(extra.clone());
+        }
+        event
+    };
+    let said =
+        |text: &str| json!([{"role": "assistant", "parts": [{"type": "text", "text": text}]}]);
+    let intercept = |event: serde_json::Value| {
+        let id = event["id"].clone();
+        server.post(
+            "/v1/standards/ahp",
+            json!({"jsonrpc": "2.0", "id": id, "method": "hooks/intercept", "params": {
+                "protocolVersion": "draft", "event": event,
+                "capabilities": {"effects": ["deny"]}}}),
+        )
+    };
+    let outbound = |text: &str| {
+        envelope(
+            "user.message.outbound",
+            json!({"message": {"channel": "slack", "messages": said(text)}}),
+        )
+    };
+    let (status, answer) = intercept(outbound("the secret is 42"));
+    assert_eq!(status, 200);
+    assert_eq!(
+        answer["result"]["effects"],
+        json!([{"type": "deny", "reason": "no secrets out"}]),
+        "{answer}"
+    );
+    let (_, answer) = intercept(outbound("done"));
+    assert_eq!(answer["result"]["effects"], json!([]), "{answer}");
+    // No canonical counterpart: the documented error.
+    let (_, answer) = intercept(envelope(
+        "model.switch.before",
+        json!({"model": {"id": "m", "provider": "p"}}),
+    ));
+    assert_eq!(answer["error"]["code"], -32002, "{answer}");
+    assert_eq!(answer["error"]["message"], "Unsupported event", "{answer}");
+
+    let model = json!({"id": "m-1", "provider": "tests"});
+    for event in [
+        envelope(
+            "model.request.before",
+            json!({"model": model, "items": [{"role": "user", "parts": [{"type": "text", "text": "fix it"}]}]}),
+        ),
+        envelope(
+            "model.response.after",
+            json!({"model": model, "items": said("fixed")}),
+        ),
+        envelope(
+            "turn.end",
+            json!({"items": said("all fixed"), "continuationCount": 0}),
+        ),
+        envelope(
+            "turn.finish.before",
+            json!({"items": said("all fixed"), "continuationCount": 2}),
+        ),
+    ] {
+        let (status, _) = server.post(
+            "/v1/standards/ahp",
+            json!({"jsonrpc": "2.0", "method": "hooks/observe",
+                "params": {"protocolVersion": "draft", "event": event}}),
+        );
+        assert_eq!(status, 202);
+    }
+    let seen: Vec<serde_json::Value> = std::fs::read_to_string(ws.root().join("seen.jsonl"))
+        .expect("the hooks ran")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a payload"))
+        .collect();
+    let of = |event: &str| {
+        seen.iter()
+            .find(|p| p["event"] == event || p["hook_event_name"] == event)
+            .unwrap_or_else(|| panic!("no {event} in {seen:?}"))
+    };
+    assert_eq!(
+        of("on_outbound_message")["notification"],
+        "the secret is 42"
+    );
+    assert_eq!(of("on_outbound_message")["type"], "slack");
+    assert_eq!(of("pre_llm_call")["last_user_message"], "fix it");
+    assert_eq!(of("pre_llm_call")["model"], "m-1");
+    assert_eq!(of("post_llm_call")["response"], "fixed");
+    assert_eq!(of("on_response_end")["response"], "all fixed");
+    assert_eq!(of("on_stop")["redo_count"], 2);
+    assert_eq!(of("on_stop")["stop_hook_active"], true);
+}
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }

@@ -13,6 +13,10 @@ use serde_json::Value;
 use super::transcript::{AuditError, Calls, Entry, ResultStatus, Step, Transcript, text_of};
 
 /// What Claude Code writes in a tool result when the user refused or interrupted the call.
+/// How Claude Code records a stop hook's refusal, as a user record (marked `isMeta` by
+/// recent versions, not by older ones).
+const STOP_FEEDBACK: &str = "Stop hook feedback:";
+
 const INTERRUPTED: [&str; 2] = [
     "The user doesn't want to proceed with this tool use",
     "[Request interrupted by user",
@@ -153,6 +157,13 @@ fn steps(
             "user" => {
                 if record.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
                     transcript.ignore("user (compact summary)");
+                    continue;
+                }
+                let feedback = content
+                    .map(text_of)
+                    .filter(|said| subagent.is_none() && said.starts_with(STOP_FEEDBACK));
+                if let Some(text) = feedback {
+                    push(Step::StopRefused { text });
                     continue;
                 }
                 if record.get("isMeta").and_then(Value::as_bool) == Some(true) {

@@ -101,6 +101,12 @@ pub enum Step {
     },
     /// The agent compacted its context.
     Compaction,
+    /// A stop hook refused the stop and sent the agent on with `text` (Claude Code records it
+    /// as "Stop hook feedback: ..."): the turn goes on, one redo more.
+    StopRefused {
+        /// What the hook said.
+        text: String,
+    },
 }
 
 /// A step and where it was read.
