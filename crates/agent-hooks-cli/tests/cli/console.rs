@@ -301,3 +301,50 @@ fn requests_without_a_session_and_a_spent_login_link_are_refused() {
     let (status, _) = http_with(sidecar.console, "GET", "/", b"", "evil.example:80", "");
     assert_eq!(status, 403);
 }
+
+#[test]
+#[cfg_attr(
+    not(have_chromium),
+    ignore = "needs chromium on PATH (.ci/run installs it)"
+)]
+fn a_changed_hook_is_approved_after_its_diff_is_shown() {
+    let ws = guarded();
+    let script = ws.root().join("hooks/guard.sh");
+    let approved = std::fs::read_to_string(&script).expect("read the approved script");
+    std::fs::write(
+        &script,
+        approved.replace(
+            "esac",
+            "  *'curl'*) echo '{\"decision\": \"block\"}' ;;\nesac",
+        ),
+    )
+    .expect("change the script");
+    let sidecar = serve_console(&ws);
+    let mut browser = Browser::start();
+    browser.goto(&sidecar.link);
+    browser.wait_for("document.getElementById('live-state')?.textContent === 'live'");
+    browser.goto(&format!("http://127.0.0.1:{}/#hooks", sidecar.console));
+    browser.wait_for("document.querySelector('tr[data-hook=guard] button.review') !== null");
+    // Nothing to approve before the changes are shown.
+    assert_eq!(
+        browser.eval("document.querySelector('tr[data-hook=guard] button.approve') === null"),
+        json!(true)
+    );
+    browser.eval("document.querySelector('tr[data-hook=guard] button.review').click(); true");
+    browser.wait_for(
+        "[...document.querySelectorAll('tr[data-changes-of=guard] pre.diff .added')]\
+         .some(line => line.textContent.startsWith('+ ') && line.textContent.includes('curl'))",
+    );
+    assert_eq!(
+        browser.eval(
+            "[...document.querySelectorAll('tr[data-changes-of=guard] pre.diff .removed')].length"
+        ),
+        json!(0),
+        "only a line was added"
+    );
+    browser
+        .eval("document.querySelector('tr[data-changes-of=guard] button.approve').click(); true");
+    browser.wait_for("document.querySelector('tr[data-hook=guard] button.revoke') !== null");
+    let listed = support::list_text(&ws);
+    assert!(!listed.contains("changed"), "{listed}");
+}

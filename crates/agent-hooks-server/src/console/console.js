@@ -85,7 +85,13 @@ async function loadHooks() {
     run.appendChild(text("code", h.run));
     tr.appendChild(run);
     const actions = document.createElement("td");
-    if (h.approval_key) {
+    if (h.approval_key && h.health === "changed") {
+      // A changed hook is approved only after its changes are on the screen.
+      const review = text("button", "Review changes", "review");
+      review.type = "button";
+      review.onclick = () => reviewChanges(h, tr, state);
+      actions.appendChild(review);
+    } else if (h.approval_key) {
       const approved = (h.approved_events || []).length > 0;
       const button = text("button", approved ? "Revoke" : "Approve", approved ? "revoke" : "approve");
       button.type = "button";
@@ -101,6 +107,60 @@ async function loadHooks() {
     tr.appendChild(actions);
     rows.appendChild(tr);
   }
+}
+
+// A line diff (longest common subsequence): "  " kept, "- " approved only, "+ " new.
+function diffLines(before, after) {
+  const a = before.split("\n"), b = after.split("\n");
+  const n = a.length, m = b.length;
+  const common = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      common[i][j] = a[i] === b[j] ? common[i + 1][j + 1] + 1 : Math.max(common[i + 1][j], common[i][j + 1]);
+  const out = [];
+  let i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) { out.push(["  ", a[i]]); i++; j++; }
+    else if (j < m && (i === n || common[i][j + 1] >= common[i + 1][j])) { out.push(["+ ", b[j]]); j++; }
+    else { out.push(["- ", a[i]]); i++; }
+  }
+  return out;
+}
+
+async function reviewChanges(h, tr, state) {
+  const answer = await (await fetch("/api/hooks/changes?key=" + encodeURIComponent(h.approval_key))).json();
+  if (!answer.ok) { state.textContent = answer.error; return; }
+  const cell = document.createElement("td");
+  cell.colSpan = 6;
+  cell.appendChild(text("p", h.why));
+  for (const f of answer.files.filter(f => f.changed)) {
+    cell.appendChild(text("h3", f.path));
+    const pre = document.createElement("pre");
+    pre.className = "diff";
+    if (f.approved == null) {
+      pre.appendChild(text("span", "(the approved text was not kept: approved before this version, or over 1 MiB)"));
+    } else {
+      for (const [mark, line] of diffLines(f.approved, f.now == null ? "" : f.now)) {
+        pre.appendChild(text("span", mark + line + "\n", mark === "+ " ? "added" : mark === "- " ? "removed" : ""));
+      }
+    }
+    cell.appendChild(pre);
+  }
+  const approve = text("button", "Approve these changes", "approve");
+  approve.type = "button";
+  approve.onclick = async () => {
+    try {
+      await post("/api/hooks/approve", { key: h.approval_key });
+      state.textContent = `approved ${h.name}`;
+      loadHooks();
+    } catch (e) { state.textContent = e.message; }
+  };
+  cell.appendChild(approve);
+  const row = document.createElement("tr");
+  row.className = "changes";
+  row.dataset.changesOf = h.name;
+  row.appendChild(cell);
+  tr.after(row);
 }
 
 document.addEventListener("DOMContentLoaded", async () => {

@@ -170,6 +170,7 @@ fn router(console: Arc<Console>) -> Router {
         .route("/api/session", get(session))
         .route("/api/live", get(live))
         .route("/api/hooks", get(hooks))
+        .route("/api/hooks/changes", get(changes))
         .route("/api/hooks/approve", post(approve))
         .route("/api/hooks/revoke", post(revoke))
         .route_layer(middleware::from_fn_with_state(console.clone(), guard));
@@ -379,6 +380,26 @@ async fn hooks(State(console): State<Arc<Console>>) -> Response {
             "hooks": listing.hooks,
         }))
         .into_response(),
+        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+/// What changed in a hook's files since its approval: the approved text beside today's.
+async fn changes(
+    State(console): State<Arc<Console>>,
+    axum::extract::Query(query): axum::extract::Query<Approval>,
+) -> Response {
+    let engine = console
+        .slot
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    let found = tokio::task::spawn_blocking(move || {
+        agent_hooks_runtime::approved_file_texts(engine.workspace(), &query.key)
+    })
+    .await;
+    match found {
+        Ok(files) => axum::Json(json!({"ok": true, "files": files})).into_response(),
         Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
 }
