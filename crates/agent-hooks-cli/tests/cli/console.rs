@@ -188,6 +188,15 @@ impl Browser {
     }
 }
 
+/// A sidecar with the console, and a browser signed in with its link on the live page.
+fn signed_in(ws: &Ws) -> (Sidecar, Browser) {
+    let sidecar = serve_console(ws);
+    let mut browser = Browser::start();
+    browser.goto(&sidecar.link);
+    browser.wait_for("document.getElementById('live-state')?.textContent === 'live'");
+    (sidecar, browser)
+}
+
 fn guarded() -> Ws {
     Ws::new()
         .master(true)
@@ -203,10 +212,7 @@ fn guarded() -> Ws {
 )]
 fn a_browser_signs_in_with_the_printed_link_and_sees_a_decision_live() {
     let ws = guarded();
-    let sidecar = serve_console(&ws);
-    let mut browser = Browser::start();
-    browser.goto(&sidecar.link);
-    browser.wait_for("document.getElementById('live-state')?.textContent === 'live'");
+    let (sidecar, mut browser) = signed_in(&ws);
     // The session cookie is HttpOnly: the page's own script cannot read it.
     assert_eq!(browser.eval("document.cookie"), json!(""));
 
@@ -245,10 +251,7 @@ fn a_hook_is_approved_from_the_hooks_page() {
         .master(true)
         .sh("hooks/guard.sh", GUARD)
         .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"));
-    let sidecar = serve_console(&ws);
-    let mut browser = Browser::start();
-    browser.goto(&sidecar.link);
-    browser.wait_for("document.getElementById('live-state')?.textContent === 'live'");
+    let (sidecar, mut browser) = signed_in(&ws);
     browser.goto(&format!("http://127.0.0.1:{}/#hooks", sidecar.console));
     browser.wait_for("document.querySelector('tr[data-hook=guard] button.approve') !== null");
     browser.eval("document.querySelector('tr[data-hook=guard] button.approve').click(); true");
@@ -319,10 +322,7 @@ fn a_changed_hook_is_approved_after_its_diff_is_shown() {
         ),
     )
     .expect("change the script");
-    let sidecar = serve_console(&ws);
-    let mut browser = Browser::start();
-    browser.goto(&sidecar.link);
-    browser.wait_for("document.getElementById('live-state')?.textContent === 'live'");
+    let (sidecar, mut browser) = signed_in(&ws);
     browser.goto(&format!("http://127.0.0.1:{}/#hooks", sidecar.console));
     browser.wait_for("document.querySelector('tr[data-hook=guard] button.review') !== null");
     // Nothing to approve before the changes are shown.

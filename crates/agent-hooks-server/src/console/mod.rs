@@ -368,20 +368,11 @@ async fn live(
 }
 
 async fn hooks(State(console): State<Arc<Console>>) -> Response {
-    let engine = console
-        .slot
-        .read()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone();
-    match tokio::task::spawn_blocking(move || agent_hooks_runtime::hook_listing(&engine)).await {
-        Ok(listing) => axum::Json(json!({
-            "ok": true,
-            "master_enabled": listing.master_enabled,
-            "hooks": listing.hooks,
-        }))
-        .into_response(),
-        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-    }
+    on_engine(&console, |engine| {
+        let listing = agent_hooks_runtime::hook_listing(engine);
+        Ok(json!({"master_enabled": listing.master_enabled, "hooks": listing.hooks}))
+    })
+    .await
 }
 
 /// What changed in a hook's files since its approval: the approved text beside today's.
@@ -389,19 +380,11 @@ async fn changes(
     State(console): State<Arc<Console>>,
     axum::extract::Query(query): axum::extract::Query<Approval>,
 ) -> Response {
-    let engine = console
-        .slot
-        .read()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone();
-    let found = tokio::task::spawn_blocking(move || {
-        agent_hooks_runtime::approved_file_texts(engine.workspace(), &query.key)
+    on_engine(&console, move |engine| {
+        let files = agent_hooks_runtime::approved_file_texts(engine.workspace(), &query.key);
+        Ok(json!({"files": files}))
     })
-    .await;
-    match found {
-        Ok(files) => axum::Json(json!({"ok": true, "files": files})).into_response(),
-        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-    }
+    .await
 }
 
 #[derive(serde::Deserialize)]
@@ -415,35 +398,41 @@ async fn approve(
     State(console): State<Arc<Console>>,
     axum::Json(body): axum::Json<Approval>,
 ) -> Response {
-    let engine = console
-        .slot
-        .read()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone();
-    let done = tokio::task::spawn_blocking(move || engine.approve(None, &body.key)).await;
-    match done {
-        Ok(Ok(events)) => axum::Json(json!({
-            "ok": true,
-            "events": events.iter().map(|e| e.name()).collect::<Vec<_>>(),
-        }))
-        .into_response(),
-        Ok(Err(e)) => refuse(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
-        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-    }
+    on_engine(&console, move |engine| {
+        let events = engine.approve(None, &body.key)?;
+        Ok(json!({"events": events.iter().map(|e| e.name()).collect::<Vec<_>>()}))
+    })
+    .await
 }
 
 async fn revoke(
     State(console): State<Arc<Console>>,
     axum::Json(body): axum::Json<Approval>,
 ) -> Response {
+    on_engine(&console, move |engine| {
+        Ok(json!({"removed": engine.revoke(&body.key)?}))
+    })
+    .await
+}
+
+/// Runs `act` on the engine in force, off the async threads (approving hashes files), and
+/// answers with its fields beside `"ok": true`, or its error.
+async fn on_engine(
+    console: &Console,
+    act: impl FnOnce(&agent_hooks_runtime::Engine) -> Result<Value, agent_hooks_runtime::EngineError>
+    + Send
+    + 'static,
+) -> Response {
     let engine = console
         .slot
         .read()
         .unwrap_or_else(|p| p.into_inner())
         .clone();
-    let done = tokio::task::spawn_blocking(move || engine.revoke(&body.key)).await;
-    match done {
-        Ok(Ok(removed)) => axum::Json(json!({"ok": true, "removed": removed})).into_response(),
+    match tokio::task::spawn_blocking(move || act(&engine)).await {
+        Ok(Ok(mut answer)) => {
+            answer["ok"] = json!(true);
+            axum::Json(answer).into_response()
+        }
         Ok(Err(e)) => refuse(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
         Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
