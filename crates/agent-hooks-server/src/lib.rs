@@ -518,8 +518,12 @@ async fn serve_inner(
     };
     ready(&endpoint);
     let feed = console.map(|started| {
-        // Like Jupyter's: whoever opens it first is signed in, and it is spent.
-        println!("agent-hooks console: {}", started.link);
+        // Like Jupyter's: whoever opens it first is signed in, and it is spent. A host that
+        // closed stdout after the ready line loses the link, not the sidecar.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stdout(),
+            format!("agent-hooks console: {}\n", started.link).as_bytes(),
+        );
         started.feed
     });
     if let Some(policy) = policy {
