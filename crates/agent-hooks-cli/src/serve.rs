@@ -57,7 +57,20 @@ pub(crate) struct TeamArgs {
     /// A public key (PEM) the policy's signature must be by; repeat for more.
     #[arg(long = "policy-key", value_name = "FILE", requires = "policy")]
     pub(crate) policy_keys: Vec<PathBuf>,
+    /// Serve the web console on this loopback address (alone: 127.0.0.1:8788) and print its
+    /// one-time login link. See docs/console.md.
+    #[arg(
+        long,
+        value_name = "IP:PORT",
+        num_args = 0..=1,
+        default_missing_value = DEFAULT_CONSOLE,
+        conflicts_with_all = ["tls_cert", "tokens"]
+    )]
+    pub(crate) console: Option<String>,
 }
+
+/// The address `--console` alone stands for.
+const DEFAULT_CONSOLE: &str = "127.0.0.1:8788";
 
 pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> ExitCode {
     if !(place.body_timeout.is_finite() && place.body_timeout > 0.0 && place.body_timeout <= 3600.0)
@@ -69,6 +82,17 @@ pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> Exi
         return ExitCode::from(2);
     }
     options.body_timeout = Duration::from_secs_f64(place.body_timeout);
+    if let Some(console) = &place.team.console {
+        match console.parse::<SocketAddr>() {
+            Ok(addr) => options.console = Some(addr),
+            Err(e) => {
+                eprintln!(
+                    "agent-hooks serve: --console {console}: expected IP:PORT, e.g. {DEFAULT_CONSOLE} ({e})"
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
     let transport = match &place.listen {
         None if place.rotate_token => return rotate_only(),
         None => Transport::Unix(place.socket.clone()),

@@ -134,4 +134,4 @@ pub use dispatch::{DRY_RUN_ENV, DispatchOptions, ReplayMode};
 pub use engine::{Engine, EngineError};
 pub use inspect::listing::{HookListing, hook_listing};
 pub use snapshot::Snapshot;
-pub use trust::TrustError;
+pub use trust::{ApprovedFileText, TrustError, approved_file_texts};

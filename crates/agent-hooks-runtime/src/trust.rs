@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -240,6 +240,7 @@ pub(crate) fn approve(
             }
         }
     }
+    keep_texts(ws, &files);
     update(ws, |list| {
         let now = agent_hooks_core::diag::now_rfc3339();
         for event in events {
@@ -264,6 +265,91 @@ pub(crate) fn approve(
             });
         }
     })
+}
+
+/// Files up to this size have their approved text kept, so a change can be shown as a diff.
+const KEEP_TEXT: usize = 1 << 20;
+
+/// Where approved texts are kept: the runtime's own directory for the workspace, outside the
+/// workspace like the approvals, each file named by its SHA-256.
+fn kept_dir(ws: &Workspace) -> PathBuf {
+    ws.runtime_dir().join("approved")
+}
+
+/// Keeps a copy of each approved file's text. Only for showing what changed: drift is still
+/// decided by the digests alone, so a copy that cannot be written is a warning, not a failure.
+fn keep_texts(ws: &Workspace, files: &[ApprovedFile]) {
+    let dir = kept_dir(ws);
+    for file in files {
+        let Ok(bytes) = fs::read(&file.path) else {
+            continue;
+        };
+        // Only the content that was approved, whatever was written since it was hashed.
+        if bytes.len() > KEEP_TEXT || hex(&Sha256::digest(&bytes)) != file.sha256 {
+            continue;
+        }
+        let kept = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .and_then(|()| fs::write(dir.join(&file.sha256), &bytes));
+        if let Err(e) = kept {
+            tracing::warn!(
+                "could not keep the approved text of {} in {}: {e}; its changes cannot be shown as a diff",
+                file.path.display(),
+                dir.display()
+            );
+        }
+    }
+}
+
+/// One file an approved hook runs: its text when approved (when kept, and only if the kept
+/// copy still has the approved digest) and its text now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApprovedFileText {
+    /// The file.
+    pub path: PathBuf,
+    /// Whether its content differs from the approved content.
+    pub changed: bool,
+    /// The approved text; `None` when it was approved before texts were kept, or is larger
+    /// than 1 MiB.
+    pub approved: Option<String>,
+    /// The text now; `None` when the file cannot be read or is larger than 1 MiB.
+    pub now: Option<String>,
+}
+
+/// The files of the latest approval of `key` in `ws`, each with its approved and current text.
+pub fn approved_file_texts(ws: &Workspace, key: &str) -> Vec<ApprovedFileText> {
+    let Ok(list) = Approvals::load(ws) else {
+        return Vec::new();
+    };
+    let Some(approval) = list.approvals.iter().rev().find(|a| a.command == key) else {
+        return Vec::new();
+    };
+    let text_of = |bytes: Vec<u8>| {
+        (bytes.len() <= KEEP_TEXT).then(|| String::from_utf8_lossy(&bytes).into_owned())
+    };
+    let dir = kept_dir(ws);
+    approval
+        .files
+        .iter()
+        .map(|file| {
+            let approved = fs::read(dir.join(&file.sha256))
+                .ok()
+                .filter(|bytes| hex(&Sha256::digest(bytes)) == file.sha256)
+                .and_then(text_of);
+            let now = fs::read(&file.path).ok();
+            let changed = now
+                .as_ref()
+                .is_none_or(|bytes| hex(&Sha256::digest(bytes)) != file.sha256);
+            ApprovedFileText {
+                path: file.path.clone(),
+                changed,
+                approved,
+                now: now.and_then(text_of),
+            }
+        })
+        .collect()
 }
 
 /// Removes every approval of `command`; returns how many pairs were removed.

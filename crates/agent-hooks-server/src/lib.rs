@@ -22,6 +22,7 @@
 #![cfg_attr(not(test), warn(unused_crate_dependencies))]
 
 mod bundle;
+mod console;
 mod listen;
 mod owner;
 mod policy;
@@ -119,6 +120,9 @@ pub enum ServeError {
     /// The token, the allow list or the socket's place cannot be used safely.
     #[error(transparent)]
     Owner(#[from] OwnerError),
+    /// The console (`serve --console`) could not start.
+    #[error("{0}")]
+    Console(String),
     /// The file watcher that drives hot reload could not start.
     #[error(transparent)]
     Watch(#[from] WatchError),
@@ -141,6 +145,8 @@ pub(crate) struct AppState {
     /// A team service: its callers are elsewhere, so a bridge's forwarded call is answered in
     /// full here (no bridge process with this workspace could run the rest).
     team: bool,
+    /// The console's browsers (`serve --console`), told of each dispatch.
+    console: Option<console::Feed>,
 }
 
 impl AppState {
@@ -153,13 +159,18 @@ impl AppState {
 
 /// The router of the sidecar, without the listener (tests and embedders mount it themselves).
 pub fn router(engine: Arc<Engine>) -> Router {
-    routes(Arc::new(std::sync::RwLock::new(engine)), false, None)
+    routes(Arc::new(std::sync::RwLock::new(engine)), false, None, None)
         .layer(middleware::from_fn(loopback_only))
 }
 
 /// The routes of a sidecar or (`team`) of a team service, whose callers may be anywhere: it
 /// neither asks for a loopback peer nor a loopback `Host`.
-fn routes(slot: policy::Slot, team: bool, traces: Option<traces::Traces>) -> Router<()> {
+fn routes(
+    slot: policy::Slot,
+    team: bool,
+    traces: Option<traces::Traces>,
+    console: Option<console::Feed>,
+) -> Router<()> {
     // Read once: the limit is the sidecar's, set when it starts.
     let max_body = slot
         .read()
@@ -172,6 +183,7 @@ fn routes(slot: policy::Slot, team: bool, traces: Option<traces::Traces>) -> Rou
         started: std::time::Instant::now(),
         traces,
         team,
+        console,
     });
     let mut router = Router::new();
     // One route per agent, each answering in that agent's own format.
@@ -307,6 +319,9 @@ pub struct ServeOptions {
     pub body_timeout: Duration,
     /// How many connections one client (a uid on the socket, an address on TCP) may hold.
     pub max_client_connections: usize,
+    /// Serve the web console on this loopback address (`serve --console`, `docs/console.md`);
+    /// its one-time login link is printed on stdout after the ready line.
+    pub console: Option<SocketAddr>,
 }
 
 impl Default for ServeOptions {
@@ -317,6 +332,7 @@ impl Default for ServeOptions {
             exit_on_stdin_eof: false,
             body_timeout: DEFAULT_BODY_TIMEOUT,
             max_client_connections: DEFAULT_MAX_CLIENT_CONNECTIONS,
+            console: None,
         }
     }
 }
@@ -491,18 +507,34 @@ async fn serve_inner(
             "serving TCP without a token (--insecure-no-token): every user of this machine can approve hooks, fire events and turn the hooks off"
         );
     }
-    ready(&endpoint);
-
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let slot: policy::Slot = Arc::new(std::sync::RwLock::new(engine.clone()));
+    let console = match options.console {
+        None => None,
+        Some(addr) => Some(
+            console::start(addr, slot.clone(), stop_rx.clone())
+                .await
+                .map_err(|e| ServeError::Console(e.to_string()))?,
+        ),
+    };
+    ready(&endpoint);
+    let feed = console.map(|started| {
+        // Like Jupyter's: whoever opens it first is signed in, and it is spent. A host that
+        // closed stdout after the ready line loses the link, not the sidecar.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stdout(),
+            format!("agent-hooks console: {}\n", started.link).as_bytes(),
+        );
+        started.feed
+    });
     if let Some(policy) = policy {
         tokio::spawn(policy::follow(policy, slot.clone(), stop_rx.clone()));
     }
     let traces = traces::Traces::from_env();
     let app = if matches!(gate, listen::Gate::Team(_)) {
-        routes(slot, true, traces)
+        routes(slot, true, traces, feed)
     } else {
-        routes(slot, false, traces).layer(middleware::from_fn(loopback_only))
+        routes(slot, false, traces, feed).layer(middleware::from_fn(loopback_only))
     };
     let server = tokio::spawn(listen::run(
         listener,
@@ -911,6 +943,9 @@ async fn dispatch(
         )
         .await;
     state.stats.record(&outcome);
+    if let Some(console) = &state.console {
+        console.decision(event.name(), &outcome);
+    }
     if let Some(traces) = &state.traces {
         traces.dispatch(traces::Dispatch {
             route: "/v1/events/{event}",

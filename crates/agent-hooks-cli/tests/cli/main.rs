@@ -17,6 +17,7 @@ mod checked_input;
 mod claude;
 mod clients;
 mod codex;
+mod console;
 mod convert;
 mod copilot;
 mod cursor;

@@ -1,0 +1,350 @@
+//! `agent-hooks serve --console` in a real headless Chromium, driven through the DevTools
+//! protocol over `--remote-debugging-pipe`: the printed login link, a decision shown live, an
+//! approval from the hooks page, and the refusals of requests without a session or CSRF token.
+
+use crate::support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::{Entry, Ws, eventually, http, http_with};
+
+const GUARD: &str = r#"
+    case "$(cat)" in
+      *'rm -rf'*) echo '{"decision": "block", "reason": "no rm -rf"}' ;;
+    esac
+"#;
+
+/// A sidecar with the console: its TCP port, the console's port and the login link.
+struct Sidecar {
+    child: Child,
+    port: u16,
+    console: u16,
+    link: String,
+    /// Kept open: the sidecar prints on stdout after its first two lines.
+    _stdout: BufReader<ChildStdout>,
+}
+
+impl Drop for Sidecar {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn port_of(url: &str) -> u16 {
+    url.trim_start_matches("http://")
+        .split(['/', ' '])
+        .next()
+        .and_then(|hostport| hostport.rsplit(':').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {url:?}"))
+}
+
+fn serve_console(ws: &Ws) -> Sidecar {
+    let mut child = ws
+        .command(&[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--console",
+            "127.0.0.1:0",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn agent-hooks serve --console");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+    let mut ready = String::new();
+    stdout.read_line(&mut ready).expect("read the ready line");
+    let mut login = String::new();
+    stdout.read_line(&mut login).expect("read the login line");
+    let link = login
+        .trim()
+        .strip_prefix("agent-hooks console: ")
+        .unwrap_or_else(|| panic!("no login link in {login:?}"))
+        .to_owned();
+    Sidecar {
+        child,
+        port: port_of(ready.trim().rsplit(" on ").next().unwrap_or("")),
+        console: port_of(&link),
+        link,
+        _stdout: stdout,
+    }
+}
+
+/// Chromium on a DevTools pipe: requests written to its fd 3, answers read from its fd 4,
+/// each message a JSON text ended by a NUL byte.
+struct Browser {
+    child: Child,
+    to: ChildStdin,
+    from: BufReader<ChildStdout>,
+    next_id: u64,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Browser {
+    fn start() -> Browser {
+        let profile = tempfile::tempdir().expect("a profile directory");
+        // The shell hands our pipes to Chromium as the fds 3 and 4 it reads and writes.
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg("exec \"$@\" 3<&0 4>&1 </dev/null >/dev/null")
+            .arg("sh")
+            .arg("chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run",
+                "--remote-debugging-pipe",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn chromium");
+        let to = child.stdin.take().expect("stdin is piped");
+        let from = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        let mut browser = Browser {
+            child,
+            to,
+            from,
+            next_id: 0,
+            session: String::new(),
+            _profile: profile,
+        };
+        let target = browser.call("Target.createTarget", json!({"url": "about:blank"}));
+        let attached = browser.call(
+            "Target.attachToTarget",
+            json!({"targetId": target["targetId"], "flatten": true}),
+        );
+        browser.session = attached["sessionId"]
+            .as_str()
+            .expect("a session id")
+            .to_owned();
+        browser
+    }
+
+    /// Sends one command and returns its result, skipping the events that arrive before it.
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut message = json!({"id": id, "method": method, "params": params});
+        if !self.session.is_empty() {
+            message["sessionId"] = json!(self.session);
+        }
+        let mut bytes = message.to_string().into_bytes();
+        bytes.push(0);
+        self.to.write_all(&bytes).expect("write to chromium");
+        loop {
+            let mut raw = Vec::new();
+            self.from
+                .read_until(0, &mut raw)
+                .expect("read from chromium");
+            assert!(raw.pop() == Some(0), "chromium closed its pipe");
+            let answer: Value = serde_json::from_slice(&raw).expect("chromium speaks JSON");
+            if answer["id"] == json!(id) {
+                assert!(answer.get("error").is_none(), "{method} failed: {answer}");
+                return answer["result"].clone();
+            }
+        }
+    }
+
+    fn goto(&mut self, url: &str) {
+        self.call("Page.navigate", json!({"url": url}));
+    }
+
+    /// The value of a JavaScript expression in the page (promises awaited).
+    fn eval(&mut self, expression: &str) -> Value {
+        let result = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
+        );
+        result["result"]["value"].clone()
+    }
+
+    /// Waits until `expression` is true in the page.
+    fn wait_for(&mut self, expression: &str) {
+        let seen = eventually(Duration::from_secs(30), || {
+            self.eval(expression) == json!(true)
+        });
+        assert!(seen, "the page never showed {expression}");
+    }
+}
+
+/// A sidecar with the console, and a browser signed in with its link on the live page.
+fn signed_in(ws: &Ws) -> (Sidecar, Browser) {
+    let sidecar = serve_console(ws);
+    let mut browser = Browser::start();
+    browser.goto(&sidecar.link);
+    browser.wait_for("document.getElementById('live-state')?.textContent === 'live'");
+    (sidecar, browser)
+}
+
+fn guarded() -> Ws {
+    Ws::new()
+        .master(true)
+        .sh("hooks/guard.sh", GUARD)
+        .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"))
+        .approve_all()
+}
+
+#[test]
+#[cfg_attr(
+    not(have_chromium),
+    ignore = "needs chromium on PATH (.ci/run installs it)"
+)]
+fn a_browser_signs_in_with_the_printed_link_and_sees_a_decision_live() {
+    let ws = guarded();
+    let (sidecar, mut browser) = signed_in(&ws);
+    // The session cookie is HttpOnly: the page's own script cannot read it.
+    assert_eq!(browser.eval("document.cookie"), json!(""));
+
+    let host = format!("127.0.0.1:{}", sidecar.port);
+    let (status, outcome) = http(
+        sidecar.port,
+        "POST",
+        "/v1/events/pre_tool_call",
+        json!({"session_id": "s-42", "tool_name": "bash", "tool_input": {"command": "rm -rf /"}})
+            .to_string()
+            .as_bytes(),
+        &host,
+    );
+    assert_eq!((status, &outcome["decision"]), (200, &json!("block")));
+    browser.wait_for(
+        "[...document.querySelectorAll('#decisions tr')].some(tr => \
+         tr.textContent.includes('s-42') && tr.textContent.includes('block') \
+         && tr.textContent.includes('guard'))",
+    );
+
+    // A POST from the signed-in page itself, but without the CSRF token, is refused.
+    let refused = browser.eval(
+        "fetch('/api/hooks/approve', {method: 'POST', headers: {'Content-Type': 'application/json'}, \
+         body: JSON.stringify({key: 'hooks/guard.sh'})}).then(r => r.status)",
+    );
+    assert_eq!(refused, json!(403));
+}
+
+#[test]
+#[cfg_attr(
+    not(have_chromium),
+    ignore = "needs chromium on PATH (.ci/run installs it)"
+)]
+fn a_hook_is_approved_from_the_hooks_page() {
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/guard.sh", GUARD)
+        .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"));
+    let (sidecar, mut browser) = signed_in(&ws);
+    browser.goto(&format!("http://127.0.0.1:{}/#hooks", sidecar.console));
+    browser.wait_for("document.querySelector('tr[data-hook=guard] button.approve') !== null");
+    browser.eval("document.querySelector('tr[data-hook=guard] button.approve').click(); true");
+    browser.wait_for("document.querySelector('tr[data-hook=guard] button.revoke') !== null");
+    let listed = support::list_text(&ws);
+    assert!(
+        listed.contains("approved") && !listed.contains("not approved"),
+        "{listed}"
+    );
+}
+
+#[test]
+fn requests_without_a_session_and_a_spent_login_link_are_refused() {
+    let ws = guarded();
+    let sidecar = serve_console(&ws);
+    let host = format!("127.0.0.1:{}", sidecar.console);
+    for path in ["/", "/api/hooks", "/api/live"] {
+        let (status, body) = http_with(sidecar.console, "GET", path, b"", &host, "");
+        assert_eq!(status, 401, "{path}: {body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap_or("")
+                .contains("not signed in"),
+            "{body}"
+        );
+    }
+    // Same origin and a made-up cookie: still no session.
+    let (status, _) = http_with(
+        sidecar.console,
+        "POST",
+        "/api/hooks/approve",
+        br#"{"key": "hooks/guard.sh"}"#,
+        &host,
+        &format!("Origin: http://{host}\r\nCookie: agent_hooks_console=forged\r\n"),
+    );
+    assert_eq!(status, 401);
+
+    let login = sidecar
+        .link
+        .split_once(&host)
+        .map(|(_, path)| path.to_owned())
+        .expect("the link is on the console's address");
+    let (first, _) = http_with(sidecar.console, "GET", &login, b"", &host, "");
+    assert_eq!(first, 303);
+    let (again, body) = http_with(sidecar.console, "GET", &login, b"", &host, "");
+    assert_eq!(again, 401, "the link is one-time: {body}");
+
+    // A page elsewhere reaching the console through DNS rebinding shows another Host.
+    let (status, _) = http_with(sidecar.console, "GET", "/", b"", "evil.example:80", "");
+    assert_eq!(status, 403);
+}
+
+#[test]
+#[cfg_attr(
+    not(have_chromium),
+    ignore = "needs chromium on PATH (.ci/run installs it)"
+)]
+fn a_changed_hook_is_approved_after_its_diff_is_shown() {
+    let ws = guarded();
+    let script = ws.root().join("hooks/guard.sh");
+    let approved = std::fs::read_to_string(&script).expect("read the approved script");
+    std::fs::write(
+        &script,
+        approved.replace(
+            "esac",
+            "  *'curl'*) echo '{\"decision\": \"block\"}' ;;\nesac",
+        ),
+    )
+    .expect("change the script");
+    let (sidecar, mut browser) = signed_in(&ws);
+    browser.goto(&format!("http://127.0.0.1:{}/#hooks", sidecar.console));
+    browser.wait_for("document.querySelector('tr[data-hook=guard] button.review') !== null");
+    // Nothing to approve before the changes are shown.
+    assert_eq!(
+        browser.eval("document.querySelector('tr[data-hook=guard] button.approve') === null"),
+        json!(true)
+    );
+    browser.eval("document.querySelector('tr[data-hook=guard] button.review').click(); true");
+    browser.wait_for(
+        "[...document.querySelectorAll('tr[data-changes-of=guard] pre.diff .added')]\
+         .some(line => line.textContent.startsWith('+ ') && line.textContent.includes('curl'))",
+    );
+    assert_eq!(
+        browser.eval(
+            "[...document.querySelectorAll('tr[data-changes-of=guard] pre.diff .removed')].length"
+        ),
+        json!(0),
+        "only a line was added"
+    );
+    browser
+        .eval("document.querySelector('tr[data-changes-of=guard] button.approve').click(); true");
+    browser.wait_for("document.querySelector('tr[data-hook=guard] button.revoke') !== null");
+    let listed = support::list_text(&ws);
+    assert!(!listed.contains("changed"), "{listed}");
+}

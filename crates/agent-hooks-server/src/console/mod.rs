@@ -1,0 +1,439 @@
+//! The web console (`serve --console`): pages served from the binary on a loopback port of
+//! their own, behind a one-time login link and a session cookie. Decisions reach it through a
+//! broadcast channel that costs nothing (and serialises nothing) while no browser listens.
+
+use std::collections::HashSet;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+use subtle::ConstantTimeEq;
+use tokio::sync::broadcast;
+
+use agent_hooks_core::outcome::Outcome;
+
+use crate::policy::Slot;
+
+const PAGE: &str = include_str!("page.html");
+const SCRIPT: &str = include_str!("console.js");
+const STYLE: &str = include_str!("console.css");
+const COOKIE: &str = "agent_hooks_console";
+const CSRF_HEADER: &str = "x-csrf-token";
+
+/// Decisions on their way to the console's browsers.
+#[derive(Debug, Clone)]
+pub(crate) struct Feed(broadcast::Sender<Arc<str>>);
+
+impl Feed {
+    fn new() -> Feed {
+        // A browser that falls this far behind skips ahead; dispatch never waits for it.
+        Feed(broadcast::channel(256).0)
+    }
+
+    /// Tells the connected browsers of one dispatch; with none connected it returns before
+    /// building anything.
+    pub(crate) fn decision(&self, event: &str, outcome: &Outcome) {
+        if self.0.receiver_count() == 0 {
+            return;
+        }
+        let time = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        let field = |name: &str| outcome.payload.get(name).and_then(Value::as_str);
+        let line = json!({
+            "time": time,
+            "agent": field("agent"),
+            "session": field("session_id"),
+            "event": event,
+            "tool": field("tool_name"),
+            "decision": outcome.decision.as_str(),
+            "reason": outcome.reason,
+            "hooks": outcome.hooks.iter().map(|h| json!({
+                "hook": h.hook, "status": h.status.as_str(), "ms": h.ms,
+            })).collect::<Vec<_>>(),
+            "lapses": outcome.lapses,
+        });
+        let _ = self.0.send(Arc::from(line.to_string()));
+    }
+}
+
+/// The console's login secret and its sessions, each with its CSRF token.
+#[derive(Debug)]
+struct Console {
+    slot: Slot,
+    feed: Feed,
+    /// Taken by the first browser that opens the login link; then no one else can log in.
+    login: Mutex<Option<String>>,
+    sessions: Mutex<Vec<(String, String)>>,
+    addr: SocketAddr,
+}
+
+/// A console bound and ready: its login link, and the feed the sidecar writes decisions to.
+#[derive(Debug)]
+pub(crate) struct Started {
+    /// The one-time login link, printed at start.
+    pub(crate) link: String,
+    /// Where dispatch tells the console of each decision.
+    pub(crate) feed: Feed,
+}
+
+/// Why the console could not start.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ConsoleError {
+    #[error(
+        "refusing to serve the console on {0}: it binds loopback addresses only (127.0.0.1, ::1)"
+    )]
+    NotLoopback(SocketAddr),
+    #[error("failed to listen for the console on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("the operating system's random source failed: {0}")]
+    Random(String),
+}
+
+fn secret() -> Result<String, ConsoleError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| ConsoleError::Random(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Binds the console on `addr` and serves it until `stop` turns true.
+pub(crate) async fn start(
+    addr: SocketAddr,
+    slot: Slot,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> Result<Started, ConsoleError> {
+    if !addr.ip().is_loopback() {
+        return Err(ConsoleError::NotLoopback(addr));
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ConsoleError::Bind { addr, source })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|source| ConsoleError::Bind { addr, source })?;
+    let login = secret()?;
+    let feed = Feed::new();
+    let console = Arc::new(Console {
+        slot,
+        feed: feed.clone(),
+        login: Mutex::new(Some(login.clone())),
+        sessions: Mutex::new(Vec::new()),
+        addr,
+    });
+    let app = router(console);
+    tokio::spawn(async move {
+        let stopped = async move {
+            while !*stop.borrow() {
+                if stop.changed().await.is_err() {
+                    break;
+                }
+            }
+        };
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(stopped)
+            .await
+        {
+            tracing::warn!("the console stopped: {e}");
+        }
+    });
+    Ok(Started {
+        link: format!("http://{addr}/login?token={login}"),
+        feed,
+    })
+}
+
+fn router(console: Arc<Console>) -> Router {
+    let signed_in = Router::new()
+        .route(
+            "/",
+            get(|| async { page(PAGE, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/console.js",
+            get(|| async { page(SCRIPT, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/console.css",
+            get(|| async { page(STYLE, "text/css; charset=utf-8") }),
+        )
+        .route("/api/session", get(session))
+        .route("/api/live", get(live))
+        .route("/api/hooks", get(hooks))
+        .route("/api/hooks/changes", get(changes))
+        .route("/api/hooks/approve", post(approve))
+        .route("/api/hooks/revoke", post(revoke))
+        .route_layer(middleware::from_fn_with_state(console.clone(), guard));
+    signed_in
+        .route("/login", get(login))
+        .layer(middleware::from_fn_with_state(console.clone(), same_host))
+        .with_state(console)
+}
+
+fn page(body: &'static str, kind: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CACHE_CONTROL, "no-store"),
+            // Nothing but the console's own files: no inline script, no other origin.
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'self'; frame-ancestors 'none'",
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn refuse(status: StatusCode, message: impl Into<String>) -> Response {
+    (
+        status,
+        axum::Json(json!({"ok": false, "error": message.into()})),
+    )
+        .into_response()
+}
+
+/// Only the console's own address as `Host`: a page elsewhere cannot reach it through DNS
+/// rebinding.
+async fn same_host(State(console): State<Arc<Console>>, request: Request, next: Next) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if !host_is(host, console.addr) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            format!(
+                "Host \"{host}\" is refused: the console answers only to {}",
+                console.addr
+            ),
+        );
+    }
+    next.run(request).await
+}
+
+fn host_is(host: &str, addr: SocketAddr) -> bool {
+    host == addr.to_string() || host == format!("localhost:{}", addr.port())
+}
+
+/// The session of a request's cookie, if it is one the console made.
+fn session_of(console: &Console, headers: &HeaderMap) -> Option<String> {
+    let cookies = headers.get_all(header::COOKIE);
+    let presented = cookies
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().strip_prefix(COOKIE)?.strip_prefix('='))
+        .collect::<HashSet<_>>();
+    let sessions = console.sessions.lock().unwrap_or_else(|p| p.into_inner());
+    sessions
+        .iter()
+        .find(|(id, _)| {
+            presented
+                .iter()
+                .any(|p| bool::from(p.as_bytes().ct_eq(id.as_bytes())))
+        })
+        .map(|(_, csrf)| csrf.clone())
+}
+
+/// Every page needs a session; every POST also its CSRF token and an `Origin` that is the
+/// console's own.
+async fn guard(State(console): State<Arc<Console>>, request: Request, next: Next) -> Response {
+    let Some(csrf) = session_of(&console, request.headers()) else {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "not signed in: open the login link `agent-hooks serve --console` printed",
+        );
+    };
+    if request.method() == axum::http::Method::POST {
+        let origin = request
+            .headers()
+            .get(header::ORIGIN)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let own = origin
+            .strip_prefix("http://")
+            .is_some_and(|host| host_is(host, console.addr));
+        if !own {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Origin \"{origin}\" is refused: the console takes POSTs from its own pages only"
+                ),
+            );
+        }
+        let token = request
+            .headers()
+            .get(CSRF_HEADER)
+            .map(HeaderValue::as_bytes)
+            .unwrap_or(b"");
+        if !bool::from(token.ct_eq(csrf.as_bytes())) {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                "the request has no valid X-CSRF-Token: reload the console's page",
+            );
+        }
+    }
+    next.run(request).await
+}
+
+#[derive(serde::Deserialize)]
+struct LoginQuery {
+    token: Option<String>,
+}
+
+/// The one-time link: the first browser to open it gets a session; the link is spent.
+async fn login(
+    State(console): State<Arc<Console>>,
+    axum::extract::Query(query): axum::extract::Query<LoginQuery>,
+) -> Response {
+    let presented = query.token.unwrap_or_default();
+    let accepted = {
+        let mut login = console.login.lock().unwrap_or_else(|p| p.into_inner());
+        let ok = login
+            .as_ref()
+            .is_some_and(|t| bool::from(t.as_bytes().ct_eq(presented.as_bytes())));
+        if ok {
+            *login = None;
+        }
+        ok
+    };
+    if !accepted {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "this login link is not valid or was used already; restart `agent-hooks serve --console` for a new one",
+        );
+    }
+    let (id, csrf) = match (secret(), secret()) {
+        (Ok(id), Ok(csrf)) => (id, csrf),
+        (Err(e), _) | (_, Err(e)) => {
+            return refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
+        }
+    };
+    console
+        .sessions
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((id.clone(), csrf));
+    (
+        StatusCode::SEE_OTHER,
+        [
+            (
+                header::SET_COOKIE,
+                format!("{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/"),
+            ),
+            (header::LOCATION, "/".to_owned()),
+        ],
+    )
+        .into_response()
+}
+
+async fn session(State(console): State<Arc<Console>>, headers: HeaderMap) -> Response {
+    let csrf = session_of(&console, &headers).unwrap_or_default();
+    axum::Json(json!({"ok": true, "csrf": csrf})).into_response()
+}
+
+/// Server-sent events: one `decision` per dispatch from the moment the page connects.
+async fn live(
+    State(console): State<Arc<Console>>,
+) -> Sse<impl futures::Stream<Item = Result<SseEvent, Infallible>>> {
+    let receiver = console.feed.0.subscribe();
+    let stream = futures::stream::unfold(receiver, |mut receiver| async move {
+        loop {
+            match receiver.recv().await {
+                Ok(line) => {
+                    return Some((
+                        Ok(SseEvent::default().event("decision").data(&*line)),
+                        receiver,
+                    ));
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+async fn hooks(State(console): State<Arc<Console>>) -> Response {
+    on_engine(&console, |engine| {
+        let listing = agent_hooks_runtime::hook_listing(engine);
+        Ok(json!({"master_enabled": listing.master_enabled, "hooks": listing.hooks}))
+    })
+    .await
+}
+
+/// What changed in a hook's files since its approval: the approved text beside today's.
+async fn changes(
+    State(console): State<Arc<Console>>,
+    axum::extract::Query(query): axum::extract::Query<Approval>,
+) -> Response {
+    on_engine(&console, move |engine| {
+        let files = agent_hooks_runtime::approved_file_texts(engine.workspace(), &query.key);
+        Ok(json!({"files": files}))
+    })
+    .await
+}
+
+#[derive(serde::Deserialize)]
+struct Approval {
+    key: String,
+}
+
+/// The person at the console approves as at a terminal: self-approval settings, which keep
+/// agents from approving their own hooks, do not apply to them.
+async fn approve(
+    State(console): State<Arc<Console>>,
+    axum::Json(body): axum::Json<Approval>,
+) -> Response {
+    on_engine(&console, move |engine| {
+        let events = engine.approve(None, &body.key)?;
+        Ok(json!({"events": events.iter().map(|e| e.name()).collect::<Vec<_>>()}))
+    })
+    .await
+}
+
+async fn revoke(
+    State(console): State<Arc<Console>>,
+    axum::Json(body): axum::Json<Approval>,
+) -> Response {
+    on_engine(&console, move |engine| {
+        Ok(json!({"removed": engine.revoke(&body.key)?}))
+    })
+    .await
+}
+
+/// Runs `act` on the engine in force, off the async threads (approving hashes files), and
+/// answers with its fields beside `"ok": true`, or its error.
+async fn on_engine(
+    console: &Console,
+    act: impl FnOnce(&agent_hooks_runtime::Engine) -> Result<Value, agent_hooks_runtime::EngineError>
+    + Send
+    + 'static,
+) -> Response {
+    let engine = console
+        .slot
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    match tokio::task::spawn_blocking(move || act(&engine)).await {
+        Ok(Ok(mut answer)) => {
+            answer["ok"] = json!(true);
+            axum::Json(answer).into_response()
+        }
+        Ok(Err(e)) => refuse(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
