@@ -96,6 +96,11 @@ wheel() {
 
     # The same build as `pip install ./clients/python`, kept as a wheel file; it must leave
     # nothing in the checkout (setuptools used to leave build/ and *.egg-info there).
+    # maturin asks `cargo metadata`, which resolves the dependencies of every platform, not
+    # only those this build compiles: they are fetched first (from the lock file), so the
+    # build itself runs offline.
+    cargo fetch --locked --manifest-path "$repo/Cargo.toml" >/dev/null ||
+        fail "cargo fetch --locked failed: the wheel's build needs every locked crate"
     before=$(listing "$repo/clients/python")
     PATH="$(dirname "$maturin"):$PATH" CARGO_TARGET_DIR="$target" "$py" -m pip wheel \
         --quiet --no-build-isolation --no-deps --no-index --wheel-dir "$scratch/wheels" \
