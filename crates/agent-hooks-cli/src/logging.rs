@@ -69,8 +69,18 @@ fn subscriber(filter: Targets, format: Format) -> impl Subscriber + Send + Sync 
     tracing_subscriber::registry().with(layer)
 }
 
+/// The format `init` was given, for the lines a command writes to stderr itself.
+static FORMAT: OnceLock<Format> = OnceLock::new();
+
+/// Whether log lines are JSON: then a command's own notices go through the log as well, so
+/// that a collector reading stderr gets nothing but JSON objects.
+pub(crate) fn json() -> bool {
+    FORMAT.get() == Some(&Format::Json)
+}
+
 /// Installs the subscriber for the process; `lazily`: built when first needed.
 pub(crate) fn init(lazily: bool, format: Format) {
+    let _ = FORMAT.set(format);
     let filter = filter();
     if lazily {
         OnFirstUse {
