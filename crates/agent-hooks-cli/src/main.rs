@@ -327,6 +327,10 @@ enum Command {
         /// Stop, as on SIGTERM, when stdin reaches its end (the host closed its pipe or died).
         #[arg(long)]
         exit_on_stdin_eof: bool,
+        /// How log lines are written on stderr: text, or json (one object a line, for a log
+        /// collector); default: $AGENT_HOOKS_LOG_FORMAT, else text.
+        #[arg(long, value_name = "FORMAT")]
+        log_format: Option<logging::Format>,
         #[command(flatten)]
         team: serve::TeamArgs,
     },
@@ -546,7 +550,14 @@ fn print_all(command: &str, bytes: &[u8]) -> ExitCode {
 #[cfg_attr(test, allow(dead_code))]
 fn run(args: Vec<OsString>) -> ExitCode {
     let cli = parse(args);
-    logging::init(matches!(cli.command, Some(Command::Guard(_))));
+    let log_format = match &cli.command {
+        Some(Command::Serve { log_format, .. }) => *log_format,
+        _ => None,
+    };
+    logging::init(
+        matches!(cli.command, Some(Command::Guard(_))),
+        logging::format(log_format),
+    );
     let command = cli.command.unwrap_or(Command::List { json: false });
     match command {
         Command::Completions { shell } => {
@@ -691,6 +702,7 @@ fn dispatch(command: Command, ws: Workspace) -> ExitCode {
             host_lifecycle,
             exit_with_parent,
             exit_on_stdin_eof,
+            log_format: _,
             team,
         } => {
             let mut options = ServeOptions::default();

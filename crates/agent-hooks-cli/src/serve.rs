@@ -177,21 +177,21 @@ pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> Exi
                 Endpoint::Tcp {
                     token_file: Some(file),
                     ..
-                } => eprintln!(
-                    "agent-hooks serve: every route but GET /v1/health needs Authorization: Bearer <the token in {}>",
+                } => notice(false, format!(
+                    "every route but GET /v1/health needs Authorization: Bearer <the token in {}>",
                     file.display()
-                ),
-                Endpoint::Team { tls, tokens, .. } => eprintln!(
-                    "agent-hooks serve: a team service{}; every route but GET /v1/health needs a token of {} (agent-hooks token add NAME --role agent|operator){}",
+                )),
+                Endpoint::Team { tls, tokens, .. } => notice(false, format!(
+                    "a team service{}; every route but GET /v1/health needs a token of {} (agent-hooks token add NAME --role agent|operator){}",
                     if *tls { " over TLS" } else { ", without TLS (loopback only)" },
                     tokens.display(),
                     if client_ca { " or a client certificate of the --tls-client-ca" } else { "" }
-                ),
+                )),
                 Endpoint::Tcp {
                     token_file: None, ..
-                } => eprintln!(
-                    "agent-hooks serve: WARNING: no token (--insecure-no-token). Every user of this machine can approve hooks, fire events and turn the hooks off through {endpoint}."
-                ),
+                } => notice(true, format!(
+                    "WARNING: no token (--insecure-no-token). Every user of this machine can approve hooks, fire events and turn the hooks off through {endpoint}."
+                )),
                 _ => {}
             }
             // One line on stdout when ready, so scripts can wait for it and read where it is.
@@ -211,6 +211,18 @@ pub(crate) fn run(ws: Workspace, place: Place, mut options: ServeOptions) -> Exi
             }
         }
     })
+}
+
+/// A start-up notice for the operator: a line of text on stderr, or with JSON logs an event of
+/// the log (a warning if `warning`, else info), so that stderr holds nothing but JSON.
+fn notice(warning: bool, message: String) {
+    if !crate::logging::json() {
+        eprintln!("agent-hooks serve: {message}");
+    } else if warning {
+        tracing::warn!("{message}");
+    } else {
+        tracing::info!("{message}");
+    }
 }
 
 /// `serve --rotate-token` without `--listen`: a new token, and nothing served.

@@ -569,3 +569,75 @@ fn a_bridge_pointed_at_the_service_is_answered_by_it_and_a_service_down_is_never
         "{clear:?}"
     );
 }
+
+#[test]
+fn json_logs_are_one_object_a_line_and_hold_no_token_and_no_tool_input() {
+    let team = Team::new();
+    let ws = guarded();
+    let forged = format!("ahk_{}", "2".repeat(64));
+    // A tool input no log may repeat: it is what the agent was about to run.
+    let marker = "secret-tool-input-7f3a9c";
+    let event = json!({
+        "session_id": "s1",
+        "cwd": "/tmp",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": format!("rm -rf /{marker}")},
+    })
+    .to_string();
+    // The flag, and the variable alone: both give JSON.
+    for (flags, env) in [
+        (&["--log-format", "json"][..], None),
+        (&[][..], Some("json")),
+    ] {
+        let log = tempfile::NamedTempFile::new().expect("a log file");
+        let mut serve = team.serve(&ws, "127.0.0.1:0", flags);
+        serve.env("AGENT_HOOKS_LOG", "debug");
+        if let Some(format) = env {
+            serve.env("AGENT_HOOKS_LOG_FORMAT", format);
+        }
+        let mut server = Server::spawn(logged(&serve, log.path()));
+        for token in [&team.agent, &team.operator, &forged] {
+            let auth = format!("Authorization: Bearer {token}\r\n");
+            let (status, answer) = support::http_with(
+                server.port,
+                "POST",
+                "/v1/hooks/claude-code",
+                event.as_bytes(),
+                "127.0.0.1",
+                &auth,
+            );
+            if token == &forged {
+                assert_eq!(status, 401, "{answer}");
+            } else {
+                assert_eq!(status, 200, "{answer}");
+            }
+        }
+        server.terminate();
+        let log = std::fs::read_to_string(log.path()).expect("read the log");
+        let lines: Vec<Value> = log
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("a log line that is not JSON ({e}): {line}"))
+            })
+            .collect();
+        assert!(
+            lines
+                .iter()
+                .all(|l| l["level"].is_string() && l["fields"].is_object()),
+            "{log}"
+        );
+        assert!(
+            lines.iter().any(|l| l["fields"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("refused"))),
+            "the refused token is not in the log: {log}"
+        );
+        assert!(!log.contains(marker), "the tool input is in the log: {log}");
+        for token in [&team.agent, &team.operator, &forged] {
+            assert!(!log.contains(&token[4..]), "a token in the log: {log}");
+        }
+    }
+}
