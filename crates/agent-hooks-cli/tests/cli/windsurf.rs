@@ -165,9 +165,26 @@ fn user_and_workspace_files_merge_in_that_order() {
                          "tool_result": "ok", "status": "success"});
     let fired = Ran::of(fire, payload.to_string().as_bytes());
     assert_eq!(fired.code, 0, "{}", fired.stderr);
+    // Both ran; hooks that only observe run concurrently, so the order is the outcome's (the
+    // order they were merged in), not the order their lines reached the log.
+    let mut lines: Vec<_> = std::fs::read_to_string(log.path())
+        .expect("the log")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    assert_eq!(lines, ["user", "workspace"]);
+    let outcome: serde_json::Value = serde_json::from_str(&fired.stdout).expect("fire's outcome");
+    let ran: Vec<&str> = outcome["hooks"]
+        .as_array()
+        .expect("the hooks that ran")
+        .iter()
+        .filter_map(|h| h["hook"].as_str())
+        .collect();
     assert_eq!(
-        std::fs::read_to_string(log.path()).expect("the log"),
-        "user\nworkspace\n"
+        ran,
+        [user_command.as_str(), workspace_command.as_str()],
+        "{outcome}"
     );
 }
 
