@@ -45,11 +45,7 @@ const GUARD: &str = r#"
 "#;
 
 fn guarded() -> Ws {
-    Ws::new()
-        .master(true)
-        .sh("hooks/guard.sh", GUARD)
-        .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"))
-        .approve_all()
+    support::guarded_by(GUARD)
 }
 
 #[test]

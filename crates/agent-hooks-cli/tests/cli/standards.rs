@@ -24,11 +24,7 @@ esac
 "#;
 
 fn guarded() -> Ws {
-    Ws::new()
-        .master(true)
-        .sh("hooks/guard.sh", GUARD)
-        .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"))
-        .approve_all()
+    support::guarded_by(GUARD)
 }
 
 fn tool_call(args: serde_json::Value) -> serde_json::Value {

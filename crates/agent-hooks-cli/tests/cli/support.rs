@@ -767,3 +767,13 @@ pub(crate) fn handlers_ending_with(
         })
         .collect()
 }
+
+/// A workspace whose one approved hook, `guard`, is the sh script `script` on `pre_tool_call`:
+/// the guarded workspace the sidecar, `fire` and standards tests start from.
+pub(crate) fn guarded_by(script: &str) -> Ws {
+    Ws::new()
+        .master(true)
+        .sh("hooks/guard.sh", script)
+        .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"))
+        .approve_all()
+}
