@@ -103,15 +103,8 @@ impl Browser {
             .arg("exec \"$@\" 3<&0 4>&1 </dev/null >/dev/null")
             .arg("sh")
             .arg("chromium")
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-                "--remote-debugging-pipe",
-            ])
+            .args(support::HEADLESS_CHROMIUM)
+            .arg("--remote-debugging-pipe")
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg("about:blank")
             .stdin(Stdio::piped())

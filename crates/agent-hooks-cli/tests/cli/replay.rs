@@ -554,14 +554,7 @@ fn the_html_report_renders_its_flips_in_a_headless_browser() {
     }
     let profile = tempfile::tempdir().expect("a profile directory");
     let dom = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-        ])
+        .args(crate::support::HEADLESS_CHROMIUM)
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("--dump-dom")
         .arg(format!("file://{}", page.display()))

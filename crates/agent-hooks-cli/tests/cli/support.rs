@@ -777,3 +777,15 @@ pub(crate) fn guarded_by(script: &str) -> Ws {
         .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"))
         .approve_all()
 }
+
+/// How the browser tests start Chromium (with a new `--user-data-dir` of their own): headless,
+/// and without the background connections a closed network refuses many at a time.
+#[cfg_attr(not(have_chromium), allow(dead_code))]
+pub(crate) const HEADLESS_CHROMIUM: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+];
