@@ -306,6 +306,16 @@ impl Runtime<'_> {
         );
         outcome.diagnostics =
             std::mem::take(&mut *self.seen.lock().unwrap_or_else(|p| p.into_inner()));
+        // An ask goes to the console's operator when the workspace says so; never from a
+        // trial, a replay or a dispatch that is itself one hook of another.
+        if let Some(route) = snapshot.config.agent.ask
+            && outcome.decision == Decision::Ask
+            && !self.dry_run
+            && self.log_decisions
+            && self.replay.is_none()
+        {
+            crate::pending_ask::route(self.ws, route, &mut outcome).await;
+        }
         outcome
     }
 

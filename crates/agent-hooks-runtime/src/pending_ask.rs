@@ -1,0 +1,213 @@
+//! Remote approval of `ask` (`ask: {via: console}` in `config/agent.yaml`): the dispatching
+//! process keeps the ask in the state store, waits for the operator's answer at the console (or
+//! the timeout), and turns the outcome into that answer, saying who decided and why.
+
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use crate::config::ask::AskRoute;
+use agent_hooks_core::answer::Decision;
+use agent_hooks_core::outcome::{HookStatus, Lapse, LapseKind, Outcome, ReasonDisplay};
+use agent_hooks_core::workspace::Workspace;
+use agent_hooks_transports::session_state::asks::{self, AskStore};
+
+pub use agent_hooks_transports::session_state::asks::{
+    Answered, AskAnswer, AskDecision, PendingAsk,
+};
+
+/// The store of `ws`'s pending asks: files in the runtime's own directory for the workspace,
+/// or the shared store of `serve --state`.
+fn store(ws: &Workspace) -> AskStore {
+    AskStore::open("asks", &ws.runtime_dir().join("asks"))
+}
+
+/// The asks of `ws` waiting for an operator, oldest first.
+///
+/// # Errors
+///
+/// When the store cannot be read.
+pub fn pending(ws: &Workspace) -> Result<Vec<PendingAsk>, String> {
+    store(ws).pending()
+}
+
+/// An operator's answer to ask `id` of `ws`, `note` reaching the agent with it. Only `allow`
+/// and `deny` are an operator's to give.
+///
+/// # Errors
+///
+/// When the store cannot be read or written.
+pub fn answer(
+    ws: &Workspace,
+    id: &str,
+    decision: AskDecision,
+    note: &str,
+) -> Result<Answered, String> {
+    if decision == AskDecision::Ask {
+        return Err("an operator answers allow or deny".to_owned());
+    }
+    store(ws).answer(
+        id,
+        &AskAnswer {
+            decision,
+            note: note.trim().to_owned(),
+            by: "operator".to_owned(),
+            time: asks::epoch_secs(SystemTime::now()),
+        },
+    )
+}
+
+/// Sends the ask of `outcome` to the console and waits for its answer (off the async
+/// threads), then makes the outcome that answer. A store that cannot be reached leaves the ask
+/// to the agent's own prompt, as a lapse the user is told of (a deny under
+/// `on_failure: block`).
+pub(crate) async fn route(ws: &Workspace, route: AskRoute, outcome: &mut Outcome) {
+    let store = store(ws);
+    let asked = ask_of(outcome, route.timeout);
+    let waited = match asked {
+        Err(why) => Err(why),
+        Ok(ask) => {
+            let wait = move || {
+                store.put(&ask)?;
+                let answer = store.wait(&ask.id, route.timeout)?;
+                match answer {
+                    Some(answer) => Ok(answer),
+                    None => timed_out(&store, &ask.id, route),
+                }
+            };
+            match tokio::runtime::Handle::try_current() {
+                Ok(_) => tokio::task::spawn_blocking(wait)
+                    .await
+                    .unwrap_or_else(|e| Err(format!("the wait for the operator failed: {e}"))),
+                Err(_) => wait(),
+            }
+        }
+    };
+    match waited {
+        Ok(answer) => apply(outcome, &answer),
+        Err(why) => {
+            let mut lapse = Lapse::new(
+                LapseKind::HookFailed,
+                format!(
+                    "the ask could not be sent to the console ({why}); the agent's own prompt asks instead"
+                ),
+            );
+            lapse.hook = asking_hooks(outcome).into_iter().next();
+            outcome.add_lapse(lapse);
+        }
+    }
+}
+
+/// The timeout answers, unless an operator answered in the very moment it ran out: exactly one
+/// of them stands.
+fn timed_out(store: &AskStore, id: &str, route: AskRoute) -> Result<AskAnswer, String> {
+    let verb = match route.on_timeout {
+        AskDecision::Deny => "denied",
+        AskDecision::Allow => "allowed",
+        AskDecision::Ask => "left to the agent's own prompt",
+    };
+    let answer = AskAnswer {
+        decision: route.on_timeout,
+        note: format!(
+            "no operator answered within {}; {verb} by on_timeout",
+            seconds(route.timeout)
+        ),
+        by: "on_timeout".to_owned(),
+        time: asks::epoch_secs(SystemTime::now()),
+    };
+    match store.answer(id, &answer)? {
+        Answered::Now => Ok(answer),
+        Answered::Already(first) => Ok(first),
+        Answered::Unknown => Err("the pending ask was gone from the store".to_owned()),
+    }
+}
+
+fn seconds(wait: Duration) -> String {
+    format!("{}s", wait.as_secs())
+}
+
+/// The hooks that asked: those whose report says they blocked or asked, or hit a limit.
+fn asking_hooks(outcome: &Outcome) -> Vec<String> {
+    outcome
+        .hooks
+        .iter()
+        .filter(|h| matches!(h.status, HookStatus::Blocked | HookStatus::Limit))
+        .map(|h| h.hook.to_string())
+        .collect()
+}
+
+fn ask_of(outcome: &Outcome, timeout: Duration) -> Result<PendingAsk, String> {
+    let now = asks::epoch_secs(SystemTime::now());
+    let text = |name: &str| {
+        outcome
+            .payload
+            .get(name)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    Ok(PendingAsk {
+        id: asks::new_id()?,
+        time: now,
+        deadline: now + timeout.as_secs_f64(),
+        agent: text("agent"),
+        session: text("session_id"),
+        event: outcome.event.name().to_owned(),
+        tool: text("tool_name"),
+        tool_input: outcome.payload.get("tool_input").cloned(),
+        hooks: asking_hooks(outcome),
+        reason: outcome.reason.clone(),
+    })
+}
+
+/// The outcome as the answer makes it: the operator's deny with their note as the reason the
+/// agent reads; an allow that says who allowed; a timeout that says it timed out.
+fn apply(outcome: &mut Outcome, answer: &AskAnswer) {
+    let asked = outcome.reason.clone().unwrap_or_default();
+    let note = answer.note.trim();
+    let told = match (answer.by.as_str(), note.is_empty()) {
+        ("operator", true) => format!("an operator answered {} at the console", verb(answer)),
+        ("operator", false) => {
+            format!(
+                "an operator answered {} at the console: {note}",
+                verb(answer)
+            )
+        }
+        _ => note.to_owned(),
+    };
+    match answer.decision {
+        AskDecision::Deny => {
+            let reason = if asked.is_empty() {
+                told
+            } else {
+                format!("{told} (the hook asked: {asked})")
+            };
+            outcome.decision = Decision::Block;
+            outcome.display = Some(ReasonDisplay::of(&reason));
+            outcome.reason = Some(reason);
+        }
+        AskDecision::Allow => {
+            outcome.decision = Decision::Continue;
+            outcome.reason = None;
+            outcome.display = None;
+            outcome.warnings.push(told);
+        }
+        AskDecision::Ask => {
+            let reason = if asked.is_empty() {
+                told
+            } else {
+                format!("{asked} ({told})")
+            };
+            outcome.display = Some(ReasonDisplay::of(&reason));
+            outcome.reason = Some(reason);
+        }
+    }
+}
+
+fn verb(answer: &AskAnswer) -> &'static str {
+    match answer.decision {
+        AskDecision::Allow => "allow",
+        AskDecision::Deny => "deny",
+        AskDecision::Ask => "ask",
+    }
+}
