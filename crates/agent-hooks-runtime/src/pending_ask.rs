@@ -13,7 +13,7 @@ use agent_hooks_core::workspace::Workspace;
 use agent_hooks_transports::session_state::asks::{self, AskStore};
 
 pub use agent_hooks_transports::session_state::asks::{
-    Answered, AskAnswer, AskDecision, PendingAsk,
+    Answered, AskAnswer, AskDecision, AskWatch, PendingAsk,
 };
 
 /// The store of `ws`'s pending asks: files in the runtime's own directory for the workspace,
@@ -29,6 +29,16 @@ fn store(ws: &Workspace) -> AskStore {
 /// When the store cannot be read.
 pub fn pending(ws: &Workspace) -> Result<Vec<PendingAsk>, String> {
     store(ws).pending()
+}
+
+/// Calls `changed` whenever an ask of `ws` is put or answered, by any process, until the
+/// watch is dropped.
+///
+/// # Errors
+///
+/// When the store cannot be watched.
+pub fn watch(ws: &Workspace, changed: impl Fn() + Send + 'static) -> Result<AskWatch, String> {
+    store(ws).watch(changed)
 }
 
 /// An operator's answer to ask `id` of `ws`, `note` reaching the agent with it. Only `allow`
@@ -61,9 +71,19 @@ pub fn answer(
 /// threads), then makes the outcome that answer. A store that cannot be reached leaves the ask
 /// to the agent's own prompt, as a lapse the user is told of (a deny under
 /// `on_failure: block`).
-pub(crate) async fn route(ws: &Workspace, route: AskRoute, outcome: &mut Outcome) {
+pub(crate) async fn route(
+    ws: &Workspace,
+    route: AskRoute,
+    agent: Option<&str>,
+    outcome: &mut Outcome,
+) {
     let store = store(ws);
-    let asked = ask_of(outcome, route.timeout);
+    let asked = ask_of(outcome, route.timeout).map(|mut ask| {
+        if let Some(agent) = agent {
+            ask.agent = Some(agent.to_owned());
+        }
+        ask
+    });
     let waited = match asked {
         Err(why) => Err(why),
         Ok(ask) => {

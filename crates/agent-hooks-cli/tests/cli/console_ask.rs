@@ -4,10 +4,15 @@
 
 use crate::support;
 
+use std::io::Write;
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::{Entry, Ran, Ws};
+
+use crate::console::{Browser, Sidecar, serve_console, serve_console_with, signed_in};
+use crate::shared_state::Redis;
 
 /// A hook that asks before any `git push`.
 const ASKER: &str = r#"
@@ -152,4 +157,229 @@ fn a_broken_ask_section_is_a_located_error_and_leaves_the_ask_to_the_agent() {
     assert_eq!(pending_files(&ws), 0);
     let listed = support::list_text(&ws);
     assert!(listed.contains("ask.on_timeout"), "{listed}");
+}
+
+/// `agent-hooks claude-hook` started on a push and left waiting for its answer.
+fn waiting_bridge(ws: &Ws) -> Child {
+    let mut child = ws
+        .command(&["claude-hook"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agent-hooks claude-hook");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    stdin
+        .write_all(claude_push().to_string().as_bytes())
+        .expect("write the hook input");
+    drop(stdin);
+    child
+}
+
+/// What the bridge printed for Claude Code once it answered.
+fn bridge_answer(child: Child) -> Value {
+    let out = child.wait_with_output().expect("the bridge ends");
+    assert!(
+        out.status.success(),
+        "the bridge failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "the bridge printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// A browser signed in to `sidecar`'s console, on its Pending page, once `pending` rows show.
+fn on_pending_page(sidecar: &Sidecar, pending: usize) -> Browser {
+    let mut browser = Browser::start();
+    browser.goto(&sidecar.link);
+    browser.wait_for("document.getElementById('live-state')?.textContent === 'live'");
+    browser.goto(&format!("http://127.0.0.1:{}/#asks", sidecar.console));
+    browser.wait_for(&format!(
+        "document.querySelectorAll('#ask-rows tr').length === {pending} \
+         && !document.getElementById('asks').hidden"
+    ));
+    browser
+}
+
+/// Writes `note` in the first pending row and clicks `button`; returns the ask's id.
+fn answer_first(browser: &mut Browser, button: &str, note: &str) -> String {
+    let id = browser.eval("document.querySelector('#ask-rows tr').dataset.ask");
+    browser.eval(&format!(
+        "const tr = document.querySelector('#ask-rows tr'); \
+         tr.querySelector('input.note').value = {note}; \
+         tr.querySelector('button.{button}').click(); true",
+        note = json!(note)
+    ));
+    id.as_str().expect("the row names its ask").to_owned()
+}
+
+/// A POST of an answer from the signed-in page, with its CSRF token: `[status, error]`.
+fn post_answer(browser: &mut Browser, id: &str, decision: &str) -> Value {
+    browser.eval(&format!(
+        "(async () => {{ \
+           const csrf = (await (await fetch('/api/session')).json()).csrf; \
+           const r = await fetch('/api/asks/answer', {{method: 'POST', \
+             headers: {{'Content-Type': 'application/json', 'X-CSRF-Token': csrf}}, \
+             body: JSON.stringify({{id: {id}, decision: {decision}, note: ''}})}}); \
+           return [r.status, (await r.json()).error || null]; }})()",
+        id = json!(id),
+        decision = json!(decision)
+    ))
+}
+
+#[test]
+#[cfg_attr(
+    not(have_chromium),
+    ignore = "needs chromium on PATH (.ci/run installs it)"
+)]
+fn an_operator_denies_a_waiting_bridge_from_the_console_with_a_note() {
+    let ws = asking("ask: {via: console, timeout: 5m, on_timeout: allow}\n");
+    let (sidecar, mut browser) = signed_in(&ws);
+    let bridge = waiting_bridge(&ws);
+    browser.goto(&format!("http://127.0.0.1:{}/#asks", sidecar.console));
+    // The pending call shows with its input, the asking hook and its reason.
+    browser.wait_for(
+        "[...document.querySelectorAll('#ask-rows tr')].some(tr => \
+         tr.querySelector('pre.ask-input').textContent.includes('git push origin main') \
+         && tr.textContent.includes('pusher: pushes need a person') \
+         && tr.textContent.includes('s-7') && tr.textContent.includes('claude') \
+         && tr.textContent.includes('bash'))",
+    );
+    let id = answer_first(&mut browser, "deny", "not on Fridays");
+
+    let answer = bridge_answer(bridge);
+    let specific = &answer["hookSpecificOutput"];
+    assert_eq!(specific["permissionDecision"], "deny", "{answer}");
+    assert_eq!(
+        specific["permissionDecisionReason"],
+        "an operator answered deny at the console: not on Fridays (the hook asked: pushes need a person)",
+        "{answer}"
+    );
+    // Answered, it leaves the page; a second answer is refused with the first.
+    browser.wait_for("document.querySelectorAll('#ask-rows tr').length === 0");
+    let again = post_answer(&mut browser, &id, "allow");
+    assert_eq!(again[0], 409, "{again}");
+    assert!(
+        again[1]
+            .as_str()
+            .unwrap_or("")
+            .contains("already answered: deny by operator (not on Fridays)"),
+        "{again}"
+    );
+    // An answer without the CSRF token is refused, and an unknown ask is not found.
+    let refused = browser.eval(&format!(
+        "fetch('/api/asks/answer', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, \
+         body: JSON.stringify({{id: {id}, decision: 'allow'}})}}).then(r => r.status)",
+        id = json!(id)
+    ));
+    assert_eq!(refused, json!(403));
+    let unknown = post_answer(&mut browser, &"0".repeat(32), "allow");
+    assert_eq!(unknown[0], 404, "{unknown}");
+}
+
+#[test]
+#[cfg_attr(
+    not(have_chromium),
+    ignore = "needs chromium on PATH (.ci/run installs it)"
+)]
+fn a_pending_ask_outlives_a_restart_of_the_sidecar() {
+    let ws = asking("ask: {via: console, timeout: 5m, on_timeout: deny}\n");
+    let first = serve_console(&ws);
+    let bridge = waiting_bridge(&ws);
+    let browser = on_pending_page(&first, 1);
+    drop(browser);
+    drop(first);
+
+    // Another sidecar, started after the first is gone, lists the same ask and delivers its
+    // answer to the bridge that is still waiting.
+    let second = serve_console(&ws);
+    let mut browser = on_pending_page(&second, 1);
+    answer_first(&mut browser, "allow", "ok for once");
+    let answer = bridge_answer(bridge);
+    assert!(
+        answer["hookSpecificOutput"]["permissionDecision"].is_null(),
+        "an allowed ask leaves the decision to Claude Code's own rules: {answer}"
+    );
+    assert_eq!(
+        answer["systemMessage"], "an operator answered allow at the console: ok for once",
+        "{answer}"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(have_chromium),
+    ignore = "needs chromium on PATH (.ci/run installs it)"
+)]
+fn with_redis_state_an_ask_made_at_one_replica_is_answered_at_another() {
+    let Some(redis) = Redis::start() else {
+        return;
+    };
+    let state = ["--state", redis.url.as_str()];
+    // Two replicas, each with its own copy of the policy, as on two machines.
+    let one = asking("ask: {via: console, timeout: 5m, on_timeout: deny}\n");
+    let two = asking("ask: {via: console, timeout: 5m, on_timeout: deny}\n");
+    let asked_at = serve_console_with(&one, &state);
+    let answered_at = serve_console_with(&two, &state);
+    let port = asked_at.port;
+    let waiting = std::thread::spawn(move || {
+        support::http(
+            port,
+            "POST",
+            "/v1/events/pre_tool_call",
+            push().to_string().as_bytes(),
+            &format!("127.0.0.1:{port}"),
+        )
+    });
+    // The first replica's page shows the ask too, and follows its answer live.
+    let mut watching = on_pending_page(&asked_at, 1);
+    let mut browser = on_pending_page(&answered_at, 1);
+    answer_first(&mut browser, "deny", "use a pull request");
+    let (status, outcome) = waiting.join().expect("the request thread");
+    assert_eq!(status, 200, "{outcome}");
+    assert_eq!(outcome["decision"], "block", "{outcome}");
+    assert!(
+        outcome["reason"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("an operator answered deny at the console: use a pull request"),
+        "{outcome}"
+    );
+    watching.wait_for("document.querySelectorAll('#ask-rows tr').length === 0");
+}
+
+#[test]
+fn a_store_that_does_not_answer_leaves_the_ask_to_the_agent_and_says_so() {
+    let Some(redis) = Redis::start() else {
+        return;
+    };
+    let ws = asking("ask: {via: console, timeout: 5m}\n");
+    let strict = asking("ask: {via: console, timeout: 5m}\non_failure: block\n");
+    let open = support::Server::start_with(&ws, &["--state", &redis.url]);
+    let closed = support::Server::start_with(&strict, &["--state", &redis.url]);
+    drop(redis);
+
+    let (status, outcome) = open.post("/v1/events/pre_tool_call", push());
+    assert_eq!(status, 200, "{outcome}");
+    assert_eq!(outcome["decision"], "ask", "{outcome}");
+    let told = outcome["warnings"].to_string();
+    assert!(
+        told.contains("the ask could not be sent to the console")
+            && told.contains("the agent's own prompt asks instead"),
+        "{outcome}"
+    );
+    // Under on_failure: block the lapse denies the call.
+    let (_, outcome) = closed.post("/v1/events/pre_tool_call", push());
+    assert_eq!(outcome["decision"], "block", "{outcome}");
+    assert!(
+        outcome["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("the ask could not be sent to the console"),
+        "{outcome}"
+    );
 }

@@ -20,6 +20,7 @@ const PUT: &str = r"
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])
+redis.call('PUBLISH', KEYS[3], ARGV[4])
 return 1
 ";
 
@@ -32,6 +33,7 @@ end
 if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'EX', ARGV[2]) then
   redis.call('RPUSH', KEYS[3], ARGV[1])
   redis.call('EXPIRE', KEYS[3], ARGV[2])
+  redis.call('PUBLISH', KEYS[4], ARGV[3])
   return {1, ''}
 end
 return {0, redis.call('GET', KEYS[2]) or ''}
@@ -171,6 +173,7 @@ impl AskStore {
                         script
                             .key(format!("{prefix}:{}", ask.id))
                             .key(format!("{prefix}:index"))
+                            .key(format!("{prefix}:changes"))
                             .arg(&text)
                             .arg(keep)
                             .arg(ask.deadline)
@@ -239,8 +242,10 @@ impl AskStore {
                         .key(format!("{prefix}:{id}"))
                         .key(format!("{prefix}:{id}:answer"))
                         .key(format!("{prefix}:{id}:signal"))
+                        .key(format!("{prefix}:changes"))
                         .arg(&text)
                         .arg(keep)
+                        .arg(id)
                         .invoke(con)
                 })?;
                 match won {
@@ -281,6 +286,91 @@ impl AskStore {
                     .map_err(|e| shared.unreachable(&e))?;
                 Ok(popped.and_then(|(_, text)| serde_json::from_str(&text).ok()))
             }
+        }
+    }
+}
+
+impl AskStore {
+    /// Calls `changed` whenever an ask is put or answered, by any process or replica, until
+    /// the returned [`AskWatch`] is dropped: inotify on the file store's directory, a
+    /// subscription in Redis (each put and answer publishes).
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be watched.
+    pub fn watch(&self, changed: impl Fn() + Send + 'static) -> Result<AskWatch, String> {
+        match &self.place {
+            Place::Dir(dir) => {
+                use notify::Watcher as _;
+                create_private(dir).map_err(|e| unwritable(dir, &e))?;
+                let mut watcher =
+                    notify::recommended_watcher(move |_: notify::Result<notify::Event>| changed())
+                        .map_err(|e| format!("cannot watch {}: {e}", dir.display()))?;
+                watcher
+                    .watch(dir, notify::RecursiveMode::NonRecursive)
+                    .map_err(|e| format!("cannot watch {}: {e}", dir.display()))?;
+                Ok(AskWatch {
+                    _watcher: Some(watcher),
+                    stop: None,
+                })
+            }
+            Place::Redis(shared, prefix) => {
+                let mut con = shared
+                    .client
+                    .get_connection_with_timeout(REDIS_TIMEOUT)
+                    .map_err(|e| shared.unreachable(&e))?;
+                let channel = format!("{prefix}:changes");
+                let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+                let stopped = stop.clone();
+                let (subscribed_tx, subscribed) = std::sync::mpsc::channel();
+                // One pub/sub handle for the watch's life: dropping one unsubscribes.
+                std::thread::Builder::new()
+                    .name("ask-watch".into())
+                    .spawn(move || {
+                        let mut pubsub = con.as_pubsub();
+                        let started = pubsub
+                            .subscribe(&channel)
+                            .and_then(|()| pubsub.set_read_timeout(Some(REDIS_TIMEOUT)));
+                        let ok = started.is_ok();
+                        let _ = subscribed_tx.send(started);
+                        // The read times out now and then only to notice that the watch ended.
+                        while ok && !stopped.load(std::sync::atomic::Ordering::Relaxed) {
+                            match pubsub.get_message() {
+                                Ok(_) => changed(),
+                                Err(e) if e.is_timeout() => {}
+                                Err(e) => {
+                                    tracing::warn!("the watch on pending asks ended: {e}");
+                                    break;
+                                }
+                            }
+                        }
+                    })
+                    .map_err(|e| format!("cannot start the watch on pending asks: {e}"))?;
+                match subscribed.recv() {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => return Err(shared.unreachable(&e)),
+                    Err(_) => return Err("the watch on pending asks ended".to_owned()),
+                }
+                Ok(AskWatch {
+                    _watcher: None,
+                    stop: Some(stop),
+                })
+            }
+        }
+    }
+}
+
+/// A watch on pending asks; dropping it ends it.
+#[derive(Debug)]
+pub struct AskWatch {
+    _watcher: Option<notify::RecommendedWatcher>,
+    stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl Drop for AskWatch {
+    fn drop(&mut self) {
+        if let Some(stop) = &self.stop {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
         }
     }
 }
