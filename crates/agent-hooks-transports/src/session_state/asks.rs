@@ -546,12 +546,16 @@ mod tests {
         }
     }
 
+    fn in_dir(dir: &Path) -> AskStore {
+        AskStore {
+            place: Place::Dir(dir.to_path_buf()),
+        }
+    }
+
     #[test]
     fn an_ask_is_answered_exactly_once_and_then_no_longer_pending() {
         let dir = tempfile::tempdir().expect("a directory");
-        let store = AskStore {
-            place: Place::Dir(dir.path().join("asks")),
-        };
+        let store = in_dir(&dir.path().join("asks"));
         let id = new_id().expect("an id");
         store.put(&ask(&id, 60.0)).expect("put");
         assert_eq!(store.pending().expect("list").len(), 1);
@@ -568,9 +572,7 @@ mod tests {
     #[test]
     fn unknown_and_malformed_ids_name_no_ask() {
         let dir = tempfile::tempdir().expect("a directory");
-        let store = AskStore {
-            place: Place::Dir(dir.path().to_path_buf()),
-        };
+        let store = in_dir(dir.path());
         let answer = operator(AskDecision::Allow, "");
         assert_eq!(
             store.answer("../../etc/passwd", &answer),
@@ -585,22 +587,14 @@ mod tests {
     #[test]
     fn a_waiter_is_woken_by_an_answer_from_another_thread() {
         let dir = tempfile::tempdir().expect("a directory");
-        let store = AskStore {
-            place: Place::Dir(dir.path().join("asks")),
-        };
+        let store = in_dir(&dir.path().join("asks"));
         let id = new_id().expect("an id");
         store.put(&ask(&id, 60.0)).expect("put");
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
         let answering = {
             let store = store.clone();
             let id = id.clone();
-            std::thread::spawn(move || {
-                // Answers once the waiter has looked at least once.
-                let _ = ready_rx.recv();
-                store.answer(&id, &operator(AskDecision::Allow, "fine"))
-            })
+            std::thread::spawn(move || store.answer(&id, &operator(AskDecision::Allow, "fine")))
         };
-        let _ = ready_tx.send(());
         let started = Instant::now();
         let answer = store.wait(&id, Duration::from_secs(30)).expect("wait");
         assert_eq!(answer.map(|a| a.note), Some("fine".into()));
@@ -611,9 +605,7 @@ mod tests {
     #[test]
     fn records_past_their_keeping_time_are_removed() {
         let dir = tempfile::tempdir().expect("a directory");
-        let store = AskStore {
-            place: Place::Dir(dir.path().to_path_buf()),
-        };
+        let store = in_dir(dir.path());
         let id = new_id().expect("an id");
         let mut old = ask(&id, 1.0);
         old.time -= 2.0 * KEEP_ANSWERED.as_secs_f64();
