@@ -316,7 +316,7 @@ impl Runtime<'_> {
             std::mem::take(&mut *self.seen.lock().unwrap_or_else(|p| p.into_inner()));
         // An ask goes to the console's operator when the workspace says so; never from a
         // trial, a replay or a dispatch that is itself one hook of another.
-        if let Some(route) = snapshot.config.agent.ask
+        if let Some(route) = &snapshot.config.agent.ask
             && outcome.decision == Decision::Ask
             && !self.dry_run
             && self.log_decisions

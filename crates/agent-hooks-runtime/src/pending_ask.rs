@@ -67,44 +67,46 @@ pub fn answer(
     )
 }
 
-/// Sends the ask of `outcome` to the console and waits for its answer (off the async
-/// threads), then makes the outcome that answer. A store that cannot be reached leaves the ask
-/// to the agent's own prompt, as a lapse the user is told of (a deny under
+/// How long an ask's webhook may take to take the post.
+const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Sends the ask of `outcome` to the console (and its webhook) and waits for its answer (off
+/// the async threads), then makes the outcome that answer. A store that cannot be reached
+/// leaves the ask to the agent's own prompt, as a lapse the user is told of (a deny under
 /// `on_failure: block`).
 pub(crate) async fn route(
     ws: &Workspace,
-    route: AskRoute,
+    route: &AskRoute,
     agent: Option<&str>,
     outcome: &mut Outcome,
 ) {
-    let store = store(ws);
-    let asked = ask_of(outcome, route.timeout).map(|mut ask| {
+    let (timeout, on_timeout) = (route.timeout, route.on_timeout);
+    let waited = async {
+        let mut ask = ask_of(outcome, timeout)?;
         if let Some(agent) = agent {
             ask.agent = Some(agent.to_owned());
         }
-        ask
-    });
-    let waited = match asked {
-        Err(why) => Err(why),
-        Ok(ask) => {
-            let wait = move || {
-                store.put(&ask)?;
-                let answer = store.wait(&ask.id, route.timeout)?;
-                match answer {
-                    Some(answer) => Ok(answer),
-                    None => timed_out(&store, &ask.id, route),
-                }
-            };
-            match tokio::runtime::Handle::try_current() {
-                Ok(_) => tokio::task::spawn_blocking(wait)
-                    .await
-                    .unwrap_or_else(|e| Err(format!("the wait for the operator failed: {e}"))),
-                Err(_) => wait(),
+        let store = store(ws);
+        let put = (store.clone(), ask.clone());
+        blocking(move || put.0.put(&put.1)).await?;
+        let id = ask.id.clone();
+        let wait = blocking(move || match store.wait(&id, timeout)? {
+            Some(answer) => Ok(answer),
+            None => timed_out(&store, &id, timeout, on_timeout),
+        });
+        // The webhook is posted while the ask already waits: a slow receiver takes nothing
+        // from the operator's time.
+        let (posted, answer) = futures::join!(post_webhook(route.webhook.as_deref(), &ask), wait);
+        answer.map(|answer| (answer, posted))
+    }
+    .await;
+    match waited {
+        Ok((answer, posted)) => {
+            apply(outcome, &answer);
+            if let Err(why) = posted {
+                outcome.warnings.push(why);
             }
         }
-    };
-    match waited {
-        Ok(answer) => apply(outcome, &answer),
         Err(why) => {
             let mut lapse = Lapse::new(
                 LapseKind::HookFailed,
@@ -118,19 +120,68 @@ pub(crate) async fn route(
     }
 }
 
+/// Runs `work` off the async threads when there are any (the store blocks), else here.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(_) => tokio::task::spawn_blocking(work)
+            .await
+            .unwrap_or_else(|e| Err(format!("the wait for the operator failed: {e}"))),
+        Err(_) => work(),
+    }
+}
+
+/// POSTs the ask to `ask.webhook` through the HTTP hooks' client and SSRF guard. Says why it
+/// was not delivered, for the user: the ask still waits at the console.
+async fn post_webhook(url: Option<&str>, ask: &PendingAsk) -> Result<(), String> {
+    let Some(url) = url else {
+        return Ok(());
+    };
+    let undelivered = |why: String| {
+        format!(
+            "the ask's webhook {url} was not delivered ({why}); the ask waited at the console only"
+        )
+    };
+    if tokio::runtime::Handle::try_current().is_err() {
+        return Err(undelivered("no async runtime to post it from".to_owned()));
+    }
+    let spec = agent_hooks_transports::http::HttpSpec::new(url, Vec::new(), None)
+        .map_err(|e| undelivered(e.to_string()))?;
+    let body = serde_json::json!({
+        "type": "agent_hooks.ask",
+        "text": format!(
+            "{} asks about {}: {} (answer at the agent-hooks console's Pending page)",
+            ask.hooks.join(", "),
+            ask.tool.as_deref().unwrap_or(&ask.event),
+            ask.reason.as_deref().unwrap_or("no reason given"),
+        ),
+        "ask": ask,
+    });
+    spec.run(body.to_string().into_bytes(), WEBHOOK_TIMEOUT)
+        .await
+        .map(drop)
+        .map_err(|e| undelivered(e.to_string()))
+}
+
 /// The timeout answers, unless an operator answered in the very moment it ran out: exactly one
 /// of them stands.
-fn timed_out(store: &AskStore, id: &str, route: AskRoute) -> Result<AskAnswer, String> {
-    let verb = match route.on_timeout {
+fn timed_out(
+    store: &AskStore,
+    id: &str,
+    timeout: Duration,
+    on_timeout: AskDecision,
+) -> Result<AskAnswer, String> {
+    let verb = match on_timeout {
         AskDecision::Deny => "denied",
         AskDecision::Allow => "allowed",
         AskDecision::Ask => "left to the agent's own prompt",
     };
     let answer = AskAnswer {
-        decision: route.on_timeout,
+        decision: on_timeout,
         note: format!(
             "no operator answered within {}; {verb} by on_timeout",
-            seconds(route.timeout)
+            seconds(timeout)
         ),
         by: "on_timeout".to_owned(),
         time: asks::epoch_secs(SystemTime::now()),

@@ -2,7 +2,7 @@
 //! process waits for the operator's answer at `serve --console`, the timeout's default applies
 //! and says so, an ask is answered exactly once, and a pending ask outlives the sidecar.
 
-use crate::support;
+use crate::{loopback, support};
 
 use std::io::Write;
 use std::process::{Child, Stdio};
@@ -382,4 +382,82 @@ fn a_store_that_does_not_answer_leaves_the_ask_to_the_agent_and_says_so() {
             .contains("the ask could not be sent to the console"),
         "{outcome}"
     );
+}
+
+/// `fire pre_tool_call` on a push, with HTTP to this machine allowed or not (as the SSRF guard
+/// reads it from the environment).
+fn fire_push(ws: &Ws, allow_local: bool) -> Value {
+    let mut command = ws.command(&["fire", "pre_tool_call"]);
+    command.env_remove(ALLOW_LOCAL);
+    if allow_local {
+        command.env(ALLOW_LOCAL, "1");
+    }
+    let ran = Ran::of(command, push().to_string().as_bytes());
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    ran.json()
+}
+
+const ALLOW_LOCAL: &str = "AGENT_HOOKS_HTTP_ALLOW_LOCAL";
+
+#[test]
+fn each_ask_is_posted_to_its_webhook_and_a_failed_post_is_told() {
+    let receiver = loopback::Server::start(|_| loopback::Response::json("{}"));
+    let url = receiver.url("/asks");
+    let ws = asking(&format!(
+        "ask: {{via: console, timeout: 1s, webhook: \"{url}\"}}\n"
+    ));
+    let outcome = fire_push(&ws, true);
+    assert_eq!(outcome["decision"], "block", "{outcome}");
+    assert!(
+        !outcome["warnings"].to_string().contains("webhook"),
+        "{outcome}"
+    );
+    let requests = receiver.requests();
+    assert_eq!(requests.len(), 1);
+    let sent: Value = serde_json::from_slice(&requests[0].body).expect("the body is JSON");
+    assert_eq!(sent["type"], "agent_hooks.ask");
+    assert_eq!(sent["ask"]["tool_input"]["command"], "git push origin main");
+    assert_eq!(sent["ask"]["hooks"], json!(["pusher"]));
+    assert_eq!(sent["ask"]["reason"], "pushes need a person");
+    assert_eq!(sent["ask"]["id"].as_str().map(str::len), Some(32));
+    assert!(
+        sent["text"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("pusher asks about bash: pushes need a person"),
+        "{sent}"
+    );
+
+    // A receiver that refuses: the user is told, and the ask still waited at the console.
+    let refusing = loopback::Server::start(|_| loopback::Response::status(500));
+    let ws = asking(&format!(
+        "ask: {{via: console, timeout: 1s, webhook: \"{}\"}}\n",
+        refusing.url("/asks")
+    ));
+    let outcome = fire_push(&ws, true);
+    assert_eq!(outcome["decision"], "block", "{outcome}");
+    let told = outcome["warnings"].to_string();
+    assert!(
+        told.contains("was not delivered") && told.contains("500"),
+        "{outcome}"
+    );
+}
+
+#[test]
+fn a_webhook_to_this_machine_is_refused_by_the_ssrf_guard_without_allow_local() {
+    let receiver = loopback::Server::start(|_| loopback::Response::json("{}"));
+    let ws = asking(&format!(
+        "ask: {{via: console, timeout: 1s, webhook: \"{}\"}}\n",
+        receiver.url("/asks")
+    ));
+    let outcome = fire_push(&ws, false);
+    // The section is refused whole: the agent's own prompt asks, and the reason is told.
+    assert_eq!(outcome["decision"], "ask", "{outcome}");
+    assert!(
+        outcome["warnings"]
+            .to_string()
+            .contains("ask.webhook: url refused"),
+        "{outcome}"
+    );
+    assert!(receiver.requests().is_empty());
 }

@@ -14,15 +14,18 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 /// The longest wait `ask.timeout` may set: an agent's hook runs no longer than this in any case.
 const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
-const KEYS: [&str; 3] = ["via", "timeout", "on_timeout"];
+const KEYS: [&str; 4] = ["via", "timeout", "on_timeout", "webhook"];
 
 /// Asks go to the console: how long they wait, and what applies when no one answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AskRoute {
     /// `ask.timeout`.
     pub timeout: Duration,
     /// `ask.on_timeout`: `deny` (the default), `allow`, or `ask` (the agent's own prompt).
     pub on_timeout: AskDecision,
+    /// `ask.webhook`: a URL each new ask is also POSTed to (a chat or push service), behind
+    /// the HTTP hooks' SSRF guard.
+    pub webhook: Option<String>,
 }
 
 /// What a broken `ask` section comes to, at the end of each message: an ask is never allowed
@@ -44,7 +47,7 @@ pub(crate) fn read(section: Option<&Value>) -> Result<Option<AskRoute>, String> 
     if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
         let meant = agent_hooks_core::wording::nearest(key, KEYS.iter().copied(), |d, _| d <= 2);
         return Err(format!(
-            "ask.{key}: not a setting of ask{} (it has via, timeout, on_timeout); {FALLBACK}",
+            "ask.{key}: not a setting of ask{} (it has via, timeout, on_timeout, webhook); {FALLBACK}",
             agent_hooks_core::wording::did_you_mean(meant)
         ));
     }
@@ -79,9 +82,25 @@ pub(crate) fn read(section: Option<&Value>) -> Result<Option<AskRoute>, String> 
             ));
         }
     };
+    let webhook = match map.get("webhook") {
+        None => None,
+        Some(Value::String(url)) => {
+            // The URL rules of HTTP hooks, as this process's environment sets allow-local; the
+            // addresses are checked again at each post.
+            agent_hooks_transports::http::HttpSpec::new(url, Vec::new(), None)
+                .map_err(|e| format!("ask.webhook: {e}; {FALLBACK}"))?;
+            Some(url.clone())
+        }
+        Some(other) => {
+            return Err(format!(
+                "ask.webhook: expected an http(s) URL, found {other}; {FALLBACK}"
+            ));
+        }
+    };
     Ok(Some(AskRoute {
         timeout,
         on_timeout,
+        webhook,
     }))
 }
 
@@ -119,7 +138,8 @@ mod tests {
             read(Some(&json!({"via": "console"}))),
             Ok(Some(AskRoute {
                 timeout: DEFAULT_TIMEOUT,
-                on_timeout: AskDecision::Deny
+                on_timeout: AskDecision::Deny,
+                webhook: None,
             }))
         );
         for (written, secs) in [
@@ -163,6 +183,14 @@ mod tests {
             (
                 json!({"via": "console", "on_timeot": "deny"}),
                 "did you mean \"on_timeout\"",
+            ),
+            (
+                json!({"via": "console", "webhook": "ftp://chat.example/x"}),
+                "ask.webhook: url refused",
+            ),
+            (
+                json!({"via": "console", "webhook": 7}),
+                "ask.webhook: expected an http(s) URL, found 7",
             ),
         ];
         for (section, expected) in cases {
