@@ -14,6 +14,11 @@ use super::{REDIS_TIMEOUT, SHARED, Shared};
 /// who answered first rather than that the ask is unknown.
 pub const KEEP_ANSWERED: Duration = Duration::from_secs(3600);
 
+/// How long past its deadline an unanswered ask is still listed: its waiter answers it with
+/// the timeout at the deadline, so one still unanswered after this lost its waiter (a killed
+/// agent) and has no one left to answer.
+const ORPHANED_AFTER: f64 = 10.0;
+
 /// Puts a pending ask: its record, and its id in the index by deadline; drops from the index
 /// the asks whose keeping time ended (their keys expire by themselves).
 const PUT: &str = r"
@@ -159,6 +164,8 @@ impl AskStore {
         match &self.place {
             Place::Dir(dir) => {
                 create_private(dir).map_err(|e| unwritable(dir, &e))?;
+                // Asks are rare: each new one sweeps out those past their keeping time.
+                let _ = dir_pending(dir, epoch_secs(SystemTime::now()));
                 agent_hooks_core::store::write_atomic(
                     &dir.join(format!("{}.json", ask.id)),
                     text.as_bytes(),
@@ -211,7 +218,10 @@ impl AskStore {
                     if answer.is_some() {
                         continue;
                     }
-                    if let Some(ask) = record.and_then(|r| serde_json::from_str(&r).ok()) {
+                    if let Some(ask) =
+                        record.and_then(|r| serde_json::from_str::<PendingAsk>(&r).ok())
+                        && ask.deadline + ORPHANED_AFTER >= now
+                    {
                         asks.push(ask);
                     }
                 }
@@ -439,7 +449,7 @@ fn dir_pending(dir: &Path, now: f64) -> Result<Vec<PendingAsk>, String> {
             let _ = std::fs::remove_file(&path);
             continue;
         }
-        if !answer.exists() {
+        if !answer.exists() && ask.deadline + ORPHANED_AFTER >= now {
             asks.push(ask);
         }
     }
@@ -600,6 +610,24 @@ mod tests {
         assert_eq!(answer.map(|a| a.note), Some("fine".into()));
         assert!(started.elapsed() < Duration::from_secs(30));
         assert_eq!(answering.join().ok(), Some(Ok(Answered::Now)));
+    }
+
+    #[test]
+    fn an_ask_whose_waiter_is_gone_is_no_longer_listed_but_still_refuses_a_late_answer() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let store = in_dir(dir.path());
+        let id = new_id().expect("an id");
+        let mut orphan = ask(&id, 60.0);
+        orphan.time -= 90.0;
+        orphan.deadline -= 90.0;
+        store.put(&orphan).expect("put");
+        assert!(store.pending().expect("list").is_empty());
+        let timeout = operator(AskDecision::Deny, "no operator answered");
+        assert_eq!(store.answer(&id, &timeout), Ok(Answered::Now));
+        assert_eq!(
+            store.answer(&id, &operator(AskDecision::Allow, "")),
+            Ok(Answered::Already(timeout))
+        );
     }
 
     #[test]
