@@ -358,7 +358,9 @@ async fn run(
         .dispatch_with(
             event,
             payload,
-            &DispatchOptions::default().skip_source(agent.source(), BRIDGED),
+            &DispatchOptions::default()
+                .skip_source(agent.source(), BRIDGED)
+                .agent(agent.name()),
         )
         .await;
     if let Some(transformed) = transformed {

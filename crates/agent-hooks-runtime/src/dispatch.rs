@@ -39,6 +39,7 @@ pub struct DispatchOptions {
     channel: Option<Value>,
     env: Vec<(String, String)>,
     pub(crate) replay: Option<ReplayMode>,
+    agent: Option<&'static str>,
 }
 
 /// How `agent-hooks replay` evaluates a policy: as declared, with no trust gate (a candidate
@@ -116,6 +117,13 @@ impl DispatchOptions {
     /// the runtime's variables (`STATE_DIR`, `HOOK_NAME`, ...).
     pub fn env(mut self, vars: Vec<(String, String)>) -> Self {
         self.env = vars;
+        self
+    }
+
+    /// Names the agent whose call this is (its bridge knows; a payload may not say), for an
+    /// ask shown at the console.
+    pub fn agent(mut self, name: &'static str) -> Self {
+        self.agent = Some(name);
         self
     }
 
@@ -306,6 +314,16 @@ impl Runtime<'_> {
         );
         outcome.diagnostics =
             std::mem::take(&mut *self.seen.lock().unwrap_or_else(|p| p.into_inner()));
+        // An ask goes to the console's operator when the workspace says so; never from a
+        // trial, a replay or a dispatch that is itself one hook of another.
+        if let Some(route) = &snapshot.config.agent.ask
+            && outcome.decision == Decision::Ask
+            && !self.dry_run
+            && self.log_decisions
+            && self.replay.is_none()
+        {
+            crate::pending_ask::route(self.ws, route, options.agent, &mut outcome).await;
+        }
         outcome
     }
 

@@ -99,6 +99,7 @@ mod install_record;
 #[cfg(feature = "internals")]
 pub mod internals;
 pub mod lapse;
+pub mod pending_ask;
 mod snapshot;
 #[cfg(test)]
 mod tests;

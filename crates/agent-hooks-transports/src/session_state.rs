@@ -3,6 +3,8 @@
 //! as files in the workspace's `state/` ([`DirState`]); with `serve --state redis://…` in Redis
 //! (or Valkey), so that replicas of one service share every session ([`RedisState`]).
 
+pub mod asks;
+
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, SystemTime};

@@ -18,11 +18,11 @@ const GUARD: &str = r#"
 "#;
 
 /// A sidecar with the console: its TCP port, the console's port and the login link.
-struct Sidecar {
+pub(crate) struct Sidecar {
     child: Child,
-    port: u16,
-    console: u16,
-    link: String,
+    pub(crate) port: u16,
+    pub(crate) console: u16,
+    pub(crate) link: String,
     /// Kept open: the sidecar prints on stdout after its first two lines.
     _stdout: BufReader<ChildStdout>,
 }
@@ -43,7 +43,12 @@ fn port_of(url: &str) -> u16 {
         .unwrap_or_else(|| panic!("no port in {url:?}"))
 }
 
-fn serve_console(ws: &Ws) -> Sidecar {
+pub(crate) fn serve_console(ws: &Ws) -> Sidecar {
+    serve_console_with(ws, &[])
+}
+
+/// [`serve_console`] with more flags for `serve` (`--state redis://…`).
+pub(crate) fn serve_console_with(ws: &Ws, flags: &[&str]) -> Sidecar {
     let mut child = ws
         .command(&[
             "serve",
@@ -52,6 +57,7 @@ fn serve_console(ws: &Ws) -> Sidecar {
             "--console",
             "127.0.0.1:0",
         ])
+        .args(flags)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -78,7 +84,7 @@ fn serve_console(ws: &Ws) -> Sidecar {
 
 /// Chromium on a DevTools pipe: requests written to its fd 3, answers read from its fd 4,
 /// each message a JSON text ended by a NUL byte.
-struct Browser {
+pub(crate) struct Browser {
     child: Child,
     to: ChildStdin,
     from: BufReader<ChildStdout>,
@@ -95,7 +101,7 @@ impl Drop for Browser {
 }
 
 impl Browser {
-    fn start() -> Browser {
+    pub(crate) fn start() -> Browser {
         let profile = tempfile::tempdir().expect("a profile directory");
         // The shell hands our pipes to Chromium as the fds 3 and 4 it reads and writes.
         let mut child = Command::new("sh")
@@ -159,12 +165,12 @@ impl Browser {
         }
     }
 
-    fn goto(&mut self, url: &str) {
+    pub(crate) fn goto(&mut self, url: &str) {
         self.call("Page.navigate", json!({"url": url}));
     }
 
     /// The value of a JavaScript expression in the page (promises awaited).
-    fn eval(&mut self, expression: &str) -> Value {
+    pub(crate) fn eval(&mut self, expression: &str) -> Value {
         let result = self.call(
             "Runtime.evaluate",
             json!({"expression": expression, "awaitPromise": true, "returnByValue": true}),
@@ -173,7 +179,7 @@ impl Browser {
     }
 
     /// Waits until `expression` is true in the page.
-    fn wait_for(&mut self, expression: &str) {
+    pub(crate) fn wait_for(&mut self, expression: &str) {
         let seen = eventually(Duration::from_secs(30), || {
             self.eval(expression) == json!(true)
         });
@@ -182,7 +188,7 @@ impl Browser {
 }
 
 /// A sidecar with the console, and a browser signed in with its link on the live page.
-fn signed_in(ws: &Ws) -> (Sidecar, Browser) {
+pub(crate) fn signed_in(ws: &Ws) -> (Sidecar, Browser) {
     let sidecar = serve_console(ws);
     let mut browser = Browser::start();
     browser.goto(&sidecar.link);

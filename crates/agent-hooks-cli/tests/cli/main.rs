@@ -18,6 +18,7 @@ mod claude;
 mod clients;
 mod codex;
 mod console;
+mod console_ask;
 mod convert;
 mod copilot;
 mod cursor;

@@ -14,14 +14,14 @@ use serde_json::{Value, json};
 use crate::support::{Entry, Server, Ws};
 
 /// A `redis-server` of its own, on a free loopback port, saving nothing to disk.
-struct Redis {
+pub(crate) struct Redis {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Redis {
     /// Started and ready, or `None` (said on stderr) where `redis-server` is not installed.
-    fn start() -> Option<Redis> {
+    pub(crate) fn start() -> Option<Redis> {
         let port = free_port();
         let spawned = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])

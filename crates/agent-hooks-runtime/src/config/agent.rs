@@ -69,6 +69,8 @@ pub(crate) struct AgentSettings {
     pub error: Option<ConfigError>,
     /// `on_failure`: what a lapse of the policy comes to (default fail open).
     pub on_failure: OnFailure,
+    /// `ask`: asks go to the console (`via: console`); `None`: to the agent's own prompt.
+    pub ask: Option<super::ask::AskRoute>,
 }
 
 impl Default for AgentSettings {
@@ -90,6 +92,7 @@ impl Default for AgentSettings {
             decisions_log: LogDestination::Default,
             error: None,
             on_failure: OnFailure::Continue,
+            ask: None,
         }
     }
 }
@@ -107,6 +110,7 @@ struct AgentFile {
     skill_hooks: Option<Typed<Object<SkillHooks>>>,
     llm_judge: Option<Typed<Object<Judge>>>,
     on_failure: Option<Typed<String>>,
+    ask: Option<Value>,
 }
 
 /// `shell_hooks`: the master switch and how shell hooks run.
@@ -266,6 +270,10 @@ impl AgentSettings {
                 settings.on_failure = OnFailure::Block;
                 problems.push(why);
             }
+        }
+        match super::ask::read(file.ask.as_ref()) {
+            Ok(route) => settings.ask = route,
+            Err(why) => problems.push(why),
         }
         if let Some(last) = problems.pop() {
             settings.error = Some(setting_error(&display, last));

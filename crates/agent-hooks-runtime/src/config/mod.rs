@@ -6,6 +6,7 @@
 
 pub(crate) mod agent;
 pub(crate) mod agent_files;
+pub(crate) mod ask;
 mod builtin;
 pub(crate) mod claude;
 mod claude_hooks;

@@ -22,6 +22,8 @@ use agent_hooks_core::outcome::Outcome;
 
 use crate::policy::Slot;
 
+mod asks;
+
 const PAGE: &str = include_str!("page.html");
 const SCRIPT: &str = include_str!("console.js");
 const STYLE: &str = include_str!("console.css");
@@ -173,6 +175,7 @@ fn router(console: Arc<Console>) -> Router {
         .route("/api/hooks/changes", get(changes))
         .route("/api/hooks/approve", post(approve))
         .route("/api/hooks/revoke", post(revoke))
+        .merge(asks::routes())
         .route_layer(middleware::from_fn_with_state(console.clone(), guard));
     signed_in
         .route("/login", get(login))
