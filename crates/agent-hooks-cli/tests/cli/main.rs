@@ -45,6 +45,7 @@ mod skills;
 mod standards;
 mod startup;
 mod team;
+mod team_obs;
 mod trial;
 mod trust_settings;
 mod uninstall;
