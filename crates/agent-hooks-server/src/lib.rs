@@ -390,9 +390,20 @@ async fn serve_inner(
     let acceptor = match &transport {
         Transport::Team {
             tls: Some(files), ..
-        } => Some(tls::acceptor(files)?),
+        } => Some(tls::Acceptor::open(files)?),
         _ => None,
     };
+    // A certificate renewed is taken without a restart; failing to follow the files is no
+    // reason to refuse the service, only to say that a renewal needs one.
+    let _following = acceptor
+        .as_ref()
+        .and_then(|acceptor| match acceptor.follow() {
+            Ok(following) => Some(following),
+            Err(e) => {
+                tracing::warn!("{e}; a renewed certificate is taken only at a restart");
+                None
+            }
+        });
     // Credentials first: a sidecar that cannot check its callers does not start at all.
     let (gate, place) = match &transport {
         Transport::Team {

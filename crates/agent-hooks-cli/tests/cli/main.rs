@@ -46,6 +46,7 @@ mod standards;
 mod startup;
 mod team;
 mod team_obs;
+mod tls_rotation;
 mod trial;
 mod trust_settings;
 mod uninstall;
