@@ -295,3 +295,128 @@ fn a_claude_call_reaches_an_otlp_collector_as_a_dispatch_span_with_a_child_per_h
         "the tool input is in the spans sent"
     );
 }
+
+/// The series of a metrics text: every sample's name and labels, without its value.
+fn series(text: &str) -> std::collections::BTreeSet<String> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.rsplit_once(' ').map(|(series, _)| series.to_owned()))
+        .collect()
+}
+
+/// Calls every route with an event named `crafted`, as a caller who wants a series of its own
+/// would: the agents' routes, the host's, and both standards'.
+fn call_with_crafted_names(server: &Server, crafted: &str) {
+    let claude = json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": crafted,
+        "tool_name": "Bash", "tool_input": {"command": "ls"}});
+    assert_eq!(server.post("/v1/hooks/claude-code", claude).0, 200);
+    let codex = json!({"session_id": "s", "cwd": "/tmp", "hook_event_name": crafted,
+        "tool_name": crafted, "tool_input": {"command": "ls"}});
+    assert_eq!(server.post("/v1/hooks/codex", codex).0, 200);
+    // Not JSON at all: read as nothing, under the same word.
+    let (status, _) = server.request("POST", "/v1/hooks/gemini", crafted.as_bytes());
+    assert_eq!(status, 200);
+    let (status, _) = server.post(&format!("/v1/events/{crafted}"), json!({}));
+    assert_eq!(status, 404);
+    let ahp = json!({"jsonrpc": "2.0", "id": crafted, "method": "hooks/intercept",
+        "params": {"protocolVersion": "draft", "capabilities": {"effects": ["deny"]},
+            "event": {"id": crafted, "type": crafted, "tool": {"name": crafted}}}});
+    assert_eq!(server.post("/v1/standards/ahp", ahp).0, 200);
+    let context = json!({"spec": "agent-hooks/0.1", "interception_point": crafted,
+        "sequence": 0, "timestamp": "2026-01-01T00:00:00Z",
+        "agent": {"id": crafted, "framework": crafted}, "session": {"id": crafted}});
+    assert_eq!(
+        server
+            .post("/v1/standards/agent-hooks/intercept", context)
+            .0,
+        200
+    );
+}
+
+#[test]
+fn an_event_name_crafted_by_a_caller_creates_no_series_of_its_own() {
+    let ws = support::guarded_by(GUARD);
+    let server = Server::start(&ws);
+    // Scraped once first: a scrape is counted itself, from the second one on.
+    metrics(&server);
+    call_with_crafted_names(&server, "Crafted-1");
+    let first = metrics(&server);
+    call_with_crafted_names(&server, "Crafted-2");
+    call_with_crafted_names(&server, "Crafted-3");
+    let then = metrics(&server);
+    assert_eq!(series(&first), series(&then), "new series:\n{then}");
+    assert!(!then.contains("Crafted"), "{then}");
+    // The answers are counted, under the one word for an event not known here.
+    let claude = r#"route="/v1/hooks/claude-code",agent="claude""#;
+    assert_eq!(
+        value(
+            &then,
+            &format!(
+                r#"agent_hooks_decisions_total{{{claude},event="other",decision="continue"}}"#
+            )
+        ),
+        Some(3.0),
+        "{then}"
+    );
+    let gemini = r#"route="/v1/hooks/gemini",agent="gemini""#;
+    assert_eq!(
+        value(
+            &then,
+            &format!(
+                r#"agent_hooks_lapses_total{{{gemini},event="other",kind="unreadable_input"}}"#
+            )
+        ),
+        Some(3.0),
+        "{then}"
+    );
+}
+
+#[test]
+fn the_agents_metrics_and_spans_carry_no_token_and_no_tool_input() {
+    let team = crate::team::Team::new();
+    let ws = crate::team::guarded();
+    let (port, received) = collector();
+    let mut serve = team.serve(&ws, "127.0.0.1:0", &[]);
+    serve.env(
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        format!("http://127.0.0.1:{port}"),
+    );
+    let server = Server::spawn(serve);
+    let bearer = |token: &str| format!("Authorization: Bearer {token}\r\n");
+    let body = claude_bash(SECRET).to_string();
+    let (status, _) = support::http_with(
+        server.port,
+        "POST",
+        "/v1/hooks/claude-code",
+        body.as_bytes(),
+        "127.0.0.1",
+        &bearer(&team.agent),
+    );
+    assert_eq!(status, 200);
+    let (status, text) = support::http_with(
+        server.port,
+        "GET",
+        "/metrics",
+        b"",
+        "127.0.0.1",
+        &bearer(&team.operator),
+    );
+    assert_eq!(status, 200);
+    let text = text.as_str().unwrap_or_default().to_owned();
+    assert!(
+        text.contains(r#"agent="claude",hook="guard""#),
+        "the hook's run is not counted: {text}"
+    );
+    let (_, bytes) = spans_until(&received, |spans| spans.iter().any(|s| s.name == "guard"));
+    let spans = String::from_utf8_lossy(&bytes).into_owned();
+    for token in [&team.agent, &team.operator] {
+        let secret = &token[4..];
+        assert!(!text.contains(secret), "a token in the metrics");
+        assert!(!spans.contains(secret), "a token in the spans");
+    }
+    assert!(!text.contains("secret-project"), "the tool input: {text}");
+    assert!(
+        !spans.contains("secret-project"),
+        "the tool input in the spans"
+    );
+}
