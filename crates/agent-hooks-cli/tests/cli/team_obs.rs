@@ -371,6 +371,33 @@ fn an_event_name_crafted_by_a_caller_creates_no_series_of_its_own() {
     );
 }
 
+/// Claude Code's PreToolUse of [`SECRET`] sent to a team service's `route` with `token`.
+fn claude_call_to_team(server: &Server, route: &str, token: &str) -> (u16, Value) {
+    let body = claude_bash(SECRET).to_string();
+    support::http_with(
+        server.port,
+        "POST",
+        route,
+        body.as_bytes(),
+        "127.0.0.1",
+        &format!("Authorization: Bearer {token}\r\n"),
+    )
+}
+
+/// A team service's metrics, scraped with the operator's `token`.
+fn team_metrics(server: &Server, token: &str) -> String {
+    let (status, text) = support::http_with(
+        server.port,
+        "GET",
+        "/metrics",
+        b"",
+        "127.0.0.1",
+        &format!("Authorization: Bearer {token}\r\n"),
+    );
+    assert_eq!(status, 200);
+    text.as_str().unwrap_or_default().to_owned()
+}
+
 #[test]
 fn the_agents_metrics_and_spans_carry_no_token_and_no_tool_input() {
     let team = crate::team::Team::new();
@@ -382,27 +409,9 @@ fn the_agents_metrics_and_spans_carry_no_token_and_no_tool_input() {
         format!("http://127.0.0.1:{port}"),
     );
     let server = Server::spawn(serve);
-    let bearer = |token: &str| format!("Authorization: Bearer {token}\r\n");
-    let body = claude_bash(SECRET).to_string();
-    let (status, _) = support::http_with(
-        server.port,
-        "POST",
-        "/v1/hooks/claude-code",
-        body.as_bytes(),
-        "127.0.0.1",
-        &bearer(&team.agent),
-    );
+    let (status, _) = claude_call_to_team(&server, "/v1/hooks/claude-code", &team.agent);
     assert_eq!(status, 200);
-    let (status, text) = support::http_with(
-        server.port,
-        "GET",
-        "/metrics",
-        b"",
-        "127.0.0.1",
-        &bearer(&team.operator),
-    );
-    assert_eq!(status, 200);
-    let text = text.as_str().unwrap_or_default().to_owned();
+    let text = team_metrics(&server, &team.operator);
     assert!(
         text.contains(r#"agent="claude",hook="guard""#),
         "the hook's run is not counted: {text}"
@@ -419,4 +428,24 @@ fn the_agents_metrics_and_spans_carry_no_token_and_no_tool_input() {
         !spans.contains("secret-project"),
         "the tool input in the spans"
     );
+}
+
+#[test]
+fn a_call_a_bridge_process_forwards_to_the_team_service_is_counted_on_its_agents_route() {
+    let team = crate::team::Team::new();
+    let ws = crate::team::guarded();
+    let server = Server::spawn(team.serve(&ws, "127.0.0.1:0", &[]));
+    // What `claude-hook` sends when it is pointed at the service.
+    let (status, answer) =
+        claude_call_to_team(&server, "/v1/hooks/claude-code?caller=bridge", &team.agent);
+    assert_eq!(status, 200, "{answer}");
+    assert!(
+        answer["stdout"]
+            .as_str()
+            .is_some_and(|out| out.contains("deny")),
+        "{answer}"
+    );
+    let text = team_metrics(&server, &team.operator);
+    let series = r#"agent_hooks_decisions_total{route="/v1/hooks/claude-code",agent="claude",event="pre_tool_call",decision="block"}"#;
+    assert_eq!(value(&text, series), Some(1.0), "{text}");
 }
