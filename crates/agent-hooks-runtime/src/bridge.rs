@@ -98,7 +98,11 @@ pub async fn handle_agent(
         &snapshot.config.agent.tool_aliases,
         snapshot.config.agent.rewrite_permission,
     )?;
-    Ok(run(agent, engine, bridged, OnFailure::Continue, Surface::Bridge).await)
+    Ok(
+        run(agent, engine, bridged, OnFailure::Continue, Surface::Bridge)
+            .await
+            .answer,
+    )
 }
 
 /// Runs one bridge call on the agent's raw hook input, as the `<agent>-hook` commands and the
@@ -134,6 +138,56 @@ pub async fn answer(
     answer_read(agent, engine, json::read(input), forced, surface).await
 }
 
+/// What one bridge call came to: the agent's answer, and what judged it. A server that counts
+/// and traces its routes reads the outcome from here; a bridge process has no use for it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Answered {
+    /// What the agent is answered.
+    pub answer: AgentAnswer,
+    /// What judged the call.
+    pub judged: Judged,
+}
+
+/// What judged a bridge call. Exhaustive on purpose: a new way of answering an agent must be
+/// counted by the server's metrics, and its match fails to compile until it is.
+#[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per call, moved twice: a box would add an allocation to every bridge call"
+)]
+pub enum Judged {
+    /// The input was read into an event and dispatched (or, without a workspace, settled with
+    /// no hook run): its outcome after the lapse rule, as the agent was answered. Its payload
+    /// holds the tool's input: it is for the decision, the hooks' reports and the lapses.
+    Dispatched(Outcome),
+    /// The input could not be read, so no hook judged it: the user was told, and it was
+    /// denied when `denied` (fail closed).
+    Unread {
+        /// Whether the call was denied.
+        denied: bool,
+    },
+    /// An event of the agent this runtime has no counterpart for: no policy to evaluate, and
+    /// nothing lapsed.
+    Unmapped,
+}
+
+/// [`answer`], with what judged the call: the sidecar's agent routes count and trace each
+/// dispatch from it (`docs/deploy.md`).
+pub async fn answer_judged(
+    agent: Agent,
+    engine: Result<&Engine, &str>,
+    input: &[u8],
+    forced: OnFailure,
+    surface: Surface,
+) -> Answered {
+    let open = |_: Event| Ok::<(), std::convert::Infallible>(());
+    match answer_gated(agent, engine, json::read(input), forced, surface, open).await {
+        Ok(answered) => answered,
+        Err(never) => match never {},
+    }
+}
+
 /// [`answer`] for input its caller already read with [`json::read`] (the `<agent>-hook`
 /// commands read it once, to find the workspace from its fields as well).
 pub async fn answer_read(
@@ -145,7 +199,7 @@ pub async fn answer_read(
 ) -> AgentAnswer {
     let open = |_: Event| Ok::<(), std::convert::Infallible>(());
     match answer_gated(agent, engine, read, forced, surface, open).await {
-        Ok(answer) => answer,
+        Ok(answered) => answered.answer,
         Err(never) => match never {},
     }
 }
@@ -155,13 +209,14 @@ pub async fn answer_read(
 /// stdout, stderr and exit status — recorded as the bridge's, from the sidecar's loaded
 /// configuration instead of a fresh load. `None` when the event would run a hook that is not
 /// built in: such a hook gets the calling process's environment and working directory, which
-/// only the bridge process has, so the bridge process runs the call itself.
+/// only the bridge process has, so the bridge process runs the call itself. With the answer,
+/// what judged the call, as [`answer_judged`] says it.
 pub async fn answer_forwarded(
     agent: Agent,
     engine: &Engine,
     input: &[u8],
     forced: OnFailure,
-) -> Option<AgentAnswer> {
+) -> Option<Answered> {
     let gate = |event: Event| {
         if runs_only_builtins(engine, agent, event) {
             Ok(())
@@ -209,7 +264,7 @@ async fn answer_gated<E>(
     forced: OnFailure,
     surface: Surface,
     gate: impl FnOnce(Event) -> Result<(), E>,
-) -> Result<AgentAnswer, E> {
+) -> Result<Answered, E> {
     let mode = match engine {
         Ok(engine) => lapse::mode(engine, forced),
         Err(_) => forced,
@@ -225,7 +280,10 @@ async fn answer_gated<E>(
             },
             if block { "; denied (fail closed)" } else { "" }
         );
-        agent.home().unread_answer(&message, block)
+        Answered {
+            answer: agent.home().unread_answer(&message, block),
+            judged: Judged::Unread { denied: block },
+        }
     };
     // A call that could not be read is still a line of the decision log, so `audit` can
     // place it (when there is a workspace to keep the log in).
@@ -256,10 +314,13 @@ async fn answer_gated<E>(
         // An event of the agent this runtime has no counterpart for has no policy to
         // evaluate: nothing lapsed, and the agent goes on.
         Err(e @ InputError::Unmapped { .. }) => {
-            return Ok(AgentAnswer {
-                stdout: agent.home().no_opinion().to_owned(),
-                stderr: format!("agent-hooks {}: {e}", agent.hook_command()),
-                exit: 0,
+            return Ok(Answered {
+                answer: AgentAnswer {
+                    stdout: agent.home().no_opinion().to_owned(),
+                    stderr: format!("agent-hooks {}: {e}", agent.hook_command()),
+                    exit: 0,
+                },
+                judged: Judged::Unmapped,
             });
         }
         Err(e) => {
@@ -268,7 +329,7 @@ async fn answer_gated<E>(
         }
     };
     gate(bridged.event)?;
-    let mut answer = match engine {
+    let mut answered = match engine {
         Ok(engine) => run(agent, engine, bridged, forced, surface).await,
         Err(why) => {
             let mut outcome = Outcome::unchanged(bridged.event, bridged.payload);
@@ -279,9 +340,13 @@ async fn answer_gated<E>(
             if block {
                 outcome.fail_closed();
             }
-            (bridged.answer)(&outcome)
+            Answered {
+                answer: (bridged.answer)(&outcome),
+                judged: Judged::Dispatched(outcome),
+            }
         }
     };
+    let answer = &mut answered.answer;
     if let Some(repairs) = repairs.describe() {
         if !answer.stderr.is_empty() {
             answer.stderr.push('\n');
@@ -290,7 +355,7 @@ async fn answer_gated<E>(
             "agent-hooks: the input was read as its agent reads it: {repairs}"
         ));
     }
-    Ok(answer)
+    Ok(answered)
 }
 
 /// A deny of an input whose event is not known, said in `agent`'s JSON alone (an HTTP
@@ -300,14 +365,15 @@ pub fn http_deny(agent: Agent, message: &str) -> String {
 }
 
 /// Dispatches an input read into `bridged` without the workspace's own hooks of `agent`,
-/// applies the lapse rule, and answers.
+/// applies the lapse rule, and answers. The outcome goes back with the answer: moved, not
+/// copied, so a bridge process that drops it pays nothing for it.
 async fn run(
     agent: Agent,
     engine: &Engine,
     bridged: Bridged,
     forced: OnFailure,
     surface: Surface,
-) -> AgentAnswer {
+) -> Answered {
     let Bridged {
         event,
         mut payload,
@@ -385,7 +451,10 @@ async fn run(
     if event == Event::OnStop {
         counter.record(redo_count, outcome.is_blocked());
     }
-    answer(&outcome)
+    Answered {
+        answer: answer(&outcome),
+        judged: Judged::Dispatched(outcome),
+    }
 }
 
 /// Claude Code says only `stop_hook_active`; the redo cap needs a count, kept per session in

@@ -59,6 +59,7 @@ pub use owner::{
 };
 pub use policy::Policy;
 pub(crate) use stats::Stats;
+use stats::Via;
 pub use team::{
     Role, TOKENS_FILE, TokenEntry, TokenStore, add_token, default_tokens, list_tokens, revoke_token,
 };
@@ -66,7 +67,7 @@ pub use tls::{TlsError, TlsFiles};
 pub use watch::{WatchError, Watcher, watch};
 
 use agent_hooks_core::event::Event;
-use agent_hooks_core::outcome::Diagnostic;
+use agent_hooks_core::outcome::{Diagnostic, LapseKind, Outcome};
 use agent_hooks_runtime::decisions::Surface;
 use agent_hooks_runtime::{DispatchOptions, Engine, EngineError};
 
@@ -389,9 +390,20 @@ async fn serve_inner(
     let acceptor = match &transport {
         Transport::Team {
             tls: Some(files), ..
-        } => Some(tls::acceptor(files)?),
+        } => Some(tls::Acceptor::open(files)?),
         _ => None,
     };
+    // A certificate renewed is taken without a restart; failing to follow the files is no
+    // reason to refuse the service, only to say that a renewal needs one.
+    let _following = acceptor
+        .as_ref()
+        .and_then(|acceptor| match acceptor.follow() {
+            Ok(following) => Some(following),
+            Err(e) => {
+                tracing::warn!("{e}; a renewed certificate is taken only at a restart");
+                None
+            }
+        });
     // Credentials first: a sidecar that cannot check its callers does not start at all.
     let (gate, place) = match &transport {
         Transport::Team {
@@ -778,15 +790,13 @@ async fn observe(
     let started = std::time::Instant::now();
     let response = next.run(request).await;
     let route = matched.as_ref().map_or("-", |m| m.as_str());
-    let agent = route
-        .strip_prefix("/v1/hooks/")
-        .and_then(|name| {
-            agent_hooks_dialects::agent::Agent::ALL
-                .into_iter()
-                .find(|a| a.http_route() == route)
-                .map(|_| name)
-        })
-        .unwrap_or("-");
+    // The agent's name, as the dispatch metrics label it (`claude`, not the route's
+    // `claude-code`), so that one agent's series join on it.
+    let agent = stats::agent_label(
+        agent_hooks_dialects::agent::Agent::ALL
+            .into_iter()
+            .find(|a| a.http_route() == route),
+    );
     state.stats.request(
         route,
         agent,
@@ -942,25 +952,13 @@ async fn dispatch(
             },
         )
         .await;
-    state.stats.record(&outcome);
+    let via = Via {
+        route: "/v1/events/{event}",
+        agent: None,
+    };
+    observed(&state, via, start, &outcome);
     if let Some(console) = &state.console {
         console.decision(event.name(), &outcome);
-    }
-    if let Some(traces) = &state.traces {
-        traces.dispatch(traces::Dispatch {
-            route: "/v1/events/{event}",
-            agent: None,
-            event: Some(event.name()),
-            decision: Some(outcome.decision.as_str()),
-            status: 200,
-            start,
-            hooks: outcome
-                .hooks
-                .iter()
-                .filter(|r| r.status != agent_hooks_core::outcome::HookStatus::Skipped)
-                .map(|r| (&*r.hook, &*r.source, r.status.as_str(), r.ms))
-                .collect(),
-        });
     }
     // The numbers a Python host or hook wrote exactly go back as they were written.
     let body = serde_json::to_vec(&outcome)
@@ -979,7 +977,16 @@ async fn standards_intercept(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let body = body?;
-    let answer = agent_hooks_standards::interceptor::respond_json(state.engine(), &body).await;
+    let start = std::time::SystemTime::now();
+    let (answer, dispatched) =
+        agent_hooks_standards::interceptor::respond_json_judged(state.engine(), &body).await;
+    let via = Via {
+        route: "/v1/standards/agent-hooks/intercept",
+        agent: None,
+    };
+    for outcome in &dispatched {
+        observed(&state, via, start, outcome);
+    }
     Ok(axum::Json(answer).into_response())
 }
 
@@ -990,8 +997,17 @@ async fn standards_ahp(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let body = body?;
+    let start = std::time::SystemTime::now();
     let backend = agent_hooks_standards::ahp::Backend::new(state.engine(), Surface::Sidecar);
-    Ok(match backend.handle(&body).await {
+    let (answer, dispatched) = backend.handle_judged(&body).await;
+    let via = Via {
+        route: "/v1/standards/ahp",
+        agent: None,
+    };
+    for outcome in &dispatched {
+        observed(&state, via, start, outcome);
+    }
+    Ok(match answer {
         Some(answer) => axum::Json(answer).into_response(),
         None => StatusCode::ACCEPTED.into_response(),
     })
@@ -1221,30 +1237,11 @@ async fn agent_hook(
 ) -> ApiResult {
     let body = body?;
     let start = std::time::SystemTime::now();
-    let traced = |status: u16| {
-        if let Some(traces) = &state.traces {
-            traces.dispatch(traces::Dispatch {
-                route: agent.http_route(),
-                agent: Some(agent.name()),
-                event: None,
-                decision: None,
-                status,
-                start,
-                hooks: Vec::new(),
-            });
-        }
-    };
     let forced = agent_hooks_runtime::bridge::route_mode(query.as_deref());
     if agent_hooks_runtime::bridge::forwarded_by_bridge(query.as_deref()) {
-        let answered = forwarded(agent, &state, &body, forced).await;
-        traced(
-            answered
-                .as_ref()
-                .map_or_else(|e| e.status.as_u16(), |r| r.status().as_u16()),
-        );
-        return answered;
+        return forwarded(agent, &state, &body, forced, start).await;
     }
-    let answer = agent_hooks_runtime::bridge::answer(
+    let answered = agent_hooks_runtime::bridge::answer_judged(
         agent,
         Ok(&state.engine()),
         &body,
@@ -1252,6 +1249,8 @@ async fn agent_hook(
         Surface::Sidecar,
     )
     .await;
+    bridge_observed(&state, agent, start, &answered.judged);
+    let answer = answered.answer;
     // HTTP hooks have no exit status: a deny that a command bridge says with exit 2 is said
     // with the answer's JSON, and the message goes in the agent's user-facing field.
     let body = if answer.stdout.is_empty() && answer.exit == 2 {
@@ -1264,8 +1263,47 @@ async fn agent_hook(
         axum::http::header::CONTENT_TYPE,
         axum::http::HeaderValue::from_static("application/json"),
     );
-    traced(200);
     Ok(response)
+}
+
+/// Counts and traces one dispatch that came in through `via` (`GET /metrics`, `GET /v1/stats`
+/// and a span with a child per hook that ran): the same on every route.
+fn observed(state: &AppState, via: Via, start: std::time::SystemTime, outcome: &Outcome) {
+    state.stats.record(via, outcome);
+    if let Some(traces) = &state.traces {
+        traces.dispatch(traces::Dispatch::of(via, 200, start, outcome));
+    }
+}
+
+/// [`observed`] for an agent's call on its route: a call answered without a dispatch (its
+/// input unread, its event without a counterpart here) is counted under the event `other`.
+fn bridge_observed(
+    state: &AppState,
+    agent: agent_hooks_dialects::agent::Agent,
+    start: std::time::SystemTime,
+    judged: &agent_hooks_runtime::bridge::Judged,
+) {
+    use agent_hooks_core::answer::Decision;
+    use agent_hooks_runtime::bridge::Judged;
+    let via = Via {
+        route: agent.http_route(),
+        agent: Some(agent),
+    };
+    let (decision, lapse) = match judged {
+        Judged::Dispatched(outcome) => return observed(state, via, start, outcome),
+        Judged::Unread { denied: true } => (Decision::Block, Some(LapseKind::UnreadableInput)),
+        Judged::Unread { denied: false } => (Decision::Continue, Some(LapseKind::UnreadableInput)),
+        Judged::Unmapped => (Decision::Continue, None),
+    };
+    state.stats.record_undispatched(via, decision, lapse);
+    if let Some(traces) = &state.traces {
+        traces.dispatch(traces::Dispatch::undispatched(
+            via,
+            200,
+            start,
+            decision.as_str(),
+        ));
+    }
 }
 
 /// A bridge process's call (`?caller=bridge`): the whole answer it prints — stdout, stderr,
@@ -1276,10 +1314,11 @@ async fn forwarded(
     state: &AppState,
     body: &[u8],
     forced: agent_hooks_runtime::OnFailure,
+    start: std::time::SystemTime,
 ) -> ApiResult {
     let answered = if state.team {
         Some(
-            agent_hooks_runtime::bridge::answer(
+            agent_hooks_runtime::bridge::answer_judged(
                 agent,
                 Ok(&state.engine()),
                 body,
@@ -1292,7 +1331,9 @@ async fn forwarded(
         agent_hooks_runtime::bridge::answer_forwarded(agent, &state.engine(), body, forced).await
     };
     match answered {
-        Some(answer) => {
+        Some(answered) => {
+            bridge_observed(state, agent, start, &answered.judged);
+            let answer = answered.answer;
             tracing::debug!("answered a {} call forwarded by its bridge", agent.label());
             Ok(axum::Json(json!({
                 "stdout": answer.stdout,

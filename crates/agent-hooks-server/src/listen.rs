@@ -228,7 +228,7 @@ pub(crate) async fn run(
     app: Router,
     limits: Limits,
     stop: watch::Receiver<bool>,
-    tls: Option<tokio_rustls::TlsAcceptor>,
+    tls: Option<Arc<crate::tls::Acceptor>>,
 ) {
     let open: Registry = Arc::default();
     // Each connection task holds a sender; all gone means all connections closed.
@@ -326,7 +326,7 @@ pub(crate) async fn run(
         };
         match (stream, &tls) {
             (Stream::Tcp(s), Some(tls)) => {
-                tokio::spawn(serve_tls(s, tls.clone(), app.clone(), conn))
+                tokio::spawn(serve_tls(s, tls.current(), app.clone(), conn))
             }
             (Stream::Tcp(s), None) => tokio::spawn(serve_connection(s, app.clone(), conn)),
             (Stream::Unix(s), _) => tokio::spawn(serve_connection(s, app.clone(), conn)),

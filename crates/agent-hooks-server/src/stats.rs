@@ -1,9 +1,11 @@
 //! Per-hook counters for `GET /v1/stats`: calls, failures by kind, and latency percentiles over
 //! a bounded window of recent calls, so memory stays flat however long the sidecar runs; and the
-//! same dispatches as Prometheus metrics for `GET /metrics`.
+//! same dispatches as Prometheus metrics for `GET /metrics`, by the route and agent they came
+//! through. Every label value is a route, an agent, an event, a hook of the configuration or a
+//! fixed word: nothing a request says becomes a label, so the series stay bounded.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -12,7 +14,9 @@ use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use serde::Serialize;
 
-use agent_hooks_core::outcome::{HookStatus, Outcome};
+use agent_hooks_core::answer::Decision;
+use agent_hooks_core::outcome::{HookStatus, LapseKind, Outcome};
+use agent_hooks_dialects::agent::Agent;
 
 /// How many recent latencies each hook keeps for its percentiles.
 const WINDOW: usize = 1024;
@@ -33,28 +37,62 @@ pub(crate) struct Stats {
     metrics: Metrics,
 }
 
+/// The label of a route that is no agent's (`/v1/events/{event}`, the standards' routes).
+pub(crate) const NO_AGENT: &str = "-";
+
+/// The event label of an answer given without an event: an agent's input that could not be
+/// read, or whose event has no counterpart here. Whatever event name the request carried, it is
+/// counted under this one word.
+pub(crate) const OTHER_EVENT: &str = "other";
+
+/// Where a dispatch came in: its route as declared, and the agent whose route it is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Via {
+    /// The route as declared (`/v1/events/{event}`, `/v1/hooks/claude-code`).
+    pub(crate) route: &'static str,
+    /// The agent whose route it is.
+    pub(crate) agent: Option<Agent>,
+}
+
+impl Via {
+    fn agent_label(self) -> &'static str {
+        agent_label(self.agent)
+    }
+}
+
+/// How every metric labels an agent: its name (`claude`, `codex`), or [`NO_AGENT`].
+pub(crate) fn agent_label(agent: Option<Agent>) -> &'static str {
+    agent.map_or(NO_AGENT, Agent::name)
+}
+
 /// The labels of a dispatch's decision.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct DecisionLabels {
-    event: String,
-    decision: String,
+    route: &'static str,
+    agent: &'static str,
+    event: &'static str,
+    decision: &'static str,
 }
 
 /// The labels of one hook's run in one dispatch.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct HookLabels {
-    hook: String,
-    source: String,
-    event: String,
-    status: String,
+    route: &'static str,
+    agent: &'static str,
+    hook: Arc<str>,
+    source: Arc<str>,
+    event: &'static str,
+    status: &'static str,
 }
 
 /// The labels of one hook's run time.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct LatencyLabels {
-    hook: String,
-    source: String,
-    event: String,
+    route: &'static str,
+    agent: &'static str,
+    hook: Arc<str>,
+    source: Arc<str>,
+    event: &'static str,
 }
 
 /// The labels of a request: its route (as declared, `/v1/events/{event}`), the agent whose
@@ -74,11 +112,14 @@ struct RouteLabels {
     agent: String,
 }
 
-/// The labels of a lapse: the event it concerned and its kind (`hook_failed`, `config_error`...).
+/// The labels of a lapse: the route and agent, the event it concerned and its kind
+/// (`hook_failed`, `config_error`...).
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct LapseLabels {
-    event: String,
-    kind: String,
+    route: &'static str,
+    agent: &'static str,
+    event: &'static str,
+    kind: &'static str,
 }
 
 /// A request's latency histogram: 0.1 ms to about 13 s, doubling.
@@ -110,13 +151,13 @@ impl Default for Metrics {
         let decisions = Family::<DecisionLabels, Counter>::default();
         registry.register(
             "decisions",
-            "Dispatches by event and final decision (continue, block, ask)",
+            "Answers by route, agent, event and final decision (continue, block, ask)",
             decisions.clone(),
         );
         let hook_runs = Family::<HookLabels, Counter>::default();
         registry.register(
             "hook_runs",
-            "Hook reports by hook, event and status; failures are the timeout, error and invalid_output statuses",
+            "Hook reports by route, agent, event, hook and status; failures are the timeout, error and invalid_output statuses",
             hook_runs.clone(),
         );
         let latency = Family::<LatencyLabels, Histogram, fn() -> Histogram>::new_with_constructor(
@@ -124,7 +165,7 @@ impl Default for Metrics {
         );
         registry.register(
             "hook_duration_seconds",
-            "Run time of each hook that ran, in seconds",
+            "Run time of each hook that ran, by route, agent, event and hook, in seconds",
             latency.clone(),
         );
         let requests = Family::<RequestLabels, Counter>::default();
@@ -145,7 +186,7 @@ impl Default for Metrics {
         let lapses = Family::<LapseLabels, Counter>::default();
         registry.register(
             "lapses",
-            "Dispatches whose policy could not be fully evaluated, by event and kind of lapse (each lapse counted)",
+            "Answers whose policy could not be fully evaluated, by route, agent, event and kind of lapse (each lapse counted)",
             lapses.clone(),
         );
         Metrics {
@@ -180,25 +221,14 @@ pub(crate) struct HookStatsReport {
 }
 
 impl Stats {
-    /// Counts one dispatch and each of its hook reports.
-    pub(crate) fn record(&self, outcome: &Outcome) {
+    /// Counts one dispatch that came in through `via`, and each of its hook reports.
+    pub(crate) fn record(&self, via: Via, outcome: &Outcome) {
         *self.dispatches.lock().unwrap_or_else(|p| p.into_inner()) += 1;
-        let event = outcome.event.name().to_owned();
-        self.metrics
-            .decisions
-            .get_or_create(&DecisionLabels {
-                event: event.clone(),
-                decision: outcome.decision.as_str().to_owned(),
-            })
-            .inc();
+        let (route, agent) = (via.route, via.agent_label());
+        let event = outcome.event.name();
+        self.count_answer(via, event, outcome.decision);
         for lapse in &outcome.lapses {
-            self.metrics
-                .lapses
-                .get_or_create(&LapseLabels {
-                    event: event.clone(),
-                    kind: lapse.kind.as_str().to_owned(),
-                })
-                .inc();
+            self.count_lapse(via, event, lapse.kind);
         }
         if outcome.hooks.is_empty() {
             return;
@@ -207,19 +237,23 @@ impl Stats {
             self.metrics
                 .hook_runs
                 .get_or_create(&HookLabels {
-                    hook: report.hook.to_string(),
-                    source: report.source.to_string(),
-                    event: event.clone(),
-                    status: report.status.as_str().to_owned(),
+                    route,
+                    agent,
+                    hook: report.hook.clone(),
+                    source: report.source.clone(),
+                    event,
+                    status: report.status.as_str(),
                 })
                 .inc();
             if report.status != HookStatus::Skipped {
                 self.metrics
                     .latency
                     .get_or_create(&LatencyLabels {
-                        hook: report.hook.to_string(),
-                        source: report.source.to_string(),
-                        event: event.clone(),
+                        route,
+                        agent,
+                        hook: report.hook.clone(),
+                        source: report.source.clone(),
+                        event,
                     })
                     .observe(report.ms / 1000.0);
             }
@@ -242,6 +276,44 @@ impl Stats {
             }
             entry.recent_ms.push_back(report.ms);
         }
+    }
+
+    /// Counts an agent's call answered without a dispatch (its input unread, or its event
+    /// without a counterpart) under the event [`OTHER_EVENT`], with its lapse if it is one.
+    pub(crate) fn record_undispatched(
+        &self,
+        via: Via,
+        decision: Decision,
+        lapse: Option<LapseKind>,
+    ) {
+        self.count_answer(via, OTHER_EVENT, decision);
+        if let Some(kind) = lapse {
+            self.count_lapse(via, OTHER_EVENT, kind);
+        }
+    }
+
+    fn count_answer(&self, via: Via, event: &'static str, decision: Decision) {
+        self.metrics
+            .decisions
+            .get_or_create(&DecisionLabels {
+                route: via.route,
+                agent: via.agent_label(),
+                event,
+                decision: decision.as_str(),
+            })
+            .inc();
+    }
+
+    fn count_lapse(&self, via: Via, event: &'static str, kind: LapseKind) {
+        self.metrics
+            .lapses
+            .get_or_create(&LapseLabels {
+                route: via.route,
+                agent: via.agent_label(),
+                event,
+                kind: kind.as_str(),
+            })
+            .inc();
     }
 
     /// Counts one answered request of `route` (as declared) and its time.

@@ -1,7 +1,7 @@
 //! OpenTelemetry traces over OTLP/HTTP (protobuf), when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
-//! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set: one span per dispatch, a child per hook that
-//! ran, with the agent, event, decision and hook status as attributes — never the tool's input
-//! or any payload field. Spans are batched and sent from a task of their own; a collector that
+//! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set: one span per dispatch on every route, a child
+//! per hook that ran, with the route, agent, event, decision and hook status as attributes —
+//! never the tool's input or any payload field. Spans are batched and sent from a task of their own; a collector that
 //! is slow or down never holds up a dispatch (spans beyond the queue are dropped and counted).
 //!
 //! The few OTLP messages used are encoded here by hand (field numbers from
@@ -10,7 +10,10 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use agent_hooks_core::outcome::{HookReport, HookStatus, Outcome};
 use tokio::sync::mpsc;
+
+use crate::stats::Via;
 
 /// Spans waiting to be sent, at most: beyond it new spans are dropped.
 const QUEUE: usize = 8192;
@@ -38,14 +41,45 @@ pub(crate) struct Span {
 /// What a dispatch span says, and its hooks.
 #[derive(Debug)]
 pub(crate) struct Dispatch<'a> {
-    pub(crate) route: &'a str,
-    pub(crate) agent: Option<&'a str>,
-    pub(crate) event: Option<&'a str>,
-    pub(crate) decision: Option<&'a str>,
-    pub(crate) status: u16,
-    pub(crate) start: SystemTime,
-    /// Each hook that ran: its name, source, status and run time in milliseconds.
-    pub(crate) hooks: Vec<(&'a str, &'a str, &'a str, f64)>,
+    via: Via,
+    event: Option<&'static str>,
+    decision: &'static str,
+    status: u16,
+    start: SystemTime,
+    /// Every hook's report; those that ran become children.
+    hooks: &'a [HookReport],
+}
+
+impl Dispatch<'_> {
+    /// The span of `outcome`, dispatched through `via` from `start` and answered `status`.
+    pub(crate) fn of(via: Via, status: u16, start: SystemTime, outcome: &Outcome) -> Dispatch<'_> {
+        Dispatch {
+            via,
+            event: Some(outcome.event.name()),
+            decision: outcome.decision.as_str(),
+            status,
+            start,
+            hooks: &outcome.hooks,
+        }
+    }
+
+    /// The span of an answer given without a dispatch (an agent's input that could not be
+    /// read, or an event with no counterpart): no event, no hooks.
+    pub(crate) fn undispatched(
+        via: Via,
+        status: u16,
+        start: SystemTime,
+        decision: &'static str,
+    ) -> Dispatch<'static> {
+        Dispatch {
+            via,
+            event: None,
+            decision,
+            status,
+            start,
+            hooks: &[],
+        }
+    }
 }
 
 /// The exporter's handle: cheap to clone, never blocks.
@@ -105,20 +139,24 @@ impl Traces {
         let end = SystemTime::now();
         let trace_id = random::<16>();
         let span_id = random::<8>();
-        let mut attributes = vec![("http.route", d.route.to_owned())];
-        attributes.push(("http.response.status_code", d.status.to_string()));
-        if let Some(agent) = d.agent {
-            attributes.push(("agent_hooks.agent", agent.to_owned()));
+        let route = d.via.route;
+        // Each hook's span says whose dispatch it is, so a collector can filter hooks alone.
+        let mut context = Vec::with_capacity(2);
+        if let Some(agent) = d.via.agent {
+            context.push(("agent_hooks.agent", agent.name().to_owned()));
         }
         if let Some(event) = d.event {
-            attributes.push(("agent_hooks.event", event.to_owned()));
+            context.push(("agent_hooks.event", event.to_owned()));
         }
-        if let Some(decision) = d.decision {
-            attributes.push(("agent_hooks.decision", decision.to_owned()));
-        }
+        let mut attributes = vec![
+            ("http.route", route.to_owned()),
+            ("http.response.status_code", d.status.to_string()),
+            ("agent_hooks.decision", d.decision.to_owned()),
+        ];
+        attributes.extend(context.iter().cloned());
         let name = match d.event {
             Some(event) => format!("dispatch {event}"),
-            None => format!("dispatch {}", d.route),
+            None => format!("dispatch {route}"),
         };
         let mut spans = vec![Span {
             trace_id,
@@ -131,21 +169,23 @@ impl Traces {
             attributes,
             error: d.status >= 500,
         }];
-        for (hook, source, status, ms) in d.hooks {
+        for report in d.hooks.iter().filter(|r| r.status != HookStatus::Skipped) {
+            let mut attributes = vec![
+                ("agent_hooks.hook", report.hook.to_string()),
+                ("agent_hooks.source", report.source.to_string()),
+                ("agent_hooks.hook.status", report.status.as_str().to_owned()),
+            ];
+            attributes.extend(context.iter().cloned());
             spans.push(Span {
                 trace_id,
                 span_id: random::<8>(),
                 parent: Some(span_id),
-                name: hook.to_owned(),
+                name: report.hook.to_string(),
                 server: false,
                 start: d.start,
-                end: d.start + Duration::from_secs_f64(ms.max(0.0) / 1000.0),
-                attributes: vec![
-                    ("agent_hooks.hook", hook.to_owned()),
-                    ("agent_hooks.source", source.to_owned()),
-                    ("agent_hooks.hook.status", status.to_owned()),
-                ],
-                error: matches!(status, "error" | "timeout" | "invalid_output"),
+                end: d.start + Duration::from_secs_f64(report.ms.max(0.0) / 1000.0),
+                attributes,
+                error: report.status.is_failure(),
             });
         }
         for span in spans {

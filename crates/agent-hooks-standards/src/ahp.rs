@@ -103,6 +103,19 @@ impl Backend {
     /// Answers one message (`line`, one JSON value). `None` for a notification, which is
     /// never answered.
     pub async fn handle(&self, line: &[u8]) -> Option<Value> {
+        self.handle_judged(line).await.0
+    }
+
+    /// [`Backend::handle`], with the outcome of the dispatch the message made (an intercept's
+    /// or an observation's; none for the others), for a server that counts and traces it. Its
+    /// payload holds the event's content: it is for the decision and the hooks' reports.
+    pub async fn handle_judged(&self, line: &[u8]) -> (Option<Value>, Vec<Outcome>) {
+        let mut dispatched = Vec::new();
+        let answer = self.handle_into(line, &mut dispatched).await;
+        (answer, dispatched)
+    }
+
+    async fn handle_into(&self, line: &[u8], dispatched: &mut Vec<Outcome>) -> Option<Value> {
         let message: Value = match serde_json::from_slice(line) {
             Ok(message) => message,
             Err(_) => return Some(error(Value::Null, code::PARSE, "Parse error", None)),
@@ -143,9 +156,9 @@ impl Backend {
                 "protocolVersion": PROTOCOL_VERSION,
                 "configuration": self.configuration(),
             })),
-            "hooks/intercept" if !notification => self.intercept(&id, params).await,
+            "hooks/intercept" if !notification => self.intercept(&id, params, dispatched).await,
             "hooks/observe" => {
-                self.observe(params).await;
+                self.observe(params, dispatched).await;
                 return None;
             }
             _ if notification => return None,
@@ -161,6 +174,7 @@ impl Backend {
         &self,
         id: &Value,
         params: Option<&Map<String, Value>>,
+        dispatched: &mut Vec<Outcome>,
     ) -> Result<Value, (i64, &'static str)> {
         let invalid = (code::INVALID_PARAMS, "Invalid params");
         let params = params.ok_or(invalid)?;
@@ -179,21 +193,12 @@ impl Backend {
         let granted = Grants::of(params.get("capabilities").ok_or(invalid)?);
         let payload = payload(canonical, event).ok_or(invalid)?;
         let outcome = self.dispatch(canonical, payload).await;
-        if !outcome.lapses.is_empty() && outcome.decision != Decision::Block {
-            // Not fully evaluated: the harness's failure policy for this subscription decides.
-            return Err((
-                code::BACKEND_INTERNAL,
-                "Backend internal error: the policy could not be fully evaluated",
-            ));
-        }
-        let effects = effects(canonical, &outcome, &granted).ok_or((
-            code::BACKEND_INTERNAL,
-            "Backend internal error: the decision needs an effect this request does not advertise",
-        ))?;
-        Ok(json!({"protocolVersion": PROTOCOL_VERSION, "effects": effects}))
+        let answer = answer(canonical, &outcome, &granted);
+        dispatched.push(outcome);
+        answer
     }
 
-    async fn observe(&self, params: Option<&Map<String, Value>>) {
+    async fn observe(&self, params: Option<&Map<String, Value>>, dispatched: &mut Vec<Outcome>) {
         let Some(event) = params
             .and_then(|p| p.get("event"))
             .and_then(Value::as_object)
@@ -209,13 +214,33 @@ impl Backend {
         };
         if let Some(payload) = payload(canonical, event) {
             // Observation carries no effect: what the hooks said is logged, not answered.
-            self.dispatch(canonical, payload).await;
+            dispatched.push(self.dispatch(canonical, payload).await);
         }
     }
 
     async fn dispatch(&self, event: Event, payload: Map<String, Value>) -> Outcome {
         run::dispatch(&self.engine, self.surface, event, payload).await
     }
+}
+
+/// What an intercept answers for `outcome`: its effects, within what the request grants.
+fn answer(
+    canonical: Event,
+    outcome: &Outcome,
+    granted: &Grants,
+) -> Result<Value, (i64, &'static str)> {
+    if !outcome.lapses.is_empty() && outcome.decision != Decision::Block {
+        // Not fully evaluated: the harness's failure policy for this subscription decides.
+        return Err((
+            code::BACKEND_INTERNAL,
+            "Backend internal error: the policy could not be fully evaluated",
+        ));
+    }
+    let effects = effects(canonical, outcome, granted).ok_or((
+        code::BACKEND_INTERNAL,
+        "Backend internal error: the decision needs an effect this request does not advertise",
+    ))?;
+    Ok(json!({"protocolVersion": PROTOCOL_VERSION, "effects": effects}))
 }
 
 /// The deadline for `event` given the workspace's `hooks` (as `agent-hooks hooks --json` lists

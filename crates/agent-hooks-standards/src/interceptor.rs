@@ -51,6 +51,23 @@ impl EngineInterceptor {
     /// each hook's report, diagnostics and lapses, and what the standard has no place for
     /// (context for the model, notes, a model swap, a synthetic tool result).
     pub async fn respond(&self, ctx: &AgentContext) -> InterceptorResponse {
+        self.respond_judged(ctx).await.0
+    }
+
+    /// [`EngineInterceptor::respond`], with the outcome of each dispatch it made (one, or two
+    /// for an output: the response's end, then the stop), for a server that counts and traces
+    /// them. Their payloads hold the agent's content: they are for decisions and reports.
+    pub async fn respond_judged(&self, ctx: &AgentContext) -> (InterceptorResponse, Vec<Outcome>) {
+        let mut dispatched = Vec::new();
+        let response = self.respond_into(ctx, &mut dispatched).await;
+        (response, dispatched)
+    }
+
+    async fn respond_into(
+        &self,
+        ctx: &AgentContext,
+        dispatched: &mut Vec<Outcome>,
+    ) -> InterceptorResponse {
         let point = match mapping::point_of(ctx) {
             Ok(point) => point,
             Err(e) => return unjudged(e.code, e.detail),
@@ -73,6 +90,7 @@ impl EngineInterceptor {
             let stopped = self.dispatch(&stop).await;
             let then = self.judge(point, ctx, &stopped);
             events.push(summary(&stop, &stopped));
+            dispatched.push(stopped);
             if then.decision == agent_hooks_sdk::Decision::Deny {
                 let mut withheld = then;
                 withheld.message = Some(format!(
@@ -94,6 +112,8 @@ impl EngineInterceptor {
         }
         let mut extensions = std::collections::BTreeMap::new();
         extensions.insert(EXTENSION.to_owned(), bounded(events));
+        // First: the dispatches in the order they ran.
+        dispatched.insert(0, outcome);
         InterceptorResponse {
             verdict,
             extensions,
@@ -149,10 +169,17 @@ impl Interceptor for EngineInterceptor {
 /// response, as JSON. Never an error: a body that is not a context is judged like any other
 /// context this runtime cannot read, a fail-closed deny.
 pub async fn respond_json(engine: Arc<Engine>, body: &[u8]) -> Value {
+    respond_json_judged(engine, body).await.0
+}
+
+/// [`respond_json`], with the outcome of each dispatch it made
+/// ([`EngineInterceptor::respond_judged`]); none for a body that is not a context.
+pub async fn respond_json_judged(engine: Arc<Engine>, body: &[u8]) -> (Value, Vec<Outcome>) {
+    let mut dispatched = Vec::new();
     let response = match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(ctx)) => {
             EngineInterceptor::through(engine, Surface::Sidecar)
-                .respond(&ctx)
+                .respond_into(&ctx, &mut dispatched)
                 .await
         }
         Ok(other) => unjudged(
@@ -164,7 +191,7 @@ pub async fn respond_json(engine: Arc<Engine>, body: &[u8]) -> Value {
         ),
         Err(e) => unjudged("context_invalid", format!("the body is not JSON: {e}")),
     };
-    wire(&response)
+    (wire(&response), dispatched)
 }
 
 /// `response` as the standard's wire form: a bare verdict without extensions, else the

@@ -46,6 +46,8 @@ mod skills;
 mod standards;
 mod startup;
 mod team;
+mod team_obs;
+mod tls_rotation;
 mod trial;
 mod trust_settings;
 mod uninstall;

@@ -35,9 +35,9 @@ fn metrics_count_requests_by_route_agent_and_status_with_latency_and_lapses() {
     for line in [
         r#"agent_hooks_requests_total{route="/v1/events/{event}",agent="-",status="200"} 2"#,
         r#"agent_hooks_requests_total{route="/v1/events/{event}",agent="-",status="404"} 1"#,
-        r#"agent_hooks_requests_total{route="/v1/hooks/claude-code",agent="claude-code",status="200"} 1"#,
+        r#"agent_hooks_requests_total{route="/v1/hooks/claude-code",agent="claude",status="200"} 1"#,
         r#"agent_hooks_request_duration_seconds_count{route="/v1/events/{event}",agent="-"} 3"#,
-        r#"agent_hooks_lapses_total{event="pre_tool_call",kind="hook_failed"} 2"#,
+        r#"agent_hooks_lapses_total{route="/v1/events/{event}",agent="-",event="pre_tool_call",kind="hook_failed"} 2"#,
     ] {
         assert!(has(line), "no line {line} in:\n{text}");
     }
@@ -50,7 +50,7 @@ fn metrics_count_requests_by_route_agent_and_status_with_latency_and_lapses() {
 
 /// A collector of OTLP/HTTP requests on a free loopback port: each request's path and body, as
 /// it arrives.
-fn collector() -> (u16, std::sync::mpsc::Receiver<(String, Vec<u8>)>) {
+pub(crate) fn collector() -> (u16, std::sync::mpsc::Receiver<(String, Vec<u8>)>) {
     use std::io::{BufRead, BufReader, Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("an address").port();
@@ -94,10 +94,25 @@ fn collector() -> (u16, std::sync::mpsc::Receiver<(String, Vec<u8>)>) {
     (port, received)
 }
 
+/// A span's attribute `key`, as text.
+pub(crate) fn attribute(
+    span: &opentelemetry_proto::tonic::trace::v1::Span,
+    key: &str,
+) -> Option<String> {
+    use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
+    span.attributes
+        .iter()
+        .find(|kv| kv.key == key)
+        .and_then(|kv| kv.value.as_ref()?.value.clone())
+        .map(|v| match v {
+            Any::StringValue(s) => s,
+            other => format!("{other:?}"),
+        })
+}
+
 #[test]
 fn a_span_per_dispatch_and_a_child_per_hook_reach_an_otlp_collector_without_the_tool_input() {
     use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-    use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
     use prost::Message;
 
     let ws = Ws::new()
@@ -137,16 +152,7 @@ fn a_span_per_dispatch_and_a_child_per_hook_reach_an_otlp_collector_without_the_
         .iter()
         .flat_map(|s| s.spans.iter())
         .collect();
-    let attr = |span: &opentelemetry_proto::tonic::trace::v1::Span, key: &str| {
-        span.attributes
-            .iter()
-            .find(|kv| kv.key == key)
-            .and_then(|kv| kv.value.as_ref()?.value.clone())
-            .map(|v| match v {
-                Any::StringValue(s) => s,
-                other => format!("{other:?}"),
-            })
-    };
+    let attr = attribute;
     let dispatch = spans
         .iter()
         .find(|s| s.name == "dispatch pre_tool_call")

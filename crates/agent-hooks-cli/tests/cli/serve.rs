@@ -240,26 +240,30 @@ fn metrics_count_decisions_hook_runs_and_run_times_in_the_prometheus_format() {
             .and_then(|v| v.trim().parse().ok())
     };
     assert_eq!(
-        value(r#"agent_hooks_decisions_total{event="pre_tool_call",decision="block"}"#),
+        value(
+            r#"agent_hooks_decisions_total{route="/v1/events/{event}",agent="-",event="pre_tool_call",decision="block"}"#
+        ),
         Some(2.0),
         "{text}"
     );
     assert_eq!(
-        value(r#"agent_hooks_decisions_total{event="pre_tool_call",decision="continue"}"#),
+        value(
+            r#"agent_hooks_decisions_total{route="/v1/events/{event}",agent="-",event="pre_tool_call",decision="continue"}"#
+        ),
         Some(1.0),
         "{text}"
     );
     let runs: f64 = text
         .lines()
         .filter(|l| {
-            l.starts_with(r#"agent_hooks_hook_runs_total{hook="guard",source="config/shell_hooks.yaml",event="pre_tool_call","#)
+            l.starts_with(r#"agent_hooks_hook_runs_total{route="/v1/events/{event}",agent="-",hook="guard",source="config/shell_hooks.yaml",event="pre_tool_call","#)
         })
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum();
     assert_eq!(runs, 3.0, "{text}");
     assert_eq!(
         value(
-            r#"agent_hooks_hook_duration_seconds_count{hook="guard",source="config/shell_hooks.yaml",event="pre_tool_call"}"#
+            r#"agent_hooks_hook_duration_seconds_count{route="/v1/events/{event}",agent="-",hook="guard",source="config/shell_hooks.yaml",event="pre_tool_call"}"#
         ),
         Some(3.0),
         "{text}"

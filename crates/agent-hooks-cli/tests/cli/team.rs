@@ -15,14 +15,14 @@ use crate::sidecar_owner::ROUTES;
 use crate::support::{self, Entry, Server, Ws};
 
 /// A private state directory with a token store of one agent and one operator.
-struct Team {
+pub(crate) struct Team {
     state: tempfile::TempDir,
-    agent: String,
-    operator: String,
+    pub(crate) agent: String,
+    pub(crate) operator: String,
 }
 
 impl Team {
-    fn new() -> Team {
+    pub(crate) fn new() -> Team {
         let state = tempfile::tempdir().expect("tempdir");
         support::set_mode(state.path(), 0o700);
         let add = |name: &str, role: &str| {
@@ -43,12 +43,12 @@ impl Team {
         }
     }
 
-    fn tokens(&self) -> PathBuf {
+    pub(crate) fn tokens(&self) -> PathBuf {
         self.state.path().join("tokens.json")
     }
 
     /// `serve` of `ws` as a team service on `listen`, with `flags` after the token store.
-    fn serve(&self, ws: &Ws, listen: &str, flags: &[&str]) -> Command {
+    pub(crate) fn serve(&self, ws: &Ws, listen: &str, flags: &[&str]) -> Command {
         let tokens = self.tokens().display().to_string();
         let mut args = vec!["serve", "--listen", listen, "--tokens", tokens.as_str()];
         args.extend_from_slice(flags);
@@ -62,7 +62,7 @@ const GUARD: &str = r#"
     case "$(cat)" in *'rm -rf'*) echo '{"decision": "block", "reason": "no rm -rf"}' ;; esac
 "#;
 
-fn guarded() -> Ws {
+pub(crate) fn guarded() -> Ws {
     Ws::new()
         .file("config/agent.yaml", "shell_hooks:\n  enabled: true\n")
         .sh("hooks/guard.sh", GUARD)
@@ -298,7 +298,7 @@ impl Pki {
 }
 
 /// A self-signed CA: its certificate (PEM) and its issuer.
-fn authority(name: &str) -> (String, rcgen::Issuer<'static, rcgen::KeyPair>) {
+pub(crate) fn authority(name: &str) -> (String, rcgen::Issuer<'static, rcgen::KeyPair>) {
     let key = rcgen::KeyPair::generate().expect("a key");
     let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
     params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
@@ -314,7 +314,10 @@ fn authority(name: &str) -> (String, rcgen::Issuer<'static, rcgen::KeyPair>) {
 }
 
 /// A certificate for `names` signed by `issuer`, and its key (PEM).
-fn leaf(issuer: &rcgen::Issuer<'_, rcgen::KeyPair>, names: Vec<String>) -> (String, String) {
+pub(crate) fn leaf(
+    issuer: &rcgen::Issuer<'_, rcgen::KeyPair>,
+    names: Vec<String>,
+) -> (String, String) {
     let key = rcgen::KeyPair::generate().expect("a key");
     let params = rcgen::CertificateParams::new(names).expect("params");
     let cert = params.signed_by(&key, issuer).expect("a certificate");
