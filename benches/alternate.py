@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Times whole processes against each other in one run, alternating them round by round so
-that a change of load on the machine hits every command alike. Each process is started with
-posix_spawn (no shell in between), stdin from a file and stdout to /dev/null; the figures are
+that a change of load on the machine hits every command alike; each round starts one command
+further on than the last, so that no command always follows the same one. Each process is
+started with posix_spawn (no shell in between), stdin from a file and stdout to /dev/null; the figures are
 the median wall time from spawn to reaped exit, and the median count of page faults the
 process took (from its rusage), which load does not change.
 
@@ -41,8 +42,13 @@ def main():
     commands = [c.split() for c in sys.argv[3:]]
     times = [[] for _ in commands]
     faults = [[] for _ in commands]
-    for _ in range(rounds):
-        for i, argv in enumerate(commands):
+    for r in range(rounds):
+        # Each round starts one command further on, so that no command always runs right
+        # after the same other: a process can leave work behind it (a log written back, a
+        # child reaped late) that slows the one after it.
+        shift = r % len(commands)
+        for i in list(range(shift, len(commands))) + list(range(shift)):
+            argv = commands[i]
             elapsed, count = run_once(argv, stdin_path)
             times[i].append(elapsed)
             faults[i].append(count)

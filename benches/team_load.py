@@ -13,7 +13,16 @@ between the replicas.
 Usage: python3 benches/team_load.py [BIN] [SECONDS] [CLIENTS]
   BIN: the agent-hooks binary (default: target/release/agent-hooks, or
   $CARGO_TARGET_DIR/release/agent-hooks); SECONDS: how long the load runs (default 10);
-  CLIENTS: client processes (default 4), each with one kept-alive connection per replica.
+  CLIENTS: client threads (default 4), each with one kept-alive connection per replica.
+Environment:
+  CLIENT=rust (default): the clients are threads of one compiled program
+    (crates/agent-hooks-server/examples/team_load_client.rs, built by this script), cheap
+    enough that the replicas, not the clients, are what is measured; CLIENT=python: Python
+    processes with http.client (what this benchmark used first; on two cores they took more
+    CPU than the replicas).
+  STATE=redis (default) | files: the replicas' session state; `files` serves ONE replica
+    with its state in local files, the floor of the same load without Redis.
+  HOOKS=0: no hook at all in the policy (the HTTP floor: routing, auth and an empty dispatch).
 Needs redis-server on PATH (the Debian package redis-server).
 """
 
@@ -47,24 +56,29 @@ def free_port():
         return s.getsockname()[1]
 
 
-def policy(binary, ws, env):
-    """The same policy in `ws`: security_guard, and a Stop hook that always asks for a redo."""
+def policy(binary, ws, env, hooks=True):
+    """The same policy in `ws`: security_guard, and a Stop hook that always asks for a redo
+    (`hooks` false: the switch on and no hook at all)."""
     os.makedirs(os.path.join(ws, "hooks"))
     os.makedirs(os.path.join(ws, "config"))
-    hook = os.path.join(ws, "hooks", "again.sh")
-    with open(hook, "w") as f:
-        f.write("#!/bin/sh\ncat >/dev/null\nprintf '{\"decision\":\"block\",\"reason\":\"again\"}'\n")
-    os.chmod(hook, 0o755)
-    with open(os.path.join(ws, "config", "shell_hooks.yaml"), "w") as f:
-        f.write("hooks:\n  - event: on_stop\n    command: hooks/again.sh\n    name: again\n")
-    for args in (["on"], ["install", "security_guard"], ["approve", "hooks/again.sh"]):
+    steps = [["on"]]
+    if hooks:
+        hook = os.path.join(ws, "hooks", "again.sh")
+        with open(hook, "w") as f:
+            f.write("#!/bin/sh\ncat >/dev/null\nprintf '{\"decision\":\"block\",\"reason\":\"again\"}'\n")
+        os.chmod(hook, 0o755)
+        with open(os.path.join(ws, "config", "shell_hooks.yaml"), "w") as f:
+            f.write("hooks:\n  - event: on_stop\n    command: hooks/again.sh\n    name: again\n")
+        steps += [["install", "security_guard"], ["approve", "hooks/again.sh"]]
+    for args in steps:
         subprocess.run([binary, "--workspace", ws, *args], check=True, env=env,
                        stdout=subprocess.DEVNULL)
 
 
 def start_replica(binary, ws, env, redis_url):
+    state = ["--state", redis_url] if redis_url else []
     server = subprocess.Popen(
-        [binary, "--workspace", ws, "serve", "--listen", "127.0.0.1:0", "--state", redis_url],
+        [binary, "--workspace", ws, "serve", "--listen", "127.0.0.1:0", *state],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     ready = server.stdout.readline()
     port = int(re.search(r"127\.0\.0\.1:(\d+)", ready).group(1))
@@ -83,7 +97,7 @@ def denied(answer):
     return out.get("permissionDecision") == "deny"
 
 
-def client(index, ports, token, seconds, queue):
+def client(index, ports, token, seconds, queue, hooks=True):
     headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
     conns = [http.client.HTTPConnection("127.0.0.1", p) for p in ports]
     bodies = [(pre_tool_use(f"c{index}-s{s}", cmd), expected)
@@ -98,7 +112,7 @@ def client(index, ports, token, seconds, queue):
         response = conn.getresponse()
         answer = response.read()
         latencies.append(time.perf_counter() - start)
-        if response.status != 200 or denied(answer) != (expected == "deny"):
+        if response.status != 200 or denied(answer) != (hooks and expected == "deny"):
             wrong += 1
         sent += 1
     queue.put((latencies, wrong))
@@ -125,65 +139,111 @@ def redo_caps(ports, token, sessions):
     return broken
 
 
+def rust_client(root, target):
+    """Builds the compiled load generator; its path."""
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "agent-hooks-server",
+                    "--example", "team_load_client"], check=True, cwd=root,
+                   env=dict(os.environ, CARGO_TARGET_DIR=target))
+    return os.path.join(target, "release", "examples", "team_load_client")
+
+
+def load_rust(program, ports, state, seconds, clients, hooks):
+    """The load from the compiled generator: checks, seconds, wrong answers, percentiles."""
+    args = [program] + ([] if hooks else ["--all-allowed"])
+    args += [str(seconds), str(clients), os.path.join(state, "sidecar.token")]
+    out = subprocess.run(args + [str(p) for p in ports], check=True, capture_output=True,
+                         text=True).stdout
+    r = json.loads(out)
+    return r["checks"], r["seconds"], r["wrong"], r["p50_ms"], r["p99_ms"], r["max_ms"]
+
+
+def load_python(ports, token, seconds, clients, hooks):
+    """The same load from Python processes (http.client)."""
+    queue = multiprocessing.Queue()
+    procs = [multiprocessing.Process(target=client,
+                                     args=(i, ports, token, seconds, queue, hooks))
+             for i in range(clients)]
+    started = time.perf_counter()
+    for p in procs:
+        p.start()
+    results = [queue.get() for _ in procs]
+    elapsed = time.perf_counter() - started
+    for p in procs:
+        p.join()
+    latencies = sorted(t for lat, _ in results for t in lat)
+    wrong = sum(w for _, w in results)
+
+    def pct(q):
+        return latencies[min(len(latencies) - 1, int(len(latencies) * q))] * 1e3
+
+    return len(latencies), elapsed, wrong, pct(0.50), pct(0.99), latencies[-1] * 1e3
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(root, "target"))
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(target, "release/agent-hooks")
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 10.0
     clients = int(sys.argv[3]) if len(sys.argv) > 3 else 4
-    if shutil.which("redis-server") is None:
+    kind = os.environ.get("CLIENT", "rust")
+    shared = os.environ.get("STATE", "redis")
+    hooks = os.environ.get("HOOKS", "1") != "0"
+    if kind not in ("rust", "python") or shared not in ("redis", "files"):
+        sys.exit("team_load.py: CLIENT is rust or python, STATE is redis or files")
+    if shared == "redis" and shutil.which("redis-server") is None:
         sys.exit("team_load.py: redis-server is not on PATH (the Debian package redis-server)")
-    port = free_port()
-    redis = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
-                              "--save", "", "--appendonly", "no"],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    program = rust_client(root, target) if kind == "rust" else None
+    redis = None
     replicas = []
     try:
-        for line in redis.stdout:
-            if "Ready to accept connections" in line:
-                break
-        redis_url = f"redis://127.0.0.1:{port}/0"
+        redis_url = None
+        if shared == "redis":
+            port = free_port()
+            redis = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+                                      "--save", "", "--appendonly", "no"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            for line in redis.stdout:
+                if "Ready to accept connections" in line:
+                    break
+            redis_url = f"redis://127.0.0.1:{port}/0"
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b, \
                 tempfile.TemporaryDirectory() as state:
             os.chmod(state, 0o700)
             env = dict(os.environ, AGENT_HOOKS_STATE_DIR=state)
             env.pop("AGENT_HOOKS_LOG", None)
-            for ws in (a, b):
-                policy(binary, os.path.join(ws, "p"), env)
+            # With files, sessions are not shared: one replica is the whole service.
+            for ws in (a, b) if redis_url else (a,):
+                policy(binary, os.path.join(ws, "p"), env, hooks)
                 replicas.append(start_replica(binary, os.path.join(ws, "p"), env, redis_url))
             ports = [p for _, p in replicas]
             with open(os.path.join(state, "sidecar.token")) as f:
                 token = f.read().strip()
-            queue = multiprocessing.Queue()
-            procs = [multiprocessing.Process(target=client, args=(i, ports, token, seconds, queue))
-                     for i in range(clients)]
-            started = time.perf_counter()
-            for p in procs:
-                p.start()
-            results = [queue.get() for _ in procs]
-            elapsed = time.perf_counter() - started
-            for p in procs:
-                p.join()
-            latencies = sorted(t for lat, _ in results for t in lat)
-            wrong = sum(w for _, w in results)
-            broken = redo_caps(ports, token, 200)
-
-            def pct(q):
-                return latencies[min(len(latencies) - 1, int(len(latencies) * q))] * 1e3
-
-            print(f"{len(latencies)} PreToolUse checks in {elapsed:.1f} s over 2 replicas "
-                  f"({clients} clients): {len(latencies) / elapsed:,.0f} checks/s; "
-                  f"p50 {pct(0.50):.2f} ms, p99 {pct(0.99):.2f} ms, max {latencies[-1] * 1e3:.1f} ms")
-            print(f"wrong answers: {wrong}; sessions whose redo cap of 3 did not hold across "
-                  f"the replicas: {broken} of 200")
+            if program:
+                checks, elapsed, wrong, p50, p99, worst = load_rust(
+                    program, ports, state, seconds, clients, hooks)
+            else:
+                checks, elapsed, wrong, p50, p99, worst = load_python(
+                    ports, token, seconds, clients, hooks)
+            broken = redo_caps(ports, token, 200) if hooks else 0
+            where = f"{len(ports)} replica{'s' if len(ports) > 1 else ''}, state in {shared}"
+            print(f"{checks} PreToolUse checks in {elapsed:.1f} s over {where} "
+                  f"({clients} {kind} clients{'' if hooks else ', no hooks'}): "
+                  f"{checks / elapsed:,.0f} checks/s; "
+                  f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {worst:.1f} ms")
+            if hooks:
+                print(f"wrong answers: {wrong}; sessions whose redo cap of 3 did not hold "
+                      f"across the replicas: {broken} of 200")
+            else:
+                print(f"wrong answers: {wrong}")
             if wrong or broken:
                 sys.exit(1)
     finally:
         for server, _ in replicas:
             server.terminate()
             server.wait()
-        redis.terminate()
-        redis.wait()
+        if redis:
+            redis.terminate()
+            redis.wait()
 
 
 if __name__ == "__main__":

@@ -2,10 +2,10 @@
 //! `warn`), on stderr as text, or as one JSON object a line for a log collector
 //! (`$AGENT_HOOKS_LOG_FORMAT=json`, `serve --log-format json`).
 //!
-//! `agent-hooks guard` gets it built on first use: tracing-subscriber's span registry fills a
-//! 32 KB table when it is made (8 page faults and 0.03 million instructions), and a guard,
-//! started anew for every tool call, usually logs nothing. Every other command builds it at
-//! once.
+//! `agent-hooks guard`, `fire` and the agents' bridges get it built on first use:
+//! tracing-subscriber's span registry fills a 32 KB table when it is made (8 page faults and
+//! 0.03 million instructions), and these commands, started anew for every event, usually log
+//! nothing. Every other command builds it at once.
 
 use std::sync::OnceLock;
 

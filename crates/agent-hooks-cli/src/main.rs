@@ -554,10 +554,13 @@ fn run(args: Vec<OsString>) -> ExitCode {
         Some(Command::Serve { log_format, .. }) => *log_format,
         _ => None,
     };
-    logging::init(
-        matches!(cli.command, Some(Command::Guard(_))),
-        logging::format(log_format),
-    );
+    // The commands started anew for each event build the subscriber only if they log.
+    let per_event = match &cli.command {
+        Some(Command::Guard(_) | Command::Fire { .. }) => true,
+        Some(command) => bridge_agent(command).is_some(),
+        None => false,
+    };
+    logging::init(per_event, logging::format(log_format));
     let command = cli.command.unwrap_or(Command::List { json: false });
     match command {
         Command::Completions { shell } => {
@@ -849,7 +852,7 @@ fn with_verb(ws: Workspace, verb: &str, words: Vec<String>) -> ExitCode {
 
 /// Parses the command line, or exits with clap's message (usage errors, help, version).
 fn parse(args: Vec<OsString>) -> Cli {
-    if let Some(cli) = parse_guard(&args) {
+    if let Some(cli) = parse_guard(&args).or_else(|| parse_bridge(&args)) {
         return cli;
     }
     // `help` is clap's own subcommand, which takes no --help of its own.
@@ -924,6 +927,59 @@ fn parse_guard(args: &[OsString]) -> Option<Cli> {
     Some(Cli {
         workspace,
         command: Some(Command::Guard(guard)),
+    })
+}
+
+/// The bridge command a word of the command line names (`claude-hook`, ...), if it names one.
+fn bridge_named(word: &str) -> Option<fn(BridgeArgs) -> Command> {
+    Some(match word {
+        "claude-hook" => Command::ClaudeHook,
+        "codex-hook" => Command::CodexHook,
+        "gemini-hook" => Command::GeminiHook,
+        "cursor-hook" => Command::CursorHook,
+        "copilot-hook" => Command::CopilotHook,
+        "windsurf-hook" => Command::WindsurfHook,
+        _ => return None,
+    })
+}
+
+/// An agent's bridge command line (`[--workspace DIR] claude-hook [--fail-closed]`, as the
+/// installers write it), read without clap. A bridge is a new process for every event of an
+/// agent, and building the definition of every other command to parse its two words cost it
+/// more than some of its own work. Only a plain, valid line is taken here; anything else
+/// (help, a repeated or doubtful flag, a value that looks like a flag) goes to `Cli`, so every
+/// message is the full command line's. A test keeps the two readings equal.
+fn parse_bridge(args: &[OsString]) -> Option<Cli> {
+    let mut workspace = None;
+    let mut bridge = None;
+    let mut fail_closed = false;
+    let mut words = args.iter().skip(1);
+    while let Some(word) = words.next() {
+        let word = word.to_str()?;
+        if word == "--workspace" {
+            let dir = words.next()?;
+            if workspace.is_some() || dir.is_empty() || dir.as_encoded_bytes().starts_with(b"-") {
+                return None;
+            }
+            workspace = Some(PathBuf::from(dir));
+        } else if let Some(dir) = word.strip_prefix("--workspace=") {
+            if workspace.is_some() || dir.is_empty() {
+                return None;
+            }
+            workspace = Some(PathBuf::from(dir));
+        } else if word == "--fail-closed" && bridge.is_some() && !fail_closed {
+            fail_closed = true;
+        } else if bridge.is_none()
+            && let Some(command) = bridge_named(word)
+        {
+            bridge = Some(command);
+        } else {
+            return None;
+        }
+    }
+    Some(Cli {
+        workspace,
+        command: Some(bridge?(BridgeArgs { fail_closed })),
     })
 }
 
@@ -1102,6 +1158,55 @@ mod tests {
             approve.map(|cli| cli.command),
             Ok(Some(Command::Approve { .. }))
         ));
+    }
+
+    #[test]
+    fn a_bridge_command_line_parses_as_the_full_one_does() {
+        for line in [
+            "agent-hooks claude-hook",
+            "agent-hooks codex-hook --fail-closed",
+            "agent-hooks --workspace /ws gemini-hook",
+            "agent-hooks --workspace=/ws cursor-hook --fail-closed",
+            "agent-hooks copilot-hook --workspace /ws",
+            "agent-hooks windsurf-hook --fail-closed --workspace=/w s",
+        ] {
+            let line_args: Vec<OsString> = match line.split_once("=/w s") {
+                // A directory with a space in it, as one word.
+                Some((head, _)) => {
+                    let mut words = args(head);
+                    let last = words.pop().expect("a word");
+                    words.push(OsString::from(format!(
+                        "{}=/w s",
+                        last.to_str().expect("text")
+                    )));
+                    words
+                }
+                None => args(line),
+            };
+            let bridge = parse_bridge(&line_args).expect(line);
+            let full = Cli::try_parse_from(&line_args).expect(line);
+            assert_eq!(format!("{bridge:?}"), format!("{full:?}"), "{line}");
+            assert!(bridge_agent(bridge.command.as_ref().expect(line)).is_some());
+        }
+        // Anything else is left to the full definition, which parses it or explains why not.
+        for line in [
+            "agent-hooks claude-hook --help",
+            "agent-hooks claude-hook -h",
+            "agent-hooks claude-hook --fail-closed --fail-closed",
+            "agent-hooks --fail-closed claude-hook",
+            "agent-hooks claude-hook codex-hook",
+            "agent-hooks claude-hook --bogus",
+            "agent-hooks claude-hook extra",
+            "agent-hooks --workspace --fail-closed claude-hook",
+            "agent-hooks --workspace /a --workspace /b claude-hook",
+            "agent-hooks --workspace= claude-hook",
+            "agent-hooks --workspace /ws",
+            "agent-hooks claude-install",
+            "agent-hooks help claude-hook",
+            "agent-hooks",
+        ] {
+            assert!(parse_bridge(&args(line)).is_none(), "{line}");
+        }
     }
 
     /// The help `guard` shows, as each definition has it.
