@@ -497,16 +497,44 @@ fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
     );
     assert!(!ws.exists("marks.txt"));
     assert_eq!(report["hooks_unconfined"], json!({}), "{report}");
+    assert_eq!(report["hooks_confined"], json!({}), "{report}");
 
     let (_, report) = replay_json(&ws, &[&transcript, "--against", &against, "--run-hooks"]);
     assert_eq!(report["flips_by_kind"]["allow-to-block"], 4, "{report}");
     assert_eq!(report["hooks_run"]["mark"], 4, "{report}");
-    // Its network was not confined, and the report says so of it, and of no built-in guard.
-    let unconfined = report["hooks_unconfined"].as_object().expect("an object");
-    assert_eq!(unconfined.keys().collect::<Vec<_>>(), ["mark"], "{report}");
+    // It had no network, and the report says so of it, with the mechanism, and of no
+    // built-in guard.
+    let confined = report["hooks_confined"].as_object().expect("an object");
+    assert_eq!(confined.keys().collect::<Vec<_>>(), ["mark"], "{report}");
+    assert!(
+        confined["mark"]
+            .as_str()
+            .is_some_and(|m| m.contains("no network") && m.contains("CLONE_NEWNET")),
+        "{report}"
+    );
+    assert_eq!(report["hooks_unconfined"], json!({}), "{report}");
     let said = text(&replay(
         &ws,
         &[&transcript, "--against", &against, "--run-hooks"],
+    ));
+    assert!(
+        said.contains("  mark: a command hook: it ran in the scratch copy with no network (user + network namespace"),
+        "{said}"
+    );
+    // Run with this machine's network on purpose, it is named so.
+    let (_, unconfined) = replay_json(
+        &ws,
+        &[&transcript, "--against", &against, "--run-hooks-unconfined"],
+    );
+    assert_eq!(unconfined["hooks_run"]["mark"], 4, "{unconfined}");
+    let named = unconfined["hooks_unconfined"]
+        .as_object()
+        .expect("an object");
+    assert_eq!(named.keys().collect::<Vec<_>>(), ["mark"], "{unconfined}");
+    assert_eq!(unconfined["hooks_confined"], json!({}), "{unconfined}");
+    let said = text(&replay(
+        &ws,
+        &[&transcript, "--against", &against, "--run-hooks-unconfined"],
     ));
     assert!(
         said.contains("  mark: a command hook: it ran in the scratch copy with this machine's network (not confined)"),
