@@ -4,6 +4,7 @@
 //! by the real binary under two real policies: the workspace, and a git revision of it or
 //! another workspace directory.
 
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -555,6 +556,283 @@ fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
         "the hook wrote into the live workspace"
     );
     assert!(!ran_in.exists(), "the scratch copy outlived the replay");
+}
+
+/// The machine's own addresses that are not loopback ones, as its routing table's local
+/// entries name them.
+fn local_addresses() -> Vec<String> {
+    let table = std::fs::read_to_string("/proc/net/fib_trie").unwrap_or_default();
+    let lines: Vec<&str> = table.lines().map(str::trim).collect();
+    let mut found: Vec<String> = lines
+        .windows(2)
+        .filter(|pair| pair[1] == "/32 host LOCAL")
+        .filter_map(|pair| pair[0].strip_prefix("|-- "))
+        .filter(|address| !address.starts_with("127."))
+        .map(str::to_owned)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// A hook that tries to connect to each of `targets` (`address:port`), writes what it found to
+/// `net.txt` in its working directory, and blocks with it, that file's owner and its own uid
+/// as the reason.
+fn connecting_hook(targets: &[String]) -> String {
+    format!(
+        r#"
+        cat >/dev/null
+        said=""
+        for target in {}; do
+            if bash -c 'exec 3<>"/dev/tcp/$1/$2"' connect "${{target%:*}}" "${{target##*:}}" 2>/dev/null; then
+                said="$said $target reached"
+            else
+                said="$said $target unreachable"
+            fi
+        done
+        echo "$said" > net.txt
+        printf '{{"decision": "block", "reason": "%s; net.txt owner %s; uid %s"}}\n' "$said" "$(stat -c %u net.txt)" "$(id -u)"
+        "#,
+        targets.join(" ")
+    )
+}
+
+/// Whether `listener` has a connection waiting, without waiting for one.
+fn was_reached(listener: &std::net::TcpListener) -> bool {
+    listener.set_nonblocking(true).expect("non-blocking");
+    match listener.accept() {
+        Ok(_) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => false,
+        Err(e) => panic!("accept: {e}"),
+    }
+}
+
+#[test]
+fn a_replayed_command_hook_reaches_no_listener_of_this_machine_and_the_same_hook_fired_live_does() {
+    if !Path::new("/bin/bash").exists() {
+        eprintln!("skipped: the connecting hook needs /bin/bash for /dev/tcp");
+        return;
+    }
+    // A listener on loopback, and one on each other address of this machine.
+    let mut addresses = vec!["127.0.0.1".to_owned()];
+    addresses.extend(local_addresses());
+    if addresses.len() == 1 {
+        eprintln!("this machine has no address but loopback: only 127.0.0.1 is tried");
+    }
+    let listeners: Vec<std::net::TcpListener> = addresses
+        .iter()
+        .map(|a| std::net::TcpListener::bind((a.as_str(), 0)).expect("listen"))
+        .collect();
+    let targets: Vec<String> = listeners
+        .iter()
+        .map(|l| l.local_addr().expect("an address").to_string())
+        .collect();
+    let baseline = Ws::new();
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/connect.sh", &connecting_hook(&targets))
+        .hook(
+            Entry::new("pre_tool_call", "hooks/connect.sh")
+                .name("connect")
+                .matcher("Bash"),
+        )
+        .approve_all();
+    let me = std::fs::metadata(ws.path("hooks/connect.sh"))
+        .expect("the hook's file")
+        .uid();
+    let transcript = fixtures()
+        .join("claude/7d1e3c52-9a0b-4f6e-8c21-3b5d7f9a1c04.jsonl")
+        .display()
+        .to_string();
+    let against = baseline.root().display().to_string();
+
+    let (code, report) = replay_json(&ws, &[&transcript, "--against", &against, "--run-hooks"]);
+    assert_eq!(code, Some(0), "{report}");
+    assert!(report["hooks_confined"]["connect"].is_string(), "{report}");
+    let reasons: Vec<&str> = report["flips"]
+        .as_array()
+        .expect("flips")
+        .iter()
+        .filter_map(|f| f["after"]["reason"].as_str())
+        .collect();
+    assert_eq!(reasons.len(), 4, "{report}");
+    for reason in &reasons {
+        for target in &targets {
+            assert!(
+                reason.contains(&format!("{target} unreachable")),
+                "{target} was reached from the replay: {reason}"
+            );
+        }
+        // What it wrote, it wrote as the user who ran the replay.
+        assert!(
+            reason.ends_with(&format!("net.txt owner {me}; uid {me}")),
+            "{reason}"
+        );
+    }
+    for (listener, target) in listeners.iter().zip(&targets) {
+        assert!(
+            !was_reached(listener),
+            "{target} saw a connection from the replay"
+        );
+    }
+    assert!(
+        !ws.exists("net.txt"),
+        "the hook wrote in the live workspace"
+    );
+
+    // The same hook fired live reaches every listener: the confinement is the replay's.
+    let fired = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}),
+    );
+    for target in &targets {
+        assert!(
+            fired.reason().contains(&format!("{target} reached")),
+            "{target} was not reached live: {}",
+            fired.reason()
+        );
+    }
+    for (listener, target) in listeners.iter().zip(&targets) {
+        assert!(was_reached(listener), "{target} saw no connection live");
+    }
+}
+
+/// Runs `agent-hooks replay <args>` on `ws` where no user namespace can be made: in a user
+/// namespace of its own whose limit of nested ones is 0 (what `user.max_user_namespaces = 0`
+/// does to a whole machine). `None` where `unshare` cannot make even that one.
+fn replay_without_namespaces(ws: &Ws, args: &[&str]) -> Option<Output> {
+    let usable = Command::new("unshare")
+        .args(["--user", "--map-root-user", "true"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !usable {
+        return None;
+    }
+    let out = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--", "sh", "-c"])
+        .arg(r#"echo 0 > /proc/sys/user/max_user_namespaces && exec "$@""#)
+        .arg("sh")
+        .arg(crate::support::BIN)
+        .arg("--workspace")
+        .arg(ws.root())
+        .arg("replay")
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .env_remove("AGENT_HOOKS_WORKSPACE")
+        .env_remove("AGENT_HOOKS_LOG")
+        .output()
+        .expect("run agent-hooks under unshare");
+    Some(out)
+}
+
+#[test]
+fn where_command_hooks_cannot_be_confined_run_hooks_is_refused_naming_why() {
+    let baseline = Ws::new();
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/mark.sh", MARKING_HOOK)
+        .hook(
+            Entry::new("pre_tool_call", "hooks/mark.sh")
+                .name("mark")
+                .matcher("Bash"),
+        )
+        .approve_all();
+    let transcript = fixtures()
+        .join("claude/7d1e3c52-9a0b-4f6e-8c21-3b5d7f9a1c04.jsonl")
+        .display()
+        .to_string();
+    let against = baseline.root().display().to_string();
+    let Some(refused) = replay_without_namespaces(
+        &ws,
+        &[&transcript, "--against", &against, "--run-hooks", "--json"],
+    ) else {
+        eprintln!("skipped: unshare cannot make a user namespace on this machine");
+        return;
+    };
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(refused.stdout.is_empty(), "{}", text(&refused));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("the command hooks (mark) cannot be confined here")
+            && said.contains("user.max_user_namespaces = 0")
+            && said.contains("--run-hooks-unconfined"),
+        "{said}"
+    );
+    // Built-in guards need no namespace: without --run-hooks the replay runs.
+    let plain = replay_without_namespaces(&ws, &[&transcript, "--against", &against])
+        .expect("unshare worked a moment ago");
+    assert_eq!(plain.status.code(), Some(0), "{}", text(&plain));
+    // Asked for, the hooks run with this machine's network, and are named so.
+    let unconfined = replay_without_namespaces(
+        &ws,
+        &[
+            &transcript,
+            "--against",
+            &against,
+            "--run-hooks-unconfined",
+            "--json",
+        ],
+    )
+    .expect("unshare worked a moment ago");
+    assert_eq!(unconfined.status.code(), Some(0), "{}", text(&unconfined));
+    let report: Value = serde_json::from_slice(&unconfined.stdout).expect("the report");
+    assert_eq!(report["hooks_run"]["mark"], 4, "{report}");
+    assert!(report["hooks_unconfined"]["mark"].is_string(), "{report}");
+    assert_eq!(report["hooks_confined"], json!({}), "{report}");
+}
+
+#[test]
+fn a_replayed_http_hook_goes_through_the_ssrf_guard() {
+    use crate::loopback::{Response, Server};
+    let server = Server::start(|_| {
+        Response::json(r#"{"decision": "block", "reason": "the http hook was answered"}"#)
+    });
+    let url = server.url("/hook");
+    let baseline = Ws::new();
+    let ws = Ws::new().master(true).file(
+        "config/shell_hooks.yaml",
+        &format!(
+            "hooks:\n  - event: pre_tool_call\n    name: remote\n    type: http\n    url: \"{url}\"\n    matcher: Bash\n"
+        ),
+    );
+    let transcript = fixtures()
+        .join("claude/7d1e3c52-9a0b-4f6e-8c21-3b5d7f9a1c04.jsonl")
+        .display()
+        .to_string();
+    let against = baseline.root().display().to_string();
+    let args = [
+        transcript.as_str(),
+        "--against",
+        &against,
+        "--run-hooks",
+        "--json",
+    ];
+    // A loopback address is refused by the guard (as the policy is read, and again at each
+    // connection for a name that resolves to one): the hook reaches nothing.
+    let out = ws
+        .command(&[&["replay"][..], &args[..]].concat())
+        .env_remove("AGENT_HOOKS_HTTP_ALLOW_LOCAL")
+        .env_remove("STARCHILD_SHELL_HOOKS_HTTP_ALLOW_LOCAL")
+        .output()
+        .expect("run agent-hooks");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the report");
+    assert_eq!(report["hooks_run"], json!({}), "{report}");
+    assert_eq!(report["flip_count"], 0, "{report}");
+    assert!(
+        server.requests().is_empty(),
+        "the SSRF guard let it through"
+    );
+    // With local addresses allowed, as a live hook would be, the same replay reaches it: the
+    // guard is what kept it out.
+    let out = ws
+        .command(&[&["replay"][..], &args[..]].concat())
+        .env("AGENT_HOOKS_HTTP_ALLOW_LOCAL", "1")
+        .output()
+        .expect("run agent-hooks");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the report");
+    assert_eq!(report["flips_by_kind"]["allow-to-block"], 4, "{report}");
+    assert_eq!(report["hooks_run"]["remote"], 4, "{report}");
+    assert_eq!(server.requests().len(), 4);
 }
 
 #[test]
