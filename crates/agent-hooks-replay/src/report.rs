@@ -87,7 +87,7 @@ const UNCONFINED: &str =
 /// What the report says of a command hook that ran with no network.
 fn confined() -> String {
     format!(
-        "a command hook: it ran in the scratch copy with no network ({})",
+        "a command hook: it ran in the scratch copy with no network, in {}",
         agent_hooks_runtime::netns::MECHANISM
     )
 }

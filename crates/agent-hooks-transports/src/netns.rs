@@ -26,7 +26,7 @@ pub enum Network {
 
 /// How an isolated hook is confined, as reports name it.
 pub const MECHANISM: &str =
-    "user + network namespace (unshare CLONE_NEWUSER|CLONE_NEWNET): loopback only, no route out";
+    "a user + network namespace of its own (unshare CLONE_NEWUSER|CLONE_NEWNET, loopback only)";
 
 /// A step of entering the namespaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -519,7 +519,7 @@ fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
         &[&transcript, "--against", &against, "--run-hooks"],
     ));
     assert!(
-        said.contains("  mark: a command hook: it ran in the scratch copy with no network (user + network namespace"),
+        said.contains("  mark: a command hook: it ran in the scratch copy with no network, in a user + network namespace of its own (unshare CLONE_NEWUSER|CLONE_NEWNET, loopback only)"),
         "{said}"
     );
     // Run with this machine's network on purpose, it is named so.
