@@ -381,40 +381,44 @@ mod tests {
             max_user_namespaces: max.map(str::to_owned),
             apparmor_restrict_unprivileged_userns: apparmor.map(str::to_owned),
         };
-        let said = |step, errno, k: &Knobs| explain(step, errno, k).unwrap_or_default();
-        assert!(
-            said(
+        // Each refusal, the settings it happens under, and what names its cause.
+        let cases = [
+            (
                 Step::Unshare,
                 libc::EPERM,
-                &knobs(Some("0"), Some("100"), None)
-            )
-            .contains("kernel.unprivileged_userns_clone = 0")
-        );
-        assert!(
-            said(Step::Unshare, libc::ENOSPC, &knobs(None, Some("0"), None))
-                .contains("user.max_user_namespaces = 0")
-        );
-        assert!(
-            said(Step::Unshare, libc::ENOSPC, &knobs(None, Some("5"), None))
-                .contains("limit of user namespaces")
-        );
-        // Allowed by every setting, refused all the same: a filter the kernel does not show.
-        assert!(
-            said(
+                knobs(Some("0"), Some("100"), None),
+                "kernel.unprivileged_userns_clone = 0",
+            ),
+            (
+                Step::Unshare,
+                libc::ENOSPC,
+                knobs(None, Some("0"), None),
+                "user.max_user_namespaces = 0",
+            ),
+            (
+                Step::Unshare,
+                libc::ENOSPC,
+                knobs(None, Some("5"), None),
+                "limit of user namespaces",
+            ),
+            // Allowed by every setting, refused all the same: a filter the kernel does not show.
+            (
                 Step::Unshare,
                 libc::EPERM,
-                &knobs(Some("1"), Some("100"), None)
-            )
-            .contains("seccomp")
-        );
-        assert!(
-            said(
+                knobs(Some("1"), Some("100"), None),
+                "seccomp",
+            ),
+            (
                 Step::UidMap,
                 libc::EPERM,
-                &knobs(None, Some("100"), Some("1"))
-            )
-            .contains("AppArmor")
-        );
+                knobs(None, Some("100"), Some("1")),
+                "AppArmor",
+            ),
+        ];
+        for (step, errno, settings, cause) in cases {
+            let said = explain(step, errno, &settings).unwrap_or_default();
+            assert!(said.contains(cause), "{step:?} {errno}: {said}");
+        }
         assert_eq!(
             explain(Step::Loopback, libc::EPERM, &knobs(None, None, None)),
             None

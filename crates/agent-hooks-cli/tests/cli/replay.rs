@@ -471,10 +471,17 @@ const MARKING_HOOK: &str = r#"
     printf '{"decision": "block", "reason": "ran in %s"}\n' "$PWD"
 "#;
 
-#[test]
-fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
-    let baseline = Ws::new();
-    let ws = Ws::new()
+/// The fixtures' Claude Code session (four Bash calls and a subagent's), as an argument.
+fn claude_session() -> String {
+    fixtures()
+        .join("claude/7d1e3c52-9a0b-4f6e-8c21-3b5d7f9a1c04.jsonl")
+        .display()
+        .to_string()
+}
+
+/// A workspace whose one command hook, `mark`, runs [`MARKING_HOOK`] on every Bash call.
+fn marking_workspace() -> Ws {
+    Ws::new()
         .master(true)
         .sh("hooks/mark.sh", MARKING_HOOK)
         .hook(
@@ -482,11 +489,14 @@ fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
                 .name("mark")
                 .matcher("Bash"),
         )
-        .approve_all();
-    let transcript = fixtures()
-        .join("claude/7d1e3c52-9a0b-4f6e-8c21-3b5d7f9a1c04.jsonl")
-        .display()
-        .to_string();
+        .approve_all()
+}
+
+#[test]
+fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
+    let baseline = Ws::new();
+    let ws = marking_workspace();
+    let transcript = claude_session();
     let against = baseline.root().display().to_string();
     let (_, report) = replay_json(&ws, &[&transcript, "--against", &against]);
     assert_eq!(report["flip_count"], 0, "{report}");
@@ -640,10 +650,7 @@ fn a_replayed_command_hook_reaches_no_listener_of_this_machine_and_the_same_hook
     let me = std::fs::metadata(ws.path("hooks/connect.sh"))
         .expect("the hook's file")
         .uid();
-    let transcript = fixtures()
-        .join("claude/7d1e3c52-9a0b-4f6e-8c21-3b5d7f9a1c04.jsonl")
-        .display()
-        .to_string();
+    let transcript = claude_session();
     let against = baseline.root().display().to_string();
 
     let (code, report) = replay_json(&ws, &[&transcript, "--against", &against, "--run-hooks"]);
@@ -728,19 +735,8 @@ fn replay_without_namespaces(ws: &Ws, args: &[&str]) -> Option<Output> {
 #[test]
 fn where_command_hooks_cannot_be_confined_run_hooks_is_refused_naming_why() {
     let baseline = Ws::new();
-    let ws = Ws::new()
-        .master(true)
-        .sh("hooks/mark.sh", MARKING_HOOK)
-        .hook(
-            Entry::new("pre_tool_call", "hooks/mark.sh")
-                .name("mark")
-                .matcher("Bash"),
-        )
-        .approve_all();
-    let transcript = fixtures()
-        .join("claude/7d1e3c52-9a0b-4f6e-8c21-3b5d7f9a1c04.jsonl")
-        .display()
-        .to_string();
+    let ws = marking_workspace();
+    let transcript = claude_session();
     let against = baseline.root().display().to_string();
     let Some(refused) = replay_without_namespaces(
         &ws,
@@ -795,10 +791,7 @@ fn a_replayed_http_hook_goes_through_the_ssrf_guard() {
             "hooks:\n  - event: pre_tool_call\n    name: remote\n    type: http\n    url: \"{url}\"\n    matcher: Bash\n"
         ),
     );
-    let transcript = fixtures()
-        .join("claude/7d1e3c52-9a0b-4f6e-8c21-3b5d7f9a1c04.jsonl")
-        .display()
-        .to_string();
+    let transcript = claude_session();
     let against = baseline.root().display().to_string();
     let args = [
         transcript.as_str(),
