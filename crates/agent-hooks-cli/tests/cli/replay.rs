@@ -5,12 +5,13 @@
 //! another workspace directory.
 
 use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use crate::support::{Entry, Ws};
+use crate::support::{Entry, Ws, dedent};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/replay_fixtures")
@@ -586,9 +587,10 @@ fn local_addresses() -> Vec<String> {
 }
 
 /// A hook that tries to connect to each of `targets` (`address:port`), writes what it found to
-/// `net.txt` in its working directory, and blocks with it, that file's owner and its own uid
-/// as the reason.
-fn connecting_hook(targets: &[String]) -> String {
+/// `net.txt` in its working directory, links that file into `keep` (so the test sees the very
+/// file, and its owner, once the scratch copy is gone), and blocks with what it found, the
+/// file's owner and its own uid as the reason.
+fn connecting_hook(targets: &[String], keep: &Path) -> String {
     format!(
         r#"
         cat >/dev/null
@@ -601,9 +603,11 @@ fn connecting_hook(targets: &[String]) -> String {
             fi
         done
         echo "$said" > net.txt
+        ln -f net.txt '{}/net.txt'
         printf '{{"decision": "block", "reason": "%s; net.txt owner %s; uid %s"}}\n' "$said" "$(stat -c %u net.txt)" "$(id -u)"
         "#,
-        targets.join(" ")
+        targets.join(" "),
+        keep.display()
     )
 }
 
@@ -637,10 +641,11 @@ fn a_replayed_command_hook_reaches_no_listener_of_this_machine_and_the_same_hook
         .iter()
         .map(|l| l.local_addr().expect("an address").to_string())
         .collect();
+    let keep = tempfile::tempdir().expect("a directory");
     let baseline = Ws::new();
     let ws = Ws::new()
         .master(true)
-        .sh("hooks/connect.sh", &connecting_hook(&targets))
+        .sh("hooks/connect.sh", &connecting_hook(&targets, keep.path()))
         .hook(
             Entry::new("pre_tool_call", "hooks/connect.sh")
                 .name("connect")
@@ -686,6 +691,14 @@ fn a_replayed_command_hook_reaches_no_listener_of_this_machine_and_the_same_hook
         !ws.exists("net.txt"),
         "the hook wrote in the live workspace"
     );
+    // The file it wrote in the scratch copy, seen from outside its namespaces: the user's.
+    let kept = keep.path().join("net.txt");
+    let found = std::fs::read_to_string(&kept).expect("the hook's file, linked");
+    assert!(
+        found.contains("unreachable") && !found.contains(" reached"),
+        "{found}"
+    );
+    assert_eq!(std::fs::metadata(&kept).expect("its metadata").uid(), me);
 
     // The same hook fired live reaches every listener: the confinement is the replay's.
     let fired = ws.fire(
@@ -702,6 +715,91 @@ fn a_replayed_command_hook_reaches_no_listener_of_this_machine_and_the_same_hook
     for (listener, target) in listeners.iter().zip(&targets) {
         assert!(was_reached(listener), "{target} saw no connection live");
     }
+}
+
+/// `nobody`: the user a root test process becomes to run the binary unprivileged.
+const NOBODY: u32 = 65534;
+
+#[test]
+fn a_replayed_hook_run_by_an_unprivileged_user_writes_as_that_user_and_has_no_network() {
+    let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    if !root || !Path::new("/bin/bash").exists() {
+        eprintln!("skipped: running the replay as uid {NOBODY} needs root, and the hook bash");
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+    let target = listener.local_addr().expect("an address").to_string();
+    // Everything the replay reads or writes is nobody's: the workspaces, the kept file's
+    // directory, a home.
+    let dir = tempfile::Builder::new()
+        .prefix("agent-hooks-replay-nobody")
+        .tempdir_in("/tmp")
+        .expect("a directory");
+    let (ws, base, keep) = (
+        dir.path().join("ws"),
+        dir.path().join("base"),
+        dir.path().join("keep"),
+    );
+    for (rel, text) in [
+        ("config/agent.yaml", "shell_hooks:\n  enabled: true\n".to_owned()),
+        (
+            "config/shell_hooks.yaml",
+            "hooks:\n  - event: pre_tool_call\n    name: connect\n    command: hooks/connect.sh\n    matcher: Bash\n".to_owned(),
+        ),
+        (
+            "hooks/connect.sh",
+            format!("#!/bin/sh\n{}", dedent(&connecting_hook(&[target.clone()], &keep))),
+        ),
+    ] {
+        let path = ws.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write");
+    }
+    std::fs::set_permissions(
+        ws.join("hooks/connect.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    std::fs::create_dir_all(&base).expect("mkdir");
+    std::fs::create_dir_all(&keep).expect("mkdir");
+    let chown = Command::new("chown")
+        .args(["-R", &format!("{NOBODY}:{NOBODY}")])
+        .arg(dir.path())
+        .status()
+        .expect("run chown");
+    assert!(chown.success());
+    let out = Command::new(crate::support::BIN)
+        .arg("--workspace")
+        .arg(&ws)
+        .args(["replay", &claude_session(), "--against"])
+        .arg(&base)
+        .args(["--run-hooks", "--json"])
+        .current_dir("/")
+        .env("HOME", dir.path())
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("AGENT_HOOKS_WORKSPACE")
+        .env_remove("AGENT_HOOKS_LOG")
+        .uid(NOBODY)
+        .gid(NOBODY)
+        .output()
+        .expect("run agent-hooks as nobody");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the report");
+    assert!(report["hooks_confined"]["connect"].is_string(), "{report}");
+    let reason = report["flips"][0]["after"]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        reason.contains(&format!("{target} unreachable"))
+            && reason.ends_with(&format!("net.txt owner {NOBODY}; uid {NOBODY}")),
+        "{report}"
+    );
+    assert!(
+        !was_reached(&listener),
+        "the replayed hook reached {target}"
+    );
+    let kept = std::fs::metadata(keep.join("net.txt")).expect("the hook's file, linked");
+    assert_eq!((kept.uid(), kept.gid()), (NOBODY, NOBODY));
 }
 
 /// Runs `agent-hooks replay <args>` on `ws` where no user namespace can be made: in a user
