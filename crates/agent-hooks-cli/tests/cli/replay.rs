@@ -748,7 +748,7 @@ fn a_replayed_hook_run_by_an_unprivileged_user_writes_as_that_user_and_has_no_ne
         ),
         (
             "hooks/connect.sh",
-            format!("#!/bin/sh\n{}", dedent(&connecting_hook(&[target.clone()], &keep))),
+            format!("#!/bin/sh\n{}", dedent(&connecting_hook(std::slice::from_ref(&target), &keep))),
         ),
     ] {
         let path = ws.join(rel);
