@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agent_hooks_replay::{FLIP_KINDS, FlipKind, PolicySpec, ReplayOptions};
+use agent_hooks_replay::{FLIP_KINDS, FlipKind, HookNetwork, PolicySpec, ReplayOptions};
 use agent_hooks_runtime::Workspace;
 
 // The arguments of `agent-hooks replay` (its help text is the variant's, in main.rs).
@@ -36,9 +36,15 @@ pub(crate) struct Request {
     /// comma-separated or repeated.
     #[arg(long, value_name = "KIND,...")]
     fail_on: Vec<String>,
-    /// Run command and HTTP hooks too, each in the scratch copy of the workspace.
+    /// Run command and HTTP hooks too, each in the scratch copy of the workspace: command
+    /// hooks with no network (a user and network namespace of their own), HTTP hooks behind
+    /// the SSRF guard. Where this machine cannot confine command hooks, the replay is refused.
     #[arg(long)]
     run_hooks: bool,
+    /// As --run-hooks, but command hooks run with this machine's network: where it cannot
+    /// confine them, or a hook needs the network to decide.
+    #[arg(long)]
+    run_hooks_unconfined: bool,
     /// Run LLM judges too (they cost money). Their answers are kept in the judge cache, so a
     /// rerun on the same transcripts asks no model again.
     #[arg(long)]
@@ -102,7 +108,15 @@ pub(crate) fn run(ws: &Workspace, request: Request) -> ExitCode {
         policy,
         against,
     )
-    .running(request.run_hooks, request.judges);
+    .running(
+        request.run_hooks || request.run_hooks_unconfined,
+        request.judges,
+    )
+    .hook_network(if request.run_hooks_unconfined {
+        HookNetwork::Unconfined
+    } else {
+        HookNetwork::Confined
+    });
     let options = match request.judge_cache.or_else(default_judge_cache) {
         Some(dir) if request.judges => options.judge_cache(dir),
         _ => options,

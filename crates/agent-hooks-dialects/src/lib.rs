@@ -421,6 +421,7 @@ impl Dialect {
             Dialect::Skill { .. } => agent_hooks_transports::RunPolicy {
                 stdout_cap: input_len.saturating_add(skill::ANSWER_HEADROOM),
                 leave_background: true,
+                ..agent_hooks_transports::RunPolicy::default()
             },
             Dialect::Shell
             | Dialect::Claude { .. }

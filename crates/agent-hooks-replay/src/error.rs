@@ -22,6 +22,17 @@ pub enum ReplayError {
         /// What went wrong.
         why: String,
     },
+    /// Command hooks were to run (`--run-hooks`), and this machine cannot take their
+    /// network from them.
+    #[error(
+        "--run-hooks: the command hooks ({hooks}) cannot be confined here, so the replay was not run: {why}. Replay without --run-hooks, or with --run-hooks-unconfined to run them with this machine's network"
+    )]
+    Unconfinable {
+        /// The command hooks, by name.
+        hooks: String,
+        /// Why they cannot be confined.
+        why: String,
+    },
     /// The scratch copy could not be made.
     #[error("cannot make the scratch copy: {0}")]
     Scratch(String),

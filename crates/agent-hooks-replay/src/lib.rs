@@ -12,11 +12,12 @@
 //! approved yet, so the trust gate is not consulted, and the live approvals, state and logs
 //! are neither read nor written), runs built-in guards and rule packs, LLM judges only when
 //! asked, and command and HTTP hooks only when asked; then they run in the scratch copy,
-//! HTTP hooks behind the SSRF guard as always.
+//! command hooks with no network (`confine.rs`), HTTP hooks behind the SSRF guard as always.
 
 #![warn(missing_docs)]
 
 mod compare;
+mod confine;
 mod error;
 mod events;
 mod html;
@@ -32,6 +33,7 @@ use agent_hooks_runtime::ReplayMode;
 use agent_hooks_runtime::audit::{self, AuditError};
 
 pub use compare::{FLIP_KINDS, FlipKind, Verdict};
+pub use confine::HookNetwork;
 pub use error::ReplayError;
 pub use html::render as render_html;
 pub use policy::PolicySpec;
@@ -51,6 +53,8 @@ pub struct ReplayOptions {
     pub against: PolicySpec,
     /// Which hooks besides built-in guards run.
     pub mode: ReplayMode,
+    /// The network command hooks get, when they run.
+    pub hook_network: HookNetwork,
 }
 
 impl ReplayOptions {
@@ -67,7 +71,15 @@ impl ReplayOptions {
             policy,
             against,
             mode: ReplayMode::default(),
+            hook_network: HookNetwork::default(),
         }
+    }
+
+    /// Gives command hooks, when they run, this machine's network instead of none
+    /// ([`HookNetwork::Unconfined`]).
+    pub fn hook_network(mut self, network: HookNetwork) -> ReplayOptions {
+        self.hook_network = network;
+        self
     }
 
     /// Runs command and HTTP hooks (`run_hooks`) and LLM judges (`judges`) too.
@@ -89,8 +101,9 @@ impl ReplayOptions {
 ///
 /// # Errors
 ///
-/// [`ReplayError`] when a transcript cannot be read or is in no known format, or a policy
-/// cannot be copied or checked out. Nothing is replayed then.
+/// [`ReplayError`] when a transcript cannot be read or is in no known format, a policy
+/// cannot be copied or checked out, or command hooks are to run confined and cannot be.
+/// Nothing is replayed then.
 pub async fn replay(options: &ReplayOptions) -> Result<Report, ReplayError> {
     let started = Instant::now();
     let mut report = Report::default();
@@ -136,10 +149,25 @@ pub async fn replay(options: &ReplayOptions) -> Result<Report, ReplayError> {
     let against = Arc::new(policy::Loaded::open(&options.against, &options.workspace)?);
     report.policy = policy.label.clone();
     report.against = against.label.clone();
-    let (sessions, tally) = run::sessions(sessions, policy, against, options.mode.clone()).await;
+    let commands: std::collections::BTreeSet<&str> = policy
+        .commands
+        .iter()
+        .chain(&against.commands)
+        .map(String::as_str)
+        .collect();
+    let commands: Vec<&str> = commands.into_iter().collect();
+    let network = confine::network(
+        options.mode.run_hooks,
+        options.hook_network,
+        &commands,
+        agent_hooks_runtime::netns::probe,
+    )?;
+    let mode = options.mode.clone().network(network);
+    let (sessions, tally) = run::sessions(sessions, policy, against, mode).await;
     report.sessions = sessions;
     report.ran = tally.ran;
     report.withheld = tally.withheld;
+    report.confined = tally.confined;
     report.unconfined = tally.unconfined;
     report.elapsed = started.elapsed();
     Ok(report)

@@ -61,8 +61,8 @@ pub(crate) struct Loaded {
     pub engine: Engine,
     /// What the user named.
     pub label: String,
-    /// The names of its command hooks: they run with this machine's network (replay has no
-    /// network sandbox for them), which the report says of each that ran.
+    /// The names of its command hooks (an AHP backend is one too): the report says of each
+    /// that ran which network it had.
     pub commands: BTreeSet<String>,
     _scratch: tempfile::TempDir,
 }
@@ -96,7 +96,7 @@ impl Loaded {
         let commands = hook_listing(&engine)
             .hooks
             .iter()
-            .filter(|h| h["transport"] == "command")
+            .filter(|h| h["transport"] == "command" || h["transport"] == "ahp")
             .filter_map(|h| h["name"].as_str().map(str::to_owned))
             .collect();
         Ok(Loaded {

@@ -72,16 +72,25 @@ pub struct Report {
     pub ran: BTreeMap<String, usize>,
     /// The hooks replay did not run, with why.
     pub withheld: BTreeMap<String, String>,
-    /// The command hooks that ran with this machine's network: replay confines their files
-    /// to the scratch copy, not their network, and says so of each.
+    /// The command hooks that ran with no network of this machine's (the default).
+    pub confined: BTreeSet<String>,
+    /// The command hooks that ran with this machine's network (`--run-hooks-unconfined`).
     pub unconfined: BTreeSet<String>,
     /// How long the replay took.
     pub elapsed: Duration,
 }
 
-/// What the report says of a command hook that ran.
+/// What the report says of a command hook that ran with this machine's network.
 const UNCONFINED: &str =
     "a command hook: it ran in the scratch copy with this machine's network (not confined)";
+
+/// What the report says of a command hook that ran with no network.
+fn confined() -> String {
+    format!(
+        "a command hook: it ran in the scratch copy with no network, in {}",
+        agent_hooks_runtime::netns::MECHANISM
+    )
+}
 
 impl Report {
     /// Every flip, in session order.
@@ -247,6 +256,9 @@ impl Report {
             let ran: Vec<String> = self.ran.iter().map(|(h, n)| format!("{h} {n}")).collect();
             out.push_str(&format!("hooks run: {}\n", ran.join(", ")));
         }
+        for hook in &self.confined {
+            out.push_str(&format!("  {hook}: {}\n", confined()));
+        }
         for hook in &self.unconfined {
             out.push_str(&format!("  {hook}: {UNCONFINED}\n"));
         }
@@ -281,6 +293,7 @@ impl Report {
             "ignored_records": self.ignored,
             "hooks_run": self.ran,
             "hooks_not_run": self.withheld,
+            "hooks_confined": self.confined.iter().map(|h| (h.clone(), json!(confined()))).collect::<serde_json::Map<_, _>>(),
             "hooks_unconfined": self.unconfined.iter().map(|h| (h.clone(), json!(UNCONFINED))).collect::<serde_json::Map<_, _>>(),
         })
     }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use agent_hooks_runtime::audit::Session;
-use agent_hooks_runtime::{DispatchOptions, HookStatus, Outcome, ReplayMode};
+use agent_hooks_runtime::{DispatchOptions, HookStatus, Network, Outcome, ReplayMode};
 
 use crate::compare::{FlipKind, Verdict};
 use crate::events;
@@ -19,12 +19,14 @@ use crate::report::{EventReport, SessionReport};
 pub(crate) struct Tally {
     pub ran: BTreeMap<String, usize>,
     pub withheld: BTreeMap<String, String>,
-    /// Command hooks that ran, with this machine's network.
+    /// Command hooks that ran with no network.
+    pub confined: BTreeSet<String>,
+    /// Command hooks that ran with this machine's network.
     pub unconfined: BTreeSet<String>,
 }
 
 impl Tally {
-    fn note(&mut self, outcome: &Outcome, loaded: &Loaded) {
+    fn note(&mut self, outcome: &Outcome, loaded: &Loaded, network: Network) {
         for hook in &outcome.hooks {
             match (hook.status, hook.detail.as_deref()) {
                 (HookStatus::Skipped, Some(why)) if why.starts_with("replay:") => {
@@ -36,7 +38,11 @@ impl Tally {
                 _ => {
                     *self.ran.entry(hook.hook.to_string()).or_default() += 1;
                     if loaded.commands.contains(&*hook.hook) {
-                        self.unconfined.insert(hook.hook.to_string());
+                        match network {
+                            Network::Isolated => &mut self.confined,
+                            Network::Host => &mut self.unconfined,
+                        }
+                        .insert(hook.hook.to_string());
                     }
                 }
             }
@@ -50,6 +56,7 @@ impl Tally {
         for (hook, why) in other.withheld {
             self.withheld.entry(hook).or_insert(why);
         }
+        self.confined.extend(other.confined);
         self.unconfined.extend(other.unconfined);
     }
 }
@@ -61,12 +68,13 @@ pub(crate) async fn sessions(
     against: Arc<Loaded>,
     mode: ReplayMode,
 ) -> (Vec<SessionReport>, Tally) {
+    let network = mode.network;
     let options = Arc::new(DispatchOptions::default().replay(mode));
     let mut tasks = tokio::task::JoinSet::new();
     for (index, (agent, session)) in sessions.into_iter().enumerate() {
         let (policy, against, options) = (policy.clone(), against.clone(), options.clone());
         tasks.spawn(async move {
-            let (report, tally) = one(agent, &session, &policy, &against, &options).await;
+            let (report, tally) = one(agent, &session, &policy, &against, &options, network).await;
             (index, report, tally)
         });
     }
@@ -94,6 +102,7 @@ async fn one(
     policy: &Loaded,
     against: &Loaded,
     options: &DispatchOptions,
+    network: Network,
 ) -> (SessionReport, Tally) {
     let mut tally = Tally::default();
     let mut reports = Vec::new();
@@ -106,8 +115,8 @@ async fn one(
                         .dispatch_with(event, payload.clone(), options),
                     policy.engine.dispatch_with(event, payload, options),
                 );
-                tally.note(&b, against);
-                tally.note(&a, policy);
+                tally.note(&b, against, network);
+                tally.note(&a, policy, network);
                 (Some((event, Verdict::of(&b))), Some(Verdict::of(&a)))
             }
             None => (None, None),

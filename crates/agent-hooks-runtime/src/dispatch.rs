@@ -44,7 +44,7 @@ pub struct DispatchOptions {
 
 /// How `agent-hooks replay` evaluates a policy: as declared, with no trust gate (a candidate
 /// policy is not approved yet), no decision log, and only what it was told it may run.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ReplayMode {
     /// Command and HTTP hooks run (`--run-hooks`); otherwise they are skipped.
@@ -54,6 +54,18 @@ pub struct ReplayMode {
     /// Where judges' answers are kept, by judge and input, so that a rerun asks no model
     /// again.
     pub judge_cache: Option<Arc<std::path::Path>>,
+    /// The network command hooks get: none ([`Network::Isolated`]) unless the caller chose
+    /// this machine's. A `prefork` hook then runs as a plain spawn, which can be confined.
+    ///
+    /// [`Network::Isolated`]: agent_hooks_transports::Network::Isolated
+    pub network: agent_hooks_transports::Network,
+}
+
+impl Default for ReplayMode {
+    /// Built-in guards only; were command hooks let run, they would get no network.
+    fn default() -> ReplayMode {
+        ReplayMode::new(false, false)
+    }
 }
 
 impl ReplayMode {
@@ -63,7 +75,15 @@ impl ReplayMode {
             run_hooks,
             judges,
             judge_cache: None,
+            network: agent_hooks_transports::Network::Isolated,
         }
+    }
+
+    /// Gives command hooks `network` (this machine's, where they cannot be confined and the
+    /// user said so).
+    pub fn network(mut self, network: agent_hooks_transports::Network) -> ReplayMode {
+        self.network = network;
+        self
     }
 
     /// Keeps judges' answers in `dir`, one file per judge and input.

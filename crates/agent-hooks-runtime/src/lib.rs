@@ -129,6 +129,7 @@ pub use agent_hooks_dialects::agent::SourceKind;
 pub use agent_hooks_dialects::parse_event;
 pub use agent_hooks_dialects::skill::canonical as skill_event;
 pub use agent_hooks_transports::command_line::Unreadable as UnreadableCommand;
+pub use agent_hooks_transports::netns::{self, Network};
 pub use config::agent::SwitchError;
 pub use dispatch::background::TicketError;
 pub use dispatch::{DRY_RUN_ENV, DispatchOptions, ReplayMode};

@@ -22,6 +22,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
 
+use super::netns::{self, Network};
 use super::unix::{SIGKILL, SIGTERM, kill_escaped, signal_group};
 use super::{Exit, Failure, Reply, STDERR_CAP, STDOUT_CAP};
 use agent_hooks_core::workspace::Workspace;
@@ -43,6 +44,9 @@ pub struct RunPolicy {
     /// Processes the hook started in its group survive its normal exit (they are still killed
     /// at its timeout).
     pub leave_background: bool,
+    /// The network the process gets: this machine's, or none ([`Network::Isolated`], what
+    /// `agent-hooks replay` sets).
+    pub network: Network,
 }
 
 impl Default for RunPolicy {
@@ -50,6 +54,7 @@ impl Default for RunPolicy {
         RunPolicy {
             stdout_cap: STDOUT_CAP,
             leave_background: false,
+            network: Network::Host,
         }
     }
 }
@@ -200,7 +205,18 @@ impl CommandSpec {
         policy: RunPolicy,
     ) -> Result<Reply, Failure> {
         let deadline = tokio::time::Instant::now() + timeout;
-        let configure = |cmd: &mut Command| {
+        // Each attempt to start the process enters the namespaces afresh; the entries tell,
+        // when a start fails, whether entering them was why.
+        let mut entries = Vec::new();
+        let mut configure = |cmd: &mut Command| -> Result<(), Failure> {
+            if policy.network == Network::Isolated {
+                let entry = netns::isolate(cmd).map_err(|e| {
+                    Failure::Exec(format!(
+                        "cannot confine the hook's network: {e}; it was not run"
+                    ))
+                })?;
+                entries.push(entry);
+            }
             cmd.current_dir(&self.cwd)
                 .envs(
                     env.iter()
@@ -211,10 +227,19 @@ impl CommandSpec {
                 .stderr(Stdio::piped())
                 .process_group(0)
                 .kill_on_drop(true);
+            Ok(())
         };
-        configure(&mut cmd);
+        configure(&mut cmd)?;
         const ENOEXEC: i32 = nix::errno::Errno::ENOEXEC as i32;
-        let mut child = match cmd.spawn() {
+        let spawned = cmd.spawn();
+        let confined = |err: &io::Error, entries: &[netns::Entry]| {
+            let why = entries.last().and_then(netns::Entry::unavailable)?;
+            tracing::debug!(%err, "a confined hook could not enter its namespaces");
+            Some(Failure::Exec(format!(
+                "cannot confine the hook's network: {why}; it was not run"
+            )))
+        };
+        let mut child = match spawned {
             Ok(child) => child,
             // A script without `#!` runs as a shell script, as every shell (and so Claude
             // Code, whose hooks run through one) runs a file `execve` refuses this way.
@@ -226,10 +251,19 @@ impl CommandSpec {
                 let started = cmd.as_std();
                 let mut fallback = Command::new(FALLBACK_SHELL);
                 fallback.arg(started.get_program()).args(started.get_args());
-                configure(&mut fallback);
-                fallback.spawn().map_err(|err| self.spawn_failure(&err))?
+                configure(&mut fallback)?;
+                match fallback.spawn() {
+                    Ok(child) => child,
+                    Err(err) => {
+                        return Err(
+                            confined(&err, &entries).unwrap_or_else(|| self.spawn_failure(&err))
+                        );
+                    }
+                }
             }
-            Err(err) => return Err(self.spawn_failure(&err)),
+            Err(err) => {
+                return Err(confined(&err, &entries).unwrap_or_else(|| self.spawn_failure(&err)));
+            }
         };
         let Some(pgid) = child.id() else {
             return Err(Failure::Exec(

@@ -4,7 +4,8 @@
 //! command transport spawns a process; each further transport (HTTP, built-in) is one module
 //! beside it returning the same [`Reply`]:
 //!
-//! - [`command`]: a process in its own group, with a hard timeout and capped output;
+//! - [`command`]: a process in its own group, with a hard timeout and capped output, and
+//!   [`netns`]: that process with no network, for `agent-hooks replay`;
 //! - [`prefork`]: a Python hook served by a warm forker;
 //! - [`http`]: a POST behind the [`ssrf`] guard;
 //! - [`judge`]: an LLM judge (`type: prompt` / `type: agent`) and its read-only tools;
@@ -25,6 +26,7 @@ pub mod command;
 pub mod command_line;
 pub mod http;
 pub mod judge;
+pub mod netns;
 pub mod pinned;
 pub mod prefork;
 pub mod sealed;
@@ -38,6 +40,7 @@ pub use builtin::BuiltinSpec;
 pub use command::{CommandSpec, RunPolicy};
 pub use http::HttpSpec;
 pub use judge::{JudgeEndpoint, JudgeSpec, Provider};
+pub use netns::Network;
 pub use ssrf::{ALLOW_LOCAL_ENV, allow_local_enabled};
 
 /// How a hook is run.

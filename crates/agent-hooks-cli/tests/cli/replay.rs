@@ -4,12 +4,14 @@
 //! by the real binary under two real policies: the workspace, and a git revision of it or
 //! another workspace directory.
 
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use crate::support::{Entry, Ws};
+use crate::support::{Entry, Ws, dedent};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/replay_fixtures")
@@ -470,10 +472,45 @@ const MARKING_HOOK: &str = r#"
     printf '{"decision": "block", "reason": "ran in %s"}\n' "$PWD"
 "#;
 
-#[test]
-fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
-    let baseline = Ws::new();
-    let ws = Ws::new()
+/// Whether this machine can take a command hook's network away; says why not when it cannot
+/// (a replay with `--run-hooks` is then refused, which [`assert_refused`] checks instead).
+fn confinable(test: &str) -> bool {
+    match agent_hooks_runtime::netns::probe() {
+        Ok(()) => true,
+        Err(why) => {
+            eprintln!(
+                "{test}: this machine cannot confine command hooks ({why}): the refusal is checked instead"
+            );
+            false
+        }
+    }
+}
+
+/// `replay <args> --run-hooks` is refused, naming why, and prints no report.
+fn assert_refused(ws: &Ws, args: &[&str]) {
+    let mut all = args.to_vec();
+    all.push("--run-hooks");
+    let out = replay(ws, &all);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(out.stdout.is_empty(), "{}", text(&out));
+    assert!(
+        text(&out).contains("cannot be confined here"),
+        "{}",
+        text(&out)
+    );
+}
+
+/// The fixtures' Claude Code session (four Bash calls and a subagent's), as an argument.
+fn claude_session() -> String {
+    fixtures()
+        .join("claude/7d1e3c52-9a0b-4f6e-8c21-3b5d7f9a1c04.jsonl")
+        .display()
+        .to_string()
+}
+
+/// A workspace whose one command hook, `mark`, runs [`MARKING_HOOK`] on every Bash call.
+fn marking_workspace() -> Ws {
+    Ws::new()
         .master(true)
         .sh("hooks/mark.sh", MARKING_HOOK)
         .hook(
@@ -481,11 +518,35 @@ fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
                 .name("mark")
                 .matcher("Bash"),
         )
-        .approve_all();
-    let transcript = fixtures()
-        .join("claude/7d1e3c52-9a0b-4f6e-8c21-3b5d7f9a1c04.jsonl")
-        .display()
-        .to_string();
+        .approve_all()
+}
+
+/// The `--run-hooks` report of [`marking_workspace`]: `mark` had no network, and the report
+/// says so of it, with the mechanism, and of no built-in guard.
+fn assert_confined_mark(ws: &Ws, report: &Value, args: &[&str]) {
+    let confined = report["hooks_confined"].as_object().expect("an object");
+    assert_eq!(confined.keys().collect::<Vec<_>>(), ["mark"], "{report}");
+    assert!(
+        confined["mark"]
+            .as_str()
+            .is_some_and(|m| m.contains("no network") && m.contains("CLONE_NEWNET")),
+        "{report}"
+    );
+    assert_eq!(report["hooks_unconfined"], json!({}), "{report}");
+    let mut all = args.to_vec();
+    all.push("--run-hooks");
+    let said = text(&replay(ws, &all));
+    assert!(
+        said.contains("  mark: a command hook: it ran in the scratch copy with no network, in a user + network namespace of its own (unshare CLONE_NEWUSER|CLONE_NEWNET, loopback only)"),
+        "{said}"
+    );
+}
+
+#[test]
+fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
+    let baseline = Ws::new();
+    let ws = marking_workspace();
+    let transcript = claude_session();
     let against = baseline.root().display().to_string();
     let (_, report) = replay_json(&ws, &[&transcript, "--against", &against]);
     assert_eq!(report["flip_count"], 0, "{report}");
@@ -497,16 +558,35 @@ fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
     );
     assert!(!ws.exists("marks.txt"));
     assert_eq!(report["hooks_unconfined"], json!({}), "{report}");
+    assert_eq!(report["hooks_confined"], json!({}), "{report}");
 
-    let (_, report) = replay_json(&ws, &[&transcript, "--against", &against, "--run-hooks"]);
+    let confinable = confinable("command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy");
+    let flag = if confinable {
+        "--run-hooks"
+    } else {
+        assert_refused(&ws, &[&transcript, "--against", &against]);
+        "--run-hooks-unconfined"
+    };
+    let (_, report) = replay_json(&ws, &[&transcript, "--against", &against, flag]);
     assert_eq!(report["flips_by_kind"]["allow-to-block"], 4, "{report}");
     assert_eq!(report["hooks_run"]["mark"], 4, "{report}");
-    // Its network was not confined, and the report says so of it, and of no built-in guard.
-    let unconfined = report["hooks_unconfined"].as_object().expect("an object");
-    assert_eq!(unconfined.keys().collect::<Vec<_>>(), ["mark"], "{report}");
+    if confinable {
+        assert_confined_mark(&ws, &report, &[&transcript, "--against", &against]);
+    }
+    // Run with this machine's network on purpose, it is named so.
+    let (_, unconfined) = replay_json(
+        &ws,
+        &[&transcript, "--against", &against, "--run-hooks-unconfined"],
+    );
+    assert_eq!(unconfined["hooks_run"]["mark"], 4, "{unconfined}");
+    let named = unconfined["hooks_unconfined"]
+        .as_object()
+        .expect("an object");
+    assert_eq!(named.keys().collect::<Vec<_>>(), ["mark"], "{unconfined}");
+    assert_eq!(unconfined["hooks_confined"], json!({}), "{unconfined}");
     let said = text(&replay(
         &ws,
-        &[&transcript, "--against", &against, "--run-hooks"],
+        &[&transcript, "--against", &against, "--run-hooks-unconfined"],
     ));
     assert!(
         said.contains("  mark: a command hook: it ran in the scratch copy with this machine's network (not confined)"),
@@ -527,6 +607,379 @@ fn command_hooks_run_only_with_run_hooks_and_then_in_a_scratch_copy() {
         "the hook wrote into the live workspace"
     );
     assert!(!ran_in.exists(), "the scratch copy outlived the replay");
+}
+
+/// The machine's own addresses that are not loopback ones, as its routing table's local
+/// entries name them.
+fn local_addresses() -> Vec<String> {
+    let table = std::fs::read_to_string("/proc/net/fib_trie").unwrap_or_default();
+    let lines: Vec<&str> = table.lines().map(str::trim).collect();
+    let mut found: Vec<String> = lines
+        .windows(2)
+        .filter(|pair| pair[1] == "/32 host LOCAL")
+        .filter_map(|pair| pair[0].strip_prefix("|-- "))
+        .filter(|address| !address.starts_with("127."))
+        .map(str::to_owned)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// A hook that tries to connect to each of `targets` (`address:port`), writes what it found to
+/// `net.txt` in its working directory, links that file into `keep` (so the test sees the very
+/// file, and its owner, once the scratch copy is gone), and blocks with what it found, the
+/// file's owner and its own uid as the reason.
+fn connecting_hook(targets: &[String], keep: &Path) -> String {
+    format!(
+        r#"
+        cat >/dev/null
+        said=""
+        for target in {}; do
+            if bash -c 'exec 3<>"/dev/tcp/$1/$2"' connect "${{target%:*}}" "${{target##*:}}" 2>/dev/null; then
+                said="$said $target reached"
+            else
+                said="$said $target unreachable"
+            fi
+        done
+        echo "$said" > net.txt
+        ln -f net.txt '{}/net.txt'
+        printf '{{"decision": "block", "reason": "%s; net.txt owner %s; uid %s"}}\n' "$said" "$(stat -c %u net.txt)" "$(id -u)"
+        "#,
+        targets.join(" "),
+        keep.display()
+    )
+}
+
+/// Whether `listener` has a connection waiting, without waiting for one.
+fn was_reached(listener: &std::net::TcpListener) -> bool {
+    listener.set_nonblocking(true).expect("non-blocking");
+    match listener.accept() {
+        Ok(_) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => false,
+        Err(e) => panic!("accept: {e}"),
+    }
+}
+
+#[test]
+fn a_replayed_command_hook_reaches_no_listener_of_this_machine_and_the_same_hook_fired_live_does() {
+    if !Path::new("/bin/bash").exists() {
+        eprintln!("skipped: the connecting hook needs /bin/bash for /dev/tcp");
+        return;
+    }
+    // A listener on loopback, and one on each other address of this machine.
+    let mut addresses = vec!["127.0.0.1".to_owned()];
+    addresses.extend(local_addresses());
+    if addresses.len() == 1 {
+        eprintln!("this machine has no address but loopback: only 127.0.0.1 is tried");
+    }
+    let listeners: Vec<std::net::TcpListener> = addresses
+        .iter()
+        .map(|a| std::net::TcpListener::bind((a.as_str(), 0)).expect("listen"))
+        .collect();
+    let targets: Vec<String> = listeners
+        .iter()
+        .map(|l| l.local_addr().expect("an address").to_string())
+        .collect();
+    let keep = tempfile::tempdir().expect("a directory");
+    let baseline = Ws::new();
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/connect.sh", &connecting_hook(&targets, keep.path()))
+        .hook(
+            Entry::new("pre_tool_call", "hooks/connect.sh")
+                .name("connect")
+                .matcher("Bash"),
+        )
+        .approve_all();
+    let me = std::fs::metadata(ws.path("hooks/connect.sh"))
+        .expect("the hook's file")
+        .uid();
+    let transcript = claude_session();
+    let against = baseline.root().display().to_string();
+    if !confinable("a_replayed_command_hook_reaches_no_listener_of_this_machine") {
+        assert_refused(&ws, &[&transcript, "--against", &against]);
+        return;
+    }
+
+    let (code, report) = replay_json(&ws, &[&transcript, "--against", &against, "--run-hooks"]);
+    assert_eq!(code, Some(0), "{report}");
+    assert!(report["hooks_confined"]["connect"].is_string(), "{report}");
+    let reasons: Vec<&str> = report["flips"]
+        .as_array()
+        .expect("flips")
+        .iter()
+        .filter_map(|f| f["after"]["reason"].as_str())
+        .collect();
+    assert_eq!(reasons.len(), 4, "{report}");
+    for reason in &reasons {
+        for target in &targets {
+            assert!(
+                reason.contains(&format!("{target} unreachable")),
+                "{target} was reached from the replay: {reason}"
+            );
+        }
+        // What it wrote, it wrote as the user who ran the replay.
+        assert!(
+            reason.ends_with(&format!("net.txt owner {me}; uid {me}")),
+            "{reason}"
+        );
+    }
+    for (listener, target) in listeners.iter().zip(&targets) {
+        assert!(
+            !was_reached(listener),
+            "{target} saw a connection from the replay"
+        );
+    }
+    assert!(
+        !ws.exists("net.txt"),
+        "the hook wrote in the live workspace"
+    );
+    // The file it wrote in the scratch copy, seen from outside its namespaces: the user's.
+    let kept = keep.path().join("net.txt");
+    let found = std::fs::read_to_string(&kept).expect("the hook's file, linked");
+    assert!(
+        found.contains("unreachable") && !found.contains(" reached"),
+        "{found}"
+    );
+    assert_eq!(std::fs::metadata(&kept).expect("its metadata").uid(), me);
+
+    // The same hook fired live reaches every listener: the confinement is the replay's.
+    let fired = ws.fire(
+        "pre_tool_call",
+        json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}),
+    );
+    for target in &targets {
+        assert!(
+            fired.reason().contains(&format!("{target} reached")),
+            "{target} was not reached live: {}",
+            fired.reason()
+        );
+    }
+    for (listener, target) in listeners.iter().zip(&targets) {
+        assert!(was_reached(listener), "{target} saw no connection live");
+    }
+}
+
+/// `nobody`: the user a root test process becomes to run the binary unprivileged.
+const NOBODY: u32 = 65534;
+
+#[test]
+fn a_replayed_hook_run_by_an_unprivileged_user_writes_as_that_user_and_has_no_network() {
+    let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    if !root || !Path::new("/bin/bash").exists() {
+        eprintln!("skipped: running the replay as uid {NOBODY} needs root, and the hook bash");
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+    let target = listener.local_addr().expect("an address").to_string();
+    // Everything the replay reads or writes is nobody's: the workspaces, the kept file's
+    // directory, a home.
+    let dir = tempfile::Builder::new()
+        .prefix("agent-hooks-replay-nobody")
+        .tempdir_in("/tmp")
+        .expect("a directory");
+    let (ws, base, keep) = (
+        dir.path().join("ws"),
+        dir.path().join("base"),
+        dir.path().join("keep"),
+    );
+    for (rel, text) in [
+        ("config/agent.yaml", "shell_hooks:\n  enabled: true\n".to_owned()),
+        (
+            "config/shell_hooks.yaml",
+            "hooks:\n  - event: pre_tool_call\n    name: connect\n    command: hooks/connect.sh\n    matcher: Bash\n".to_owned(),
+        ),
+        (
+            "hooks/connect.sh",
+            format!("#!/bin/sh\n{}", dedent(&connecting_hook(std::slice::from_ref(&target), &keep))),
+        ),
+    ] {
+        let path = ws.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write");
+    }
+    std::fs::set_permissions(
+        ws.join("hooks/connect.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    std::fs::create_dir_all(&base).expect("mkdir");
+    std::fs::create_dir_all(&keep).expect("mkdir");
+    let chown = Command::new("chown")
+        .args(["-R", &format!("{NOBODY}:{NOBODY}")])
+        .arg(dir.path())
+        .output()
+        .expect("run chown");
+    if !chown.status.success() {
+        // Root of a user namespace that does not map nobody.
+        eprintln!(
+            "skipped: cannot give files to uid {NOBODY}: {}",
+            text(&chown)
+        );
+        return;
+    }
+    let out = Command::new(crate::support::BIN)
+        .arg("--workspace")
+        .arg(&ws)
+        .args(["replay", &claude_session(), "--against"])
+        .arg(&base)
+        .args(["--run-hooks", "--json"])
+        .current_dir("/")
+        .env("HOME", dir.path())
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("AGENT_HOOKS_WORKSPACE")
+        .env_remove("AGENT_HOOKS_LOG")
+        .uid(NOBODY)
+        .gid(NOBODY)
+        .output()
+        .expect("run agent-hooks as nobody");
+    if out.status.code() == Some(2) && text(&out).contains("cannot be confined here") {
+        // Refused, as it must be where an unprivileged user may make no namespace.
+        eprintln!("refused as nobody: {}", text(&out));
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the report");
+    assert!(report["hooks_confined"]["connect"].is_string(), "{report}");
+    let reason = report["flips"][0]["after"]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        reason.contains(&format!("{target} unreachable"))
+            && reason.ends_with(&format!("net.txt owner {NOBODY}; uid {NOBODY}")),
+        "{report}"
+    );
+    assert!(
+        !was_reached(&listener),
+        "the replayed hook reached {target}"
+    );
+    let kept = std::fs::metadata(keep.join("net.txt")).expect("the hook's file, linked");
+    assert_eq!((kept.uid(), kept.gid()), (NOBODY, NOBODY));
+}
+
+/// Runs `agent-hooks replay <args>` on `ws` where no user namespace can be made: in a user
+/// namespace of its own whose limit of nested ones is 0 (what `user.max_user_namespaces = 0`
+/// does to a whole machine). `None` where `unshare` cannot make even that one.
+fn replay_without_namespaces(ws: &Ws, args: &[&str]) -> Option<Output> {
+    let usable = Command::new("unshare")
+        .args(["--user", "--map-root-user", "true"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !usable {
+        return None;
+    }
+    let out = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--", "sh", "-c"])
+        .arg(r#"echo 0 > /proc/sys/user/max_user_namespaces && exec "$@""#)
+        .arg("sh")
+        .arg(crate::support::BIN)
+        .arg("--workspace")
+        .arg(ws.root())
+        .arg("replay")
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .env_remove("AGENT_HOOKS_WORKSPACE")
+        .env_remove("AGENT_HOOKS_LOG")
+        .output()
+        .expect("run agent-hooks under unshare");
+    Some(out)
+}
+
+#[test]
+fn where_command_hooks_cannot_be_confined_run_hooks_is_refused_naming_why() {
+    let baseline = Ws::new();
+    let ws = marking_workspace();
+    let transcript = claude_session();
+    let against = baseline.root().display().to_string();
+    let Some(refused) = replay_without_namespaces(
+        &ws,
+        &[&transcript, "--against", &against, "--run-hooks", "--json"],
+    ) else {
+        eprintln!("skipped: unshare cannot make a user namespace on this machine");
+        return;
+    };
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(refused.stdout.is_empty(), "{}", text(&refused));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("the command hooks (mark) cannot be confined here")
+            && said.contains("user.max_user_namespaces = 0")
+            && said.contains("--run-hooks-unconfined"),
+        "{said}"
+    );
+    // Built-in guards need no namespace: without --run-hooks the replay runs.
+    let plain = replay_without_namespaces(&ws, &[&transcript, "--against", &against])
+        .expect("unshare worked a moment ago");
+    assert_eq!(plain.status.code(), Some(0), "{}", text(&plain));
+    // Asked for, the hooks run with this machine's network, and are named so.
+    let unconfined = replay_without_namespaces(
+        &ws,
+        &[
+            &transcript,
+            "--against",
+            &against,
+            "--run-hooks-unconfined",
+            "--json",
+        ],
+    )
+    .expect("unshare worked a moment ago");
+    assert_eq!(unconfined.status.code(), Some(0), "{}", text(&unconfined));
+    let report: Value = serde_json::from_slice(&unconfined.stdout).expect("the report");
+    assert_eq!(report["hooks_run"]["mark"], 4, "{report}");
+    assert!(report["hooks_unconfined"]["mark"].is_string(), "{report}");
+    assert_eq!(report["hooks_confined"], json!({}), "{report}");
+}
+
+#[test]
+fn a_replayed_http_hook_goes_through_the_ssrf_guard() {
+    use crate::loopback::{Response, Server};
+    let server = Server::start(|_| {
+        Response::json(r#"{"decision": "block", "reason": "the http hook was answered"}"#)
+    });
+    let url = server.url("/hook");
+    let baseline = Ws::new();
+    let ws = Ws::new().master(true).file(
+        "config/shell_hooks.yaml",
+        &format!(
+            "hooks:\n  - event: pre_tool_call\n    name: remote\n    type: http\n    url: \"{url}\"\n    matcher: Bash\n"
+        ),
+    );
+    let transcript = claude_session();
+    let against = baseline.root().display().to_string();
+    let args = [
+        transcript.as_str(),
+        "--against",
+        &against,
+        "--run-hooks",
+        "--json",
+    ];
+    // A loopback address is refused by the guard (as the policy is read, and again at each
+    // connection for a name that resolves to one): the hook reaches nothing.
+    let out = ws
+        .command(&[&["replay"][..], &args[..]].concat())
+        .env_remove("AGENT_HOOKS_HTTP_ALLOW_LOCAL")
+        .env_remove("STARCHILD_SHELL_HOOKS_HTTP_ALLOW_LOCAL")
+        .output()
+        .expect("run agent-hooks");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the report");
+    assert_eq!(report["hooks_run"], json!({}), "{report}");
+    assert_eq!(report["flip_count"], 0, "{report}");
+    assert!(
+        server.requests().is_empty(),
+        "the SSRF guard let it through"
+    );
+    // With local addresses allowed, as a live hook would be, the same replay reaches it: the
+    // guard is what kept it out.
+    let out = ws
+        .command(&[&["replay"][..], &args[..]].concat())
+        .env("AGENT_HOOKS_HTTP_ALLOW_LOCAL", "1")
+        .output()
+        .expect("run agent-hooks");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the report");
+    assert_eq!(report["flips_by_kind"]["allow-to-block"], 4, "{report}");
+    assert_eq!(report["hooks_run"]["remote"], 4, "{report}");
+    assert_eq!(server.requests().len(), 4);
 }
 
 #[test]
@@ -861,7 +1314,13 @@ fn a_stop_a_hook_refused_in_the_transcript_is_replayed_and_the_next_stop_has_its
     std::fs::write(&transcript, text).expect("write the session");
     let transcript = transcript.display().to_string();
     let against = baseline.root().display().to_string();
-    let (code, report) = replay_json(&ws, &[&transcript, "--against", &against, "--run-hooks"]);
+    // What it checks is the redo count, whatever the hook's network.
+    let flag = if confinable("a_stop_a_hook_refused_in_the_transcript_is_replayed") {
+        "--run-hooks"
+    } else {
+        "--run-hooks-unconfined"
+    };
+    let (code, report) = replay_json(&ws, &[&transcript, "--against", &against, flag]);
     assert_eq!(code, Some(0), "{report}");
     let steps = timeline(&report, "claude");
     assert!(

@@ -378,7 +378,10 @@ impl Runtime<'_> {
                     env.push((DRY_RUN_ENV.to_owned(), "1".to_owned()));
                 }
                 let input = input();
-                let policy = hook.dialect.run_policy(input.len());
+                let mut policy = hook.dialect.run_policy(input.len());
+                if let Some(replay) = &self.replay {
+                    policy.network = replay.network;
+                }
                 if spec.ahp {
                     return agent_hooks_transports::ahp::run(
                         spec,
@@ -391,7 +394,11 @@ impl Runtime<'_> {
                     .await
                     .into();
                 }
-                if let Some(prefork) = &spec.prefork {
+                // A forker's children are its own to start, outside any namespace this
+                // process could give them: a confined hook is spawned here instead.
+                if let Some(prefork) = &spec.prefork
+                    && policy.network == agent_hooks_transports::Network::Host
+                {
                     let job = agent_hooks_transports::prefork::Job {
                         ws: self.ws,
                         hook: &hook.name,
