@@ -137,16 +137,26 @@ pub(crate) struct AppState {
     /// The engine every route dispatches through, swapped whole when a new policy bundle is
     /// in force (`serve --policy`).
     slot: policy::Slot,
-    /// Per-hook call counts and latencies, for `GET /v1/stats`.
-    pub stats: Stats,
+    /// Per-hook call counts and latencies, for `GET /v1/stats` (and the console's metrics).
+    pub stats: Arc<Stats>,
     started: std::time::Instant,
     /// Where a span of each dispatch goes, when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
     traces: Option<traces::Traces>,
     /// A team service: its callers are elsewhere, so a bridge's forwarded call is answered in
     /// full here (no bridge process with this workspace could run the rest).
     team: bool,
-    /// The console's browsers (`serve --console`), told of each dispatch.
-    console: Option<console::Feed>,
+    /// Told of every dispatch any route settles: the statistics, and the console's browsers
+    /// (`serve --console`).
+    watch: Watching,
+}
+
+/// The watch of [`AppState`], shown by name only.
+struct Watching(agent_hooks_runtime::decisions::Watch);
+
+impl std::fmt::Debug for Watching {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Watching")
+    }
 }
 
 impl AppState {
@@ -159,8 +169,13 @@ impl AppState {
 
 /// The router of the sidecar, without the listener (tests and embedders mount it themselves).
 pub fn router(engine: Arc<Engine>) -> Router {
-    routes(Arc::new(std::sync::RwLock::new(engine)), false, None, None)
-        .layer(middleware::from_fn(loopback_only))
+    routes(
+        Arc::new(std::sync::RwLock::new(engine)),
+        false,
+        None,
+        (Arc::default(), None),
+    )
+    .layer(middleware::from_fn(loopback_only))
 }
 
 /// The routes of a sidecar or (`team`) of a team service, whose callers may be anywhere: it
@@ -169,7 +184,7 @@ fn routes(
     slot: policy::Slot,
     team: bool,
     traces: Option<traces::Traces>,
-    console: Option<console::Feed>,
+    (counters, console): (Arc<Stats>, Option<console::Feed>),
 ) -> Router<()> {
     // Read once: the limit is the sidecar's, set when it starts.
     let max_body = slot
@@ -177,13 +192,22 @@ fn routes(
         .unwrap_or_else(|p| p.into_inner())
         .snapshot()
         .max_body();
+    let watch = {
+        let counters = counters.clone();
+        Watching(Arc::new(move |agent, outcome| {
+            counters.record(outcome);
+            if let Some(console) = &console {
+                console.decision(agent, outcome);
+            }
+        }))
+    };
     let state = Arc::new(AppState {
         slot,
-        stats: Stats::default(),
+        stats: counters,
         started: std::time::Instant::now(),
         traces,
         team,
-        console,
+        watch,
     });
     let mut router = Router::new();
     // One route per agent, each answering in that agent's own format.
@@ -509,10 +533,11 @@ async fn serve_inner(
     }
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let slot: policy::Slot = Arc::new(std::sync::RwLock::new(engine.clone()));
+    let stats = Arc::new(Stats::default());
     let console = match options.console {
         None => None,
         Some(addr) => Some(
-            console::start(addr, slot.clone(), stop_rx.clone())
+            console::start(addr, slot.clone(), stats.clone(), stop_rx.clone())
                 .await
                 .map_err(|e| ServeError::Console(e.to_string()))?,
         ),
@@ -532,9 +557,9 @@ async fn serve_inner(
     }
     let traces = traces::Traces::from_env();
     let app = if matches!(gate, listen::Gate::Team(_)) {
-        routes(slot, true, traces, feed)
+        routes(slot, true, traces, (stats, feed))
     } else {
-        routes(slot, false, traces, feed).layer(middleware::from_fn(loopback_only))
+        routes(slot, false, traces, (stats, feed)).layer(middleware::from_fn(loopback_only))
     };
     let server = tokio::spawn(listen::run(
         listener,
@@ -769,6 +794,8 @@ async fn loopback_only(request: Request, next: Next) -> Response {
 
 /// Counts each routed request and its time for `GET /metrics`, by its route as declared (so
 /// `/v1/events/{event}` is one route however many events there are) and the agent it is for.
+/// Every dispatch the request settles, whichever route it came through, reaches the
+/// statistics and the console through the watch it runs under.
 async fn observe(
     State(state): State<Arc<AppState>>,
     matched: Option<axum::extract::MatchedPath>,
@@ -776,7 +803,8 @@ async fn observe(
     next: Next,
 ) -> Response {
     let started = std::time::Instant::now();
-    let response = next.run(request).await;
+    let response =
+        agent_hooks_runtime::decisions::watched(state.watch.0.clone(), next.run(request)).await;
     let route = matched.as_ref().map_or("-", |m| m.as_str());
     let agent = route
         .strip_prefix("/v1/hooks/")
@@ -942,10 +970,6 @@ async fn dispatch(
             },
         )
         .await;
-    state.stats.record(&outcome);
-    if let Some(console) = &state.console {
-        console.decision(event.name(), &outcome);
-    }
     if let Some(traces) = &state.traces {
         traces.dispatch(traces::Dispatch {
             route: "/v1/events/{event}",

@@ -235,6 +235,40 @@ fn a_browser_signs_in_with_the_printed_link_and_sees_a_decision_live() {
     not(have_chromium),
     ignore = "needs chromium on PATH (.ci/run installs it)"
 )]
+fn a_decision_of_an_agent_route_is_shown_live() {
+    let ws = guarded();
+    let (sidecar, mut browser) = signed_in(&ws);
+    let host = format!("127.0.0.1:{}", sidecar.port);
+    // Claude Code's own HTTP hook, not the host's event route.
+    let (status, answer) = http(
+        sidecar.port,
+        "POST",
+        "/v1/hooks/claude-code",
+        json!({
+            "session_id": "claude-s-7",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "rm -rf /"},
+            "cwd": ws.root(),
+        })
+        .to_string()
+        .as_bytes(),
+        &host,
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.to_string().contains("no rm -rf"), "{answer}");
+    browser.wait_for(
+        "[...document.querySelectorAll('#decisions tr')].some(tr => \
+         tr.children[1].textContent === 'claude' && tr.children[2].textContent === 'claude-s-7' \
+         && tr.children[5].textContent === 'block' && tr.textContent.includes('guard'))",
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(have_chromium),
+    ignore = "needs chromium on PATH (.ci/run installs it)"
+)]
 fn a_hook_is_approved_from_the_hooks_page() {
     let ws = Ws::new()
         .master(true)

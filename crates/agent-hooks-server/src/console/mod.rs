@@ -19,8 +19,10 @@ use subtle::ConstantTimeEq;
 use tokio::sync::broadcast;
 
 use agent_hooks_core::outcome::Outcome;
+use agent_hooks_dialects::agent::Agent;
 
 use crate::policy::Slot;
+use crate::stats::Stats;
 
 const PAGE: &str = include_str!("page.html");
 const SCRIPT: &str = include_str!("console.js");
@@ -38,9 +40,9 @@ impl Feed {
         Feed(broadcast::channel(256).0)
     }
 
-    /// Tells the connected browsers of one dispatch; with none connected it returns before
-    /// building anything.
-    pub(crate) fn decision(&self, event: &str, outcome: &Outcome) {
+    /// Tells the connected browsers of one dispatch, through whichever route it came (`agent`
+    /// names an agent's); with none connected it returns before building anything.
+    pub(crate) fn decision(&self, agent: Option<Agent>, outcome: &Outcome) {
         if self.0.receiver_count() == 0 {
             return;
         }
@@ -50,9 +52,9 @@ impl Feed {
         let field = |name: &str| outcome.payload.get(name).and_then(Value::as_str);
         let line = json!({
             "time": time,
-            "agent": field("agent"),
+            "agent": agent.map(Agent::name).or_else(|| field("agent")),
             "session": field("session_id"),
-            "event": event,
+            "event": outcome.event.name(),
             "tool": field("tool_name"),
             "decision": outcome.decision.as_str(),
             "reason": outcome.reason,
@@ -111,6 +113,7 @@ fn secret() -> Result<String, ConsoleError> {
 pub(crate) async fn start(
     addr: SocketAddr,
     slot: Slot,
+    _stats: Arc<Stats>,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<Started, ConsoleError> {
     if !addr.ip().is_loopback() {
