@@ -44,14 +44,22 @@ fn port_of(url: &str) -> u16 {
 }
 
 fn serve_console(ws: &Ws) -> Sidecar {
-    let mut child = ws
-        .command(&[
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--console",
-            "127.0.0.1:0",
-        ])
+    serve_console_with(ws, &[])
+}
+
+/// [`serve_console`] with more variables in the sidecar's environment.
+fn serve_console_with(ws: &Ws, env: &[(&str, &std::path::Path)]) -> Sidecar {
+    let mut command = ws.command(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--console",
+        "127.0.0.1:0",
+    ]);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -183,7 +191,11 @@ impl Browser {
 
 /// A sidecar with the console, and a browser signed in with its link on the live page.
 fn signed_in(ws: &Ws) -> (Sidecar, Browser) {
-    let sidecar = serve_console(ws);
+    signed_in_with(ws, &[])
+}
+
+fn signed_in_with(ws: &Ws, env: &[(&str, &std::path::Path)]) -> (Sidecar, Browser) {
+    let sidecar = serve_console_with(ws, env);
     let mut browser = Browser::start();
     browser.goto(&sidecar.link);
     browser.wait_for("document.getElementById('live-state')?.textContent === 'live'");
@@ -370,4 +382,151 @@ fn a_changed_hook_is_approved_after_its_diff_is_shown() {
     browser.wait_for("document.querySelector('tr[data-hook=guard] button.revoke') !== null");
     let listed = support::list_text(&ws);
     assert!(!listed.contains("changed"), "{listed}");
+}
+
+const SESSION: &str = "7d2e9a40-1c3b-4f5e-8a6d-0b9c8e7f6a51";
+
+/// One line of a Claude Code transcript: the assistant calling `tool` with `input`.
+fn tool_use(id: &str, tool: &str, input: &Value, second: u32) -> String {
+    json!({
+        "type": "assistant", "sessionId": SESSION, "cwd": "/w", "isSidechain": false,
+        "uuid": format!("00000000-0000-4000-8000-00000000000{second}"),
+        "timestamp": format!("2026-12-01T10:00:0{second}.000Z"),
+        "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": id, "name": tool, "input": input},
+        ]},
+    })
+    .to_string()
+}
+
+#[test]
+#[cfg_attr(
+    not(have_chromium),
+    ignore = "needs chromium on PATH (.ci/run installs it)"
+)]
+fn a_session_shows_its_decisions_in_order_and_its_audit() {
+    let ws = guarded();
+    // Claude Code's transcript of the session, where `CLAUDE_CONFIG_DIR` says it keeps them:
+    // three calls, of which the hooks see only the first two.
+    let claude = tempfile::tempdir().expect("a Claude Code config directory");
+    let project = claude.path().join("projects/-w");
+    std::fs::create_dir_all(&project).expect("create the project directory");
+    let calls = [
+        ("toolu_01", "Bash", json!({"command": "ls"})),
+        ("toolu_02", "Bash", json!({"command": "rm -rf /"})),
+        ("toolu_03", "Read", json!({"file_path": "/w/notes.txt"})),
+    ];
+    let transcript: Vec<String> = calls
+        .iter()
+        .zip(1..)
+        .map(|((id, tool, input), second)| tool_use(id, tool, input, second))
+        .collect();
+    std::fs::write(
+        project.join(format!("{SESSION}.jsonl")),
+        transcript.join("\n") + "\n",
+    )
+    .expect("write the transcript");
+    let (sidecar, mut browser) = signed_in_with(&ws, &[("CLAUDE_CONFIG_DIR", claude.path())]);
+    let host = format!("127.0.0.1:{}", sidecar.port);
+    for (id, tool, input) in &calls[..2] {
+        let (status, answer) = http(
+            sidecar.port,
+            "POST",
+            "/v1/hooks/claude-code",
+            json!({
+                "session_id": SESSION, "hook_event_name": "PreToolUse", "cwd": "/w",
+                "tool_name": tool, "tool_input": input, "tool_use_id": id,
+            })
+            .to_string()
+            .as_bytes(),
+            &host,
+        );
+        assert_eq!(status, 200, "{answer}");
+    }
+    browser.goto(&format!("http://127.0.0.1:{}/#sessions", sidecar.console));
+    let row = format!("#session-rows tr[data-session='{SESSION}'] a");
+    browser.wait_for(&format!("document.querySelector(\"{row}\") !== null"));
+    browser.eval(&format!("document.querySelector(\"{row}\").click(); true"));
+    browser.wait_for("document.querySelectorAll('#session-events tr').length === 2");
+    let steps = browser.eval(
+        "[...document.querySelectorAll('#session-events tr')].map(tr => \
+         [...tr.children].slice(2, 7).map(td => td.textContent))",
+    );
+    assert_eq!(
+        steps,
+        // The tool as the hooks saw it: Claude Code's `Bash` is the runtime's `bash`.
+        json!([
+            ["claude", "pre_tool_call", "bash", "ls", "allow"],
+            ["claude", "pre_tool_call", "bash", "rm -rf /", "block"],
+        ])
+    );
+    let coverage = browser.eval(
+        "(({total, seen, lapsed, unseen}) => ({total, seen, lapsed, unseen}))\
+         (document.getElementById('session-coverage').dataset)",
+    );
+    assert_eq!(
+        coverage,
+        json!({"total": "3", "seen": "2", "lapsed": "0", "unseen": "1"})
+    );
+    let uncovered = browser.eval("document.getElementById('session-uncovered').textContent");
+    assert!(
+        uncovered
+            .as_str()
+            .is_some_and(|t| t.contains("unseen: Read") && t.contains("notes.txt")),
+        "{uncovered}"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(have_chromium),
+    ignore = "needs chromium on PATH (.ci/run installs it)"
+)]
+fn the_metrics_page_charts_decisions_and_hook_latency() {
+    let ws = guarded();
+    let (sidecar, mut browser) = signed_in(&ws);
+    let host = format!("127.0.0.1:{}", sidecar.port);
+    for command in ["rm -rf /", "ls", "rm -rf ~", "pwd", "rm -rf ."] {
+        let (status, _) = http(
+            sidecar.port,
+            "POST",
+            "/v1/events/pre_tool_call",
+            json!({"tool_name": "bash", "tool_input": {"command": command}})
+                .to_string()
+                .as_bytes(),
+            &host,
+        );
+        assert_eq!(status, 200);
+    }
+    browser.goto(&format!("http://127.0.0.1:{}/#metrics", sidecar.console));
+    browser.wait_for("document.querySelector('#latency-chart rect.bar') !== null");
+    let bar = browser.eval(
+        "(b => ({hook: b.dataset.hook, calls: b.dataset.calls, \
+         ordered: +b.dataset.p50 <= +b.dataset.p99 && +b.dataset.p50 > 0}))\
+         (document.querySelector('#latency-chart rect.bar'))",
+    );
+    assert_eq!(bar, json!({"hook": "guard", "calls": "5", "ordered": true}));
+    let last = |browser: &mut Browser, decision: &str| {
+        browser.eval(&format!(
+            "(p => p.length ? +p[p.length - 1].dataset.count : null)\
+             ([...document.querySelectorAll('#decisions-chart circle.point[data-decision={decision}]')])"
+        ))
+    };
+    assert_eq!(last(&mut browser, "block"), json!(3));
+    assert_eq!(last(&mut browser, "continue"), json!(2));
+    // Sampled again while the page is open: a new decision is a new point.
+    let (status, _) = http(
+        sidecar.port,
+        "POST",
+        "/v1/events/pre_tool_call",
+        json!({"tool_name": "bash", "tool_input": {"command": "rm -rf /tmp"}})
+            .to_string()
+            .as_bytes(),
+        &host,
+    );
+    assert_eq!(status, 200);
+    browser.wait_for(
+        "[...document.querySelectorAll('#decisions-chart circle.point[data-decision=block]')]\
+         .some(p => p.dataset.count === '4')",
+    );
 }

@@ -21,11 +21,16 @@ use tokio::sync::broadcast;
 use agent_hooks_core::outcome::Outcome;
 use agent_hooks_dialects::agent::Agent;
 
+mod metrics;
+mod sessions;
+
 use crate::policy::Slot;
 use crate::stats::Stats;
 
 const PAGE: &str = include_str!("page.html");
 const SCRIPT: &str = include_str!("console.js");
+const SESSIONS_SCRIPT: &str = include_str!("sessions.js");
+const METRICS_SCRIPT: &str = include_str!("metrics.js");
 const STYLE: &str = include_str!("console.css");
 const COOKIE: &str = "agent_hooks_console";
 const CSRF_HEADER: &str = "x-csrf-token";
@@ -72,6 +77,8 @@ impl Feed {
 struct Console {
     slot: Slot,
     feed: Feed,
+    /// The sidecar's statistics, drawn on the metrics page.
+    stats: Arc<Stats>,
     /// Taken by the first browser that opens the login link; then no one else can log in.
     login: Mutex<Option<String>>,
     sessions: Mutex<Vec<(String, String)>>,
@@ -113,7 +120,7 @@ fn secret() -> Result<String, ConsoleError> {
 pub(crate) async fn start(
     addr: SocketAddr,
     slot: Slot,
-    _stats: Arc<Stats>,
+    stats: Arc<Stats>,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<Started, ConsoleError> {
     if !addr.ip().is_loopback() {
@@ -130,6 +137,7 @@ pub(crate) async fn start(
     let console = Arc::new(Console {
         slot,
         feed: feed.clone(),
+        stats,
         login: Mutex::new(Some(login.clone())),
         sessions: Mutex::new(Vec::new()),
         addr,
@@ -167,6 +175,14 @@ fn router(console: Arc<Console>) -> Router {
             get(|| async { page(SCRIPT, "text/javascript; charset=utf-8") }),
         )
         .route(
+            "/sessions.js",
+            get(|| async { page(SESSIONS_SCRIPT, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/metrics.js",
+            get(|| async { page(METRICS_SCRIPT, "text/javascript; charset=utf-8") }),
+        )
+        .route(
             "/console.css",
             get(|| async { page(STYLE, "text/css; charset=utf-8") }),
         )
@@ -176,6 +192,9 @@ fn router(console: Arc<Console>) -> Router {
         .route("/api/hooks/changes", get(changes))
         .route("/api/hooks/approve", post(approve))
         .route("/api/hooks/revoke", post(revoke))
+        .route("/api/sessions", get(session_list))
+        .route("/api/sessions/one", get(session_one))
+        .route("/api/metrics", get(metrics_now))
         .route_layer(middleware::from_fn_with_state(console.clone(), guard));
     signed_in
         .route("/login", get(login))
@@ -418,6 +437,31 @@ async fn revoke(
     .await
 }
 
+/// Every session of the decision log.
+async fn session_list(State(console): State<Arc<Console>>) -> Response {
+    blocking(&console, sessions::list).await
+}
+
+#[derive(serde::Deserialize)]
+struct SessionQuery {
+    id: String,
+}
+
+/// One session's decisions and its coverage.
+async fn session_one(
+    State(console): State<Arc<Console>>,
+    axum::extract::Query(query): axum::extract::Query<SessionQuery>,
+) -> Response {
+    blocking(&console, move |engine| sessions::one(engine, &query.id)).await
+}
+
+/// The statistics the metrics page draws, as they stand.
+async fn metrics_now(State(console): State<Arc<Console>>) -> Response {
+    let mut answer = metrics::snapshot(&console.stats);
+    answer["ok"] = json!(true);
+    axum::Json(answer).into_response()
+}
+
 /// Runs `act` on the engine in force, off the async threads (approving hashes files), and
 /// answers with its fields beside `"ok": true`, or its error.
 async fn on_engine(
@@ -425,6 +469,14 @@ async fn on_engine(
     act: impl FnOnce(&agent_hooks_runtime::Engine) -> Result<Value, agent_hooks_runtime::EngineError>
     + Send
     + 'static,
+) -> Response {
+    blocking(console, act).await
+}
+
+/// [`on_engine`] for any error that says itself.
+async fn blocking<E: std::fmt::Display + Send + 'static>(
+    console: &Console,
+    act: impl FnOnce(&agent_hooks_runtime::Engine) -> Result<Value, E> + Send + 'static,
 ) -> Response {
     let engine = console
         .slot
