@@ -530,3 +530,140 @@ fn the_metrics_page_charts_decisions_and_hook_latency() {
          .some(p => p.dataset.count === '4')",
     );
 }
+
+/// The size a PNG says it is, from its `IHDR` chunk; `None` when `bytes` is no PNG.
+fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    let signature = b"\x89PNG\r\n\x1a\n";
+    if bytes.len() < 24 || &bytes[..8] != signature || &bytes[12..16] != b"IHDR" {
+        return None;
+    }
+    let word =
+        |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    Some((word(16), word(20)))
+}
+
+#[test]
+#[cfg_attr(
+    not(have_chromium),
+    ignore = "needs chromium on PATH (.ci/run installs it)"
+)]
+fn every_page_is_captured_as_a_screenshot() {
+    use base64::Engine as _;
+    const WIDTH: u32 = 1200;
+    const HEIGHT: u32 = 760;
+    let ws = Ws::new()
+        .master(true)
+        .sh("hooks/guard.sh", GUARD)
+        .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"))
+        .sh("hooks/notify.sh", "cat >/dev/null\n")
+        .hook(Entry::new("post_tool_call", "hooks/notify.sh").name("notify"))
+        .approve_all();
+    let notify = ws.root().join("hooks/notify.sh");
+    let approved = std::fs::read_to_string(&notify).expect("read the approved script");
+    std::fs::write(
+        &notify,
+        approved + "curl -s -d 'a tool ran' https://chat.example/hook >/dev/null\n",
+    )
+    .expect("change the notify hook");
+    let claude = tempfile::tempdir().expect("a Claude Code config directory");
+    let project = claude.path().join("projects/-w");
+    std::fs::create_dir_all(&project).expect("create the project directory");
+    let calls = [
+        ("toolu_01", "Bash", json!({"command": "cargo test"})),
+        ("toolu_02", "Bash", json!({"command": "rm -rf target /"})),
+        ("toolu_03", "Read", json!({"file_path": "/w/src/main.rs"})),
+    ];
+    let transcript: Vec<String> = calls
+        .iter()
+        .zip(1..)
+        .map(|((id, tool, input), second)| tool_use(id, tool, input, second))
+        .collect();
+    std::fs::write(
+        project.join(format!("{SESSION}.jsonl")),
+        transcript.join("\n") + "\n",
+    )
+    .expect("write the transcript");
+    let (sidecar, mut browser) = signed_in_with(&ws, &[("CLAUDE_CONFIG_DIR", claude.path())]);
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": false}),
+    );
+    let host = format!("127.0.0.1:{}", sidecar.port);
+    for (id, tool, input) in &calls[..2] {
+        let (status, _) = http(
+            sidecar.port,
+            "POST",
+            "/v1/hooks/claude-code",
+            json!({
+                "session_id": SESSION, "hook_event_name": "PreToolUse", "cwd": "/w",
+                "tool_name": tool, "tool_input": input, "tool_use_id": id,
+            })
+            .to_string()
+            .as_bytes(),
+            &host,
+        );
+        assert_eq!(status, 200);
+    }
+    let (status, _) = http(
+        sidecar.port,
+        "POST",
+        "/v1/events/post_tool_call",
+        json!({"session_id": "host-1", "tool_name": "bash", "tool_input": {"command": "cargo test"},
+               "status": "success", "tool_result": "ok"})
+        .to_string()
+        .as_bytes(),
+        &host,
+    );
+    assert_eq!(status, 200);
+    browser.wait_for("document.querySelectorAll('#decisions tr').length === 3");
+
+    let mut shots = Vec::new();
+    let mut capture = |browser: &mut Browser, name: &str| {
+        let shot = browser.call("Page.captureScreenshot", json!({"format": "png"}));
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().unwrap_or(""))
+            .expect("the screenshot is base64");
+        assert_eq!(
+            png_size(&png),
+            Some((WIDTH, HEIGHT)),
+            "{name} is no PNG of the page's size"
+        );
+        shots.push((name.to_owned(), png));
+    };
+    capture(&mut browser, "live");
+
+    browser.goto(&format!("http://127.0.0.1:{}/#hooks", sidecar.console));
+    browser.wait_for("document.querySelector('tr[data-hook=notify] button.review') !== null");
+    browser.eval("document.querySelector('tr[data-hook=notify] button.review').click(); true");
+    browser
+        .wait_for("document.querySelector('tr[data-changes-of=notify] pre.diff .added') !== null");
+    capture(&mut browser, "hooks");
+
+    browser.goto(&format!("http://127.0.0.1:{}/#sessions", sidecar.console));
+    let row = format!("#session-rows tr[data-session='{SESSION}'] a");
+    browser.wait_for(&format!("document.querySelector(\"{row}\") !== null"));
+    browser.eval(&format!("document.querySelector(\"{row}\").click(); true"));
+    browser.wait_for("document.getElementById('session-coverage').dataset.unseen === '1'");
+    capture(&mut browser, "sessions");
+
+    browser.goto(&format!("http://127.0.0.1:{}/#metrics", sidecar.console));
+    // Two samples, so the decisions chart has a line to draw.
+    browser.wait_for(
+        "document.querySelectorAll('#decisions-chart circle.point[data-decision=block]').length >= 2",
+    );
+    capture(&mut browser, "metrics");
+
+    // Each page looks different from the others.
+    for (i, (a, first)) in shots.iter().enumerate() {
+        for (b, second) in &shots[i + 1..] {
+            assert_ne!(first, second, "the {a} and {b} screenshots are the same");
+        }
+    }
+    if std::env::var_os("AGENT_HOOKS_UPDATE_SCREENSHOTS").is_some_and(|v| v == "1") {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/console");
+        std::fs::create_dir_all(&dir).expect("create docs/console");
+        for (name, png) in &shots {
+            std::fs::write(dir.join(format!("{name}.png")), png).expect("write a screenshot");
+        }
+    }
+}

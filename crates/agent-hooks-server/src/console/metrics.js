@@ -80,7 +80,9 @@ function drawDecisions() {
 }
 
 // One row a hook: its p99 as a pale bar, its p50 as a dark one over it.
-function drawLatency(hooks) {
+function drawLatency(all) {
+  // A hook that was only ever skipped has no run time to draw.
+  const hooks = all.filter(h => h.calls > 0);
   const chart = document.getElementById("latency-chart");
   chart.replaceChildren();
   const label = 240, bars = 420, row = 26;

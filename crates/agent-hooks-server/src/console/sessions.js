@@ -11,7 +11,8 @@ async function loadSessions() {
   rows.replaceChildren();
   if (!json.ok) { state.textContent = json.error; return; }
   const unreadable = json.unreadable_lines ? ` (${json.unreadable_lines} lines not records)` : "";
-  state.textContent = `${json.sessions.length} sessions in ${json.log}${unreadable}`;
+  state.textContent = `${json.sessions.length} sessions in the decision log${unreadable}`;
+  state.title = json.log;
   for (const s of json.sessions) {
     const tr = document.createElement("tr");
     tr.dataset.session = s.session;
