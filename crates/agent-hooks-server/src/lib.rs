@@ -536,11 +536,25 @@ async fn serve_inner(
     let stats = Arc::new(Stats::default());
     let console = match options.console {
         None => None,
-        Some(addr) => Some(
-            console::start(addr, slot.clone(), stats.clone(), stop_rx.clone())
-                .await
-                .map_err(|e| ServeError::Console(e.to_string()))?,
-        ),
+        Some(addr) => {
+            // A team service's console: its operators sign in with their tokens, over its TLS.
+            let team = match &transport {
+                Transport::Team { tokens, .. } => Some(console::TeamConsole {
+                    operators: console::Operators {
+                        tokens: TokenStore::open(tokens)?,
+                        tls: acceptor.is_some(),
+                    },
+                    tls: acceptor.clone(),
+                    limits,
+                }),
+                _ => None,
+            };
+            Some(
+                console::start(addr, slot.clone(), stats.clone(), stop_rx.clone(), team)
+                    .await
+                    .map_err(|e| ServeError::Console(e.to_string()))?,
+            )
+        }
     };
     ready(&endpoint);
     let feed = console.map(|started| {

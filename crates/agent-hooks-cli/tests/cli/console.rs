@@ -35,7 +35,9 @@ impl Drop for Sidecar {
 }
 
 fn port_of(url: &str) -> u16 {
-    url.trim_start_matches("http://")
+    url.rsplit("://")
+        .next()
+        .unwrap_or(url)
         .split(['/', ' '])
         .next()
         .and_then(|hostport| hostport.rsplit(':').next())
@@ -59,6 +61,11 @@ fn serve_console_with(ws: &Ws, env: &[(&str, &std::path::Path)]) -> Sidecar {
     for (name, value) in env {
         command.env(name, value);
     }
+    spawn_console(command)
+}
+
+/// Starts `command`, a `serve --console`, and reads its ready and console lines.
+fn spawn_console(mut command: Command) -> Sidecar {
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -666,4 +673,128 @@ fn every_page_is_captured_as_a_screenshot() {
             std::fs::write(dir.join(format!("{name}.png")), png).expect("write a screenshot");
         }
     }
+}
+
+/// A request of the team console's: its status, `Set-Cookie` and JSON (or text) answer.
+async fn team_call(request: reqwest::RequestBuilder) -> (u16, String, Value) {
+    let response = request.send().await.expect("an answer over TLS");
+    let status = response.status().as_u16();
+    let cookie = response
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    let text = response.text().await.expect("the body");
+    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (status, cookie, body)
+}
+
+#[test]
+fn a_team_console_signs_in_an_operator_token_over_tls_and_refuses_an_agents() {
+    use crate::team::{Pki, Team, runtime, tls_client};
+    let team = Team::new();
+    let ws = guarded();
+    let pki = Pki::new();
+    let mut flags = pki.server_flags();
+    flags.extend(["--console".into(), "0.0.0.0:0".into()]);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let sidecar = spawn_console(team.serve(&ws, "0.0.0.0:0", &flags));
+    // Nothing secret is printed: the link is the login page.
+    assert!(
+        sidecar.link.starts_with("https://") && sidecar.link.ends_with("/login"),
+        "{}",
+        sidecar.link
+    );
+    let base = format!("https://localhost:{}", sidecar.console);
+    runtime().block_on(async {
+        let client = tls_client(&pki.ca, None);
+        let (status, _, _) = team_call(client.get(format!("{base}/api/hooks"))).await;
+        assert_eq!(status, 401, "no session");
+        // An agent's token is no key to the console, as a bearer or at the login.
+        let (status, _, _) = team_call(
+            client
+                .get(format!("{base}/api/hooks"))
+                .bearer_auth(&team.agent),
+        )
+        .await;
+        assert_eq!(status, 401);
+        let (status, _, page) = team_call(client.get(format!("{base}/login"))).await;
+        assert_eq!(status, 200);
+        assert!(
+            page.as_str().is_some_and(|p| p.contains("operator token")),
+            "{page}"
+        );
+        let login = |token: &str, origin: &str| {
+            let mut request = client
+                .post(format!("{base}/login"))
+                .header("content-type", "application/json")
+                .body(json!({"token": token}).to_string());
+            if !origin.is_empty() {
+                request = request.header("origin", origin);
+            }
+            team_call(request)
+        };
+        let (status, cookie, body) = login(&team.agent, &base).await;
+        assert_eq!((status, cookie.as_str()), (403, ""), "{body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("agent role")),
+            "{body}"
+        );
+        let (status, _, _) = login(&format!("ahk_{}", "0".repeat(64)), &base).await;
+        assert_eq!(status, 401, "a forged token");
+        let (status, _, _) = login(&team.operator, "https://evil.example").await;
+        assert_eq!(status, 403, "a login posted from another site");
+
+        let (status, cookie, body) = login(&team.operator, &base).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(
+            cookie.contains("HttpOnly")
+                && cookie.contains("Secure")
+                && cookie.contains("SameSite=Strict"),
+            "{cookie}"
+        );
+        let session = cookie.split(';').next().unwrap_or("").to_owned();
+        let (status, _, hooks) = team_call(
+            client
+                .get(format!("{base}/api/hooks"))
+                .header("cookie", &session),
+        )
+        .await;
+        assert_eq!(status, 200, "{hooks}");
+        assert_eq!(hooks["hooks"][0]["name"], "guard", "{hooks}");
+        let (_, _, signed) = team_call(
+            client
+                .get(format!("{base}/api/session"))
+                .header("cookie", &session),
+        )
+        .await;
+        let csrf = signed["csrf"].as_str().unwrap_or("").to_owned();
+        // A state-changing POST of the signed-in operator, from the console's own origin.
+        let (status, _, revoked) = team_call(
+            client
+                .post(format!("{base}/api/hooks/revoke"))
+                .header("cookie", &session)
+                .header("origin", &base)
+                .header("x-csrf-token", &csrf)
+                .header("content-type", "application/json")
+                .body(json!({"key": "hooks/guard.sh"}).to_string()),
+        )
+        .await;
+        assert_eq!(status, 200, "{revoked}");
+    });
+    assert!(support::list_text(&ws).contains("not approved"));
+    // Plain HTTP on the console's TLS port gets no page.
+    let mut plain = std::net::TcpStream::connect(("127.0.0.1", sidecar.console)).expect("connect");
+    plain
+        .write_all(b"GET /login HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .expect("send");
+    let mut answer = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut plain, &mut answer);
+    assert!(
+        !String::from_utf8_lossy(&answer).contains("operator token"),
+        "{answer:?}"
+    );
 }

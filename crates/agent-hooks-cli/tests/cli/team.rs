@@ -15,14 +15,14 @@ use crate::sidecar_owner::ROUTES;
 use crate::support::{self, Entry, Server, Ws};
 
 /// A private state directory with a token store of one agent and one operator.
-struct Team {
+pub(crate) struct Team {
     state: tempfile::TempDir,
-    agent: String,
-    operator: String,
+    pub(crate) agent: String,
+    pub(crate) operator: String,
 }
 
 impl Team {
-    fn new() -> Team {
+    pub(crate) fn new() -> Team {
         let state = tempfile::tempdir().expect("tempdir");
         support::set_mode(state.path(), 0o700);
         let add = |name: &str, role: &str| {
@@ -48,7 +48,7 @@ impl Team {
     }
 
     /// `serve` of `ws` as a team service on `listen`, with `flags` after the token store.
-    fn serve(&self, ws: &Ws, listen: &str, flags: &[&str]) -> Command {
+    pub(crate) fn serve(&self, ws: &Ws, listen: &str, flags: &[&str]) -> Command {
         let tokens = self.tokens().display().to_string();
         let mut args = vec!["serve", "--listen", listen, "--tokens", tokens.as_str()];
         args.extend_from_slice(flags);
@@ -259,16 +259,16 @@ pub(crate) fn logged(serve: &Command, log: &Path) -> Command {
 
 /// A CA made for the test, a server certificate for `localhost` and 127.0.0.1 it signed, and
 /// a client certificate it signed.
-struct Pki {
+pub(crate) struct Pki {
     dir: tempfile::TempDir,
-    ca: PathBuf,
+    pub(crate) ca: PathBuf,
     server_cert: PathBuf,
     server_key: PathBuf,
     client: PathBuf,
 }
 
 impl Pki {
-    fn new() -> Pki {
+    pub(crate) fn new() -> Pki {
         let dir = tempfile::tempdir().expect("tempdir");
         let (ca, issuer) = authority("agent-hooks test CA");
         let write = |name: &str, text: &str| {
@@ -287,7 +287,7 @@ impl Pki {
         }
     }
 
-    fn server_flags(&self) -> Vec<String> {
+    pub(crate) fn server_flags(&self) -> Vec<String> {
         vec![
             "--tls-cert".into(),
             self.server_cert.display().to_string(),
@@ -338,14 +338,14 @@ async fn send(request: reqwest::RequestBuilder, body: Option<Value>) -> (u16, Va
     )
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a runtime")
 }
 
-fn tls_client(ca: &Path, identity: Option<&Path>) -> reqwest::Client {
+pub(crate) fn tls_client(ca: &Path, identity: Option<&Path>) -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let pem = std::fs::read(ca).expect("read the CA");
     let mut builder = reqwest::Client::builder()

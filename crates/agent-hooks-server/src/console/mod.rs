@@ -22,7 +22,10 @@ use agent_hooks_core::outcome::Outcome;
 use agent_hooks_dialects::agent::Agent;
 
 mod metrics;
+mod operator;
 mod sessions;
+
+pub(crate) use operator::{Operators, TeamConsole};
 
 use crate::policy::Slot;
 use crate::stats::Stats;
@@ -79,10 +82,20 @@ struct Console {
     feed: Feed,
     /// The sidecar's statistics, drawn on the metrics page.
     stats: Arc<Stats>,
-    /// Taken by the first browser that opens the login link; then no one else can log in.
-    login: Mutex<Option<String>>,
+    /// How a browser signs in.
+    door: Door,
     sessions: Mutex<Vec<(String, String)>>,
     addr: SocketAddr,
+}
+
+/// How a browser signs in to the console.
+#[derive(Debug)]
+enum Door {
+    /// A sidecar on this machine: the one-time link printed at start, taken by the first
+    /// browser that opens it; then no one else can sign in.
+    Link(Mutex<Option<String>>),
+    /// A team service: an operator token of its store, on the login page.
+    Operators(Operators),
 }
 
 /// A console bound and ready: its login link, and the feed the sidecar writes decisions to.
@@ -98,7 +111,7 @@ pub(crate) struct Started {
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ConsoleError {
     #[error(
-        "refusing to serve the console on {0}: it binds loopback addresses only (127.0.0.1, ::1)"
+        "refusing to serve the console on {0}: it binds loopback addresses only (127.0.0.1, ::1), unless the team service it belongs to has TLS (--tls-cert)"
     )]
     NotLoopback(SocketAddr),
     #[error("failed to listen for the console on {addr}: {source}")]
@@ -116,14 +129,17 @@ fn secret() -> Result<String, ConsoleError> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Binds the console on `addr` and serves it until `stop` turns true.
+/// Binds the console on `addr` and serves it until `stop` turns true: a sidecar's behind a
+/// one-time login link, a team service's (`team`) behind its operators' tokens and its TLS.
 pub(crate) async fn start(
     addr: SocketAddr,
     slot: Slot,
     stats: Arc<Stats>,
     mut stop: tokio::sync::watch::Receiver<bool>,
+    team: Option<TeamConsole>,
 ) -> Result<Started, ConsoleError> {
-    if !addr.ip().is_loopback() {
+    let tls = team.as_ref().is_some_and(|t| t.tls.is_some());
+    if !addr.ip().is_loopback() && !tls {
         return Err(ConsoleError::NotLoopback(addr));
     }
     let listener = tokio::net::TcpListener::bind(addr)
@@ -132,17 +148,44 @@ pub(crate) async fn start(
     let addr = listener
         .local_addr()
         .map_err(|source| ConsoleError::Bind { addr, source })?;
-    let login = secret()?;
     let feed = Feed::new();
+    let (door, link, served) = match team {
+        None => {
+            let login = secret()?;
+            let link = format!("http://{addr}/login?token={login}");
+            (Door::Link(Mutex::new(Some(login))), link, None)
+        }
+        Some(team) => {
+            let scheme = if tls { "https" } else { "http" };
+            let link = format!("{scheme}://{addr}/login");
+            (
+                Door::Operators(team.operators),
+                link,
+                Some((team.tls, team.limits)),
+            )
+        }
+    };
     let console = Arc::new(Console {
         slot,
         feed: feed.clone(),
         stats,
-        login: Mutex::new(Some(login.clone())),
+        door,
         sessions: Mutex::new(Vec::new()),
         addr,
     });
     let app = router(console);
+    if let Some((tls, limits)) = served {
+        // The service's own accept loop: its TLS handshake, its connection limits.
+        tokio::spawn(crate::listen::run(
+            crate::listen::Listener::Tcp(listener),
+            Arc::new(crate::listen::Gate::Open),
+            app,
+            limits,
+            stop,
+            tls,
+        ));
+        return Ok(Started { link, feed });
+    }
     tokio::spawn(async move {
         let stopped = async move {
             while !*stop.borrow() {
@@ -158,10 +201,7 @@ pub(crate) async fn start(
             tracing::warn!("the console stopped: {e}");
         }
     });
-    Ok(Started {
-        link: format!("http://{addr}/login?token={login}"),
-        feed,
-    })
+    Ok(Started { link, feed })
 }
 
 fn router(console: Arc<Console>) -> Router {
@@ -197,7 +237,11 @@ fn router(console: Arc<Console>) -> Router {
         .route("/api/metrics", get(metrics_now))
         .route_layer(middleware::from_fn_with_state(console.clone(), guard));
     signed_in
-        .route("/login", get(login))
+        .route("/login", get(login).post(operator::sign_in))
+        .route(
+            "/login.js",
+            get(|| async { page(operator::LOGIN_SCRIPT, "text/javascript; charset=utf-8") }),
+        )
         .layer(middleware::from_fn_with_state(console.clone(), same_host))
         .with_state(console)
 }
@@ -227,8 +271,11 @@ fn refuse(status: StatusCode, message: impl Into<String>) -> Response {
 }
 
 /// Only the console's own address as `Host`: a page elsewhere cannot reach it through DNS
-/// rebinding.
+/// rebinding. A team console answers to the service's names, behind its TLS certificate.
 async fn same_host(State(console): State<Arc<Console>>, request: Request, next: Next) -> Response {
+    if matches!(console.door, Door::Operators(_)) {
+        return next.run(request).await;
+    }
     let host = request
         .headers()
         .get(header::HOST)
@@ -285,9 +332,14 @@ async fn guard(State(console): State<Arc<Console>>, request: Request, next: Next
             .get(header::ORIGIN)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
-        let own = origin
-            .strip_prefix("http://")
-            .is_some_and(|host| host_is(host, console.addr));
+        let own = match &console.door {
+            Door::Link(_) => origin
+                .strip_prefix("http://")
+                .is_some_and(|host| host_is(host, console.addr)),
+            Door::Operators(operators) => {
+                operator::own_origin(operators, request.headers(), origin)
+            }
+        };
         if !own {
             return refuse(
                 StatusCode::FORBIDDEN,
@@ -321,9 +373,13 @@ async fn login(
     State(console): State<Arc<Console>>,
     axum::extract::Query(query): axum::extract::Query<LoginQuery>,
 ) -> Response {
+    let login = match &console.door {
+        Door::Link(login) => login,
+        Door::Operators(_) => return operator::login_page(),
+    };
     let presented = query.token.unwrap_or_default();
     let accepted = {
-        let mut login = console.login.lock().unwrap_or_else(|p| p.into_inner());
+        let mut login = login.lock().unwrap_or_else(|p| p.into_inner());
         let ok = login
             .as_ref()
             .is_some_and(|t| bool::from(t.as_bytes().ct_eq(presented.as_bytes())));
