@@ -798,3 +798,104 @@ fn a_team_console_signs_in_an_operator_token_over_tls_and_refuses_an_agents() {
         "{answer:?}"
     );
 }
+
+#[test]
+fn another_user_gets_nothing_from_the_console_and_cannot_read_its_login_link() {
+    use crate::sidecar_owner::{NOBODY, can_become_nobody, dir_with_mode, probe, probe_for_nobody};
+    use std::os::unix::process::CommandExt;
+    if !can_become_nobody(
+        "another_user_gets_nothing_from_the_console_and_cannot_read_its_login_link",
+    ) {
+        return;
+    }
+    let (_probe_dir, program) = probe_for_nobody();
+    let ws = guarded();
+    let state = dir_with_mode("agent-hooks-state", 0o700);
+    let mut command = ws.command(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--console",
+        "127.0.0.1:0",
+    ]);
+    command.env(agent_hooks_server::STATE_DIR_ENV, state.path());
+    let sidecar = spawn_console(command);
+    let token = sidecar
+        .link
+        .rsplit("token=")
+        .next()
+        .expect("a token in the link")
+        .to_owned();
+    let host = format!("127.0.0.1:{}", sidecar.console);
+    let target = [
+        "--port".to_owned(),
+        sidecar.console.to_string(),
+        "--host".to_owned(),
+        host.clone(),
+    ];
+    let routes = [
+        "GET:/",
+        "GET:/api/session",
+        "GET:/api/hooks",
+        "GET:/api/live",
+        "GET:/api/sessions",
+        "GET:/api/metrics",
+        r#"POST:/api/hooks/approve:{"key": "hooks/guard.sh"}"#,
+        r#"POST:/api/hooks/revoke:{"key": "hooks/guard.sh"}"#,
+        "GET:/login?token=0123456789abcdef",
+    ];
+    let tried = probe(&program, &target, None, Some(NOBODY), &routes);
+    assert_eq!(tried.len(), routes.len(), "{tried:?}");
+    for (route, status) in &tried {
+        assert!(
+            status == "401" || status == "403",
+            "{route} as nobody: {status}"
+        );
+    }
+
+    // The link is printed to the owner's stdout and kept nowhere else: not in the process's
+    // arguments, which every user may read, nor in a file of the state or the workspace.
+    let pid = sidecar.child.id().to_string();
+    let searched = [
+        format!("/proc/{pid}/cmdline"),
+        format!("/proc/{pid}/environ"),
+        state.path().display().to_string(),
+        ws.root().display().to_string(),
+    ];
+    let found = Command::new("grep")
+        .args(["-rlF", &token])
+        .args(&searched)
+        .uid(NOBODY)
+        .gid(NOBODY)
+        .stderr(Stdio::null())
+        .output()
+        .expect("run grep as nobody");
+    assert_eq!(
+        String::from_utf8_lossy(&found.stdout),
+        "",
+        "nobody read the login token"
+    );
+    let found = Command::new("grep")
+        .args(["-rlF", &token])
+        .args(&searched[2..])
+        .output()
+        .expect("run grep");
+    assert_eq!(
+        String::from_utf8_lossy(&found.stdout),
+        "",
+        "the login token is in a file"
+    );
+
+    // Once the owner has used it, even the real link is nothing to another user.
+    let login = format!("/login?token={token}");
+    let (status, _) = http_with(sidecar.console, "GET", &login, b"", &host, "");
+    assert_eq!(status, 303);
+    let tried = probe(
+        &program,
+        &target,
+        None,
+        Some(NOBODY),
+        &[&format!("GET:{login}")],
+    );
+    assert_eq!(tried[0].1, "401", "{tried:?}");
+}
