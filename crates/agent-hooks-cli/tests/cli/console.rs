@@ -899,3 +899,35 @@ fn another_user_gets_nothing_from_the_console_and_cannot_read_its_login_link() {
     );
     assert_eq!(tried[0].1, "401", "{tried:?}");
 }
+
+#[test]
+#[cfg_attr(
+    not(have_chromium),
+    ignore = "needs chromium on PATH (.ci/run installs it)"
+)]
+fn with_self_approve_off_the_console_refuses_to_approve_and_says_why() {
+    let ws = Ws::new()
+        .file(
+            "config/agent.yaml",
+            "shell_hooks:\n  enabled: true\n  self_approve: false\n",
+        )
+        .sh("hooks/guard.sh", GUARD)
+        .hook(Entry::new("pre_tool_call", "hooks/guard.sh").name("guard"));
+    let (sidecar, mut browser) = signed_in(&ws);
+    browser.goto(&format!("http://127.0.0.1:{}/#hooks", sidecar.console));
+    browser.wait_for("document.querySelector('tr[data-hook=guard] button.approve') !== null");
+    browser.eval("document.querySelector('tr[data-hook=guard] button.approve').click(); true");
+    browser.wait_for(
+        "document.getElementById('hooks-state').textContent.includes(\
+         'self-approve is turned off (shell_hooks.self_approve: false), so the console may not approve hooks')",
+    );
+    assert!(support::list_text(&ws).contains("not approved"));
+    // Nor through the API with the page's own CSRF token.
+    let status = browser.eval(
+        "fetch('/api/session').then(r => r.json()).then(s => fetch('/api/hooks/approve', \
+         {method: 'POST', headers: {'Content-Type': 'application/json', 'X-CSRF-Token': s.csrf}, \
+         body: JSON.stringify({key: 'hooks/guard.sh'})})).then(r => r.status)",
+    );
+    assert_eq!(status, json!(403));
+    assert!(support::list_text(&ws).contains("not approved"));
+}

@@ -470,12 +470,15 @@ struct Approval {
     key: String,
 }
 
-/// The person at the console approves as at a terminal: self-approval settings, which keep
-/// agents from approving their own hooks, do not apply to them.
+/// Refused while self-approval is off, as the sidecar's own approve route is: whoever started
+/// the sidecar has its login link, and that may be the agent.
 async fn approve(
     State(console): State<Arc<Console>>,
     axum::Json(body): axum::Json<Approval>,
 ) -> Response {
+    if let Some(refused) = steering_refused(&console, "approve") {
+        return refused;
+    }
     on_engine(&console, move |engine| {
         let events = engine.approve(None, &body.key)?;
         Ok(json!({"events": events.iter().map(|e| e.name()).collect::<Vec<_>>()}))
@@ -487,10 +490,24 @@ async fn revoke(
     State(console): State<Arc<Console>>,
     axum::Json(body): axum::Json<Approval>,
 ) -> Response {
+    if let Some(refused) = steering_refused(&console, "revoke") {
+        return refused;
+    }
     on_engine(&console, move |engine| {
         Ok(json!({"removed": engine.revoke(&body.key)?}))
     })
     .await
+}
+
+/// The 403 of an approval or revocation while self-approval is off, with the setting to change.
+fn steering_refused(console: &Console, verb: &str) -> Option<Response> {
+    let engine = console
+        .slot
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    crate::self_approve_off(&engine.snapshot(), "the console", verb)
+        .map(|why| refuse(StatusCode::FORBIDDEN, why))
 }
 
 /// Every session of the decision log.
