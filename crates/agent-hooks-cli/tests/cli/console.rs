@@ -224,15 +224,10 @@ fn a_browser_signs_in_with_the_printed_link_and_sees_a_decision_live() {
     // The session cookie is HttpOnly: the page's own script cannot read it.
     assert_eq!(browser.eval("document.cookie"), json!(""));
 
-    let host = format!("127.0.0.1:{}", sidecar.port);
-    let (status, outcome) = http(
+    let (status, outcome) = post(
         sidecar.port,
-        "POST",
         "/v1/events/pre_tool_call",
-        json!({"session_id": "s-42", "tool_name": "bash", "tool_input": {"command": "rm -rf /"}})
-            .to_string()
-            .as_bytes(),
-        &host,
+        json!({"session_id": "s-42", "tool_name": "bash", "tool_input": {"command": "rm -rf /"}}),
     );
     assert_eq!((status, &outcome["decision"]), (200, &json!("block")));
     browser.wait_for(
@@ -257,11 +252,9 @@ fn a_browser_signs_in_with_the_printed_link_and_sees_a_decision_live() {
 fn a_decision_of_an_agent_route_is_shown_live() {
     let ws = guarded();
     let (sidecar, mut browser) = signed_in(&ws);
-    let host = format!("127.0.0.1:{}", sidecar.port);
     // Claude Code's own HTTP hook, not the host's event route.
-    let (status, answer) = http(
+    let (status, answer) = post(
         sidecar.port,
-        "POST",
         "/v1/hooks/claude-code",
         json!({
             "session_id": "claude-s-7",
@@ -269,10 +262,7 @@ fn a_decision_of_an_agent_route_is_shown_live() {
             "tool_name": "Bash",
             "tool_input": {"command": "rm -rf /"},
             "cwd": ws.root(),
-        })
-        .to_string()
-        .as_bytes(),
-        &host,
+        }),
     );
     assert_eq!(status, 200, "{answer}");
     assert!(answer.to_string().contains("no rm -rf"), "{answer}");
@@ -406,6 +396,46 @@ fn tool_use(id: &str, tool: &str, input: &Value, second: u32) -> String {
     .to_string()
 }
 
+/// One POST of `body` to the sidecar on `port`, with its token.
+fn post(port: u16, path: &str, body: Value) -> (u16, Value) {
+    let host = format!("127.0.0.1:{port}");
+    http(port, "POST", path, body.to_string().as_bytes(), &host)
+}
+
+/// A Claude Code config directory whose one project holds the transcript of [`SESSION`]: the
+/// assistant making `calls` (id, tool, input), one a line.
+fn claude_transcript(calls: &[(&str, &str, Value)]) -> tempfile::TempDir {
+    let claude = tempfile::tempdir().expect("a Claude Code config directory");
+    let project = claude.path().join("projects/-w");
+    std::fs::create_dir_all(&project).expect("create the project directory");
+    let lines: Vec<String> = calls
+        .iter()
+        .zip(1..)
+        .map(|((id, tool, input), second)| tool_use(id, tool, input, second))
+        .collect();
+    std::fs::write(
+        project.join(format!("{SESSION}.jsonl")),
+        lines.join("\n") + "\n",
+    )
+    .expect("write the transcript");
+    claude
+}
+
+/// Sends each of `calls` to the sidecar on `port` as Claude Code's PreToolUse of [`SESSION`].
+fn claude_calls(port: u16, calls: &[(&str, &str, Value)]) {
+    for (id, tool, input) in calls {
+        let (status, answer) = post(
+            port,
+            "/v1/hooks/claude-code",
+            json!({
+                "session_id": SESSION, "hook_event_name": "PreToolUse", "cwd": "/w",
+                "tool_name": tool, "tool_input": input, "tool_use_id": id,
+            }),
+        );
+        assert_eq!(status, 200, "{answer}");
+    }
+}
+
 #[test]
 #[cfg_attr(
     not(have_chromium),
@@ -413,43 +443,15 @@ fn tool_use(id: &str, tool: &str, input: &Value, second: u32) -> String {
 )]
 fn a_session_shows_its_decisions_in_order_and_its_audit() {
     let ws = guarded();
-    // Claude Code's transcript of the session, where `CLAUDE_CONFIG_DIR` says it keeps them:
-    // three calls, of which the hooks see only the first two.
-    let claude = tempfile::tempdir().expect("a Claude Code config directory");
-    let project = claude.path().join("projects/-w");
-    std::fs::create_dir_all(&project).expect("create the project directory");
+    // Three calls, of which the hooks see only the first two.
     let calls = [
         ("toolu_01", "Bash", json!({"command": "ls"})),
         ("toolu_02", "Bash", json!({"command": "rm -rf /"})),
         ("toolu_03", "Read", json!({"file_path": "/w/notes.txt"})),
     ];
-    let transcript: Vec<String> = calls
-        .iter()
-        .zip(1..)
-        .map(|((id, tool, input), second)| tool_use(id, tool, input, second))
-        .collect();
-    std::fs::write(
-        project.join(format!("{SESSION}.jsonl")),
-        transcript.join("\n") + "\n",
-    )
-    .expect("write the transcript");
+    let claude = claude_transcript(&calls);
     let (sidecar, mut browser) = signed_in_with(&ws, &[("CLAUDE_CONFIG_DIR", claude.path())]);
-    let host = format!("127.0.0.1:{}", sidecar.port);
-    for (id, tool, input) in &calls[..2] {
-        let (status, answer) = http(
-            sidecar.port,
-            "POST",
-            "/v1/hooks/claude-code",
-            json!({
-                "session_id": SESSION, "hook_event_name": "PreToolUse", "cwd": "/w",
-                "tool_name": tool, "tool_input": input, "tool_use_id": id,
-            })
-            .to_string()
-            .as_bytes(),
-            &host,
-        );
-        assert_eq!(status, 200, "{answer}");
-    }
+    claude_calls(sidecar.port, &calls[..2]);
     browser.goto(&format!("http://127.0.0.1:{}/#sessions", sidecar.console));
     let row = format!("#session-rows tr[data-session='{SESSION}'] a");
     browser.wait_for(&format!("document.querySelector(\"{row}\") !== null"));
@@ -492,16 +494,11 @@ fn a_session_shows_its_decisions_in_order_and_its_audit() {
 fn the_metrics_page_charts_decisions_and_hook_latency() {
     let ws = guarded();
     let (sidecar, mut browser) = signed_in(&ws);
-    let host = format!("127.0.0.1:{}", sidecar.port);
     for command in ["rm -rf /", "ls", "rm -rf ~", "pwd", "rm -rf ."] {
-        let (status, _) = http(
+        let (status, _) = post(
             sidecar.port,
-            "POST",
             "/v1/events/pre_tool_call",
-            json!({"tool_name": "bash", "tool_input": {"command": command}})
-                .to_string()
-                .as_bytes(),
-            &host,
+            json!({"tool_name": "bash", "tool_input": {"command": command}}),
         );
         assert_eq!(status, 200);
     }
@@ -522,14 +519,10 @@ fn the_metrics_page_charts_decisions_and_hook_latency() {
     assert_eq!(last(&mut browser, "block"), json!(3));
     assert_eq!(last(&mut browser, "continue"), json!(2));
     // Sampled again while the page is open: a new decision is a new point.
-    let (status, _) = http(
+    let (status, _) = post(
         sidecar.port,
-        "POST",
         "/v1/events/pre_tool_call",
-        json!({"tool_name": "bash", "tool_input": {"command": "rm -rf /tmp"}})
-            .to_string()
-            .as_bytes(),
-        &host,
+        json!({"tool_name": "bash", "tool_input": {"command": "rm -rf /tmp"}}),
     );
     assert_eq!(status, 200);
     browser.wait_for(
@@ -572,54 +565,23 @@ fn every_page_is_captured_as_a_screenshot() {
         approved + "curl -s -d 'a tool ran' https://chat.example/hook >/dev/null\n",
     )
     .expect("change the notify hook");
-    let claude = tempfile::tempdir().expect("a Claude Code config directory");
-    let project = claude.path().join("projects/-w");
-    std::fs::create_dir_all(&project).expect("create the project directory");
     let calls = [
         ("toolu_01", "Bash", json!({"command": "cargo test"})),
         ("toolu_02", "Bash", json!({"command": "rm -rf target /"})),
         ("toolu_03", "Read", json!({"file_path": "/w/src/main.rs"})),
     ];
-    let transcript: Vec<String> = calls
-        .iter()
-        .zip(1..)
-        .map(|((id, tool, input), second)| tool_use(id, tool, input, second))
-        .collect();
-    std::fs::write(
-        project.join(format!("{SESSION}.jsonl")),
-        transcript.join("\n") + "\n",
-    )
-    .expect("write the transcript");
+    let claude = claude_transcript(&calls);
     let (sidecar, mut browser) = signed_in_with(&ws, &[("CLAUDE_CONFIG_DIR", claude.path())]);
     browser.call(
         "Emulation.setDeviceMetricsOverride",
         json!({"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": false}),
     );
-    let host = format!("127.0.0.1:{}", sidecar.port);
-    for (id, tool, input) in &calls[..2] {
-        let (status, _) = http(
-            sidecar.port,
-            "POST",
-            "/v1/hooks/claude-code",
-            json!({
-                "session_id": SESSION, "hook_event_name": "PreToolUse", "cwd": "/w",
-                "tool_name": tool, "tool_input": input, "tool_use_id": id,
-            })
-            .to_string()
-            .as_bytes(),
-            &host,
-        );
-        assert_eq!(status, 200);
-    }
-    let (status, _) = http(
+    claude_calls(sidecar.port, &calls[..2]);
+    let (status, _) = post(
         sidecar.port,
-        "POST",
         "/v1/events/post_tool_call",
         json!({"session_id": "host-1", "tool_name": "bash", "tool_input": {"command": "cargo test"},
-               "status": "success", "tool_result": "ok"})
-        .to_string()
-        .as_bytes(),
-        &host,
+               "status": "success", "tool_result": "ok"}),
     );
     assert_eq!(status, 200);
     browser.wait_for("document.querySelectorAll('#decisions tr').length === 3");

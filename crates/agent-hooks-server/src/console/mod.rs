@@ -394,17 +394,10 @@ async fn login(
             "this login link is not valid or was used already; restart `agent-hooks serve --console` for a new one",
         );
     }
-    let (id, csrf) = match (secret(), secret()) {
-        (Ok(id), Ok(csrf)) => (id, csrf),
-        (Err(e), _) | (_, Err(e)) => {
-            return refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
-        }
+    let id = match new_session(&console) {
+        Ok(id) => id,
+        Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     };
-    console
-        .sessions
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push((id.clone(), csrf));
     (
         StatusCode::SEE_OTHER,
         [
@@ -416,6 +409,17 @@ async fn login(
         ],
     )
         .into_response()
+}
+
+/// A new session with its CSRF token: the id its cookie carries.
+fn new_session(console: &Console) -> Result<String, ConsoleError> {
+    let (id, csrf) = (secret()?, secret()?);
+    console
+        .sessions
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((id.clone(), csrf));
+    Ok(id)
 }
 
 async fn session(State(console): State<Arc<Console>>, headers: HeaderMap) -> Response {

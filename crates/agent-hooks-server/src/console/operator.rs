@@ -9,7 +9,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::{COOKIE, Console, Door, page, refuse, secret};
+use super::{COOKIE, Console, Door, new_session, page, refuse};
 use crate::team::{Role, TokenStore};
 
 pub(super) const LOGIN_PAGE: &str = include_str!("login.html");
@@ -95,17 +95,10 @@ pub(super) async fn sign_in(State(console): State<Arc<Console>>, request: Reques
             )
         }
         Some((name, _)) => {
-            let (id, csrf) = match (secret(), secret()) {
-                (Ok(id), Ok(csrf)) => (id, csrf),
-                (Err(e), _) | (_, Err(e)) => {
-                    return refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
-                }
+            let id = match new_session(&console) {
+                Ok(id) => id,
+                Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
             };
-            console
-                .sessions
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push((id.clone(), csrf));
             tracing::info!("\"{name}\" signed in to the console");
             let secure = if operators.tls { "; Secure" } else { "" };
             (
