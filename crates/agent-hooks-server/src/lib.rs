@@ -26,6 +26,7 @@ mod console;
 mod listen;
 mod owner;
 mod policy;
+mod self_approve;
 mod stats;
 mod team;
 mod tls;
@@ -1139,34 +1140,11 @@ impl Steering {
 
     /// Whether the sidecar may do it now: the one decision every route asks.
     fn allowed(self, state: &AppState) -> Result<(), ApiError> {
-        match self_approve_off(&state.engine().snapshot(), "the sidecar", self.verb()) {
+        match self_approve::refusal(&state.engine().snapshot(), "the sidecar", self.verb()) {
             None => Ok(()),
             Some(why) => Err(ApiError::new(StatusCode::FORBIDDEN, why)),
         }
     }
-}
-
-/// Why `door` (the sidecar, its console) may not `verb` hooks now, if it may not: the
-/// snapshot in force turns self-approval off.
-pub(crate) fn self_approve_off(
-    snapshot: &agent_hooks_runtime::Snapshot,
-    door: &str,
-    verb: &str,
-) -> Option<String> {
-    if snapshot.self_approve() {
-        return None;
-    }
-    // With approvals outside the workspace, the file beside them decides.
-    let setting = match snapshot.trust_file() {
-        Some(file) => format!(
-            "{} does not say self_approve: true, or shell_hooks.self_approve: false",
-            file.display()
-        ),
-        None => "shell_hooks.self_approve: false".to_owned(),
-    };
-    Some(format!(
-        "self-approve is turned off ({setting}), so {door} may not {verb} hooks; run `agent-hooks {verb}` in a terminal"
-    ))
 }
 
 fn engine_error(e: EngineError) -> ApiError {

@@ -510,7 +510,7 @@ fn steering_refused(console: &Console, verb: &str) -> Option<Response> {
         .read()
         .unwrap_or_else(|p| p.into_inner())
         .clone();
-    crate::self_approve_off(&engine.snapshot(), "the console", verb)
+    crate::self_approve::refusal(&engine.snapshot(), "the console", verb)
         .map(|why| refuse(StatusCode::FORBIDDEN, why))
 }
 
