@@ -727,6 +727,21 @@ fn a_team_console_signs_in_an_operator_token_over_tls_and_refuses_an_agents() {
         .await;
         assert_eq!(status, 200, "{hooks}");
         assert_eq!(hooks["hooks"][0]["name"], "guard", "{hooks}");
+        // The live page's event stream, through the service's TLS listener.
+        let live = client
+            .get(format!("{base}/api/live"))
+            .header("cookie", &session)
+            .send()
+            .await
+            .expect("the live stream's head");
+        assert_eq!(live.status().as_u16(), 200);
+        assert_eq!(
+            live.headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok()),
+            Some("text/event-stream")
+        );
+        drop(live);
         let (_, _, signed) = team_call(
             client
                 .get(format!("{base}/api/session"))
