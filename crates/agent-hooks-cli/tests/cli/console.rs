@@ -232,8 +232,8 @@ fn a_browser_signs_in_with_the_printed_link_and_sees_a_decision_live() {
     assert_eq!((status, &outcome["decision"]), (200, &json!("block")));
     browser.wait_for(
         "[...document.querySelectorAll('#decisions tr')].some(tr => \
-         tr.textContent.includes('s-42') && tr.textContent.includes('block') \
-         && tr.textContent.includes('guard'))",
+         tr.children[1].textContent === 'host' && tr.textContent.includes('s-42') \
+         && tr.textContent.includes('block') && tr.textContent.includes('guard'))",
     );
 
     // A POST from the signed-in page itself, but without the CSRF token, is refused.

@@ -60,7 +60,8 @@ impl Feed {
         let field = |name: &str| outcome.payload.get(name).and_then(Value::as_str);
         let line = json!({
             "time": time,
-            "agent": agent.map(Agent::name).or_else(|| field("agent")),
+            // As the decision log names the caller: a dispatch of no agent's route is the host's.
+            "agent": agent.map(Agent::name).or_else(|| field("agent")).unwrap_or("host"),
             "session": field("session_id"),
             "event": outcome.event.name(),
             "tool": field("tool_name"),
