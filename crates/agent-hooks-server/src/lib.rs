@@ -541,10 +541,10 @@ async fn serve_inner(
             // A team service's console: its operators sign in with their tokens, over its TLS.
             let team = match &transport {
                 Transport::Team { tokens, .. } => Some(console::TeamConsole {
-                    operators: console::Operators {
-                        tokens: TokenStore::open(tokens)?,
-                        tls: acceptor.is_some(),
-                    },
+                    operators: console::Operators::new(
+                        TokenStore::open(tokens)?,
+                        acceptor.is_some(),
+                    ),
                     tls: acceptor.clone(),
                     limits,
                 }),

@@ -761,6 +761,27 @@ fn a_team_console_signs_in_an_operator_token_over_tls_and_refuses_an_agents() {
         )
         .await;
         assert_eq!(status, 200, "{revoked}");
+
+        // The operator's token revoked, its session ends at the next request.
+        let out = Command::new(support::BIN)
+            .args(["token", "revoke", "ops", "--tokens"])
+            .arg(team.tokens())
+            .output()
+            .expect("run agent-hooks token revoke");
+        assert!(out.status.success(), "{out:?}");
+        let (status, _, body) = team_call(
+            client
+                .get(format!("{base}/api/hooks"))
+                .header("cookie", &session),
+        )
+        .await;
+        assert_eq!(status, 401, "{body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("revoked")),
+            "{body}"
+        );
     });
     assert!(support::list_text(&ws).contains("not approved"));
     // Plain HTTP on the console's TLS port gets no page.

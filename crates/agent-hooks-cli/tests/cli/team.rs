@@ -43,7 +43,7 @@ impl Team {
         }
     }
 
-    fn tokens(&self) -> PathBuf {
+    pub(crate) fn tokens(&self) -> PathBuf {
         self.state.path().join("tokens.json")
     }
 

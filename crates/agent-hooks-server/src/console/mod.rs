@@ -298,8 +298,13 @@ fn host_is(host: &str, addr: SocketAddr) -> bool {
     host == addr.to_string() || host == format!("localhost:{}", addr.port())
 }
 
-/// The session of a request's cookie, if it is one the console made.
+/// The session of a request's cookie, if it is one the console made: its CSRF token.
 fn session_of(console: &Console, headers: &HeaderMap) -> Option<String> {
+    signed_in(console, headers).map(|(_, csrf)| csrf)
+}
+
+/// The session of a request's cookie, if it is one the console made: its id and CSRF token.
+fn signed_in(console: &Console, headers: &HeaderMap) -> Option<(String, String)> {
     let cookies = headers.get_all(header::COOKIE);
     let presented = cookies
         .iter()
@@ -315,18 +320,23 @@ fn session_of(console: &Console, headers: &HeaderMap) -> Option<String> {
                 .iter()
                 .any(|p| bool::from(p.as_bytes().ct_eq(id.as_bytes())))
         })
-        .map(|(_, csrf)| csrf.clone())
+        .cloned()
 }
 
 /// Every page needs a session; every POST also its CSRF token and an `Origin` that is the
 /// console's own.
 async fn guard(State(console): State<Arc<Console>>, request: Request, next: Next) -> Response {
-    let Some(csrf) = session_of(&console, request.headers()) else {
+    let Some((id, csrf)) = signed_in(&console, request.headers()) else {
         return refuse(
             StatusCode::UNAUTHORIZED,
             "not signed in: open the login link `agent-hooks serve --console` printed",
         );
     };
+    if let Door::Operators(operators) = &console.door
+        && let Err(why) = operators.still_holds(&id)
+    {
+        return refuse(StatusCode::UNAUTHORIZED, why);
+    }
     if request.method() == axum::http::Method::POST {
         let origin = request
             .headers()

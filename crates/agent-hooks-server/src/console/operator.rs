@@ -2,7 +2,8 @@
 //! log, often shared); the login page takes an operator token of the token store once, over the
 //! service's own TLS, and trades it for a session cookie. An agent's token is refused.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -10,7 +11,9 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::{COOKIE, Console, Door, new_session, page, refuse};
-use crate::team::{Role, TokenStore};
+use sha2::{Digest, Sha256};
+
+use crate::team::{Role, TokenStore, list_tokens};
 
 pub(super) const LOGIN_PAGE: &str = include_str!("login.html");
 pub(super) const LOGIN_SCRIPT: &str = include_str!("login.js");
@@ -22,6 +25,43 @@ pub(crate) struct Operators {
     pub(crate) tokens: TokenStore,
     /// Whether the console speaks TLS: its cookie is then `Secure`.
     pub(crate) tls: bool,
+    /// The SHA-256 (hex, as the store keeps it) of the token each session signed in with.
+    pub(crate) holders: Mutex<HashMap<String, String>>,
+}
+
+impl Operators {
+    /// The sign-in of a team service's operators, checked against the store at `tokens`.
+    pub(crate) fn new(tokens: TokenStore, tls: bool) -> Operators {
+        Operators {
+            tokens,
+            tls,
+            holders: Mutex::default(),
+        }
+    }
+
+    /// Whether the token session `id` signed in with is still an operator's token of the
+    /// store: a token revoked (or turned into an agent's) ends its sessions at their next
+    /// request.
+    pub(super) fn still_holds(&self, id: &str) -> Result<(), String> {
+        let digest = self
+            .holders
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()
+            .ok_or("this session signed in with no token; sign in again")?;
+        let entries = list_tokens(self.tokens.path()).map_err(|e| {
+            format!("the token store cannot be read, so no session is trusted: {e}")
+        })?;
+        if entries
+            .iter()
+            .any(|t| t.sha256 == digest && t.role == Role::Operator)
+        {
+            Ok(())
+        } else {
+            Err("the token this session signed in with was revoked or is no operator's; sign in again".to_owned())
+        }
+    }
 }
 
 /// A console served by a team service: who may sign in, and the service's TLS and limits.
@@ -99,6 +139,15 @@ pub(super) async fn sign_in(State(console): State<Arc<Console>>, request: Reques
                 Ok(id) => id,
                 Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
             };
+            let digest: String = Sha256::digest(login.token.trim().as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            operators
+                .holders
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(id.clone(), digest);
             tracing::info!("\"{name}\" signed in to the console");
             let secure = if operators.tls { "; Secure" } else { "" };
             (
