@@ -238,7 +238,7 @@ fn router(console: Arc<Console>) -> Router {
         .route("/api/metrics", get(metrics_now))
         .route_layer(middleware::from_fn_with_state(console.clone(), guard));
     signed_in
-        .route("/login", get(login).post(operator::sign_in))
+        .route("/login", get(login).post(sign_in))
         .route(
             "/login.js",
             get(|| async { page(operator::LOGIN_SCRIPT, "text/javascript; charset=utf-8") }),
@@ -386,7 +386,7 @@ async fn login(
 ) -> Response {
     let login = match &console.door {
         Door::Link(login) => login,
-        Door::Operators(_) => return operator::login_page(),
+        Door::Operators(_) => return page(operator::LOGIN_PAGE, "text/html; charset=utf-8"),
     };
     let presented = query.token.unwrap_or_default();
     let accepted = {
@@ -418,6 +418,63 @@ async fn login(
             ),
             (header::LOCATION, "/".to_owned()),
         ],
+    )
+        .into_response()
+}
+
+#[derive(serde::Deserialize)]
+struct OperatorLogin {
+    token: String,
+}
+
+/// `POST /login` of a team console with `{"token": "ahk_…"}`, from its own login page: an
+/// operator's token gets a session; an agent's is refused with 403, anything else with 401.
+async fn sign_in(State(console): State<Arc<Console>>, request: Request) -> Response {
+    let Door::Operators(operators) = &console.door else {
+        return refuse(
+            StatusCode::NOT_FOUND,
+            "this console signs in with the link `agent-hooks serve --console` printed",
+        );
+    };
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !operator::own_origin(operators, request.headers(), origin) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            format!("Origin \"{origin}\" is refused: sign in from the console's own login page"),
+        );
+    }
+    let body = match axum::body::to_bytes(request.into_body(), 4096).await {
+        Ok(body) => body,
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("unreadable body: {e}")),
+    };
+    let Ok(login) = serde_json::from_slice::<OperatorLogin>(&body) else {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "expected {\"token\": \"ahk_…\"}: an operator token of the token store",
+        );
+    };
+    let name = match operators.admit(&login.token) {
+        Ok(name) => name,
+        Err((status, why)) => return refuse(status, why),
+    };
+    let id = match new_session(&console) {
+        Ok(id) => id,
+        Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    };
+    operators.hold(&id, &login.token);
+    (
+        [(
+            header::SET_COOKIE,
+            format!(
+                "{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/{}",
+                operators.cookie_flags()
+            ),
+        )],
+        axum::Json(json!({"ok": true, "name": name})),
     )
         .into_response()
 }

@@ -3,14 +3,9 @@
 //! service's own TLS, and trades it for a session cookie. An agent's token is refused.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
-use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use serde_json::json;
-
-use super::{COOKIE, Console, Door, new_session, page, refuse};
 use sha2::{Digest, Sha256};
 
 use crate::team::{Role, TokenStore, list_tokens};
@@ -37,6 +32,47 @@ impl Operators {
             tls,
             holders: Mutex::default(),
         }
+    }
+
+    /// The name of the operator whose token `token` is; an agent's token is refused with 403,
+    /// one the store does not hold with 401.
+    pub(super) fn admit(&self, token: &str) -> Result<String, (StatusCode, String)> {
+        match self.tokens.identify(token.trim().as_bytes()) {
+            None => Err((
+                StatusCode::UNAUTHORIZED,
+                "not a token of this service's token store".to_owned(),
+            )),
+            Some((name, Role::Agent)) => {
+                tracing::info!("refused a console sign-in by \"{name}\": it has the agent role");
+                Err((
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        "\"{name}\" has the agent role; the console needs an operator token (agent-hooks token add NAME --role operator)"
+                    ),
+                ))
+            }
+            Some((name, _)) => {
+                tracing::info!("\"{name}\" signed in to the console");
+                Ok(name)
+            }
+        }
+    }
+
+    /// Remembers that session `id` signed in with `token` (its digest, as the store keeps it).
+    pub(super) fn hold(&self, id: &str, token: &str) {
+        let digest: String = Sha256::digest(token.trim().as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        self.holders
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_owned(), digest);
+    }
+
+    /// What the session cookie adds over TLS.
+    pub(super) fn cookie_flags(&self) -> &'static str {
+        if self.tls { "; Secure" } else { "" }
     }
 
     /// Whether the token session `id` signed in with is still an operator's token of the
@@ -83,86 +119,4 @@ pub(super) fn own_origin(operators: &Operators, headers: &HeaderMap, origin: &st
         .unwrap_or("");
     let scheme = if operators.tls { "https" } else { "http" };
     !host.is_empty() && origin == format!("{scheme}://{host}")
-}
-
-#[derive(serde::Deserialize)]
-struct Login {
-    token: String,
-}
-
-/// `POST /login` with `{"token": "ahk_…"}`: an operator's token gets a session; an agent's is
-/// refused with 403, anything else with 401.
-pub(super) async fn sign_in(State(console): State<Arc<Console>>, request: Request) -> Response {
-    let Door::Operators(operators) = &console.door else {
-        return refuse(
-            StatusCode::NOT_FOUND,
-            "this console signs in with the link `agent-hooks serve --console` printed",
-        );
-    };
-    let origin = request
-        .headers()
-        .get(header::ORIGIN)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !own_origin(operators, request.headers(), origin) {
-        return refuse(
-            StatusCode::FORBIDDEN,
-            format!("Origin \"{origin}\" is refused: sign in from the console's own login page"),
-        );
-    }
-    let body = match axum::body::to_bytes(request.into_body(), 4096).await {
-        Ok(body) => body,
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("unreadable body: {e}")),
-    };
-    let Ok(login) = serde_json::from_slice::<Login>(&body) else {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            "expected {\"token\": \"ahk_…\"}: an operator token of the token store",
-        );
-    };
-    match operators.tokens.identify(login.token.trim().as_bytes()) {
-        None => refuse(
-            StatusCode::UNAUTHORIZED,
-            "not a token of this service's token store",
-        ),
-        Some((name, Role::Agent)) => {
-            tracing::info!("refused a console sign-in by \"{name}\": it has the agent role");
-            refuse(
-                StatusCode::FORBIDDEN,
-                format!(
-                    "\"{name}\" has the agent role; the console needs an operator token (agent-hooks token add NAME --role operator)"
-                ),
-            )
-        }
-        Some((name, _)) => {
-            let id = match new_session(&console) {
-                Ok(id) => id,
-                Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-            };
-            let digest: String = Sha256::digest(login.token.trim().as_bytes())
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
-            operators
-                .holders
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(id.clone(), digest);
-            tracing::info!("\"{name}\" signed in to the console");
-            let secure = if operators.tls { "; Secure" } else { "" };
-            (
-                [(
-                    header::SET_COOKIE,
-                    format!("{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/{secure}"),
-                )],
-                axum::Json(json!({"ok": true, "name": name})),
-            )
-                .into_response()
-        }
-    }
-}
-
-/// The login page of a team console.
-pub(super) fn login_page() -> Response {
-    page(LOGIN_PAGE, "text/html; charset=utf-8")
 }
