@@ -344,8 +344,10 @@ pub struct ServeOptions {
     pub body_timeout: Duration,
     /// How many connections one client (a uid on the socket, an address on TCP) may hold.
     pub max_client_connections: usize,
-    /// Serve the web console on this loopback address (`serve --console`, `docs/console.md`);
-    /// its one-time login link is printed on stdout after the ready line.
+    /// Serve the web console on this address (`serve --console`, `docs/console.md`): loopback,
+    /// or beyond it for a team service with TLS. Its one-time login link (a team service's: its
+    /// login page, where operators sign in with their token) is printed on stdout after the
+    /// ready line.
     pub console: Option<SocketAddr>,
 }
 

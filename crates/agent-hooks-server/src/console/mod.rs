@@ -102,7 +102,7 @@ enum Door {
 /// A console bound and ready: its login link, and the feed the sidecar writes decisions to.
 #[derive(Debug)]
 pub(crate) struct Started {
-    /// The one-time login link, printed at start.
+    /// Printed at start: the one-time login link, or a team console's login page.
     pub(crate) link: String,
     /// Where dispatch tells the console of each decision.
     pub(crate) feed: Feed,
