@@ -57,14 +57,14 @@ pub(crate) struct TeamArgs {
     /// A public key (PEM) the policy's signature must be by; repeat for more.
     #[arg(long = "policy-key", value_name = "FILE", requires = "policy")]
     pub(crate) policy_keys: Vec<PathBuf>,
-    /// Serve the web console on this loopback address (alone: 127.0.0.1:8788) and print its
-    /// one-time login link. See docs/console.md.
+    /// Serve the web console on this address (alone: 127.0.0.1:8788) and print its address:
+    /// with a one-time login link on a sidecar; on a team service, operators sign in with
+    /// their token, over its TLS (beyond loopback only with TLS). See docs/console.md.
     #[arg(
         long,
         value_name = "IP:PORT",
         num_args = 0..=1,
-        default_missing_value = DEFAULT_CONSOLE,
-        conflicts_with_all = ["tls_cert", "tokens"]
+        default_missing_value = DEFAULT_CONSOLE
     )]
     pub(crate) console: Option<String>,
 }

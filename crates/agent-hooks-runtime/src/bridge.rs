@@ -448,6 +448,7 @@ async fn run(
     if let Some(call) = &call {
         engine.record_decision(surface, Some(agent), call, &outcome);
     }
+    crate::decisions::tell_watch(Some(agent), &outcome);
     if event == Event::OnStop {
         counter.record(redo_count, outcome.is_blocked());
     }

@@ -215,6 +215,7 @@ impl Engine {
         if let Some(call) = call {
             self.record_decision(surface, agent, &call, &outcome);
         }
+        tell_watch(agent, &outcome);
         outcome
     }
 
@@ -280,6 +281,26 @@ impl Engine {
         };
         write(self.workspace(), &path, &record);
     }
+}
+
+/// Told of each settled dispatch of the task it watches (the sidecar's metrics and console):
+/// the agent whose route or bridge it came through, if any, and the outcome as answered.
+pub type Watch = std::sync::Arc<dyn Fn(Option<Agent>, &Outcome) + Send + Sync>;
+
+tokio::task_local! {
+    static WATCH: Watch;
+}
+
+/// Runs `work` with `watch` told of every dispatch settled in it, by whichever door
+/// ([`Engine::dispatch_recorded`], an agent's bridge): a server sees all its routes' decisions
+/// in one place, and a task that sets no watch pays one task-local lookup.
+pub async fn watched<T>(watch: Watch, work: impl std::future::Future<Output = T>) -> T {
+    WATCH.scope(watch, work).await
+}
+
+/// Tells the task's watch, if it has one, of a settled dispatch.
+pub(crate) fn tell_watch(agent: Option<Agent>, outcome: &Outcome) {
+    let _ = WATCH.try_with(|watch| watch(agent, outcome));
 }
 
 /// Records a bridge call that failed before anything was dispatched (its input could not be

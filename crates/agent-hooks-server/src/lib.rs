@@ -26,6 +26,7 @@ mod console;
 mod listen;
 mod owner;
 mod policy;
+mod self_approve;
 mod stats;
 mod team;
 mod tls;
@@ -138,16 +139,26 @@ pub(crate) struct AppState {
     /// The engine every route dispatches through, swapped whole when a new policy bundle is
     /// in force (`serve --policy`).
     slot: policy::Slot,
-    /// Per-hook call counts and latencies, for `GET /v1/stats`.
-    pub stats: Stats,
+    /// Per-hook call counts and latencies, for `GET /v1/stats` (and the console's metrics).
+    pub stats: Arc<Stats>,
     started: std::time::Instant,
     /// Where a span of each dispatch goes, when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
     traces: Option<traces::Traces>,
     /// A team service: its callers are elsewhere, so a bridge's forwarded call is answered in
     /// full here (no bridge process with this workspace could run the rest).
     team: bool,
-    /// The console's browsers (`serve --console`), told of each dispatch.
-    console: Option<console::Feed>,
+    /// Told of every dispatch any route settles, for the console's browsers (`serve
+    /// --console`); the statistics are kept by each route.
+    watch: Watching,
+}
+
+/// The watch of [`AppState`], shown by name only.
+struct Watching(agent_hooks_runtime::decisions::Watch);
+
+impl std::fmt::Debug for Watching {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Watching")
+    }
 }
 
 impl AppState {
@@ -160,8 +171,13 @@ impl AppState {
 
 /// The router of the sidecar, without the listener (tests and embedders mount it themselves).
 pub fn router(engine: Arc<Engine>) -> Router {
-    routes(Arc::new(std::sync::RwLock::new(engine)), false, None, None)
-        .layer(middleware::from_fn(loopback_only))
+    routes(
+        Arc::new(std::sync::RwLock::new(engine)),
+        false,
+        None,
+        (Arc::default(), None),
+    )
+    .layer(middleware::from_fn(loopback_only))
 }
 
 /// The routes of a sidecar or (`team`) of a team service, whose callers may be anywhere: it
@@ -170,7 +186,7 @@ fn routes(
     slot: policy::Slot,
     team: bool,
     traces: Option<traces::Traces>,
-    console: Option<console::Feed>,
+    (counters, console): (Arc<Stats>, Option<console::Feed>),
 ) -> Router<()> {
     // Read once: the limit is the sidecar's, set when it starts.
     let max_body = slot
@@ -178,13 +194,20 @@ fn routes(
         .unwrap_or_else(|p| p.into_inner())
         .snapshot()
         .max_body();
+    // The statistics and traces are kept by each route, which knows its route and agent; the
+    // watch feeds the console's browsers every dispatch a request settles.
+    let watch = Watching(Arc::new(move |agent, outcome| {
+        if let Some(console) = &console {
+            console.decision(agent, outcome);
+        }
+    }));
     let state = Arc::new(AppState {
         slot,
-        stats: Stats::default(),
+        stats: counters,
         started: std::time::Instant::now(),
         traces,
         team,
-        console,
+        watch,
     });
     let mut router = Router::new();
     // One route per agent, each answering in that agent's own format.
@@ -320,8 +343,10 @@ pub struct ServeOptions {
     pub body_timeout: Duration,
     /// How many connections one client (a uid on the socket, an address on TCP) may hold.
     pub max_client_connections: usize,
-    /// Serve the web console on this loopback address (`serve --console`, `docs/console.md`);
-    /// its one-time login link is printed on stdout after the ready line.
+    /// Serve the web console on this address (`serve --console`, `docs/console.md`): loopback,
+    /// or beyond it for a team service with TLS. Its one-time login link (a team service's: its
+    /// login page, where operators sign in with their token) is printed on stdout after the
+    /// ready line.
     pub console: Option<SocketAddr>,
 }
 
@@ -521,13 +546,28 @@ async fn serve_inner(
     }
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let slot: policy::Slot = Arc::new(std::sync::RwLock::new(engine.clone()));
+    let stats = Arc::new(Stats::default());
     let console = match options.console {
         None => None,
-        Some(addr) => Some(
-            console::start(addr, slot.clone(), stop_rx.clone())
-                .await
-                .map_err(|e| ServeError::Console(e.to_string()))?,
-        ),
+        Some(addr) => {
+            // A team service's console: its operators sign in with their tokens, over its TLS.
+            let team = match &transport {
+                Transport::Team { tokens, .. } => Some(console::TeamConsole {
+                    operators: console::Operators::new(
+                        TokenStore::open(tokens)?,
+                        acceptor.is_some(),
+                    ),
+                    tls: acceptor.clone(),
+                    limits,
+                }),
+                _ => None,
+            };
+            Some(
+                console::start(addr, slot.clone(), stats.clone(), stop_rx.clone(), team)
+                    .await
+                    .map_err(|e| ServeError::Console(e.to_string()))?,
+            )
+        }
     };
     ready(&endpoint);
     let feed = console.map(|started| {
@@ -544,9 +584,9 @@ async fn serve_inner(
     }
     let traces = traces::Traces::from_env();
     let app = if matches!(gate, listen::Gate::Team(_)) {
-        routes(slot, true, traces, feed)
+        routes(slot, true, traces, (stats, feed))
     } else {
-        routes(slot, false, traces, feed).layer(middleware::from_fn(loopback_only))
+        routes(slot, false, traces, (stats, feed)).layer(middleware::from_fn(loopback_only))
     };
     let server = tokio::spawn(listen::run(
         listener,
@@ -781,6 +821,8 @@ async fn loopback_only(request: Request, next: Next) -> Response {
 
 /// Counts each routed request and its time for `GET /metrics`, by its route as declared (so
 /// `/v1/events/{event}` is one route however many events there are) and the agent it is for.
+/// Every dispatch the request settles, whichever route it came through, reaches the console
+/// through the watch it runs under.
 async fn observe(
     State(state): State<Arc<AppState>>,
     matched: Option<axum::extract::MatchedPath>,
@@ -788,7 +830,8 @@ async fn observe(
     next: Next,
 ) -> Response {
     let started = std::time::Instant::now();
-    let response = next.run(request).await;
+    let response =
+        agent_hooks_runtime::decisions::watched(state.watch.0.clone(), next.run(request)).await;
     let route = matched.as_ref().map_or("-", |m| m.as_str());
     // The agent's name, as the dispatch metrics label it (`claude`, not the route's
     // `claude-code`), so that one agent's series join on it.
@@ -957,9 +1000,6 @@ async fn dispatch(
         agent: None,
     };
     observed(&state, via, start, &outcome);
-    if let Some(console) = &state.console {
-        console.decision(event.name(), &outcome);
-    }
     // The numbers a Python host or hook wrote exactly go back as they were written.
     let body = serde_json::to_vec(&outcome)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
@@ -1117,26 +1157,10 @@ impl Steering {
 
     /// Whether the sidecar may do it now: the one decision every route asks.
     fn allowed(self, state: &AppState) -> Result<(), ApiError> {
-        let snapshot = state.engine().snapshot();
-        if snapshot.self_approve() {
-            return Ok(());
+        match self_approve::refusal(&state.engine().snapshot(), "the sidecar", self.verb()) {
+            None => Ok(()),
+            Some(why) => Err(ApiError::new(StatusCode::FORBIDDEN, why)),
         }
-        // With approvals outside the workspace, the file beside them decides.
-        let setting = match snapshot.trust_file() {
-            Some(file) => format!(
-                "{} does not say self_approve: true, or shell_hooks.self_approve: false",
-                file.display()
-            ),
-            None => "shell_hooks.self_approve: false".to_owned(),
-        };
-        Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            format!(
-                "self-approve is turned off ({setting}), so the sidecar may not {} hooks; run `agent-hooks {}` in a terminal",
-                self.verb(),
-                self.verb()
-            ),
-        ))
     }
 }
 

@@ -3,7 +3,8 @@
 //! answer arrived (the connection was refused or closed). Standard library only, so the tests
 //! compile it with a bare `rustc` and run it as another user.
 //!
-//! Usage: `sidecar-probe (--socket PATH | --port PORT) [--token TOKEN] METHOD:PATH[:BODY]...`
+//! Usage: `sidecar-probe (--socket PATH | --port PORT) [--token TOKEN] [--host HOST]
+//! METHOD:PATH[:BODY]...` (`Host: localhost` unless `--host` names another).
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -37,14 +38,21 @@ fn connect(target: &Target) -> std::io::Result<Box<dyn Conn>> {
 }
 
 /// One request; the status code, or why there was none.
-fn probe(target: &Target, token: Option<&str>, method: &str, path: &str, body: &str) -> String {
+fn probe(
+    target: &Target,
+    token: Option<&str>,
+    host: &str,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> String {
     let mut stream = match connect(target) {
         Ok(stream) => stream,
         Err(e) => return format!("refused: {e}"),
     };
     let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{auth}\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{auth}\r\n{body}",
         body.len()
     );
     // A refusal may close the socket before the request is all written.
@@ -65,18 +73,20 @@ fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut target = None;
     let mut token = None;
+    let mut host = "localhost".to_owned();
     let mut routes = Vec::new();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--socket" => target = args.next().map(Target::Socket),
             "--port" => target = args.next().and_then(|p| p.parse().ok()).map(Target::Port),
             "--token" => token = args.next(),
+            "--host" => host = args.next().unwrap_or(host),
             _ => routes.push(arg),
         }
     }
     let Some(target) = target else {
         eprintln!(
-            "usage: sidecar-probe (--socket PATH | --port PORT) [--token T] METHOD:PATH[:BODY]..."
+            "usage: sidecar-probe (--socket PATH | --port PORT) [--token T] [--host H] METHOD:PATH[:BODY]..."
         );
         return ExitCode::from(2);
     };
@@ -85,7 +95,7 @@ fn main() -> ExitCode {
         let method = parts.next().unwrap_or("GET");
         let path = parts.next().unwrap_or("/");
         let body = parts.next().unwrap_or("");
-        let result = probe(&target, token.as_deref(), method, path, body);
+        let result = probe(&target, token.as_deref(), &host, method, path, body);
         println!("{method} {path} {result}");
     }
     ExitCode::SUCCESS

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use support::{Entry, Ran, Ws};
 
-use crate::console::{Browser, Sidecar, serve_console, serve_console_with, signed_in};
+use crate::console::{Browser, Sidecar, screenshot, serve_console, serve_console_with, signed_in};
 use crate::shared_state::Redis;
 
 /// A hook that asks before any `git push`.
@@ -249,6 +249,7 @@ fn an_operator_denies_a_waiting_bridge_from_the_console_with_a_note() {
          && tr.textContent.includes('s-7') && tr.textContent.includes('claude') \
          && tr.textContent.includes('bash'))",
     );
+    screenshot(&mut browser, "pending");
     let id = answer_first(&mut browser, "deny", "not on Fridays");
 
     let answer = bridge_answer(bridge);
@@ -323,8 +324,8 @@ fn with_redis_state_an_ask_made_at_one_replica_is_answered_at_another() {
     // Two replicas, each with its own copy of the policy, as on two machines.
     let one = asking("ask: {via: console, timeout: 5m, on_timeout: deny}\n");
     let two = asking("ask: {via: console, timeout: 5m, on_timeout: deny}\n");
-    let asked_at = serve_console_with(&one, &state);
-    let answered_at = serve_console_with(&two, &state);
+    let asked_at = serve_console_with(&one, &state, &[]);
+    let answered_at = serve_console_with(&two, &state, &[]);
     let port = asked_at.port;
     let waiting = std::thread::spawn(move || {
         support::http(

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use crate::support::{self, Entry, Server, Ws};
 
 /// The other user.
-const NOBODY: u32 = 65534;
+pub(crate) const NOBODY: u32 = 65534;
 
 const GUARD: &str = r#"
     case "$(cat)" in *'rm -rf'*) echo '{"decision": "block", "reason": "no rm -rf"}' ;; esac
@@ -74,7 +74,7 @@ fn assert_still_guarded(ws: &Ws) {
 }
 
 /// Whether this process can become `nobody`; says why not when it cannot.
-fn can_become_nobody(test: &str) -> bool {
+pub(crate) fn can_become_nobody(test: &str) -> bool {
     let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
     if !root {
         eprintln!(
@@ -85,7 +85,7 @@ fn can_become_nobody(test: &str) -> bool {
 }
 
 /// A directory of this user's, with `mode`.
-fn dir_with_mode(prefix: &str, mode: u32) -> tempfile::TempDir {
+pub(crate) fn dir_with_mode(prefix: &str, mode: u32) -> tempfile::TempDir {
     let dir = tempfile::Builder::new()
         .prefix(prefix)
         .tempdir_in("/tmp")
@@ -96,7 +96,7 @@ fn dir_with_mode(prefix: &str, mode: u32) -> tempfile::TempDir {
 }
 
 /// The probe program where `nobody` can run it (the target directory may not be open to it).
-fn probe_for_nobody() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn probe_for_nobody() -> (tempfile::TempDir, PathBuf) {
     let dir = dir_with_mode("agent-hooks-probe", 0o755);
     let program = dir.path().join("sidecar-probe");
     std::fs::copy(support::sidecar_probe(), &program).expect("copy the probe");
@@ -108,7 +108,7 @@ fn probe_for_nobody() -> (tempfile::TempDir, PathBuf) {
 /// Tries `routes` on `target` (`--socket PATH` or `--port N`) as `uid` (this user when
 /// `None`), with `token` when given: each route and what came back (a status, or
 /// `refused: ...`).
-fn probe(
+pub(crate) fn probe(
     program: &Path,
     target: &[String],
     token: Option<&str>,

@@ -259,16 +259,16 @@ pub(crate) fn logged(serve: &Command, log: &Path) -> Command {
 
 /// A CA made for the test, a server certificate for `localhost` and 127.0.0.1 it signed, and
 /// a client certificate it signed.
-struct Pki {
+pub(crate) struct Pki {
     dir: tempfile::TempDir,
-    ca: PathBuf,
+    pub(crate) ca: PathBuf,
     server_cert: PathBuf,
     server_key: PathBuf,
     client: PathBuf,
 }
 
 impl Pki {
-    fn new() -> Pki {
+    pub(crate) fn new() -> Pki {
         let dir = tempfile::tempdir().expect("tempdir");
         let (ca, issuer) = authority("agent-hooks test CA");
         let write = |name: &str, text: &str| {
@@ -287,7 +287,7 @@ impl Pki {
         }
     }
 
-    fn server_flags(&self) -> Vec<String> {
+    pub(crate) fn server_flags(&self) -> Vec<String> {
         vec![
             "--tls-cert".into(),
             self.server_cert.display().to_string(),
@@ -341,14 +341,14 @@ async fn send(request: reqwest::RequestBuilder, body: Option<Value>) -> (u16, Va
     )
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a runtime")
 }
 
-fn tls_client(ca: &Path, identity: Option<&Path>) -> reqwest::Client {
+pub(crate) fn tls_client(ca: &Path, identity: Option<&Path>) -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let pem = std::fs::read(ca).expect("read the CA");
     let mut builder = reqwest::Client::builder()

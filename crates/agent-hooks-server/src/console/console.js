@@ -5,6 +5,8 @@
 let csrf = "";
 let paused = false;
 const held = [];
+// What each page loads when it is shown; the pages' own scripts add theirs.
+const loaders = {};
 
 function text(tag, value, cls) {
   const el = document.createElement(tag);
@@ -14,11 +16,13 @@ function text(tag, value, cls) {
 }
 
 function show(page) {
-  for (const name of ["live", "hooks"]) {
-    document.getElementById(name).hidden = name !== page;
-    document.getElementById("nav-" + name).classList.toggle("current", name === page);
+  if (!document.getElementById(page)) page = "live";
+  for (const section of document.querySelectorAll("main > section")) {
+    section.hidden = section.id !== page;
+    const link = document.getElementById("nav-" + section.id);
+    if (link) link.classList.toggle("current", section.id === page);
   }
-  if (page === "hooks") loadHooks();
+  if (loaders[page]) loaders[page]();
 }
 
 function matches(row) {
@@ -64,6 +68,8 @@ async function post(path, body) {
   if (!json.ok) throw new Error(json.error);
   return json;
 }
+
+loaders.hooks = () => loadHooks();
 
 async function loadHooks() {
   const state = document.getElementById("hooks-state");
