@@ -1,10 +1,11 @@
 //! What a long-lived `serve` keeps between checks to answer faster, attacked: the trust gate's
 //! kept copy of an approved script still sees a write through a shared mapping that moves no
-//! timestamp.
+//! timestamp, and the decision logs held open between appends follow a rotation or a removal
+//! of their files mid-session without losing a record.
 
 use serde_json::{Value, json};
 
-use super::support::{Entry, Server, Ws};
+use super::support::{Entry, Server, Ws, guarded_by};
 
 /// Overwrites `at` bytes into `path` with `bytes` through a shared mapping: the page cache
 /// changes in place, and neither mtime nor ctime need move.
@@ -87,4 +88,80 @@ fn a_script_rewritten_through_a_shared_mapping_between_two_checks_of_one_serve_i
     write_through_mmap(&path, at, b"approved");
     let outcome = check();
     assert!(context(&outcome).contains("approved-output"), "{outcome}");
+}
+
+/// The tool-call ids of the records of the decision log at `path`, each line checked whole.
+fn call_ids(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|line| {
+            let record: Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            record["tool_call_id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// How many whole JSON lines the file at `path` holds.
+fn records(path: &std::path::Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for line in text.lines() {
+        serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    }
+    text.lines().count()
+}
+
+#[test]
+fn decision_logs_moved_or_removed_mid_session_continue_in_new_files_at_their_paths() {
+    let ws = guarded_by(
+        r#"
+        cat >/dev/null
+        echo '{"decision": "block", "reason": "no"}'
+        "#,
+    );
+    let server = Server::start(&ws);
+    let check = |n: u32| {
+        let (status, outcome) = server.post(
+            "/v1/events/pre_tool_call",
+            json!({
+                "session_id": "s1",
+                "tool_use_id": format!("call-{n}"),
+                "tool_name": "Bash",
+                "tool_input": {"command": "rm -rf /"},
+            }),
+        );
+        assert_eq!(status, 200, "{outcome}");
+        assert_eq!(outcome["decision"], "block", "{outcome}");
+    };
+    let ids = |range: std::ops::Range<u32>| range.map(|n| format!("call-{n}")).collect::<Vec<_>>();
+    let decisions = ws.runtime_path("decisions.jsonl");
+    let hook_decisions = ws.runtime_path("hook-decisions.jsonl");
+    let moved = |path: &std::path::Path| path.with_extension("jsonl.rotated");
+
+    for n in 0..3 {
+        check(n);
+    }
+    // A log rotation: both files renamed away while the serve holds them open.
+    for path in [&decisions, &hook_decisions] {
+        std::fs::rename(path, moved(path)).expect("rotate");
+    }
+    for n in 3..6 {
+        check(n);
+    }
+    assert_eq!(call_ids(&moved(&decisions)), ids(0..3));
+    assert_eq!(call_ids(&decisions), ids(3..6));
+    assert_eq!(records(&moved(&hook_decisions)), 3);
+    assert_eq!(records(&hook_decisions), 3);
+
+    // Removed, and the runtime's directory with them: both are made again.
+    std::fs::remove_dir_all(decisions.parent().expect("the runtime's directory")).expect("remove");
+    for n in 6..8 {
+        check(n);
+    }
+    assert_eq!(call_ids(&decisions), ids(6..8));
+    assert_eq!(records(&hook_decisions), 2);
 }
