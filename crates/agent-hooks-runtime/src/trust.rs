@@ -773,8 +773,7 @@ impl DriftChecker {
         let (hash, bytes) = if meta.len() <= HASH_EVERY_TIME {
             // Read whole at every check (no stat can vouch for it); hashed only when the
             // bytes are not the approved ones this checker already holds.
-            let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-            io::Read::read_to_end(&mut opened, &mut bytes).map_err(unreadable)?;
+            let bytes = read_whole(&mut opened, meta.len()).map_err(unreadable)?;
             if self.kept_equals(file, &bytes) {
                 return Ok((Some(opened), elf));
             }
@@ -848,6 +847,28 @@ impl DriftChecker {
                 .is_some_and(|root| !file.path.starts_with(root));
         system && (seen || at_approval)
     }
+}
+
+/// The rest of `file`, `len` bytes as its stat said, to its end: two `read`s when the size
+/// holds (std's `read_to_end` would `stat` the file again, or read in growing steps).
+fn read_whole(file: &mut fs::File, len: u64) -> io::Result<Vec<u8>> {
+    use io::Read;
+    let mut bytes = vec![0u8; usize::try_from(len).unwrap_or(0).saturating_add(1)];
+    let mut filled = 0;
+    loop {
+        if filled == bytes.len() {
+            // The file grew under the read: its end, not its old size, ends the content.
+            bytes.resize(bytes.len() * 2, 0);
+        }
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
+    Ok(bytes)
 }
 
 /// Which fields of `mine` differ from the approved definition closest to it.
@@ -1039,6 +1060,21 @@ mod tests {
             sha256: String::new(),
             bytes: Some(Arc::from(vec![0u8; len])),
         }
+    }
+
+    #[test]
+    fn a_file_is_read_whole_whatever_its_stat_said() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("f");
+        for content in [&b""[..], b"x", &[7u8; 70_000]] {
+            fs::write(&path, content)?;
+            let len = content.len() as u64;
+            // As stat'ed, and as if it grew or shrank between the stat and the read.
+            for said in [len, len.saturating_sub(1), 0, len + 5] {
+                assert_eq!(read_whole(&mut fs::File::open(&path)?, said)?, content);
+            }
+        }
+        Ok(())
     }
 
     #[test]
