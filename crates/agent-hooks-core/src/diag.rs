@@ -415,57 +415,143 @@ impl EventLog {
             record.detail.truncate(cut);
             record.detail.push_str("… (truncated)");
         }
-        let target = if record.kind == DiagKind::HookDecision {
-            if let (Some(ws), Some(path)) = (&self.runtime, &self.decisions)
-                && !path.parent().is_some_and(std::path::Path::is_dir)
-                && let Err(err) = ws.create_runtime_dir()
-            {
-                tracing::warn!(path = %path.display(), %err, "cannot create the runtime's directory");
-            }
-            &self.decisions
+        let (target, runtime) = if record.kind == DiagKind::HookDecision {
+            (&self.decisions, self.runtime.as_ref())
         } else {
-            &self.path
+            (&self.path, None)
         };
         let Some(path) = target else {
             return;
         };
-        if let Err(err) = append(path, &record) {
+        if let Err(err) = append(path, &record, runtime) {
             tracing::warn!(path = %path.display(), %err, "cannot write the event log");
         }
     }
 }
 
-fn append(path: &std::path::Path, record: &DiagRecord) -> std::io::Result<()> {
+fn append(
+    path: &std::path::Path,
+    record: &DiagRecord,
+    runtime: Option<&crate::workspace::Workspace>,
+) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(record)?;
     line.push(b'\n');
-    append_line(path, &line)
+    append_line_with(path, &line, |dir| {
+        // The runtime's own directory is made private.
+        if let Some(ws) = runtime
+            && let Err(err) = ws.create_runtime_dir()
+        {
+            tracing::warn!(path = %path.display(), %err, "cannot create the runtime's directory");
+        }
+        fs::create_dir_all(dir)
+    })
 }
 
 /// Appends one whole `line` (ending in a newline) to the JSONL file at `path` as this log does:
 /// its directory created, the file rotated to `<path>.1` past [`ROTATE_AT`], and the line
 /// written with one `write` on an `O_APPEND` descriptor, so lines from concurrent processes
 /// never interleave. The runtime's decision log appends the same way.
+///
+/// The descriptor is kept open for the next append in this process (a `serve` appends at
+/// every check), and the path is `stat`ed at every append: when the file there is no longer
+/// the one held open (renamed away by a log rotation, removed, replaced) or is past
+/// [`ROTATE_AT`], the file at the path is opened afresh, so no line goes to a file moved
+/// away before it was written. An append thus costs a `stat` and a `write`.
 pub fn append_line(path: &std::path::Path, line: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir)?;
-    }
-    rotate_if_large(path)?;
-    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-    // One write of the whole line: O_APPEND makes it land after every other complete line.
-    file.write_all(line)
+    append_line_with(path, line, |dir| fs::create_dir_all(dir))
 }
 
-fn rotate_if_large(path: &std::path::Path) -> std::io::Result<()> {
-    match fs::metadata(path) {
+/// [`append_line`], with `make_dir` creating the file's directory when the file has to be
+/// created and its directory is missing.
+pub fn append_line_with(
+    path: &std::path::Path,
+    line: &[u8],
+    make_dir: impl FnOnce(&std::path::Path) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let held = match fs::metadata(path) {
         Ok(meta) if meta.len() >= ROTATE_AT => {
-            let mut rotated = path.as_os_str().to_owned();
-            rotated.push(".1");
-            // Two processes may race here; the loser's rename fails with NotFound, which is fine.
-            match fs::rename(path, PathBuf::from(rotated)) {
-                Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
-                _ => Ok(()),
-            }
+            rotate(path)?;
+            None
         }
+        Ok(meta) => kept_open(path, meta.dev(), meta.ino()),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+        Err(err) => return Err(err),
+    };
+    let file = match held {
+        Some(file) => file,
+        None => open_kept(path, make_dir)?,
+    };
+    // One write of the whole line: O_APPEND makes it land after every other complete line.
+    (&*file).write_all(line)
+}
+
+/// At most this many log files are held open by one process; past it every one is closed.
+const KEEP_OPEN: usize = 32;
+
+/// A log file held open for appending, with the identity of the file it was opened on.
+struct Held {
+    path: PathBuf,
+    dev: u64,
+    ino: u64,
+    file: std::sync::Arc<fs::File>,
+}
+
+/// The log files this process holds open, by path.
+static HELD: std::sync::Mutex<Vec<Held>> = std::sync::Mutex::new(Vec::new());
+
+fn held() -> std::sync::MutexGuard<'static, Vec<Held>> {
+    HELD.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The descriptor held for `path` when it is open on the file `dev`/`ino` now at the path.
+fn kept_open(path: &std::path::Path, dev: u64, ino: u64) -> Option<std::sync::Arc<fs::File>> {
+    held()
+        .iter()
+        .find(|h| h.path == path && h.dev == dev && h.ino == ino)
+        .map(|h| std::sync::Arc::clone(&h.file))
+}
+
+/// Opens (creating it, and its directory with `make_dir` when missing) the file at `path`
+/// for appending, and holds the descriptor for the appends that follow.
+fn open_kept(
+    path: &std::path::Path,
+    make_dir: impl FnOnce(&std::path::Path) -> std::io::Result<()>,
+) -> std::io::Result<std::sync::Arc<fs::File>> {
+    use std::os::unix::fs::MetadataExt;
+    let open = || OpenOptions::new().create(true).append(true).open(path);
+    let file = match open() {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = path.parent() {
+                make_dir(dir)?;
+            }
+            open()?
+        }
+        opened => opened?,
+    };
+    let meta = file.metadata()?;
+    let file = std::sync::Arc::new(file);
+    let mut held = held();
+    held.retain(|h| h.path != path);
+    if held.len() >= KEEP_OPEN {
+        held.clear();
+    }
+    held.push(Held {
+        path: path.to_path_buf(),
+        dev: meta.dev(),
+        ino: meta.ino(),
+        file: std::sync::Arc::clone(&file),
+    });
+    Ok(file)
+}
+
+fn rotate(path: &std::path::Path) -> std::io::Result<()> {
+    let mut rotated = path.as_os_str().to_owned();
+    rotated.push(".1");
+    // Two processes may race here; the loser's rename fails with NotFound, which is fine.
+    match fs::rename(path, PathBuf::from(rotated)) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
         _ => Ok(()),
     }
 }

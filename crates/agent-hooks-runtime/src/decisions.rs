@@ -16,7 +16,7 @@ use crate::config::agent::AgentSettings;
 use crate::dispatch::DispatchOptions;
 use crate::engine::Engine;
 use agent_hooks_core::answer::Decision;
-use agent_hooks_core::diag::{LogDestination, append_line, now_rfc3339};
+use agent_hooks_core::diag::{LogDestination, append_line_with, now_rfc3339};
 use agent_hooks_core::event::Event;
 use agent_hooks_core::outcome::{HookStatus, LapseKind, Outcome, TRUST_SKIPS};
 use agent_hooks_core::workspace::Workspace;
@@ -395,21 +395,24 @@ fn lapses_of(outcome: &Outcome) -> Vec<LapseRecord> {
 
 /// Appends `record`. The log must never take a call down: a failure to write is reported
 /// through `tracing` and otherwise swallowed, as the event log does.
+///
+/// The file is held open between appends (`append_line` says how a rotation is noticed), so a
+/// long-lived process costs a `stat` and a `write` a record.
 fn write(ws: &Workspace, path: &Path, record: &DecisionRecord) {
-    // The runtime's own directory is made private once; a file `logs.decisions` names is the
-    // user's to place.
-    if path
-        .parent()
-        .is_some_and(|dir| !dir.is_dir() && dir == ws.runtime_dir())
-        && let Err(err) = ws.create_runtime_dir()
-    {
-        tracing::warn!(path = %path.display(), %err, "cannot create the runtime's directory");
-    }
     let written = serde_json::to_vec(record)
         .map_err(std::io::Error::other)
         .and_then(|mut line| {
             line.push(b'\n');
-            append_line(path, &line)
+            append_line_with(path, &line, |dir| {
+                // The runtime's own directory is made private; a file `logs.decisions` names
+                // is the user's to place.
+                if dir == ws.runtime_dir()
+                    && let Err(err) = ws.create_runtime_dir()
+                {
+                    tracing::warn!(path = %path.display(), %err, "cannot create the runtime's directory");
+                }
+                std::fs::create_dir_all(dir)
+            })
         });
     if let Err(err) = written {
         tracing::warn!(path = %path.display(), %err, "cannot write the decision log");
@@ -519,6 +522,30 @@ pub fn read_log(path: &Path) -> std::io::Result<(Vec<DecisionRecord>, usize)> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_log_past_its_size_is_rotated_and_the_held_file_follows() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("logs/d.jsonl");
+        let rotated = dir.path().join("logs/d.jsonl.1");
+        let append =
+            |line: &str| append_line_with(&path, line.as_bytes(), |d| std::fs::create_dir_all(d));
+        append("{\"n\": 1}\n")?;
+        // Held open now; grown past the limit by someone else, it is rotated at the next
+        // record, which goes to a new file at the path.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)?
+            .set_len(agent_hooks_core::diag::ROTATE_AT)?;
+        append("{\"n\": 2}\n")?;
+        append("{\"n\": 3}\n")?;
+        assert_eq!(
+            std::fs::metadata(&rotated)?.len(),
+            agent_hooks_core::diag::ROTATE_AT
+        );
+        assert_eq!(std::fs::read_to_string(&path)?, "{\"n\": 2}\n{\"n\": 3}\n");
+        Ok(())
+    }
 
     #[test]
     fn an_input_hashes_the_same_whatever_its_key_order() {

@@ -7,8 +7,10 @@
 //! field of the definition changed, a file whose content changed or that is gone, or a command that
 //! now resolves to a file the approval does not pin.
 //!
-//! Script-sized files (up to [`HASH_EVERY_TIME`]) are hashed at every check: a write through a
-//! shared `mmap` moves neither mtime nor ctime, so no stat can vouch for them. Two kinds of file
+//! Script-sized files (up to [`HASH_EVERY_TIME`]) are read whole at every check: a write through
+//! a shared `mmap` moves neither mtime nor ctime, so no stat can vouch for them. A read that
+//! equals, byte for byte, the content this process last hashed and found approved is that
+//! content; any other read is hashed. Two kinds of file
 //! keep a stat fingerprint instead, and are re-hashed when it moves: larger files (big
 //! interpreters, compiled hooks), and compiled programs outside the workspace that only root
 //! can write (`/usr/bin/sh`) — changing those in place takes root, which the gate does not
@@ -624,7 +626,39 @@ pub(crate) struct DriftChecker {
     /// The workspace root, canonical: nothing under it is ever a system program.
     workspace: Option<PathBuf>,
     /// Path → what the last full check of it found.
-    verified: Mutex<HashMap<PathBuf, Verified>>,
+    verified: Mutex<Seen>,
+}
+
+/// At most this many bytes of approved content are kept per checker (per engine), so a
+/// script-sized file read at every check is compared with them instead of hashed.
+const KEEP_APPROVED: usize = 8 * 1024 * 1024;
+
+/// What the checker has verified, and the approved bytes it keeps, within [`KEEP_APPROVED`].
+#[derive(Debug, Default)]
+struct Seen {
+    files: HashMap<PathBuf, Verified>,
+    /// The bytes held by `files`, in all.
+    kept: usize,
+}
+
+impl Seen {
+    /// Records `path` as hashed and found to be the approved content. A new entry that would
+    /// take the kept bytes past the budget drops every kept copy first: they are only a way to
+    /// skip a hash, and the next check of each file hashes it again.
+    fn insert(&mut self, path: &Path, verified: Verified) {
+        if let Some(old) = self.files.remove(path) {
+            self.kept -= old.bytes.as_ref().map_or(0, |b| b.len());
+        }
+        let size = verified.bytes.as_ref().map_or(0, |b| b.len());
+        if self.kept + size > KEEP_APPROVED {
+            for seen in self.files.values_mut() {
+                seen.bytes = None;
+            }
+            self.kept = 0;
+        }
+        self.kept += size;
+        self.files.insert(path.to_path_buf(), verified);
+    }
 }
 
 /// A file hashed and found to be the approved content.
@@ -632,6 +666,10 @@ pub(crate) struct DriftChecker {
 struct Verified {
     print: Fingerprint,
     sha256: String,
+    /// The content as hashed, for a file of up to [`HASH_EVERY_TIME`] bytes (within the
+    /// checker's budget): a later read that equals it byte for byte is that same approved
+    /// content, whatever its timestamps say, so it needs no hash.
+    bytes: Option<Arc<[u8]>>,
 }
 
 impl DriftChecker {
@@ -731,7 +769,19 @@ impl DriftChecker {
         if self.vouched(file, &meta, print, elf) {
             return Ok((Some(opened), elf));
         }
-        let hash = hash_reader(&mut opened).map_err(|e| format!("{shown} cannot be read: {e}"))?;
+        let unreadable = |e: io::Error| format!("{shown} cannot be read: {e}");
+        let (hash, bytes) = if meta.len() <= HASH_EVERY_TIME {
+            // Read whole at every check (no stat can vouch for it); hashed only when the
+            // bytes are not the approved ones this checker already holds.
+            let bytes = read_whole(&mut opened, meta.len()).map_err(unreadable)?;
+            if self.kept_equals(file, &bytes) {
+                return Ok((Some(opened), elf));
+            }
+            let fits = bytes.len() as u64 <= HASH_EVERY_TIME;
+            (hex(&Sha256::digest(&bytes)), fits.then(|| Arc::from(bytes)))
+        } else {
+            (hash_reader(&mut opened).map_err(unreadable)?, None)
+        };
         if hash != file.sha256 {
             return Err(format!("{shown} was modified (its content changed)"));
         }
@@ -739,13 +789,28 @@ impl DriftChecker {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(
-                file.path.clone(),
+                &file.path,
                 Verified {
                     print,
                     sha256: hash,
+                    bytes,
                 },
             );
         Ok((Some(opened), elf))
+    }
+
+    /// Whether `bytes`, just read from `file`, are byte for byte the content this checker
+    /// hashed earlier and found to be the approved one.
+    fn kept_equals(&self, file: &ApprovedFile, bytes: &[u8]) -> bool {
+        let kept = self
+            .verified
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .files
+            .get(&file.path)
+            .filter(|seen| seen.sha256 == file.sha256)
+            .and_then(|seen| seen.bytes.clone());
+        kept.is_some_and(|kept| *kept == *bytes)
     }
 
     /// Whether the file's stat vouches that its content is still the approved content (as
@@ -766,6 +831,7 @@ impl DriftChecker {
             .verified
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .files
             .get(&file.path)
             .is_some_and(|seen| seen.print == print && seen.sha256 == file.sha256);
         let at_approval = file.stat == Some(print.stat()) && print.mtime_ns == file.mtime_ns;
@@ -781,6 +847,28 @@ impl DriftChecker {
                 .is_some_and(|root| !file.path.starts_with(root));
         system && (seen || at_approval)
     }
+}
+
+/// The rest of `file`, `len` bytes as its stat said, to its end: two `read`s when the size
+/// holds (std's `read_to_end` would `stat` the file again, or read in growing steps).
+fn read_whole(file: &mut fs::File, len: u64) -> io::Result<Vec<u8>> {
+    use io::Read;
+    let mut bytes = vec![0u8; usize::try_from(len).unwrap_or(0).saturating_add(1)];
+    let mut filled = 0;
+    loop {
+        if filled == bytes.len() {
+            // The file grew under the read: its end, not its old size, ends the content.
+            bytes.resize(bytes.len() * 2, 0);
+        }
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
+    Ok(bytes)
 }
 
 /// Which fields of `mine` differ from the approved definition closest to it.
@@ -953,5 +1041,58 @@ impl TrustSettings {
                 (closed, Some(error))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verified(len: usize) -> Verified {
+        Verified {
+            print: Fingerprint {
+                size: len as u64,
+                mtime_ns: 0,
+                ctime_ns: 0,
+                ino: 1,
+                dev: 1,
+            },
+            sha256: String::new(),
+            bytes: Some(Arc::from(vec![0u8; len])),
+        }
+    }
+
+    #[test]
+    fn a_file_is_read_whole_whatever_its_stat_said() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("f");
+        for content in [&b""[..], b"x", &[7u8; 70_000]] {
+            fs::write(&path, content)?;
+            let len = content.len() as u64;
+            // As stat'ed, and as if it grew or shrank between the stat and the read.
+            for said in [len, len.saturating_sub(1), 0, len + 5] {
+                assert_eq!(read_whole(&mut fs::File::open(&path)?, said)?, content);
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn kept_approved_bytes_stay_within_the_budget() {
+        let mut seen = Seen::default();
+        let mib = 1024 * 1024;
+        for n in 0..8 {
+            seen.insert(Path::new(&format!("/f{n}")), verified(mib));
+        }
+        assert_eq!(seen.kept, KEEP_APPROVED);
+        // Replacing an entry counts its old bytes out.
+        seen.insert(Path::new("/f0"), verified(mib / 2));
+        assert_eq!(seen.kept, KEEP_APPROVED - mib / 2);
+        // One more past the budget drops every other copy, never the verified facts.
+        seen.insert(Path::new("/f8"), verified(mib));
+        assert_eq!(seen.kept, mib);
+        assert_eq!(seen.files.len(), 9);
+        let held = seen.files.values().filter(|v| v.bytes.is_some()).count();
+        assert_eq!(held, 1);
     }
 }

@@ -33,6 +33,7 @@ mod judge;
 mod judge_attacks;
 mod lapses;
 mod log;
+mod long_lived;
 mod newcomer;
 mod observability;
 mod operator;
