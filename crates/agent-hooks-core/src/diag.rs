@@ -436,14 +436,9 @@ fn append(
 ) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(record)?;
     line.push(b'\n');
-    append_line_with(path, &line, |dir| {
-        // The runtime's own directory is made private.
-        if let Some(ws) = runtime
-            && let Err(err) = ws.create_runtime_dir()
-        {
-            tracing::warn!(path = %path.display(), %err, "cannot create the runtime's directory");
-        }
-        fs::create_dir_all(dir)
+    append_line_with(path, &line, |dir| match runtime {
+        Some(ws) => ws.create_log_dir(dir),
+        None => fs::create_dir_all(dir),
     })
 }
 

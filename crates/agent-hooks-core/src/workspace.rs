@@ -227,6 +227,18 @@ impl Workspace {
         }
     }
 
+    /// Creates `dir`, the missing directory of a log file about to be written: the runtime's
+    /// own directory private, as [`Workspace::create_runtime_dir`] makes it; any other (a file
+    /// the configuration names) as the user would.
+    pub fn create_log_dir(&self, dir: &Path) -> std::io::Result<()> {
+        if dir == self.runtime_dir()
+            && let Err(err) = self.create_runtime_dir()
+        {
+            tracing::warn!(dir = %dir.display(), %err, "cannot create the runtime's directory");
+        }
+        std::fs::create_dir_all(dir)
+    }
+
     /// Creates [`Workspace::runtime_dir`] (mode `0700`, as every directory it makes on the
     /// way) with a `workspace` file naming the root, so a user looking through the state
     /// directory can tell which workspace each one keeps; returns it.

@@ -403,16 +403,7 @@ fn write(ws: &Workspace, path: &Path, record: &DecisionRecord) {
         .map_err(std::io::Error::other)
         .and_then(|mut line| {
             line.push(b'\n');
-            append_line_with(path, &line, |dir| {
-                // The runtime's own directory is made private; a file `logs.decisions` names
-                // is the user's to place.
-                if dir == ws.runtime_dir()
-                    && let Err(err) = ws.create_runtime_dir()
-                {
-                    tracing::warn!(path = %path.display(), %err, "cannot create the runtime's directory");
-                }
-                std::fs::create_dir_all(dir)
-            })
+            append_line_with(path, &line, |dir| ws.create_log_dir(dir))
         });
     if let Err(err) = written {
         tracing::warn!(path = %path.display(), %err, "cannot write the decision log");
