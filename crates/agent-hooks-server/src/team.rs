@@ -153,6 +153,12 @@ impl TokenStore {
     /// digest: a token is 32 random bytes, so the timing of a map lookup on its digest tells an
     /// attacker nothing about any token.
     pub(crate) fn identify(&self, presented: &[u8]) -> Option<(String, Role)> {
+        self.identify_digest(&Sha256::digest(presented).into())
+    }
+
+    /// [`TokenStore::identify`] by the token's SHA-256, which is what a console session keeps
+    /// of the token it signed in with.
+    pub(crate) fn identify_digest(&self, digest: &[u8; 32]) -> Option<(String, Role)> {
         let now = std::fs::symlink_metadata(&self.path)
             .ok()
             .map(|m| Fingerprint::of(&m));
@@ -171,12 +177,11 @@ impl TokenStore {
                 Err(e) => tracing::warn!("{e}; the service keeps the tokens it read before"),
             }
         }
-        let digest: [u8; 32] = Sha256::digest(presented).into();
         self.current
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .by_digest
-            .get(&digest)
+            .get(digest)
             .cloned()
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use axum::http::{HeaderMap, StatusCode, header};
 use sha2::{Digest, Sha256};
 
-use crate::team::{Role, TokenStore, list_tokens};
+use crate::team::{Role, TokenStore};
 
 pub(super) const LOGIN_PAGE: &str = include_str!("login.html");
 pub(super) const LOGIN_SCRIPT: &str = include_str!("login.js");
@@ -20,8 +20,8 @@ pub(crate) struct Operators {
     pub(crate) tokens: TokenStore,
     /// Whether the console speaks TLS: its cookie is then `Secure`.
     pub(crate) tls: bool,
-    /// The SHA-256 (hex, as the store keeps it) of the token each session signed in with.
-    pub(crate) holders: Mutex<HashMap<String, String>>,
+    /// The SHA-256 of the token each session signed in with (never the token itself).
+    pub(crate) holders: Mutex<HashMap<String, [u8; 32]>>,
 }
 
 impl Operators {
@@ -60,10 +60,7 @@ impl Operators {
 
     /// Remembers that session `id` signed in with `token` (its digest, as the store keeps it).
     pub(super) fn hold(&self, id: &str, token: &str) {
-        let digest: String = Sha256::digest(token.trim().as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let digest: [u8; 32] = Sha256::digest(token.trim().as_bytes()).into();
         self.holders
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -84,18 +81,13 @@ impl Operators {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(id)
-            .cloned()
+            .copied()
             .ok_or("this session signed in with no token; sign in again")?;
-        let entries = list_tokens(self.tokens.path()).map_err(|e| {
-            format!("the token store cannot be read, so no session is trusted: {e}")
-        })?;
-        if entries
-            .iter()
-            .any(|t| t.sha256 == digest && t.role == Role::Operator)
-        {
-            Ok(())
-        } else {
-            Err("the token this session signed in with was revoked or is no operator's; sign in again".to_owned())
+        // The store as every route sees it: read again when it changed, the last good one
+        // kept (and the trouble logged) when it cannot be read.
+        match self.tokens.identify_digest(&digest) {
+            Some((_, Role::Operator)) => Ok(()),
+            _ => Err("the token this session signed in with was revoked or is no operator's; sign in again".to_owned()),
         }
     }
 }
